@@ -1,0 +1,539 @@
+/**
+ * cuda_mgi: MGI multi-GPU transport for UCX.
+ * See file LICENSE for terms.
+ */
+
+#ifdef HAVE_CONFIG_H
+#  include "config.h"
+#endif
+
+#include "cuda_mgi_ep.h"
+
+#include <uct/base/uct_log.h>
+#include <uct/base/uct_iov.inl>
+#include <uct/cuda/base/cuda_iface.h>
+#include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
+#include <ucs/debug/log.h>
+#include <ucs/debug/memtrack_int.h>
+#include <ucs/profile/profile.h>
+#include <ucs/type/class.h>
+#include <string.h>
+
+
+/* A flush waiting for the endpoint's copies to land */
+typedef struct {
+    ucs_queue_elem_t queue;
+    uct_completion_t *comp;
+} uct_cuda_mgi_flush_req_t;
+
+
+/* Where one operation goes: the remote memory, mapped into this process */
+typedef struct {
+    const uct_cuda_mgi_key_t *key;
+    void                     *mapped;  /* mapping of the whole allocation */
+    CUdeviceptr              remote;   /* remote_addr in that mapping */
+} uct_cuda_mgi_target_t;
+
+
+const char *uct_cuda_mgi_cu_error(CUresult cu_err)
+{
+    static __thread char buf[64];
+    const char *str = NULL;
+
+    if ((cuGetErrorString(cu_err, &str) == CUDA_SUCCESS) && (str != NULL)) {
+        return str;
+    }
+
+    /* the driver could not say (the toolkit's stub libcuda cannot) */
+    if (cu_err == CUDA_ERROR_STUB_LIBRARY) {
+        return "CUDA_ERROR_STUB_LIBRARY: the stub libcuda.so is loaded, no "
+               "NVIDIA driver is installed";
+    }
+    snprintf(buf, sizeof(buf), "CUDA driver error %d", (int)cu_err);
+    return buf;
+}
+
+
+static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_ep_t, const uct_ep_params_t *params)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(params->iface,
+                                                 uct_cuda_mgi_iface_t);
+
+    UCT_EP_PARAMS_CHECK_DEV_IFACE_ADDRS(params);
+    UCS_CLASS_CALL_SUPER_INIT(uct_base_ep_t, &iface->super);
+
+    self->remote_pid  = *(const pid_t*)params->iface_addr;
+    self->outstanding = 0;
+    ucs_queue_head_init(&self->flush_q);
+    return uct_ep_keepalive_init(&self->keepalive, self->remote_pid);
+}
+
+
+static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_ep_t)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(self->super.super.iface,
+                                                 uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_event_desc_t *desc;
+    uct_cuda_mgi_flush_req_t *flush;
+
+    uct_cuda_mgi_ep_pending_purge(&self->super.super, NULL, NULL);
+
+    if (self->outstanding > 0) {
+        ucs_debug("cuda_mgi ep %p: destroyed with %u copies to pid %d in "
+                  "flight; they complete without it", self, self->outstanding,
+                  self->remote_pid);
+        ucs_queue_for_each(desc, &iface->outstanding_q, queue) {
+            if (desc->ep == self) {
+                desc->ep = NULL;
+            }
+        }
+    }
+
+    ucs_queue_for_each_extract(flush, &self->flush_q, queue, 1) {
+        uct_invoke_completion(flush->comp, UCS_ERR_CANCELED);
+        ucs_free(flush);
+    }
+}
+
+
+UCS_CLASS_DEFINE(uct_cuda_mgi_ep_t, uct_base_ep_t)
+UCS_CLASS_DEFINE_NEW_FUNC(uct_cuda_mgi_ep_t, uct_ep_t, const uct_ep_params_t*);
+UCS_CLASS_DEFINE_DELETE_FUNC(uct_cuda_mgi_ep_t, uct_ep_t);
+
+
+void uct_cuda_mgi_ep_op_done(uct_cuda_mgi_ep_t *ep, uct_completion_t *comp,
+                             ucs_status_t status)
+{
+    uct_cuda_mgi_flush_req_t *flush;
+
+    if (comp != NULL) {
+        uct_invoke_completion(comp, status);
+    }
+
+    if ((ep == NULL) || (--ep->outstanding > 0)) {
+        return;
+    }
+
+    ucs_queue_for_each_extract(flush, &ep->flush_q, queue, 1) {
+        uct_invoke_completion(flush->comp, UCS_OK);
+        ucs_free(flush);
+    }
+}
+
+
+/* Map the remote allocation and check that [remote_addr, +length) is in it */
+static ucs_status_t
+uct_cuda_mgi_ep_target(uct_cuda_mgi_ep_t *ep, uct_rkey_t rkey,
+                       uint64_t remote_addr, size_t length,
+                       uct_cuda_mgi_target_t *target)
+{
+    const uct_cuda_mgi_key_t *key = (const uct_cuda_mgi_key_t*)rkey;
+    uint64_t base                 = key->ipc.d_bptr;
+    ucs_status_t status;
+
+    if ((remote_addr < base) || (length > key->ipc.b_len) ||
+        (remote_addr - base > key->ipc.b_len - length)) {
+        ucs_error("cuda_mgi ep %p: %zu bytes at 0x%"PRIx64" fall outside the "
+                  "remote allocation 0x%"PRIx64"..0x%"PRIx64" of pid %d", ep,
+                  length, remote_addr, base, base + key->ipc.b_len,
+                  key->ipc.pid);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    status = uct_cuda_ipc_map_memhandle(&key->ipc, &target->mapped);
+    if (status != UCS_OK) {
+        ucs_error("cuda_mgi ep %p: cannot map GPU%d memory of pid %d: %s",
+                  ep, key->ipc.dev_num, key->ipc.pid,
+                  ucs_status_string(status));
+        return UCS_ERR_IO_ERROR;
+    }
+
+    target->key    = key;
+    target->remote = (CUdeviceptr)target->mapped + (remote_addr - base);
+    return UCS_OK;
+}
+
+
+static void uct_cuda_mgi_ep_target_release(const uct_cuda_mgi_target_t *target)
+{
+    uct_cuda_ipc_unmap_memhandle(target->key->ipc.pid, target->key->ipc.d_bptr,
+                                 target->mapped, 1);
+}
+
+
+/* A copy the caller waits for: short and bcopy operations */
+static ucs_status_t
+uct_cuda_mgi_ep_copy_sync(uct_cuda_mgi_ep_t *ep, CUdeviceptr dst,
+                          CUdeviceptr src, size_t length, const char *what)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(ep->super.super.iface,
+                                                 uct_cuda_mgi_iface_t);
+    CUresult cu_err;
+
+    cu_err = cuMemcpyAsync(dst, src, length, iface->sync_stream);
+    if (cu_err == CUDA_SUCCESS) {
+        cu_err = cuStreamSynchronize(iface->sync_stream);
+    }
+
+    if (cu_err != CUDA_SUCCESS) {
+        ucs_error("cuda_mgi ep %p: %s of %zu bytes with pid %d failed: %s", ep,
+                  what, length, ep->remote_pid, uct_cuda_mgi_cu_error(cu_err));
+        return UCS_ERR_IO_ERROR;
+    }
+
+    return UCS_OK;
+}
+
+
+static UCS_F_ALWAYS_INLINE ucs_status_t
+uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
+                           size_t iovcnt, uint64_t remote_addr,
+                           uct_rkey_t rkey, uct_completion_t *comp, int is_put)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(ep->super.super.iface,
+                                                 uct_cuda_mgi_iface_t);
+    size_t length               = uct_iov_total_length(iov, iovcnt);
+    uct_cuda_mgi_event_desc_t *desc;
+    uct_cuda_mgi_target_t target;
+    ucs_status_t status;
+    CUstream stream;
+    CUresult cu_err;
+    CUdeviceptr local;
+
+    if (length == 0) {
+        return UCS_OK;
+    }
+
+    if (!uct_cuda_mgi_iface_has_resources(iface)) {
+        return UCS_ERR_NO_RESOURCE;
+    }
+
+    status = uct_cuda_mgi_iface_init_cuda(iface);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    status = uct_cuda_mgi_ep_target(ep, rkey, remote_addr, length, &target);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    desc = ucs_mpool_get(&iface->event_mp);
+    if (ucs_unlikely(desc == NULL)) {
+        ucs_error("cuda_mgi ep %p: out of event descriptors", ep);
+        status = UCS_ERR_NO_MEMORY;
+        goto err_release;
+    }
+
+    stream = uct_cuda_mgi_iface_peer_stream(iface, &target.key->ipc.uuid);
+    local  = (CUdeviceptr)iov[0].buffer;
+    cu_err = is_put ? cuMemcpyAsync(target.remote, local, length, stream) :
+                      cuMemcpyAsync(local, target.remote, length, stream);
+    if (cu_err == CUDA_SUCCESS) {
+        cu_err = cuEventRecord(desc->event, stream);
+    }
+
+    if (cu_err != CUDA_SUCCESS) {
+        ucs_error("cuda_mgi ep %p: %s of %zu bytes with pid %d failed: %s", ep,
+                  is_put ? "put" : "get", length, ep->remote_pid,
+                  uct_cuda_mgi_cu_error(cu_err));
+        status = UCS_ERR_IO_ERROR;
+        goto err_put_desc;
+    }
+
+    desc->comp        = comp;
+    desc->ep          = ep;
+    desc->mapped_addr = target.mapped;
+    desc->d_bptr      = target.key->ipc.d_bptr;
+    desc->pid         = target.key->ipc.pid;
+    ucs_queue_push(&iface->outstanding_q, &desc->queue);
+    ++iface->outstanding;
+    ++ep->outstanding;
+    ucs_trace_data("cuda_mgi ep %p: %s %zu bytes local %p remote 0x%"PRIx64
+                   " (pid %d)", ep, is_put ? "put" : "get", length,
+                   iov[0].buffer, remote_addr, ep->remote_pid);
+    return UCS_INPROGRESS;
+
+err_put_desc:
+    ucs_mpool_put(desc);
+err_release:
+    uct_cuda_mgi_ep_target_release(&target);
+    return status;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_put_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
+                                       size_t iovcnt, uint64_t remote_addr,
+                                       uct_rkey_t rkey,
+                                       uct_completion_t *comp)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    ucs_status_t status;
+
+    status = uct_cuda_mgi_ep_copy_async(ep, iov, iovcnt, remote_addr, rkey,
+                                        comp, 1);
+    if (!UCS_STATUS_IS_ERR(status)) {
+        UCT_TL_EP_STAT_OP(&ep->super, PUT, ZCOPY,
+                          uct_iov_total_length(iov, iovcnt));
+    }
+    return status;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_get_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
+                                       size_t iovcnt, uint64_t remote_addr,
+                                       uct_rkey_t rkey,
+                                       uct_completion_t *comp)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    ucs_status_t status;
+
+    status = uct_cuda_mgi_ep_copy_async(ep, iov, iovcnt, remote_addr, rkey,
+                                        comp, 0);
+    if (!UCS_STATUS_IS_ERR(status)) {
+        UCT_TL_EP_STAT_OP(&ep->super, GET, ZCOPY,
+                          uct_iov_total_length(iov, iovcnt));
+    }
+    return status;
+}
+
+
+/* Short and bcopy operations complete before they return.  The local buffer
+ * may be host or GPU memory (unified addressing tells the copy engine which):
+ * UCP hands CUDA buffers to them too. */
+static ucs_status_t
+uct_cuda_mgi_ep_short(uct_cuda_mgi_ep_t *ep, void *buffer, size_t length,
+                      uint64_t remote_addr, uct_rkey_t rkey, int is_put)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(ep->super.super.iface,
+                                                 uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_target_t target;
+    ucs_status_t status;
+
+    if (length == 0) {
+        return UCS_OK;
+    }
+
+    status = uct_cuda_mgi_iface_init_cuda(iface);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    status = uct_cuda_mgi_ep_target(ep, rkey, remote_addr, length, &target);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    status = is_put ?
+             uct_cuda_mgi_ep_copy_sync(ep, target.remote, (CUdeviceptr)buffer,
+                                       length, "put") :
+             uct_cuda_mgi_ep_copy_sync(ep, (CUdeviceptr)buffer, target.remote,
+                                       length, "get");
+    uct_cuda_mgi_ep_target_release(&target);
+    return status;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_put_short(uct_ep_h tl_ep, const void *buffer,
+                                       unsigned length, uint64_t remote_addr,
+                                       uct_rkey_t rkey)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
+    ucs_status_t status;
+
+    UCT_CHECK_LENGTH(length, 0, iface->config.max_short, "put_short");
+    status = uct_cuda_mgi_ep_short(ep, (void*)buffer, length, remote_addr,
+                                   rkey, 1);
+    if (status == UCS_OK) {
+        UCT_TL_EP_STAT_OP(&ep->super, PUT, SHORT, length);
+    }
+    return status;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_get_short(uct_ep_h tl_ep, void *buffer,
+                                       unsigned length, uint64_t remote_addr,
+                                       uct_rkey_t rkey)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
+    ucs_status_t status;
+
+    UCT_CHECK_LENGTH(length, 0, iface->config.max_short, "get_short");
+    status = uct_cuda_mgi_ep_short(ep, buffer, length, remote_addr, rkey, 0);
+    if (status == UCS_OK) {
+        UCT_TL_EP_STAT_OP(&ep->super, GET, SHORT, length);
+    }
+    return status;
+}
+
+
+ssize_t uct_cuda_mgi_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
+                                  void *arg, uint64_t remote_addr,
+                                  uct_rkey_t rkey)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
+    ucs_status_t status;
+    size_t length;
+
+    status = uct_cuda_mgi_iface_init_cuda(iface);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    length = pack_cb(iface->bounce, arg);
+    UCT_CHECK_LENGTH(length, 0, iface->config.max_bcopy, "put_bcopy");
+    status = uct_cuda_mgi_ep_short(ep, iface->bounce, length, remote_addr,
+                                   rkey, 1);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    UCT_TL_EP_STAT_OP(&ep->super, PUT, BCOPY, length);
+    return length;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_get_bcopy(uct_ep_h tl_ep,
+                                       uct_unpack_callback_t unpack_cb,
+                                       void *arg, size_t length,
+                                       uint64_t remote_addr, uct_rkey_t rkey,
+                                       uct_completion_t *comp)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
+    ucs_status_t status;
+
+    UCT_CHECK_LENGTH(length, 0, iface->config.max_bcopy, "get_bcopy");
+
+    /* UCP unpacks RMA gets with plain memcpy into the user's buffer, which
+     * may be GPU memory that the CPU cannot write: then arg is the
+     * destination by memcpy's definition, and the copy engine writes it. */
+    if (unpack_cb == (uct_unpack_callback_t)memcpy) {
+        status = uct_cuda_mgi_ep_short(ep, arg, length, remote_addr, rkey, 0);
+    } else {
+        status = uct_cuda_mgi_iface_init_cuda(iface);
+        if (status != UCS_OK) {
+            return status;
+        }
+
+        status = uct_cuda_mgi_ep_short(ep, iface->bounce, length, remote_addr,
+                                       rkey, 0);
+        if (status == UCS_OK) {
+            unpack_cb(arg, iface->bounce, length);
+        }
+    }
+
+    if (status == UCS_OK) {
+        UCT_TL_EP_STAT_OP(&ep->super, GET, BCOPY, length);
+    }
+    return status;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_pending_add(uct_ep_h tl_ep,
+                                         uct_pending_req_t *req,
+                                         unsigned flags)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_pending_priv_t *priv;
+
+    UCS_STATIC_ASSERT(sizeof(*priv) <= UCT_PENDING_REQ_PRIV_LEN);
+
+    if (uct_cuda_mgi_iface_has_resources(iface)) {
+        return UCS_ERR_BUSY;
+    }
+
+    priv     = (uct_cuda_mgi_pending_priv_t*)&req->priv;
+    priv->ep = ep;
+    uct_pending_req_queue_push(&iface->pending_q, req);
+    UCT_TL_EP_STAT_PEND(&ep->super);
+    return UCS_OK;
+}
+
+
+void uct_cuda_mgi_ep_pending_purge(uct_ep_h tl_ep,
+                                   uct_pending_purge_callback_t cb, void *arg)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_pending_priv_t *priv;
+    ucs_queue_iter_t iter;
+
+    ucs_queue_for_each_safe(priv, iter, &iface->pending_q, super.queue_elem) {
+        if (priv->ep != ep) {
+            continue;
+        }
+
+        ucs_queue_del_iter(&iface->pending_q, iter);
+        if (cb != NULL) {
+            cb(ucs_container_of(priv, uct_pending_req_t, priv), arg);
+        }
+    }
+}
+
+
+static int uct_cuda_mgi_ep_has_pending(uct_cuda_mgi_ep_t *ep)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(ep->super.super.iface,
+                                                 uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_pending_priv_t *priv;
+
+    ucs_queue_for_each(priv, &iface->pending_q, super.queue_elem) {
+        if (priv->ep == ep) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_flush(uct_ep_h tl_ep, unsigned flags,
+                                   uct_completion_t *comp)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_flush_req_t *flush;
+
+    if (uct_cuda_mgi_ep_has_pending(ep)) {
+        UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
+        return UCS_ERR_NO_RESOURCE;
+    }
+
+    if (ep->outstanding == 0) {
+        UCT_TL_EP_STAT_FLUSH(&ep->super);
+        return UCS_OK;
+    }
+
+    if (comp != NULL) {
+        flush = ucs_malloc(sizeof(*flush), "uct_cuda_mgi_flush_req");
+        if (flush == NULL) {
+            ucs_error("cuda_mgi ep %p: failed to allocate a flush request", ep);
+            return UCS_ERR_NO_MEMORY;
+        }
+        flush->comp = comp;
+        ucs_queue_push(&ep->flush_q, &flush->queue);
+    }
+
+    UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
+    return UCS_INPROGRESS;
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_check(uct_ep_h tl_ep, unsigned flags,
+                                   uct_completion_t *comp)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+
+    UCT_EP_KEEPALIVE_CHECK_PARAM(flags, comp);
+    uct_ep_keepalive_check(tl_ep, &ep->keepalive, ep->remote_pid, flags, comp);
+    return UCS_OK;
+}

@@ -1,0 +1,572 @@
+/**
+ * cuda_mgi: MGI multi-GPU transport for UCX.
+ * See file LICENSE for terms.
+ */
+
+#ifdef HAVE_CONFIG_H
+#  include "config.h"
+#endif
+
+#include "cuda_mgi_iface.h"
+#include "cuda_mgi_ep.h"
+
+#include <uct/cuda/base/cuda_iface.h>
+#include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
+#include <ucs/arch/cpu.h>
+#include <ucs/debug/log.h>
+#include <ucs/debug/memtrack_int.h>
+#include <ucs/sys/string.h>
+#include <ucs/sys/sys.h>
+#include <ucs/type/class.h>
+#include <string.h>
+#include <unistd.h>
+#include <nvml.h>
+
+
+static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
+    {"", "", NULL,
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, super),
+     UCS_CONFIG_TYPE_TABLE(uct_iface_config_table)},
+
+    {"MAX_POLL", "16",
+     "Most copy completions picked up by one progress call.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, max_poll),
+     UCS_CONFIG_TYPE_UINT},
+
+    {"MAX_STREAMS", "16",
+     "CUDA streams for copies; each peer GPU gets its own stream (peers\n"
+     "beyond this number share them). At most 32.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, max_streams),
+     UCS_CONFIG_TYPE_UINT},
+
+    {"MAX_OUTSTANDING", "1024",
+     "Most copies in flight on one interface. Further operations return\n"
+     "UCS_ERR_NO_RESOURCE and may be queued as pending requests.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, max_outstanding),
+     UCS_CONFIG_TYPE_UINT},
+
+    {"MAX_SHORT", "16k",
+     "Largest put/get served synchronously (put_short/get_short). UCX 1.13\n"
+     "sends RMA up to its 16k zero-copy threshold as short/bcopy; keeping\n"
+     "this at or above that threshold keeps CUDA source buffers away from\n"
+     "host-side packing.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, max_short),
+     UCS_CONFIG_TYPE_MEMUNITS},
+
+    {"MAX_BCOPY", "64k",
+     "Largest buffered-copy put/get; size of the pinned host bounce buffer.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, max_bcopy),
+     UCS_CONFIG_TYPE_MEMUNITS},
+
+    {"BW", "auto",
+     "Bandwidth reported to UCX for GPU-to-GPU copies. \"auto\": from the\n"
+     "active NVLinks (NVML) of GPU 0, or its PCIe link if it has none.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, bandwidth),
+     UCS_CONFIG_TYPE_BW},
+
+    {"LAT", "4us",
+     "Latency reported to UCX: a copy-engine launch plus its completion\n"
+     "(measured with ucx_perftest -t put_lat on H200).",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, latency),
+     UCS_CONFIG_TYPE_TIME},
+
+    {NULL}
+};
+
+
+static UCS_CLASS_DECLARE_DELETE_FUNC(uct_cuda_mgi_iface_t, uct_iface_t);
+
+
+/* Per-direction NVLink bandwidth (bytes/s) that a copy engine achieves, by
+ * compute capability major.  Hopper: 397 GB/s over 18 links measured on
+ * H200 (cuMemcpyDtoDAsync, 1 GiB); older: the links' 25 GB/s, derated. */
+static double uct_cuda_mgi_nvlink_bw(int cc_major)
+{
+    switch (cc_major) {
+    case 9:
+        return 22.0e9;
+    case 8:
+        return 22.0e9;
+    case 7:
+        return 22.0e9;
+    default:
+        return 18.0e9;
+    }
+}
+
+
+static double uct_cuda_mgi_iface_auto_bw(uct_cuda_mgi_iface_t *iface)
+{
+    static double bw = 0;
+    unsigned links = 0, link, gen = 0, width = 0;
+    nvmlEnableState_t active;
+    nvmlDevice_t nvml_dev;
+    CUdevice cu_dev;
+    int cc_major = 0;
+
+    if (bw != 0) {
+        return bw;
+    }
+
+    if ((cuDeviceGet(&cu_dev, 0) != CUDA_SUCCESS) ||
+        (cuDeviceGetAttribute(&cc_major,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                              cu_dev) != CUDA_SUCCESS)) {
+        cc_major = 0;
+    }
+
+    if (UCT_NVML_FUNC(nvmlInit_v2(), UCS_LOG_LEVEL_DEBUG) == UCS_OK) {
+        if (UCT_NVML_FUNC(nvmlDeviceGetHandleByIndex(0, &nvml_dev),
+                          UCS_LOG_LEVEL_DEBUG) == UCS_OK) {
+            for (link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+                if ((nvmlDeviceGetNvLinkState(nvml_dev, link, &active) ==
+                     NVML_SUCCESS) && (active == NVML_FEATURE_ENABLED)) {
+                    ++links;
+                }
+            }
+            if (nvmlDeviceGetCurrPcieLinkGeneration(nvml_dev, &gen) !=
+                NVML_SUCCESS) {
+                gen = 0;
+            }
+            if (nvmlDeviceGetCurrPcieLinkWidth(nvml_dev, &width) !=
+                NVML_SUCCESS) {
+                width = 0;
+            }
+        }
+        nvmlShutdown();
+    }
+
+    if (links > 0) {
+        bw = links * uct_cuda_mgi_nvlink_bw(cc_major);
+    } else if ((gen > 0) && (width > 0)) {
+        /* ~1 GB/s per lane at Gen3, doubling per generation, 80 % usable */
+        bw = 0.8e9 * width * (double)(1u << ucs_min(gen, 6)) / 8.0;
+    } else {
+        bw = 12.0e9;
+    }
+
+    ucs_debug("cuda_mgi iface %p: bandwidth %.1f GB/s (%u NVLinks, PCIe "
+              "gen %u x%u, cc %d)", iface, bw / 1e9, links, gen, width,
+              cc_major);
+    return bw;
+}
+
+
+static ucs_status_t
+uct_cuda_mgi_iface_get_device_address(uct_iface_t *tl_iface,
+                                      uct_device_addr_t *addr)
+{
+    *(uint64_t*)addr = ucs_get_system_id();
+    return UCS_OK;
+}
+
+
+static ucs_status_t
+uct_cuda_mgi_iface_get_address(uct_iface_h tl_iface,
+                               uct_iface_addr_t *iface_addr)
+{
+    *(pid_t*)iface_addr = getpid();
+    return UCS_OK;
+}
+
+
+static int
+uct_cuda_mgi_iface_is_reachable(const uct_iface_h tl_iface,
+                                const uct_device_addr_t *dev_addr,
+                                const uct_iface_addr_t *iface_addr)
+{
+    /* GPUs of other processes on this host; a process's own memory is
+     * cuda_copy's. */
+    return (ucs_get_system_id() == *(const uint64_t*)dev_addr) &&
+           (getpid() != *(const pid_t*)iface_addr);
+}
+
+
+static ucs_status_t
+uct_cuda_mgi_iface_query(uct_iface_h tl_iface, uct_iface_attr_t *iface_attr)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_iface,
+                                                 uct_cuda_mgi_iface_t);
+
+    uct_base_iface_query(&iface->super, iface_attr);
+
+    iface_attr->iface_addr_len          = sizeof(pid_t);
+    iface_attr->device_addr_len         = sizeof(uint64_t);
+    iface_attr->ep_addr_len             = 0;
+    iface_attr->max_conn_priv           = 0;
+    iface_attr->cap.flags               = UCT_IFACE_FLAG_ERRHANDLE_PEER_FAILURE |
+                                          UCT_IFACE_FLAG_EP_CHECK               |
+                                          UCT_IFACE_FLAG_CONNECT_TO_IFACE       |
+                                          UCT_IFACE_FLAG_PENDING                |
+                                          UCT_IFACE_FLAG_PUT_SHORT              |
+                                          UCT_IFACE_FLAG_PUT_BCOPY              |
+                                          UCT_IFACE_FLAG_PUT_ZCOPY              |
+                                          UCT_IFACE_FLAG_GET_SHORT              |
+                                          UCT_IFACE_FLAG_GET_BCOPY              |
+                                          UCT_IFACE_FLAG_GET_ZCOPY;
+    iface_attr->cap.event_flags         = 0;
+
+    iface_attr->cap.put.max_short       = iface->config.max_short;
+    iface_attr->cap.put.max_bcopy       = iface->config.max_bcopy;
+    iface_attr->cap.put.min_zcopy       = 0;
+    iface_attr->cap.put.max_zcopy       = SIZE_MAX;
+    iface_attr->cap.put.opt_zcopy_align = 1;
+    iface_attr->cap.put.align_mtu       = 1;
+    iface_attr->cap.put.max_iov         = 1;
+
+    iface_attr->cap.get.max_short       = iface->config.max_short;
+    iface_attr->cap.get.max_bcopy       = iface->config.max_bcopy;
+    iface_attr->cap.get.min_zcopy       = 0;
+    iface_attr->cap.get.max_zcopy       = SIZE_MAX;
+    iface_attr->cap.get.opt_zcopy_align = 1;
+    iface_attr->cap.get.align_mtu       = 1;
+    iface_attr->cap.get.max_iov         = 1;
+
+    iface_attr->latency                 = ucs_linear_func_make(
+                                                  iface->config.latency, 0);
+    iface_attr->bandwidth.dedicated     = 0;
+    iface_attr->bandwidth.shared        = iface->config.bandwidth;
+    iface_attr->overhead                = 0;
+    iface_attr->priority                = 0;
+    return UCS_OK;
+}
+
+
+int uct_cuda_mgi_iface_has_resources(uct_cuda_mgi_iface_t *iface)
+{
+    return iface->outstanding < iface->config.max_outstanding;
+}
+
+
+static ucs_status_t
+uct_cuda_mgi_iface_flush(uct_iface_h tl_iface, unsigned flags,
+                         uct_completion_t *comp)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_iface,
+                                                 uct_cuda_mgi_iface_t);
+
+    if (comp != NULL) {
+        return UCS_ERR_UNSUPPORTED;
+    }
+
+    if (ucs_queue_is_empty(&iface->outstanding_q) &&
+        ucs_queue_is_empty(&iface->pending_q)) {
+        UCT_TL_IFACE_STAT_FLUSH(&iface->super);
+        return UCS_OK;
+    }
+
+    UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
+    return UCS_INPROGRESS;
+}
+
+
+static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
+{
+    uct_cuda_mgi_event_desc_t *desc;
+    ucs_queue_iter_t iter;
+    unsigned count = 0;
+    CUresult cu_err;
+
+    ucs_queue_for_each_safe(desc, iter, &iface->outstanding_q, queue) {
+        cu_err = cuEventQuery(desc->event);
+        if (cu_err == CUDA_ERROR_NOT_READY) {
+            continue;
+        }
+
+        ucs_queue_del_iter(&iface->outstanding_q, iter);
+        --iface->outstanding;
+        uct_cuda_ipc_unmap_memhandle(desc->pid, desc->d_bptr,
+                                     desc->mapped_addr, 1);
+        if (cu_err != CUDA_SUCCESS) {
+            ucs_error("cuda_mgi iface %p: copy to/from pid %d failed: %s",
+                      iface, desc->pid, uct_cuda_mgi_cu_error(cu_err));
+        }
+        uct_cuda_mgi_ep_op_done(desc->ep, desc->comp,
+                                (cu_err == CUDA_SUCCESS) ? UCS_OK :
+                                                           UCS_ERR_IO_ERROR);
+        ucs_mpool_put(desc);
+
+        if (++count >= iface->config.max_poll) {
+            break;
+        }
+    }
+
+    return count;
+}
+
+
+static unsigned uct_cuda_mgi_iface_progress(uct_iface_h tl_iface)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_iface,
+                                                 uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_pending_priv_t *priv;
+    unsigned count;
+
+    count = uct_cuda_mgi_iface_poll_events(iface);
+    uct_pending_queue_dispatch(priv, &iface->pending_q,
+                               uct_cuda_mgi_iface_has_resources(iface));
+    return count;
+}
+
+
+static uct_iface_ops_t uct_cuda_mgi_iface_ops = {
+    .ep_put_short             = uct_cuda_mgi_ep_put_short,
+    .ep_put_bcopy             = uct_cuda_mgi_ep_put_bcopy,
+    .ep_put_zcopy             = uct_cuda_mgi_ep_put_zcopy,
+    .ep_get_short             = uct_cuda_mgi_ep_get_short,
+    .ep_get_bcopy             = uct_cuda_mgi_ep_get_bcopy,
+    .ep_get_zcopy             = uct_cuda_mgi_ep_get_zcopy,
+    .ep_pending_add           = uct_cuda_mgi_ep_pending_add,
+    .ep_pending_purge         = uct_cuda_mgi_ep_pending_purge,
+    .ep_flush                 = uct_cuda_mgi_ep_flush,
+    .ep_fence                 = uct_base_ep_fence,
+    .ep_check                 = uct_cuda_mgi_ep_check,
+    .ep_create                = UCS_CLASS_NEW_FUNC_NAME(uct_cuda_mgi_ep_t),
+    .ep_destroy               = UCS_CLASS_DELETE_FUNC_NAME(uct_cuda_mgi_ep_t),
+    .iface_flush              = uct_cuda_mgi_iface_flush,
+    .iface_fence              = uct_base_iface_fence,
+    .iface_progress_enable    = uct_base_iface_progress_enable,
+    .iface_progress_disable   = uct_base_iface_progress_disable,
+    .iface_progress           = uct_cuda_mgi_iface_progress,
+    .iface_close              = UCS_CLASS_DELETE_FUNC_NAME(uct_cuda_mgi_iface_t),
+    .iface_query              = uct_cuda_mgi_iface_query,
+    .iface_get_device_address = uct_cuda_mgi_iface_get_device_address,
+    .iface_get_address        = uct_cuda_mgi_iface_get_address,
+    .iface_is_reachable       = uct_cuda_mgi_iface_is_reachable,
+};
+
+
+static void uct_cuda_mgi_event_desc_init(ucs_mpool_t *mp, void *obj,
+                                         void *chunk)
+{
+    uct_cuda_mgi_event_desc_t *desc = obj;
+
+    memset(desc, 0, sizeof(*desc));
+    UCT_CUDADRV_FUNC_LOG_ERR(cuEventCreate(&desc->event,
+                                           CU_EVENT_DISABLE_TIMING));
+}
+
+
+static void uct_cuda_mgi_event_desc_cleanup(ucs_mpool_t *mp, void *obj)
+{
+    uct_cuda_mgi_event_desc_t *desc = obj;
+    uct_cuda_mgi_iface_t *iface     = ucs_container_of(mp,
+                                                       uct_cuda_mgi_iface_t,
+                                                       event_mp);
+    CUcontext ctx;
+
+    if ((cuCtxGetCurrent(&ctx) == CUDA_SUCCESS) &&
+        uct_cuda_base_context_match(ctx, iface->cuda_context)) {
+        UCT_CUDADRV_FUNC_LOG_ERR(cuEventDestroy(desc->event));
+    }
+}
+
+
+static ucs_mpool_ops_t uct_cuda_mgi_event_mpool_ops = {
+    .chunk_alloc   = ucs_mpool_chunk_malloc,
+    .chunk_release = ucs_mpool_chunk_free,
+    .obj_init      = uct_cuda_mgi_event_desc_init,
+    .obj_cleanup   = uct_cuda_mgi_event_desc_cleanup,
+    .obj_str       = NULL
+};
+
+
+/* Streams, the bounce buffer and the events belong to the CUDA context that
+ * is current at the first operation, as in UCX's cuda_ipc. */
+ucs_status_t uct_cuda_mgi_iface_init_cuda(uct_cuda_mgi_iface_t *iface)
+{
+    ucs_status_t status;
+    unsigned i;
+
+    if (ucs_likely(iface->streams_initialized)) {
+        return UCS_OK;
+    }
+
+    if ((cuCtxGetCurrent(&iface->cuda_context) != CUDA_SUCCESS) ||
+        (iface->cuda_context == NULL)) {
+        ucs_error("cuda_mgi iface %p: no current CUDA context; select the "
+                  "GPU (cudaSetDevice) before communicating", iface);
+        return UCS_ERR_IO_ERROR;
+    }
+
+    for (i = 0; i < iface->config.max_streams; ++i) {
+        status = UCT_CUDADRV_FUNC_LOG_ERR(
+                cuStreamCreate(&iface->streams[i], CU_STREAM_NON_BLOCKING));
+        if (status != UCS_OK) {
+            goto err_destroy_streams;
+        }
+    }
+
+    status = UCT_CUDADRV_FUNC_LOG_ERR(
+            cuStreamCreate(&iface->sync_stream, CU_STREAM_NON_BLOCKING));
+    if (status != UCS_OK) {
+        goto err_destroy_streams;
+    }
+
+    status = UCT_CUDADRV_FUNC_LOG_ERR(
+            cuMemHostAlloc(&iface->bounce, iface->config.max_bcopy,
+                           CU_MEMHOSTALLOC_PORTABLE));
+    if (status != UCS_OK) {
+        goto err_destroy_sync;
+    }
+
+    iface->streams_initialized = 1;
+    return UCS_OK;
+
+err_destroy_sync:
+    cuStreamDestroy(iface->sync_stream);
+err_destroy_streams:
+    while (i-- > 0) {
+        cuStreamDestroy(iface->streams[i]);
+    }
+    return status;
+}
+
+
+CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
+                                        const CUuuid *peer_uuid)
+{
+    unsigned i;
+
+    for (i = 0; i < iface->num_peers; ++i) {
+        if (!memcmp(&iface->peer_uuid[i], peer_uuid, sizeof(*peer_uuid))) {
+            return iface->streams[i % iface->config.max_streams];
+        }
+    }
+
+    if (iface->num_peers < UCT_CUDA_MGI_MAX_STREAMS) {
+        iface->peer_uuid[iface->num_peers] = *peer_uuid;
+        return iface->streams[iface->num_peers++ % iface->config.max_streams];
+    }
+
+    /* more peer GPUs than streams: hash onto the existing ones */
+    return iface->streams[peer_uuid->bytes[0] % iface->config.max_streams];
+}
+
+
+static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
+                           uct_worker_h worker,
+                           const uct_iface_params_t *params,
+                           const uct_iface_config_t *tl_config)
+{
+    uct_cuda_mgi_iface_config_t *config =
+            ucs_derived_of(tl_config, uct_cuda_mgi_iface_config_t);
+    ucs_status_t status;
+
+    UCS_CLASS_CALL_SUPER_INIT(uct_base_iface_t, &uct_cuda_mgi_iface_ops,
+                              &uct_base_iface_internal_ops, md, worker, params,
+                              tl_config UCS_STATS_ARG(params->stats_root)
+                              UCS_STATS_ARG(UCT_CUDA_MGI_TL_NAME));
+
+    if (strncmp(params->mode.device.dev_name, UCT_CUDA_DEV_NAME,
+                strlen(UCT_CUDA_DEV_NAME)) != 0) {
+        ucs_error("cuda_mgi: no device \"%s\" (the device is \"%s\")",
+                  params->mode.device.dev_name, UCT_CUDA_DEV_NAME);
+        return UCS_ERR_NO_DEVICE;
+    }
+
+    if ((config->max_streams == 0) ||
+        (config->max_streams > UCT_CUDA_MGI_MAX_STREAMS)) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_STREAMS=%u is out of range "
+                  "1..%d", config->max_streams, UCT_CUDA_MGI_MAX_STREAMS);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if ((config->max_poll == 0) || (config->max_outstanding == 0)) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_POLL and "
+                  "UCX_CUDA_MGI_MAX_OUTSTANDING must be at least 1");
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if ((config->max_bcopy == 0) || (config->max_bcopy > UCS_GBYTE)) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_BCOPY=%zu is out of range "
+                  "1..1g", config->max_bcopy);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if (config->max_short > UINT_MAX) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_SHORT=%zu exceeds %u (the "
+                  "length type of short operations)", config->max_short,
+                  UINT_MAX);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    self->config.max_poll        = config->max_poll;
+    self->config.max_streams     = config->max_streams;
+    self->config.max_outstanding = config->max_outstanding;
+    self->config.max_short       = config->max_short;
+    self->config.max_bcopy       = config->max_bcopy;
+    self->config.latency         = config->latency;
+    self->config.bandwidth       = UCS_CONFIG_BW_IS_AUTO(config->bandwidth) ?
+                                   uct_cuda_mgi_iface_auto_bw(self) :
+                                   config->bandwidth;
+
+    status = ucs_mpool_init(&self->event_mp, 0,
+                            sizeof(uct_cuda_mgi_event_desc_t), 0,
+                            UCS_SYS_CACHE_LINE_SIZE, 128, UINT_MAX,
+                            &uct_cuda_mgi_event_mpool_ops,
+                            "cuda_mgi_event_desc");
+    if (status != UCS_OK) {
+        ucs_error("cuda_mgi: failed to create the event pool: %s",
+                  ucs_status_string(status));
+        return status;
+    }
+
+    self->outstanding         = 0;
+    self->streams_initialized = 0;
+    self->cuda_context        = NULL;
+    self->bounce              = NULL;
+    self->num_peers           = 0;
+    ucs_queue_head_init(&self->outstanding_q);
+    ucs_queue_head_init(&self->pending_q);
+    ucs_debug("cuda_mgi iface %p: created (bandwidth %.1f GB/s)", self,
+              self->config.bandwidth / 1e9);
+    return UCS_OK;
+}
+
+
+static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_iface_t)
+{
+    CUcontext ctx;
+    unsigned i;
+
+    uct_base_iface_progress_disable(&self->super.super,
+                                    UCT_PROGRESS_SEND | UCT_PROGRESS_RECV);
+
+    if (!ucs_queue_is_empty(&self->outstanding_q)) {
+        ucs_warn("cuda_mgi iface %p: closed with %u copies in flight", self,
+                 self->outstanding);
+    }
+
+    if (self->streams_initialized && (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS) &&
+        uct_cuda_base_context_match(ctx, self->cuda_context)) {
+        for (i = 0; i < self->config.max_streams; ++i) {
+            UCT_CUDADRV_FUNC_LOG_ERR(cuStreamDestroy(self->streams[i]));
+        }
+        UCT_CUDADRV_FUNC_LOG_ERR(cuStreamDestroy(self->sync_stream));
+        UCT_CUDADRV_FUNC_LOG_ERR(cuMemFreeHost(self->bounce));
+    }
+
+    ucs_mpool_cleanup(&self->event_mp, 1);
+}
+
+
+static ucs_status_t
+uct_cuda_mgi_query_devices(uct_md_h md,
+                           uct_tl_device_resource_t **tl_devices_p,
+                           unsigned *num_tl_devices_p)
+{
+    return uct_cuda_base_query_devices_common(md, UCT_DEVICE_TYPE_SHM,
+                                              tl_devices_p, num_tl_devices_p);
+}
+
+
+UCS_CLASS_DEFINE(uct_cuda_mgi_iface_t, uct_base_iface_t);
+UCS_CLASS_DEFINE_NEW_FUNC(uct_cuda_mgi_iface_t, uct_iface_t, uct_md_h,
+                          uct_worker_h, const uct_iface_params_t*,
+                          const uct_iface_config_t*);
+static UCS_CLASS_DEFINE_DELETE_FUNC(uct_cuda_mgi_iface_t, uct_iface_t);
+
+UCT_TL_DEFINE(&uct_cuda_mgi_component, cuda_mgi, uct_cuda_mgi_query_devices,
+              uct_cuda_mgi_iface_t, "CUDA_MGI_",
+              uct_cuda_mgi_iface_config_table, uct_cuda_mgi_iface_config_t);

@@ -1,0 +1,91 @@
+/**
+ * cuda_mgi: MGI multi-GPU transport for UCX.
+ * See file LICENSE for terms.
+ */
+
+#ifndef UCT_CUDA_MGI_IFACE_H
+#define UCT_CUDA_MGI_IFACE_H
+
+#include "cuda_mgi_md.h"
+
+#include <uct/base/uct_iface.h>
+#include <ucs/datastruct/mpool.h>
+#include <ucs/datastruct/queue.h>
+#include <cuda.h>
+
+
+/* Upper bound of UCX_CUDA_MGI_MAX_STREAMS (streams are an array) */
+#define UCT_CUDA_MGI_MAX_STREAMS 32
+
+
+typedef struct uct_cuda_mgi_ep uct_cuda_mgi_ep_t;
+
+
+typedef struct uct_cuda_mgi_iface_config {
+    uct_iface_config_t super;
+    unsigned           max_poll;
+    unsigned           max_streams;
+    unsigned           max_outstanding;
+    size_t             max_short;
+    size_t             max_bcopy;
+    double             bandwidth;
+    double             latency;
+} uct_cuda_mgi_iface_config_t;
+
+
+/**
+ * One asynchronous copy in flight: completes when its event has fired.
+ */
+typedef struct uct_cuda_mgi_event_desc {
+    CUevent           event;
+    ucs_queue_elem_t  queue;
+    uct_completion_t  *comp;
+    uct_cuda_mgi_ep_t *ep;
+    void              *mapped_addr; /* mapping of the remote allocation */
+    uintptr_t         d_bptr;       /* remote allocation base */
+    pid_t             pid;          /* remote process */
+} uct_cuda_mgi_event_desc_t;
+
+
+/**
+ * Private part of a pending request (fits uct_pending_req_t::priv).
+ */
+typedef struct uct_cuda_mgi_pending_priv {
+    uct_pending_req_priv_queue_t super;
+    uct_cuda_mgi_ep_t            *ep;
+} uct_cuda_mgi_pending_priv_t;
+
+
+typedef struct uct_cuda_mgi_iface {
+    uct_base_iface_t super;
+    ucs_mpool_t      event_mp;       /* uct_cuda_mgi_event_desc_t */
+    ucs_queue_head_t outstanding_q;  /* events in flight, oldest first */
+    ucs_queue_head_t pending_q;      /* requests waiting for a free slot */
+    unsigned         outstanding;    /* length of outstanding_q */
+    CUcontext        cuda_context;   /* context of the first operation */
+    int              streams_initialized;
+    CUstream         streams[UCT_CUDA_MGI_MAX_STREAMS];
+    CUstream         sync_stream;    /* short/bcopy, waited for at once */
+    void             *bounce;        /* pinned host buffer for bcopy */
+    CUuuid           peer_uuid[UCT_CUDA_MGI_MAX_STREAMS];
+    unsigned         num_peers;      /* known peer GPUs: stream per peer */
+    struct {
+        unsigned     max_poll;
+        unsigned     max_streams;
+        unsigned     max_outstanding;
+        size_t       max_short;
+        size_t       max_bcopy;
+        double       bandwidth;
+        double       latency;
+    } config;
+} uct_cuda_mgi_iface_t;
+
+
+ucs_status_t uct_cuda_mgi_iface_init_cuda(uct_cuda_mgi_iface_t *iface);
+
+CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
+                                        const CUuuid *peer_uuid);
+
+int uct_cuda_mgi_iface_has_resources(uct_cuda_mgi_iface_t *iface);
+
+#endif
