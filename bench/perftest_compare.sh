@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+#
+# ucx_perftest: cuda_mgi beside cuda_ipc, GPU0 -> GPU1, in one invocation.
+# Each size runs both transports back to back, REPEAT times, alternating;
+# the median of each is reported with the ratio cuda_mgi / cuda_ipc.
+#
+#   UCT put_bw:  ucx_perftest -d cuda -x <tl> -t put_bw -m cuda -D zcopy
+#   UCP tag_bw:  UCX_TLS=sm,<tl>,cuda_copy ucx_perftest -t tag_bw -m cuda
+#   UCT put_lat: ucx_perftest -d cuda -x <tl> -t put_lat -m cuda -D zcopy
+#
+# GB/s = 1e9 bytes/s.  Output: one line per measurement, then a JSON line.
+#
+# Usage: perftest_compare.sh [SIZES] [REPEAT]
+#        SIZES: comma-separated byte counts (default 1 MiB, 64 MiB, 256 MiB)
+set -uo pipefail
+
+sizes=${1:-1048576,67108864,268435456}
+repeat=${2:-3}
+port=${MGI_PERF_PORT:-13337}
+export UCX_WARN_UNUSED_ENV_VARS=n
+
+iters_for() {  # about 2 GiB of traffic per run, between 20 and 20000 iterations
+    local n=$(( 2147483648 / $1 ))
+    [ $n -lt 20 ] && n=20
+    [ $n -gt 20000 ] && n=20000
+    echo $n
+}
+
+# run_one MODE TL SIZE -> prints bandwidth in GB/s (or latency in us)
+run_one() {
+    local mode=$1 tl=$2 size=$3 n srv cli out
+    n=$(iters_for "$size")
+    port=$((port + 1))
+    case $mode in
+    put_bw|put_lat)
+        srv=(ucx_perftest -d cuda -x "$tl" -p $port)
+        cli=(ucx_perftest 127.0.0.1 -p $port -d cuda -x "$tl" -t "$mode"
+             -m cuda -D zcopy -s "$size" -n "$n")
+        envs=() ;;
+    tag_bw)
+        srv=(ucx_perftest -p $port)
+        cli=(ucx_perftest 127.0.0.1 -p $port -t tag_bw -m cuda -s "$size"
+             -n "$n")
+        envs=(UCX_TLS=sm,$tl,cuda_copy) ;;
+    esac
+    env "${envs[@]}" "${srv[@]}" >/dev/null 2>&1 &
+    local spid=$!
+    sleep 1
+    out=$(timeout 120 env "${envs[@]}" "${cli[@]}" 2>&1)
+    wait $spid 2>/dev/null
+    # Final: iters typ.lat avg.lat overall.lat bw.avg bw.overall mr.avg mr.overall
+    if [ "$mode" = put_lat ]; then
+        echo "$out" | awk '/Final:/ {print $4}'
+    else
+        echo "$out" | awk '/Final:/ {printf "%.2f\n", $6 * 1048576 / 1e9}'
+    fi
+    echo "$out" | grep -iE 'error|fail' | head -3 >&2
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else print a[int((NR + 1) / 2)]}'; }
+
+json="["
+for mode in put_bw tag_bw put_lat; do
+    msizes=$sizes
+    [ "$mode" = put_lat ] && msizes=8,4096,65536
+    for size in ${msizes//,/ }; do
+        mgi=(); ipc=()
+        for ((r = 0; r < repeat; r++)); do
+            mgi+=("$(run_one $mode cuda_mgi $size)")
+            ipc+=("$(run_one $mode cuda_ipc $size)")
+        done
+        m=$(printf '%s\n' "${mgi[@]}" | median)
+        i=$(printf '%s\n' "${ipc[@]}" | median)
+        ratio=$(awk -v a="$m" -v b="$i" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "nan"}')
+        unit=GB/s; [ "$mode" = put_lat ] && unit=us
+        printf '%-8s %10s B  cuda_mgi %9s %s  cuda_ipc %9s %s  ratio %s  (runs: mgi %s | ipc %s)\n' \
+               "$mode" "$size" "$m" "$unit" "$i" "$unit" "$ratio" "${mgi[*]}" "${ipc[*]}"
+        json+="{\"test\":\"$mode\",\"size\":$size,\"unit\":\"$unit\",\"cuda_mgi\":$m,\"cuda_ipc\":$i,\"ratio\":$ratio},"
+    done
+done
+echo "JSON ${json%,}]"

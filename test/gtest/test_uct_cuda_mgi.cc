@@ -1,0 +1,517 @@
+/**
+ * cuda_mgi GPU tests at the UCT level: put/get between the GPUs of two
+ * processes, every byte checked.
+ * See file LICENSE for terms.
+ */
+
+#include "pair.h"
+
+#include <uct/api/uct.h>
+#include <ucs/async/async_fwd.h>
+
+#include <algorithm>
+
+using namespace mgi_test;
+
+namespace {
+
+#define MGI_UCS(_call) \
+    do { \
+        ucs_status_t _s = (_call); \
+        MGI_CHECK(_s == UCS_OK, "%s: %s", #_call, ucs_status_string(_s)); \
+    } while (0)
+
+const size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+/* Sizes that cross every threshold: short, bcopy, zcopy, chunking */
+const std::vector<size_t> all_sizes = {
+    1, 2, 7, 8, 63, 64, 65, 4095, 4096, 8191, 16 * KiB - 1, 16 * KiB,
+    16 * KiB + 1, 64 * KiB + 3, 1 * MiB, 1 * MiB + 5, 4 * MiB + 7, 16 * MiB,
+    64 * MiB + 1, 256 * MiB, 1 * GiB
+};
+
+/* Guard bytes around every target window, and the odd offsets */
+const size_t guard = 16, src_offset = 3, dst_offset = 5;
+
+
+/* One process's side: a cuda_mgi interface, a GPU buffer and a peer */
+class uct_side {
+public:
+    uct_side(int rank, peer_link &link, size_t buf_size);
+    ~uct_side();
+
+    void *buf() const { return m_buf; }
+    uint64_t remote_buf() const { return m_remote_buf; }
+    uct_rkey_t rkey() const { return m_rkey.rkey; }
+    uct_ep_h ep() const { return m_ep; }
+    const uct_iface_attr_t &attr() const { return m_attr; }
+
+    void progress() { uct_worker_progress(m_worker); }
+    void wait(uct_completion_t *comp, const char *what);
+    void flush();
+    void zcopy(bool put, void *local, size_t len, uint64_t remote,
+               uct_completion_t *comp);
+
+private:
+    uct_component_h  m_component = nullptr;
+    uct_md_h         m_md        = nullptr;
+    ucs_async_context_t *m_async = nullptr;
+    uct_worker_h     m_worker    = nullptr;
+    uct_iface_h      m_iface     = nullptr;
+    uct_ep_h         m_ep        = nullptr;
+    uct_mem_h        m_memh      = nullptr;
+    uct_rkey_bundle_t m_rkey     = {};
+    uct_iface_attr_t m_attr      = {};
+    void             *m_buf      = nullptr;
+    uint64_t         m_remote_buf = 0;
+};
+
+
+uct_side::uct_side(int rank, peer_link &link, size_t buf_size)
+{
+    uct_component_h *components;
+    unsigned num_components;
+    uct_md_attr_t md_attr;
+    uct_md_config_t *md_config;
+    uct_iface_config_t *iface_config;
+    uct_tl_resource_desc_t *resources;
+    unsigned num_resources;
+    std::string dev_name;
+
+    select_gpu(rank);
+
+    MGI_UCS(uct_query_components(&components, &num_components));
+    for (unsigned i = 0; i < num_components; ++i) {
+        uct_component_attr_t attr = {};
+        attr.field_mask = UCT_COMPONENT_ATTR_FIELD_NAME;
+        MGI_UCS(uct_component_query(components[i], &attr));
+        if (!strcmp(attr.name, "cuda_mgi")) {
+            m_component = components[i];
+        }
+    }
+    uct_release_component_list(components);
+    MGI_CHECK(m_component != nullptr, "UCX did not load the cuda_mgi "
+              "component (is libuct_cuda_mgi.so in UCX's module directory?)");
+
+    MGI_UCS(uct_md_config_read(m_component, NULL, NULL, &md_config));
+    MGI_UCS(uct_md_open(m_component, "cuda_mgi", md_config, &m_md));
+    uct_config_release(md_config);
+    MGI_UCS(uct_md_query(m_md, &md_attr));
+
+    MGI_UCS(uct_md_query_tl_resources(m_md, &resources, &num_resources));
+    for (unsigned i = 0; i < num_resources; ++i) {
+        if (!strcmp(resources[i].tl_name, "cuda_mgi")) {
+            dev_name = resources[i].dev_name;
+        }
+    }
+    uct_release_tl_resource_list(resources);
+    MGI_CHECK(!dev_name.empty(), "no cuda_mgi transport resource");
+
+    MGI_UCS(ucs_async_context_create(UCS_ASYNC_MODE_THREAD_SPINLOCK,
+                                     &m_async));
+    MGI_UCS(uct_worker_create(m_async, UCS_THREAD_MODE_SINGLE, &m_worker));
+
+    uct_iface_params_t params = {};
+    params.field_mask           = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
+                                  UCT_IFACE_PARAM_FIELD_DEVICE;
+    params.open_mode            = UCT_IFACE_OPEN_MODE_DEVICE;
+    params.mode.device.tl_name  = "cuda_mgi";
+    params.mode.device.dev_name = dev_name.c_str();
+    MGI_UCS(uct_md_iface_config_read(m_md, "cuda_mgi", NULL, NULL,
+                                     &iface_config));
+    MGI_UCS(uct_iface_open(m_md, m_worker, &params, iface_config, &m_iface));
+    uct_config_release(iface_config);
+    MGI_UCS(uct_iface_query(m_iface, &m_attr));
+    uct_iface_progress_enable(m_iface, UCT_PROGRESS_SEND | UCT_PROGRESS_RECV);
+
+    MGI_CUDA(cudaMalloc(&m_buf, buf_size));
+    MGI_UCS(uct_md_mem_reg(m_md, m_buf, buf_size, UCT_MD_MEM_ACCESS_ALL,
+                           &m_memh));
+
+    std::vector<uint8_t> dev_addr(m_attr.device_addr_len);
+    std::vector<uint8_t> iface_addr(m_attr.iface_addr_len);
+    std::vector<uint8_t> rkey_buf(md_attr.rkey_packed_size);
+    MGI_UCS(uct_iface_get_device_address(
+            m_iface, (uct_device_addr_t*)dev_addr.data()));
+    MGI_UCS(uct_iface_get_address(m_iface,
+                                  (uct_iface_addr_t*)iface_addr.data()));
+    MGI_UCS(uct_md_mkey_pack(m_md, m_memh, rkey_buf.data()));
+
+    link.send_blob(dev_addr);
+    link.send_blob(iface_addr);
+    link.send_blob(rkey_buf);
+    link.send_val<uint64_t>((uintptr_t)m_buf);
+    auto peer_dev   = link.recv_blob();
+    auto peer_iface = link.recv_blob();
+    auto peer_rkey  = link.recv_blob();
+    m_remote_buf    = link.recv_val<uint64_t>();
+
+    MGI_CHECK(uct_iface_is_reachable(m_iface,
+                                     (uct_device_addr_t*)peer_dev.data(),
+                                     (uct_iface_addr_t*)peer_iface.data()),
+              "cuda_mgi says the peer process is unreachable");
+
+    uct_ep_params_t ep_params = {};
+    ep_params.field_mask = UCT_EP_PARAM_FIELD_IFACE |
+                           UCT_EP_PARAM_FIELD_DEV_ADDR |
+                           UCT_EP_PARAM_FIELD_IFACE_ADDR;
+    ep_params.iface      = m_iface;
+    ep_params.dev_addr   = (uct_device_addr_t*)peer_dev.data();
+    ep_params.iface_addr = (uct_iface_addr_t*)peer_iface.data();
+    MGI_UCS(uct_ep_create(&ep_params, &m_ep));
+    MGI_UCS(uct_rkey_unpack(m_component, peer_rkey.data(), &m_rkey));
+    link.barrier();
+}
+
+
+uct_side::~uct_side()
+{
+    uct_rkey_release(m_component, &m_rkey);
+    uct_ep_destroy(m_ep);
+    uct_md_mem_dereg(m_md, m_memh);
+    cudaFree(m_buf);
+    uct_iface_close(m_iface);
+    uct_worker_destroy(m_worker);
+    ucs_async_context_destroy(m_async);
+    uct_md_close(m_md);
+}
+
+
+void uct_side::wait(uct_completion_t *comp, const char *what)
+{
+    double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
+
+    while (comp->count > 0) {
+        progress();
+        MGI_CHECK(now_sec() < deadline, "%s did not complete in %.0f s", what,
+                  MGI_TEST_TIMEOUT_SEC);
+    }
+    MGI_CHECK(comp->status == UCS_OK, "%s completed with %s", what,
+              ucs_status_string(comp->status));
+}
+
+
+void uct_side::flush()
+{
+    double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
+    ucs_status_t status;
+
+    while ((status = uct_ep_flush(m_ep, 0, NULL)) != UCS_OK) {
+        MGI_CHECK((status == UCS_INPROGRESS) || (status == UCS_ERR_NO_RESOURCE),
+                  "uct_ep_flush: %s", ucs_status_string(status));
+        progress();
+        MGI_CHECK(now_sec() < deadline, "flush did not complete in %.0f s",
+                  MGI_TEST_TIMEOUT_SEC);
+    }
+}
+
+
+void uct_side::zcopy(bool put, void *local, size_t len, uint64_t remote,
+                     uct_completion_t *comp)
+{
+    double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
+    uct_iov_t iov   = {local, len, m_memh, 0, 1};
+    ucs_status_t status;
+
+    for (;;) {
+        status = put ? uct_ep_put_zcopy(m_ep, &iov, 1, remote, rkey(), comp) :
+                       uct_ep_get_zcopy(m_ep, &iov, 1, remote, rkey(), comp);
+        if (status != UCS_ERR_NO_RESOURCE) {
+            break;
+        }
+        progress();
+        MGI_CHECK(now_sec() < deadline, "no resources for %.0f s",
+                  MGI_TEST_TIMEOUT_SEC);
+    }
+
+    if (status == UCS_OK) {
+        --comp->count; /* completed at once */
+    } else {
+        MGI_CHECK(status == UCS_INPROGRESS, "%s_zcopy of %zu bytes: %s",
+                  put ? "put" : "get", len, ucs_status_string(status));
+    }
+}
+
+
+void comp_cb(uct_completion_t *comp) {}
+
+uct_completion_t make_comp(int count)
+{
+    uct_completion_t comp;
+    comp.func   = comp_cb;
+    comp.count  = count;
+    comp.status = UCS_OK;
+    return comp;
+}
+
+size_t max_size(const std::vector<size_t> &sizes)
+{
+    return *std::max_element(sizes.begin(), sizes.end());
+}
+
+
+enum class op_kind { zcopy, shortop, bcopy };
+
+
+struct put_get_case {
+    bool                put;
+    op_kind             kind;
+    std::vector<size_t> sizes;
+};
+
+
+/* rank 0 puts into / gets from rank 1's GPU, one size at a time; the target
+ * window sits at an odd offset with guard bytes around it. */
+void run_put_get(int rank, peer_link &link, const put_get_case &tc)
+{
+    size_t buf_size = max_size(tc.sizes) + 2 * guard + dst_offset;
+    uct_side side(rank, link, buf_size);
+    uint8_t *dbuf   = (uint8_t*)side.buf();
+
+    for (size_t len : tc.sizes) {
+        uint64_t seed = len * 2 + tc.put;
+        size_t window = len + 2 * guard;
+
+        /* rank 1 lays out [guard | window | guard], rank 0 the source */
+        if (rank == 1) {
+            fill_device_pattern(dbuf, window + dst_offset, 1000 + seed);
+            if (!tc.put) {
+                fill_device_pattern(dbuf + guard + dst_offset, len, seed);
+            }
+        } else {
+            fill_device_pattern(dbuf, window + src_offset, 2000 + seed);
+            if (tc.put) {
+                fill_device_pattern(dbuf + src_offset, len, seed);
+            }
+        }
+        link.barrier();
+
+        if (rank == 0) {
+            uint8_t *local  = dbuf + src_offset;
+            uint64_t remote = side.remote_buf() + guard + dst_offset;
+            ucs_status_t status;
+
+            if (tc.kind == op_kind::zcopy) {
+                uct_completion_t comp = make_comp(1);
+                side.zcopy(tc.put, local, len, remote, &comp);
+                side.wait(&comp, tc.put ? "put_zcopy" : "get_zcopy");
+            } else if (tc.kind == op_kind::shortop) {
+                /* the short API takes a host buffer or a GPU buffer */
+                status = tc.put ?
+                         uct_ep_put_short(side.ep(), local, len, remote,
+                                          side.rkey()) :
+                         uct_ep_get_short(side.ep(), local, len, remote,
+                                          side.rkey());
+                MGI_CHECK(status == UCS_OK, "%s_short(%zu): %s",
+                          tc.put ? "put" : "get", len,
+                          ucs_status_string(status));
+            } else if (tc.put) {
+                /* bcopy packs from host memory */
+                std::vector<uint8_t> host(len);
+                fill_pattern(host.data(), len, seed);
+                struct ctx_t { uint8_t *p; size_t n; } ctx = {host.data(), len};
+                ssize_t n = uct_ep_put_bcopy(
+                        side.ep(),
+                        [](void *dest, void *arg) -> size_t {
+                            ctx_t *c = (ctx_t*)arg;
+                            memcpy(dest, c->p, c->n);
+                            return c->n;
+                        }, &ctx, remote, side.rkey());
+                MGI_CHECK(n == (ssize_t)len, "put_bcopy(%zu) returned %zd",
+                          len, n);
+            } else {
+                std::vector<uint8_t> host(len);
+                uct_completion_t comp = make_comp(1);
+                status = uct_ep_get_bcopy(
+                        side.ep(),
+                        [](void *arg, const void *data, size_t length) {
+                            memcpy(arg, data, length);
+                        }, host.data(), len, remote, side.rkey(), &comp);
+                if (status == UCS_INPROGRESS) {
+                    side.wait(&comp, "get_bcopy");
+                } else {
+                    MGI_CHECK(status == UCS_OK, "get_bcopy(%zu): %s", len,
+                              ucs_status_string(status));
+                }
+                MGI_CUDA(cudaMemcpy(local, host.data(), len,
+                                    cudaMemcpyHostToDevice));
+            }
+            side.flush();
+
+            if (!tc.put) {
+                MGI_CHECK(check_device_pattern(local, len, seed, "get data"),
+                          "get of %zu bytes delivered wrong bytes", len);
+                MGI_CHECK(check_device_pattern(dbuf, src_offset, 2000 + seed,
+                                               "guard before get target"),
+                          "get of %zu bytes wrote before its target", len);
+            }
+        }
+        link.barrier();
+
+        if ((rank == 1) && tc.put) {
+            MGI_CHECK(check_device_pattern(dbuf + guard + dst_offset, len,
+                                           seed, "put data"),
+                      "put of %zu bytes delivered wrong bytes", len);
+            MGI_CHECK(check_device_pattern(dbuf, guard + dst_offset,
+                                           1000 + seed, "guard before"),
+                      "put of %zu bytes wrote before its target", len);
+            std::vector<uint8_t> after(guard);
+            MGI_CUDA(cudaMemcpy(after.data(), dbuf + guard + dst_offset + len,
+                                guard, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < guard; ++i) {
+                MGI_CHECK(after[i] == pattern_byte(1000 + seed,
+                                                   guard + dst_offset + len + i),
+                          "put of %zu bytes wrote past its target", len);
+            }
+        }
+        link.barrier();
+    }
+
+    if (rank == 0) {
+        printf("  %s %s: %zu sizes (%zu B .. %zu B) byte-exact\n",
+               tc.put ? "put" : "get",
+               (tc.kind == op_kind::zcopy) ? "zcopy" :
+               (tc.kind == op_kind::shortop) ? "short" : "bcopy",
+               tc.sizes.size(), tc.sizes.front(), tc.sizes.back());
+    }
+}
+
+
+std::vector<size_t> sizes_up_to(size_t max)
+{
+    std::vector<size_t> out;
+    for (size_t s : all_sizes) {
+        if (s <= max) {
+            out.push_back(s);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+
+TEST(uct_cuda_mgi, put_zcopy_all_sizes) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        run_put_get(rank, link, {true, op_kind::zcopy, all_sizes});
+    });
+}
+
+TEST(uct_cuda_mgi, get_zcopy_all_sizes) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        run_put_get(rank, link, {false, op_kind::zcopy, all_sizes});
+    });
+}
+
+TEST(uct_cuda_mgi, put_get_short) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        run_put_get(rank, link, {true, op_kind::shortop,
+                                 sizes_up_to(16 * KiB)});
+        run_put_get(rank, link, {false, op_kind::shortop,
+                                 sizes_up_to(16 * KiB)});
+    });
+}
+
+TEST(uct_cuda_mgi, put_get_bcopy) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        run_put_get(rank, link, {true, op_kind::bcopy, sizes_up_to(64 * KiB)});
+        run_put_get(rank, link, {false, op_kind::bcopy,
+                                 sizes_up_to(64 * KiB)});
+    });
+}
+
+/* Many operations in flight at once, more than the interface admits
+ * (UCX_CUDA_MGI_MAX_OUTSTANDING=8): NO_RESOURCE, pending, then all land. */
+TEST(uct_cuda_mgi, many_outstanding) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const size_t count = 512, chunk = 64 * KiB + 3;
+        const size_t total = count * chunk;
+        uct_side side(rank, link, total + 64);
+        uint8_t *dbuf = (uint8_t*)side.buf();
+
+        if (rank == 0) {
+            fill_device_pattern(dbuf, total, 42);
+        } else {
+            fill_device_pattern(dbuf, total, 7);
+        }
+        link.barrier();
+
+        if (rank == 0) {
+            uct_completion_t comp = make_comp((int)count);
+            for (size_t i = 0; i < count; ++i) {
+                side.zcopy(true, dbuf + i * chunk, chunk,
+                           side.remote_buf() + i * chunk, &comp);
+            }
+            side.wait(&comp, "512 outstanding puts");
+            side.flush();
+        }
+        link.barrier();
+
+        if (rank == 1) {
+            MGI_CHECK(check_device_pattern(dbuf, total, 42, "many puts"),
+                      "512 outstanding puts delivered wrong bytes");
+            printf("  512 puts of %zu B in flight (8 admitted at a time): "
+                   "byte-exact\n", chunk);
+        }
+        link.barrier();
+    }, {{"UCX_CUDA_MGI_MAX_OUTSTANDING", "8"}});
+}
+
+/* Both GPUs put into each other at the same time */
+TEST(uct_cuda_mgi, both_directions_at_once) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        std::vector<size_t> sizes = {1, 4097, 1 * MiB + 1, 64 * MiB + 3,
+                                     256 * MiB};
+        size_t half = max_size(sizes) + 64;
+        uct_side side(rank, link, 2 * half);
+        uint8_t *dbuf = (uint8_t*)side.buf();
+
+        for (size_t len : sizes) {
+            /* source: the first half; target of the peer: the second */
+            fill_device_pattern(dbuf + 1, len, len * 10 + rank);
+            link.barrier();
+
+            uct_completion_t comp = make_comp(1);
+            side.zcopy(true, dbuf + 1, len, side.remote_buf() + half + 7,
+                       &comp);
+            side.wait(&comp, "bidirectional put");
+            side.flush();
+            link.barrier();
+
+            MGI_CHECK(check_device_pattern(dbuf + half + 7, len,
+                                           len * 10 + (1 - rank),
+                                           "bidirectional"),
+                      "bidirectional put of %zu bytes delivered wrong bytes",
+                      len);
+            link.barrier();
+        }
+        if (rank == 0) {
+            printf("  both directions at once: %zu sizes byte-exact\n",
+                   sizes.size());
+        }
+    });
+}
+
+/* Bad input: a put outside the peer's allocation is refused, nothing sent */
+TEST(uct_cuda_mgi, out_of_range_is_refused) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const size_t size = 1 * MiB;
+        uct_side side(rank, link, size);
+        if (rank == 0) {
+            uct_completion_t comp = make_comp(1);
+            uct_iov_t iov = {side.buf(), 4096, nullptr, 0, 1};
+            ucs_status_t status = uct_ep_put_zcopy(
+                    side.ep(), &iov, 1, side.remote_buf() + size - 100,
+                    side.rkey(), &comp);
+            MGI_CHECK(status == UCS_ERR_INVALID_PARAM,
+                      "put past the end returned %s",
+                      ucs_status_string(status));
+            status = uct_ep_put_short(side.ep(), side.buf(), 8,
+                                      side.remote_buf() - 8, side.rkey());
+            MGI_CHECK(status == UCS_ERR_INVALID_PARAM,
+                      "put before the start returned %s",
+                      ucs_status_string(status));
+        }
+        link.barrier();
+    }, {{"UCX_LOG_LEVEL", "fatal"}});
+}
