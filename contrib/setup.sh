@@ -123,7 +123,7 @@ if ! done_ ucx-configure; then
         --enable-mt --with-verbs --enable-cma --disable-backtrace-detail \
         --enable-devel-headers --without-java --without-go \
         --disable-doxygen-doc --without-rocm --without-gdrcopy \
-        --without-knem --without-xpmem \
+        --without-knem --without-xpmem --disable-static \
         CPPFLAGS="-I$nvml/include" LDFLAGS="-L$nvml/lib" \
         >"$deps/ucx-configure.log" 2>&1) ||
         { tail -20 "$deps/ucx-configure.log"; die "UCX configure failed"; }
@@ -158,7 +158,7 @@ log "building cuda_mgi (log: $deps/mgi-build.log)"
 (cd "$top" &&
  { [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi; } &&
  { [ -f config.status ] && [ config.status -nt configure ] ||
-   ./configure --with-ucx="$ucx" --with-ucx-src="$ucx_src" \
+   ./configure --prefix="$ucx" --with-ucx="$ucx" --with-ucx-src="$ucx_src" \
                --with-cuda="$cuda" --with-nvml="$nvml"; } &&
  make -j"$jobs" && make install) >"$deps/mgi-build.log" 2>&1 ||
     { tail -40 "$deps/mgi-build.log"; die "cuda_mgi build failed"; }

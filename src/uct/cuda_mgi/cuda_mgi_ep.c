@@ -193,6 +193,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     uct_cuda_mgi_iface_t *iface = ucs_derived_of(ep->super.super.iface,
                                                  uct_cuda_mgi_iface_t);
     size_t length               = uct_iov_total_length(iov, iovcnt);
+    const uct_cuda_mgi_key_t *lkey;
     uct_cuda_mgi_event_desc_t *desc;
     uct_cuda_mgi_target_t target;
     ucs_status_t status;
@@ -227,8 +228,16 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
 
     stream = uct_cuda_mgi_iface_peer_stream(iface, &target.key->ipc.uuid);
     local  = (CUdeviceptr)iov[0].buffer;
-    cu_err = is_put ? cuMemcpyAsync(target.remote, local, length, stream) :
-                      cuMemcpyAsync(local, target.remote, length, stream);
+    lkey   = (const uct_cuda_mgi_key_t*)iov[0].memh;
+    if ((lkey != NULL) && (lkey->type == UCT_CUDA_MGI_KEY_CUDA)) {
+        /* the common case; cuMemcpyAsync would look both pointers up */
+        cu_err = is_put ?
+                 cuMemcpyDtoDAsync(target.remote, local, length, stream) :
+                 cuMemcpyDtoDAsync(local, target.remote, length, stream);
+    } else {
+        cu_err = is_put ? cuMemcpyAsync(target.remote, local, length, stream) :
+                          cuMemcpyAsync(local, target.remote, length, stream);
+    }
     if (cu_err == CUDA_SUCCESS) {
         cu_err = cuEventRecord(desc->event, stream);
     }

@@ -130,6 +130,7 @@ uct_cuda_mgi_mem_reg(uct_md_h md, void *address, size_t length,
 {
     ucs_log_level_t level = (flags & UCT_MD_MEM_FLAG_HIDE_ERRORS) ?
                             UCS_LOG_LEVEL_DEBUG : UCS_LOG_LEVEL_ERROR;
+    unsigned sync_memops;
     uct_cuda_mgi_key_t *key;
     CUdevice device;
     ucs_status_t status;
@@ -165,6 +166,18 @@ uct_cuda_mgi_mem_reg(uct_md_h md, void *address, size_t length,
     if (status != UCS_OK) {
         goto err_free;
     }
+
+    /* Make the user's synchronous copies into this memory (cudaMemcpy from
+     * pageable host memory returns before its DMA lands otherwise) complete
+     * before they return, so that a put issued next reads or overwrites what
+     * the user expects, as UCX does for the memory it detects. */
+    sync_memops = 1;
+    status      = UCT_CUDADRV_FUNC(cuPointerSetAttribute(
+                                           &sync_memops,
+                                           CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+                                           key->ipc.d_bptr),
+                                   UCS_LOG_LEVEL_WARN);
+    (void)status; /* only a safety net: registration goes on without it */
 
     key->ipc.dev_num = (int)device;
     key->ipc.pid     = getpid();
