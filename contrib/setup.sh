@@ -155,7 +155,7 @@ fi
 
 # --- 4. cuda_mgi ------------------------------------------------------------
 log "building cuda_mgi (log: $deps/mgi-build.log)"
-(cd "$top" &&
+(cd "$top" && mkdir -p config/m4 config/aux &&
  { [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi; } &&
  { [ -f config.status ] && [ config.status -nt configure ] ||
    ./configure --prefix="$ucx" --with-ucx="$ucx" --with-ucx-src="$ucx_src" \
