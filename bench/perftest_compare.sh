@@ -7,6 +7,9 @@
 #   UCT put_bw:  ucx_perftest -d cuda -x <tl> -t put_bw -m cuda -D zcopy
 #   UCP tag_bw:  UCX_TLS=sm,<tl>,cuda_copy ucx_perftest -t tag_bw -m cuda
 #   UCT put_lat: ucx_perftest -d cuda -x <tl> -t put_lat -m cuda -D zcopy
+#   bidir_put_bw: two put_bw pairs at once, GPU0->GPU1 and GPU1->GPU0 (sum)
+#
+# MGI_PERF_MODES picks the tests (default: put_bw tag_bw put_lat bidir_put_bw).
 #
 # GB/s = 1e9 bytes/s.  Output: one line per measurement, then a JSON line.
 #
@@ -57,17 +60,49 @@ run_one() {
     echo "$out" | grep -iE 'error|fail' | head -3 >&2
 }
 
+# run_bidir TL SIZE -> GB/s of GPU0->GPU1 and GPU1->GPU0 put_bw at once.
+# ucx_perftest puts from its client (CUDA device 1) into its server (device
+# 0); the second pair sees the GPUs in the other order.
+run_bidir() {
+    local tl=$1 size=$2 n pa pb outa outb
+    n=$(iters_for "$size")
+    pa=$((port + 1)); pb=$((port + 2)); port=$((port + 2))
+    ucx_perftest -d cuda -x "$tl" -p $pa >/dev/null 2>&1 &
+    local sa=$!
+    CUDA_VISIBLE_DEVICES=1,0 ucx_perftest -d cuda -x "$tl" -p $pb >/dev/null 2>&1 &
+    local sb=$!
+    sleep 1
+    outa=$(mktemp); outb=$(mktemp)
+    timeout 120 ucx_perftest 127.0.0.1 -p $pa -d cuda -x "$tl" -t put_bw \
+        -m cuda -D zcopy -s "$size" -n "$n" >"$outa" 2>&1 &
+    local ca=$!
+    CUDA_VISIBLE_DEVICES=1,0 timeout 120 ucx_perftest 127.0.0.1 -p $pb \
+        -d cuda -x "$tl" -t put_bw -m cuda -D zcopy -s "$size" -n "$n" \
+        >"$outb" 2>&1 &
+    local cb=$!
+    wait $ca $cb $sa $sb 2>/dev/null
+    awk '/Final:/ {s += $6 * 1048576 / 1e9} END {printf "%.2f\n", s}' \
+        "$outa" "$outb"
+    rm -f "$outa" "$outb"
+}
+
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else print a[int((NR + 1) / 2)]}'; }
 
+modes=${MGI_PERF_MODES:-put_bw tag_bw put_lat bidir_put_bw}
 json="["
-for mode in put_bw tag_bw put_lat; do
+for mode in $modes; do
     msizes=$sizes
     [ "$mode" = put_lat ] && msizes=8,4096,65536
     for size in ${msizes//,/ }; do
         mgi=(); ipc=()
         for ((r = 0; r < repeat; r++)); do
-            mgi+=("$(run_one $mode cuda_mgi $size)")
-            ipc+=("$(run_one $mode cuda_ipc $size)")
+            if [ "$mode" = bidir_put_bw ]; then
+                mgi+=("$(run_bidir cuda_mgi $size)")
+                ipc+=("$(run_bidir cuda_ipc $size)")
+            else
+                mgi+=("$(run_one $mode cuda_mgi $size)")
+                ipc+=("$(run_one $mode cuda_ipc $size)")
+            fi
         done
         m=$(printf '%s\n' "${mgi[@]}" | median)
         i=$(printf '%s\n' "${ipc[@]}" | median)

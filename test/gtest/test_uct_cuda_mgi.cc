@@ -391,16 +391,35 @@ std::vector<size_t> sizes_up_to(size_t max)
 } // namespace
 
 
-TEST(uct_cuda_mgi, put_zcopy_all_sizes) {
+/* Every path kind alone and all together: the striping engine's settings
+ * for one test process pair */
+struct path_config {
+    const char                                       *name;
+    std::vector<std::pair<std::string, std::string>> env;
+};
+
+void PrintTo(const path_config &c, std::ostream *os) { *os << c.name; }
+
+class uct_cuda_mgi_paths : public ::testing::TestWithParam<path_config> {
+protected:
+    std::vector<std::pair<std::string, std::string>>
+    env(std::vector<std::pair<std::string, std::string>> more = {}) const {
+        auto e = GetParam().env;
+        e.insert(e.end(), more.begin(), more.end());
+        return e;
+    }
+};
+
+TEST_P(uct_cuda_mgi_paths, put_zcopy_all_sizes) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
         run_put_get(rank, link, {true, op_kind::zcopy, all_sizes});
-    });
+    }, env());
 }
 
-TEST(uct_cuda_mgi, get_zcopy_all_sizes) {
+TEST_P(uct_cuda_mgi_paths, get_zcopy_all_sizes) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
         run_put_get(rank, link, {false, op_kind::zcopy, all_sizes});
-    });
+    }, env());
 }
 
 TEST(uct_cuda_mgi, put_get_short) {
@@ -422,7 +441,7 @@ TEST(uct_cuda_mgi, put_get_bcopy) {
 
 /* Many operations in flight at once, more than the interface admits
  * (UCX_CUDA_MGI_MAX_OUTSTANDING=8): NO_RESOURCE, pending, then all land. */
-TEST(uct_cuda_mgi, many_outstanding) {
+TEST_P(uct_cuda_mgi_paths, many_outstanding) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
         const size_t count = 512, chunk = 64 * KiB + 3;
         const size_t total = count * chunk;
@@ -454,11 +473,11 @@ TEST(uct_cuda_mgi, many_outstanding) {
                    "byte-exact\n", chunk);
         }
         link.barrier();
-    }, {{"UCX_CUDA_MGI_MAX_OUTSTANDING", "8"}});
+    }, env({{"UCX_CUDA_MGI_MAX_OUTSTANDING", "8"}}));
 }
 
 /* Both GPUs put into each other at the same time */
-TEST(uct_cuda_mgi, both_directions_at_once) {
+TEST_P(uct_cuda_mgi_paths, both_directions_at_once) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
         std::vector<size_t> sizes = {1, 4097, 1 * MiB + 1, 64 * MiB + 3,
                                      256 * MiB};
@@ -489,8 +508,27 @@ TEST(uct_cuda_mgi, both_directions_at_once) {
             printf("  both directions at once: %zu sizes byte-exact\n",
                    sizes.size());
         }
-    });
+    }, env());
 }
+
+/* Relays go through CUDA device 0: for the sender on GPU 0 that is its own
+ * GPU (the two hops of the relay executor, as far as 2 GPUs allow) */
+INSTANTIATE_TEST_SUITE_P(
+    paths, uct_cuda_mgi_paths,
+    ::testing::Values(
+        path_config{"default", {}},
+        path_config{"direct", {{"UCX_CUDA_MGI_PATHS", "direct"}}},
+        path_config{"host_alone", {{"UCX_CUDA_MGI_PATHS", "host"}}},
+        path_config{"gpu_relay_alone", {{"UCX_CUDA_MGI_PATHS", "gpu"},
+                                        {"UCX_CUDA_MGI_RELAY_GPUS", "0"}}},
+        path_config{"all_paths", {{"UCX_CUDA_MGI_PATHS", "direct,host,gpu"},
+                                  {"UCX_CUDA_MGI_RELAY_GPUS", "0"},
+                                  {"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
+                                  {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
+                                  {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}}),
+    [](const ::testing::TestParamInfo<path_config> &info) {
+        return std::string(info.param.name);
+    });
 
 /* Bad input: a put outside the peer's allocation is refused, nothing sent */
 TEST(uct_cuda_mgi, out_of_range_is_refused) {

@@ -185,6 +185,28 @@ uct_cuda_mgi_ep_copy_sync(uct_cuda_mgi_ep_t *ep, CUdeviceptr dst,
 }
 
 
+/* The route to stripe over, or NULL for a single direct copy: striping
+ * needs GPU memory on both sides and a size above the threshold (any size
+ * when the direct path is switched off) */
+static UCS_F_ALWAYS_INLINE uct_cuda_mgi_route_t *
+uct_cuda_mgi_ep_route(uct_cuda_mgi_iface_t *iface,
+                      const uct_cuda_mgi_key_t *lkey,
+                      const uct_cuda_mgi_key_t *rkey, size_t length)
+{
+    int direct_ok = !!(iface->config.paths &
+                       UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT));
+    uct_cuda_mgi_route_t *route;
+
+    if ((direct_ok && (length < iface->config.multipath_thresh)) ||
+        (lkey == NULL) || (lkey->type != UCT_CUDA_MGI_KEY_CUDA)) {
+        return NULL;
+    }
+
+    route = uct_cuda_mgi_stripe_route(iface, rkey);
+    return ((route != NULL) && (route->num_staged > 0)) ? route : NULL;
+}
+
+
 static UCS_F_ALWAYS_INLINE ucs_status_t
 uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
                            size_t iovcnt, uint64_t remote_addr,
@@ -194,6 +216,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
                                                  uct_cuda_mgi_iface_t);
     size_t length               = uct_iov_total_length(iov, iovcnt);
     const uct_cuda_mgi_key_t *lkey;
+    uct_cuda_mgi_route_t *route;
     uct_cuda_mgi_event_desc_t *desc;
     uct_cuda_mgi_target_t target;
     ucs_status_t status;
@@ -226,10 +249,24 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         goto err_release;
     }
 
-    stream = uct_cuda_mgi_iface_peer_stream(iface, &target.key->ipc.uuid);
-    local  = (CUdeviceptr)iov[0].buffer;
-    lkey   = (const uct_cuda_mgi_key_t*)iov[0].memh;
-    if ((lkey != NULL) && (lkey->type == UCT_CUDA_MGI_KEY_CUDA)) {
+    stream            = uct_cuda_mgi_iface_peer_stream(iface,
+                                                       &target.key->ipc.uuid);
+    local             = (CUdeviceptr)iov[0].buffer;
+    lkey              = (const uct_cuda_mgi_key_t*)iov[0].memh;
+    desc->num_events  = 1;
+    desc->done_mask   = 0;
+    route             = uct_cuda_mgi_ep_route(iface, lkey, target.key, length);
+    if (route != NULL) {
+        status = uct_cuda_mgi_stripe_post(iface, route, target.key, local,
+                                          target.remote, remote_addr, length,
+                                          is_put, stream, desc->event,
+                                          &desc->stripe);
+        if (status != UCS_OK) {
+            goto err_put_desc;
+        }
+        desc->num_events = desc->stripe.num_parts;
+        cu_err           = CUDA_SUCCESS;
+    } else if ((lkey != NULL) && (lkey->type == UCT_CUDA_MGI_KEY_CUDA)) {
         /* the common case; cuMemcpyAsync would look both pointers up */
         cu_err = is_put ?
                  cuMemcpyDtoDAsync(target.remote, local, length, stream) :
@@ -238,8 +275,8 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         cu_err = is_put ? cuMemcpyAsync(target.remote, local, length, stream) :
                           cuMemcpyAsync(local, target.remote, length, stream);
     }
-    if (cu_err == CUDA_SUCCESS) {
-        cu_err = cuEventRecord(desc->event, stream);
+    if ((cu_err == CUDA_SUCCESS) && (route == NULL)) {
+        cu_err = cuEventRecord(desc->event[0], stream);
     }
 
     if (cu_err != CUDA_SUCCESS) {

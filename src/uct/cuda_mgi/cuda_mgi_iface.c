@@ -18,6 +18,7 @@
 #include <ucs/sys/string.h>
 #include <ucs/sys/sys.h>
 #include <ucs/type/class.h>
+#include <ucs/time/time.h>
 #include <string.h>
 #include <unistd.h>
 #include <nvml.h>
@@ -64,6 +65,54 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, bandwidth),
      UCS_CONFIG_TYPE_BW},
 
+    {"PATHS", "direct,host",
+     "Paths a large put/get may be striped over, a comma-separated list of:\n"
+     " direct - the copy engine between the two GPUs (NVLink or PCIe)\n"
+     " host   - through pinned host memory: the sending GPU copies out over\n"
+     "          its PCIe link, the peer GPU copies in over its own\n"
+     " gpu    - through staging memory on the GPUs of UCX_CUDA_MGI_RELAY_GPUS\n"
+     "Without \"direct\" every zero-copy operation takes the other paths\n"
+     "alone (for testing them).",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, paths),
+     UCS_CONFIG_TYPE_BITMAP(uct_cuda_mgi_path_kind_names)},
+
+    {"MULTIPATH_THRESH", "16m",
+     "Smallest put/get that is striped over more than the direct path.\n"
+     "Below it the staging overhead costs more than the extra bandwidth\n"
+     "brings (measured with bench/perftest_compare.sh on H200).",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, multipath_thresh),
+     UCS_CONFIG_TYPE_MEMUNITS},
+
+    {"CHUNK_SIZE", "1m",
+     "Pipeline chunk of the staged paths: the size of one bounce buffer.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, chunk_size),
+     UCS_CONFIG_TYPE_MEMUNITS},
+
+    {"STAGE_BUFS", "8",
+     "Bounce buffers per staged path and direction (2..64); staging memory\n"
+     "per peer GPU is 2 x STAGE_BUFS x CHUNK_SIZE per path, allocated once.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, stage_bufs),
+     UCS_CONFIG_TYPE_UINT},
+
+    {"HOST_BW", "auto",
+     "Starting estimate of the host path's bandwidth. \"auto\": from the\n"
+     "GPU's PCIe link (NVML), 80 % of its raw rate.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, host_bandwidth),
+     UCS_CONFIG_TYPE_BW},
+
+    {"RELAY_GPUS", "",
+     "CUDA device ordinals (as this process sees them) to relay through\n"
+     "when PATHS has \"gpu\". Useful on direct NVLink meshes; on an\n"
+     "NVSwitch a relay adds no bandwidth.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, relays),
+     UCS_CONFIG_TYPE_STRING_ARRAY},
+
+    {"ADAPT", "y",
+     "Move the paths' shares towards equal finishing times, so a slow or\n"
+     "busy path (for example the host path while both GPUs send) gets less.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, adapt),
+     UCS_CONFIG_TYPE_BOOL},
+
     {"LAT", "4us",
      "Latency reported to UCX: a copy-engine launch plus its completion\n"
      "(measured with ucx_perftest -t put_lat on H200).",
@@ -95,9 +144,21 @@ static double uct_cuda_mgi_nvlink_bw(int cc_major)
 }
 
 
-static double uct_cuda_mgi_iface_auto_bw(uct_cuda_mgi_iface_t *iface)
+static double uct_cuda_mgi_pcie_bw(unsigned gen, unsigned width)
 {
-    static double bw = 0;
+    /* ~1 GB/s per lane at Gen3, doubling per generation, 80 % usable:
+     * Gen5 x16 gives 51 GB/s, as cuMemcpyDtoHAsync measures on H200 */
+    if ((gen == 0) || (width == 0)) {
+        return 12.0e9;
+    }
+    return 0.8e9 * width * (double)(1u << ucs_min(gen, 6)) / 8.0;
+}
+
+
+static double uct_cuda_mgi_iface_auto_bw(uct_cuda_mgi_iface_t *iface,
+                                         double *pcie_bw_p)
+{
+    static double bw = 0, pcie_bw = 0;
     unsigned links = 0, link, gen = 0, width = 0;
     nvmlEnableState_t active;
     nvmlDevice_t nvml_dev;
@@ -105,6 +166,7 @@ static double uct_cuda_mgi_iface_auto_bw(uct_cuda_mgi_iface_t *iface)
     int cc_major = 0;
 
     if (bw != 0) {
+        *pcie_bw_p = pcie_bw;
         return bw;
     }
 
@@ -136,14 +198,10 @@ static double uct_cuda_mgi_iface_auto_bw(uct_cuda_mgi_iface_t *iface)
         nvmlShutdown();
     }
 
-    if (links > 0) {
-        bw = links * uct_cuda_mgi_nvlink_bw(cc_major);
-    } else if ((gen > 0) && (width > 0)) {
-        /* ~1 GB/s per lane at Gen3, doubling per generation, 80 % usable */
-        bw = 0.8e9 * width * (double)(1u << ucs_min(gen, 6)) / 8.0;
-    } else {
-        bw = 12.0e9;
-    }
+    pcie_bw = uct_cuda_mgi_pcie_bw(gen, width);
+    bw      = (links > 0) ? links * uct_cuda_mgi_nvlink_bw(cc_major) :
+                            pcie_bw;
+    *pcie_bw_p = pcie_bw;
 
     ucs_debug("cuda_mgi iface %p: bandwidth %.1f GB/s (%u NVLinks, PCIe "
               "gen %u x%u, cc %d)", iface, bw / 1e9, links, gen, width,
@@ -179,6 +237,26 @@ uct_cuda_mgi_iface_is_reachable(const uct_iface_h tl_iface,
      * cuda_copy's. */
     return (ucs_get_system_id() == *(const uint64_t*)dev_addr) &&
            (getpid() != *(const pid_t*)iface_addr);
+}
+
+
+/* What UCP should expect of a large transfer: the direct path plus the
+ * staged paths the configuration allows (the striping engine adds them
+ * above UCX_CUDA_MGI_MULTIPATH_THRESH) */
+static double uct_cuda_mgi_iface_total_bw(uct_cuda_mgi_iface_t *iface)
+{
+    double bw = 0;
+
+    if (iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT)) {
+        bw += iface->config.bandwidth;
+    }
+    if (iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_HOST)) {
+        bw += iface->config.host_bandwidth;
+    }
+    if (iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_GPU)) {
+        bw += iface->config.num_relays * iface->config.bandwidth;
+    }
+    return bw;
 }
 
 
@@ -225,7 +303,7 @@ uct_cuda_mgi_iface_query(uct_iface_h tl_iface, uct_iface_attr_t *iface_attr)
     iface_attr->latency                 = ucs_linear_func_make(
                                                   iface->config.latency, 0);
     iface_attr->bandwidth.dedicated     = 0;
-    iface_attr->bandwidth.shared        = iface->config.bandwidth;
+    iface_attr->bandwidth.shared        = uct_cuda_mgi_iface_total_bw(iface);
     iface_attr->overhead                = 0;
     iface_attr->priority                = 0;
     return UCS_OK;
@@ -260,6 +338,34 @@ uct_cuda_mgi_iface_flush(uct_iface_h tl_iface, unsigned flags,
 }
 
 
+/* Whether every part of desc has landed; notes when each part was first
+ * seen done, for the striping engine's shares */
+static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
+{
+    unsigned all = UCS_MASK(desc->num_events);
+    CUresult cu_err;
+    unsigned i;
+
+    for (i = 0; i < desc->num_events; ++i) {
+        if (desc->done_mask & UCS_BIT(i)) {
+            continue;
+        }
+        cu_err = cuEventQuery(desc->event[i]);
+        if (cu_err == CUDA_ERROR_NOT_READY) {
+            continue;
+        } else if (cu_err != CUDA_SUCCESS) {
+            return cu_err;
+        }
+        desc->done_mask |= UCS_BIT(i);
+        if (desc->num_events > 1) {
+            desc->stripe.done_time[i] = ucs_time_to_sec(ucs_get_time());
+        }
+    }
+
+    return (desc->done_mask == all) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+
 static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
 {
     uct_cuda_mgi_event_desc_t *desc;
@@ -268,7 +374,7 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
     CUresult cu_err;
 
     ucs_queue_for_each_safe(desc, iter, &iface->outstanding_q, queue) {
-        cu_err = cuEventQuery(desc->event);
+        cu_err = uct_cuda_mgi_desc_query(desc);
         if (cu_err == CUDA_ERROR_NOT_READY) {
             continue;
         }
@@ -277,6 +383,10 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
         --iface->outstanding;
         uct_cuda_ipc_unmap_memhandle(desc->pid, desc->d_bptr,
                                      desc->mapped_addr, 1);
+        if (desc->num_events > 1) {
+            uct_cuda_mgi_stripe_done(iface, &desc->stripe, desc->pid,
+                                     desc->d_bptr);
+        }
         if (cu_err != CUDA_SUCCESS) {
             ucs_error("cuda_mgi iface %p: copy to/from pid %d failed: %s",
                       iface, desc->pid, uct_cuda_mgi_cu_error(cu_err));
@@ -340,10 +450,13 @@ static void uct_cuda_mgi_event_desc_init(ucs_mpool_t *mp, void *obj,
                                          void *chunk)
 {
     uct_cuda_mgi_event_desc_t *desc = obj;
+    unsigned i;
 
     memset(desc, 0, sizeof(*desc));
-    UCT_CUDADRV_FUNC_LOG_ERR(cuEventCreate(&desc->event,
-                                           CU_EVENT_DISABLE_TIMING));
+    for (i = 0; i < UCT_CUDA_MGI_MAX_PATHS; ++i) {
+        UCT_CUDADRV_FUNC_LOG_ERR(cuEventCreate(&desc->event[i],
+                                               CU_EVENT_DISABLE_TIMING));
+    }
 }
 
 
@@ -354,10 +467,13 @@ static void uct_cuda_mgi_event_desc_cleanup(ucs_mpool_t *mp, void *obj)
                                                        uct_cuda_mgi_iface_t,
                                                        event_mp);
     CUcontext ctx;
+    unsigned i;
 
     if ((cuCtxGetCurrent(&ctx) == CUDA_SUCCESS) &&
         uct_cuda_base_context_match(ctx, iface->cuda_context)) {
-        UCT_CUDADRV_FUNC_LOG_ERR(cuEventDestroy(desc->event));
+        for (i = 0; i < UCT_CUDA_MGI_MAX_PATHS; ++i) {
+            UCT_CUDADRV_FUNC_LOG_ERR(cuEventDestroy(desc->event[i]));
+        }
     }
 }
 
@@ -410,9 +526,16 @@ ucs_status_t uct_cuda_mgi_iface_init_cuda(uct_cuda_mgi_iface_t *iface)
         goto err_destroy_sync;
     }
 
+    status = uct_cuda_mgi_stripe_init(iface);
+    if (status != UCS_OK) {
+        goto err_free_bounce;
+    }
+
     iface->streams_initialized = 1;
     return UCS_OK;
 
+err_free_bounce:
+    cuMemFreeHost(iface->bounce);
 err_destroy_sync:
     cuStreamDestroy(iface->sync_stream);
 err_destroy_streams:
@@ -451,7 +574,9 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
 {
     uct_cuda_mgi_iface_config_t *config =
             ucs_derived_of(tl_config, uct_cuda_mgi_iface_config_t);
+    double auto_bw, pcie_bw;
     ucs_status_t status;
+    unsigned i;
 
     UCS_CLASS_CALL_SUPER_INIT(uct_base_iface_t, &uct_cuda_mgi_iface_ops,
                               &uct_base_iface_internal_ops, md, worker, params,
@@ -491,15 +616,65 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
         return UCS_ERR_INVALID_PARAM;
     }
 
+    if ((config->chunk_size < 4096) || (config->chunk_size > UCS_GBYTE)) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_CHUNK_SIZE=%zu is out of range "
+                  "4k..1g", config->chunk_size);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if ((config->stage_bufs < 2) ||
+        (config->stage_bufs > UCT_CUDA_MGI_MAX_STAGE_BUFS)) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_STAGE_BUFS=%u is out of range "
+                  "2..%d", config->stage_bufs, UCT_CUDA_MGI_MAX_STAGE_BUFS);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if (config->paths == 0) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_PATHS names no path");
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if (config->latency < 0) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_LAT must not be negative");
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if (config->relays.count > UCT_CUDA_MGI_MAX_GPUS) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_RELAY_GPUS names more than %d GPUs",
+                  UCT_CUDA_MGI_MAX_GPUS);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    for (i = 0; i < config->relays.count; ++i) {
+        char *end;
+        long ordinal = strtol(config->relays.names[i], &end, 10);
+        if ((*end != '\0') || (ordinal < 0) ||
+            (ordinal >= UCT_CUDA_MGI_MAX_GPUS)) {
+            ucs_error("cuda_mgi: UCX_CUDA_MGI_RELAY_GPUS: \"%s\" is not a "
+                      "CUDA device ordinal", config->relays.names[i]);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        self->config.relays[i] = (int)ordinal;
+    }
+    self->config.num_relays = config->relays.count;
+
     self->config.max_poll        = config->max_poll;
     self->config.max_streams     = config->max_streams;
     self->config.max_outstanding = config->max_outstanding;
     self->config.max_short       = config->max_short;
     self->config.max_bcopy       = config->max_bcopy;
     self->config.latency         = config->latency;
-    self->config.bandwidth       = UCS_CONFIG_BW_IS_AUTO(config->bandwidth) ?
-                                   uct_cuda_mgi_iface_auto_bw(self) :
-                                   config->bandwidth;
+    self->config.paths            = config->paths;
+    self->config.multipath_thresh = config->multipath_thresh;
+    self->config.chunk_size       = config->chunk_size;
+    self->config.stage_bufs       = config->stage_bufs;
+    self->config.adapt            = config->adapt;
+    auto_bw                       = uct_cuda_mgi_iface_auto_bw(self, &pcie_bw);
+    self->config.bandwidth        = UCS_CONFIG_BW_IS_AUTO(config->bandwidth) ?
+                                    auto_bw : config->bandwidth;
+    self->config.host_bandwidth   =
+            UCS_CONFIG_BW_IS_AUTO(config->host_bandwidth) ?
+            pcie_bw : config->host_bandwidth;
 
     status = ucs_mpool_init(&self->event_mp, 0,
                             sizeof(uct_cuda_mgi_event_desc_t), 0,
@@ -540,6 +715,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_iface_t)
 
     if (self->streams_initialized && (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS) &&
         uct_cuda_base_context_match(ctx, self->cuda_context)) {
+        uct_cuda_mgi_stripe_cleanup(self);
         for (i = 0; i < self->config.max_streams; ++i) {
             UCT_CUDADRV_FUNC_LOG_ERR(cuStreamDestroy(self->streams[i]));
         }

@@ -7,6 +7,7 @@
 #define UCT_CUDA_MGI_IFACE_H
 
 #include "cuda_mgi_md.h"
+#include "cuda_mgi_stripe.h"
 
 #include <uct/base/uct_iface.h>
 #include <ucs/datastruct/mpool.h>
@@ -18,7 +19,6 @@
 #define UCT_CUDA_MGI_MAX_STREAMS 32
 
 
-typedef struct uct_cuda_mgi_ep uct_cuda_mgi_ep_t;
 
 
 typedef struct uct_cuda_mgi_iface_config {
@@ -30,6 +30,13 @@ typedef struct uct_cuda_mgi_iface_config {
     size_t             max_bcopy;
     double             bandwidth;
     double             latency;
+    unsigned           paths;           /* bit per uct_cuda_mgi_path_kind_t */
+    size_t             multipath_thresh;
+    size_t             chunk_size;
+    unsigned           stage_bufs;
+    double             host_bandwidth;
+    ucs_config_names_array_t relays;
+    int                adapt;
 } uct_cuda_mgi_iface_config_t;
 
 
@@ -37,7 +44,10 @@ typedef struct uct_cuda_mgi_iface_config {
  * One asynchronous copy in flight: completes when its event has fired.
  */
 typedef struct uct_cuda_mgi_event_desc {
-    CUevent           event;
+    CUevent           event[UCT_CUDA_MGI_MAX_PATHS]; /* one per part */
+    unsigned          num_events;
+    unsigned          done_mask;    /* parts seen complete */
+    uct_cuda_mgi_stripe_op_t stripe; /* when num_events > 1 */
     ucs_queue_elem_t  queue;
     uct_completion_t  *comp;
     uct_cuda_mgi_ep_t *ep;
@@ -56,7 +66,7 @@ typedef struct uct_cuda_mgi_pending_priv {
 } uct_cuda_mgi_pending_priv_t;
 
 
-typedef struct uct_cuda_mgi_iface {
+struct uct_cuda_mgi_iface {
     uct_base_iface_t super;
     ucs_mpool_t      event_mp;       /* uct_cuda_mgi_event_desc_t */
     ucs_queue_head_t outstanding_q;  /* events in flight, oldest first */
@@ -69,6 +79,7 @@ typedef struct uct_cuda_mgi_iface {
     void             *bounce;        /* pinned host buffer for bcopy */
     CUuuid           peer_uuid[UCT_CUDA_MGI_MAX_STREAMS];
     unsigned         num_peers;      /* known peer GPUs: stream per peer */
+    uct_cuda_mgi_stripe_t stripe;    /* multi-path state */
     struct {
         unsigned     max_poll;
         unsigned     max_streams;
@@ -77,8 +88,16 @@ typedef struct uct_cuda_mgi_iface {
         size_t       max_bcopy;
         double       bandwidth;
         double       latency;
+        unsigned     paths;
+        size_t       multipath_thresh;
+        size_t       chunk_size;
+        unsigned     stage_bufs;
+        double       host_bandwidth;
+        int          relays[UCT_CUDA_MGI_MAX_GPUS];
+        unsigned     num_relays;
+        int          adapt;
     } config;
-} uct_cuda_mgi_iface_t;
+};
 
 
 ucs_status_t uct_cuda_mgi_iface_init_cuda(uct_cuda_mgi_iface_t *iface);

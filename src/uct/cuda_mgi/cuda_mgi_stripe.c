@@ -1,0 +1,702 @@
+/**
+ * cuda_mgi: the striping engine (see cuda_mgi_stripe.h).
+ * See file LICENSE for terms.
+ */
+
+#ifdef HAVE_CONFIG_H
+#  include "config.h"
+#endif
+
+#include "cuda_mgi_stripe.h"
+#include "cuda_mgi_iface.h"
+#include "cuda_mgi_ep.h"
+
+#include <uct/cuda/base/cuda_iface.h>
+#include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
+#include <ucs/debug/log.h>
+#include <ucs/debug/memtrack_int.h>
+#include <ucs/sys/math.h>
+#include <ucs/time/time.h>
+#include <string.h>
+
+
+const char *uct_cuda_mgi_path_kind_names[] = {
+    [UCT_CUDA_MGI_PATH_DIRECT] = "direct",
+    [UCT_CUDA_MGI_PATH_HOST]   = "host",
+    [UCT_CUDA_MGI_PATH_GPU]    = "gpu",
+    [UCT_CUDA_MGI_PATH_LAST]   = NULL
+};
+
+
+/* How strongly one operation's finishing times move the shares */
+#define UCT_CUDA_MGI_ADAPT_GAIN   0.25
+/* A staged path below this share is dropped, then probed again */
+#define UCT_CUDA_MGI_MIN_SHARE    0.01
+
+
+#define UCT_CUDA_MGI_CU(_iface, _call) \
+    ({ \
+        CUresult _r = (_call); \
+        if (_r != CUDA_SUCCESS) { \
+            ucs_error("cuda_mgi iface %p: %s failed: %s", (_iface), #_call, \
+                      uct_cuda_mgi_cu_error(_r)); \
+        } \
+        (_r == CUDA_SUCCESS) ? UCS_OK : UCS_ERR_IO_ERROR; \
+    })
+
+
+static ucs_status_t uct_cuda_mgi_ctx_push(uct_cuda_mgi_iface_t *iface,
+                                          CUcontext ctx)
+{
+    return UCT_CUDA_MGI_CU(iface, cuCtxPushCurrent(ctx));
+}
+
+
+static void uct_cuda_mgi_ctx_pop(void)
+{
+    CUcontext ctx;
+    cuCtxPopCurrent(&ctx);
+}
+
+
+ucs_status_t uct_cuda_mgi_stripe_init(uct_cuda_mgi_iface_t *iface)
+{
+    uct_cuda_mgi_stripe_t *st = &iface->stripe;
+    CUdevice local_dev;
+    int i, count;
+
+    memset(st, 0, sizeof(*st));
+    if ((cuCtxGetDevice(&local_dev) != CUDA_SUCCESS) ||
+        (cuDeviceGetCount(&count) != CUDA_SUCCESS)) {
+        ucs_error("cuda_mgi iface %p: cannot list the CUDA devices", iface);
+        return UCS_ERR_IO_ERROR;
+    }
+
+    for (i = 0; (i < count) && (i < UCT_CUDA_MGI_MAX_GPUS); ++i) {
+        uct_cuda_mgi_gpu_t *gpu = &st->gpus[st->num_gpus];
+        if ((cuDeviceGet(&gpu->dev, i) != CUDA_SUCCESS) ||
+            (cuDeviceGetUuid(&gpu->uuid, gpu->dev) != CUDA_SUCCESS)) {
+            continue;
+        }
+        if (gpu->dev == local_dev) {
+            /* the interface's own context and stream serve the local GPU */
+            gpu->ctx    = iface->cuda_context;
+            gpu->stream = iface->sync_stream;
+            st->local   = gpu;
+        }
+        ++st->num_gpus;
+    }
+
+    if (st->local == NULL) {
+        ucs_error("cuda_mgi iface %p: the current GPU is not among the %d "
+                  "listed", iface, count);
+        return UCS_ERR_IO_ERROR;
+    }
+    return UCS_OK;
+}
+
+
+static ucs_status_t uct_cuda_mgi_gpu_open(uct_cuda_mgi_iface_t *iface,
+                                          uct_cuda_mgi_gpu_t *gpu)
+{
+    ucs_status_t status;
+
+    if (gpu->ctx != NULL) {
+        return UCS_OK;
+    }
+
+    /* The far hop of a staged path runs on this GPU's copy engine, so this
+     * process needs a context there: its primary one, as the runtime uses */
+    status = UCT_CUDA_MGI_CU(iface, cuDevicePrimaryCtxRetain(&gpu->ctx,
+                                                             gpu->dev));
+    if (status != UCS_OK) {
+        gpu->ctx = NULL;
+        return status;
+    }
+
+    status = uct_cuda_mgi_ctx_push(iface, gpu->ctx);
+    if (status == UCS_OK) {
+        status = UCT_CUDA_MGI_CU(iface, cuStreamCreate(&gpu->stream,
+                                                       CU_STREAM_NON_BLOCKING));
+        uct_cuda_mgi_ctx_pop();
+    }
+
+    if (status != UCS_OK) {
+        cuDevicePrimaryCtxRelease(gpu->dev);
+        gpu->ctx = NULL;
+        return status;
+    }
+
+    ucs_debug("cuda_mgi iface %p: opened a context on CUDA device %d for "
+              "staged copies", iface, (int)gpu->dev);
+    return UCS_OK;
+}
+
+
+static uct_cuda_mgi_gpu_t *
+uct_cuda_mgi_stripe_find_gpu(uct_cuda_mgi_stripe_t *st, const CUuuid *uuid)
+{
+    unsigned i;
+
+    for (i = 0; i < st->num_gpus; ++i) {
+        if (!memcmp(&st->gpus[i].uuid, uuid, sizeof(*uuid))) {
+            return &st->gpus[i];
+        }
+    }
+    return NULL;
+}
+
+
+static void uct_cuda_mgi_route_add(uct_cuda_mgi_iface_t *iface,
+                                   uct_cuda_mgi_route_t *route,
+                                   uct_cuda_mgi_path_kind_t kind,
+                                   uct_cuda_mgi_gpu_t *far, double capacity)
+{
+    uct_cuda_mgi_stage_path_t *path;
+
+    if (route->num_staged >= UCT_CUDA_MGI_MAX_STAGED) {
+        ucs_debug("cuda_mgi iface %p: more than %d staged paths, %s path "
+                  "dropped", iface, UCT_CUDA_MGI_MAX_STAGED,
+                  uct_cuda_mgi_path_kind_names[kind]);
+        return;
+    }
+
+    path           = &route->staged[route->num_staged++];
+    memset(path, 0, sizeof(*path));
+    path->kind     = kind;
+    path->far      = far;
+    path->capacity = capacity;
+}
+
+
+uct_cuda_mgi_route_t *
+uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
+                          const uct_cuda_mgi_key_t *key)
+{
+    uct_cuda_mgi_stripe_t *st = &iface->stripe;
+    uct_cuda_mgi_route_t *route;
+    double total;
+    unsigned i;
+
+    for (i = 0; i < st->num_routes; ++i) {
+        if (!memcmp(&st->routes[i]->uuid, &key->ipc.uuid,
+                    sizeof(key->ipc.uuid))) {
+            return st->routes[i];
+        }
+    }
+
+    if (st->num_routes >= UCT_CUDA_MGI_MAX_GPUS) {
+        return NULL;
+    }
+
+    route = ucs_calloc(1, sizeof(*route), "uct_cuda_mgi_route");
+    if (route == NULL) {
+        ucs_error("cuda_mgi iface %p: failed to allocate a route", iface);
+        return NULL;
+    }
+
+    route->uuid            = key->ipc.uuid;
+    route->peer            = uct_cuda_mgi_stripe_find_gpu(st, &key->ipc.uuid);
+    route->direct_capacity = iface->config.bandwidth;
+
+    if ((iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_HOST)) &&
+        (route->peer != NULL) && (route->peer != st->local)) {
+        uct_cuda_mgi_route_add(iface, route, UCT_CUDA_MGI_PATH_HOST,
+                               route->peer, iface->config.host_bandwidth);
+    } else if (iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_HOST)) {
+        ucs_debug("cuda_mgi iface %p: no host path to GPU of pid %d: that "
+                  "GPU is not visible in this process (CUDA_VISIBLE_DEVICES)",
+                  iface, key->ipc.pid);
+    }
+
+    if (iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_GPU)) {
+        for (i = 0; i < iface->config.num_relays; ++i) {
+            int ordinal = iface->config.relays[i];
+            if ((ordinal < 0) || (ordinal >= (int)st->num_gpus)) {
+                ucs_warn("cuda_mgi iface %p: UCX_CUDA_MGI_RELAY_GPUS names "
+                         "CUDA device %d, but %u are visible", iface, ordinal,
+                         st->num_gpus);
+                continue;
+            }
+            if (&st->gpus[ordinal] == route->peer) {
+                continue;
+            }
+            uct_cuda_mgi_route_add(iface, route, UCT_CUDA_MGI_PATH_GPU,
+                                   &st->gpus[ordinal],
+                                   iface->config.bandwidth);
+        }
+    }
+
+    total = route->direct_capacity;
+    for (i = 0; i < route->num_staged; ++i) {
+        total += route->staged[i].capacity;
+    }
+    for (i = 0; i < route->num_staged; ++i) {
+        route->staged[i].share = route->staged[i].capacity / total;
+        ucs_debug("cuda_mgi iface %p: route to pid %d GPU: %s path via CUDA "
+                  "device %d, %.1f GB/s, share %.3f", iface, key->ipc.pid,
+                  uct_cuda_mgi_path_kind_names[route->staged[i].kind],
+                  (int)route->staged[i].far->dev,
+                  route->staged[i].capacity / 1e9, route->staged[i].share);
+    }
+
+    st->routes[st->num_routes++] = route;
+    return route;
+}
+
+
+static ucs_status_t
+uct_cuda_mgi_ring_init(uct_cuda_mgi_iface_t *iface,
+                       uct_cuda_mgi_stage_path_t *path, int is_put)
+{
+    uct_cuda_mgi_stage_ring_t *ring = &path->ring[!is_put];
+    uct_cuda_mgi_gpu_t *local       = iface->stripe.local;
+    size_t chunk                    = iface->config.chunk_size;
+    unsigned nbufs                  = iface->config.stage_bufs;
+    ucs_status_t status;
+    unsigned b, hop;
+
+    if (ring->initialized) {
+        return UCS_OK;
+    }
+
+    status = uct_cuda_mgi_gpu_open(iface, path->far);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    /* a put goes local -> stage -> far side; a get the other way */
+    ring->ctx[0] = is_put ? local->ctx : path->far->ctx;
+    ring->ctx[1] = is_put ? path->far->ctx : local->ctx;
+
+    for (hop = 0; hop < 2; ++hop) {
+        status = uct_cuda_mgi_ctx_push(iface, ring->ctx[hop]);
+        if (status != UCS_OK) {
+            return status;
+        }
+        if (ring->ctx[hop] == path->far->ctx && path->far != local) {
+            ring->stream[hop] = path->far->stream;
+        } else {
+            status = UCT_CUDA_MGI_CU(iface, cuStreamCreate(
+                    &ring->stream[hop], CU_STREAM_NON_BLOCKING));
+        }
+        for (b = 0; (status == UCS_OK) && (b < nbufs); ++b) {
+            status = UCT_CUDA_MGI_CU(iface, cuEventCreate(
+                    hop ? &ring->freed[b] : &ring->filled[b],
+                    CU_EVENT_DISABLE_TIMING));
+        }
+        uct_cuda_mgi_ctx_pop();
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+
+    /* staging memory: pinned host memory, or memory on the relay GPU */
+    if (path->kind == UCT_CUDA_MGI_PATH_HOST) {
+        status = uct_cuda_mgi_ctx_push(iface, local->ctx);
+        for (b = 0; (status == UCS_OK) && (b < nbufs); ++b) {
+            status = UCT_CUDA_MGI_CU(iface, cuMemHostAlloc(
+                    &ring->buf[b], chunk, CU_MEMHOSTALLOC_PORTABLE));
+        }
+    } else {
+        status = uct_cuda_mgi_ctx_push(iface, path->far->ctx);
+        for (b = 0; (status == UCS_OK) && (b < nbufs); ++b) {
+            status = UCT_CUDA_MGI_CU(iface, cuMemAlloc(
+                    (CUdeviceptr*)&ring->buf[b], chunk));
+        }
+    }
+    if (status == UCS_OK) {
+        uct_cuda_mgi_ctx_pop();
+    } else {
+        return status;
+    }
+
+    status = uct_cuda_mgi_ctx_push(iface, local->ctx);
+    if (status == UCS_OK) {
+        status = UCT_CUDA_MGI_CU(iface, cuStreamCreate(&ring->join,
+                                                       CU_STREAM_NON_BLOCKING));
+        uct_cuda_mgi_ctx_pop();
+    }
+
+    ring->initialized = (status == UCS_OK);
+    ucs_info("cuda_mgi iface %p: %s path via CUDA device %d: %u x %zu "
+              "bytes of staging for %s", iface,
+              uct_cuda_mgi_path_kind_names[path->kind], (int)path->far->dev,
+              nbufs, chunk, is_put ? "puts" : "gets");
+    return status;
+}
+
+
+static void uct_cuda_mgi_ring_cleanup(uct_cuda_mgi_iface_t *iface,
+                                      uct_cuda_mgi_stage_path_t *path,
+                                      uct_cuda_mgi_stage_ring_t *ring)
+{
+    unsigned b, hop;
+
+    if (!ring->initialized) {
+        return;
+    }
+
+    for (hop = 0; hop < 2; ++hop) {
+        if (uct_cuda_mgi_ctx_push(iface, ring->ctx[hop]) != UCS_OK) {
+            continue;
+        }
+        cuStreamSynchronize(ring->stream[hop]);
+        for (b = 0; b < iface->config.stage_bufs; ++b) {
+            cuEventDestroy(hop ? ring->freed[b] : ring->filled[b]);
+        }
+        if (ring->stream[hop] != path->far->stream) {
+            cuStreamDestroy(ring->stream[hop]);
+        }
+        uct_cuda_mgi_ctx_pop();
+    }
+
+    for (b = 0; b < iface->config.stage_bufs; ++b) {
+        if (path->kind == UCT_CUDA_MGI_PATH_HOST) {
+            cuMemFreeHost(ring->buf[b]);
+        } else {
+            cuMemFree((CUdeviceptr)ring->buf[b]);
+        }
+    }
+    cuStreamDestroy(ring->join);
+    ring->initialized = 0;
+}
+
+
+void uct_cuda_mgi_stripe_cleanup(uct_cuda_mgi_iface_t *iface)
+{
+    uct_cuda_mgi_stripe_t *st = &iface->stripe;
+    unsigned r, p, i;
+
+    for (r = 0; r < st->num_routes; ++r) {
+        for (p = 0; p < st->routes[r]->num_staged; ++p) {
+            uct_cuda_mgi_stage_path_t *path = &st->routes[r]->staged[p];
+            uct_cuda_mgi_ring_cleanup(iface, path, &path->ring[0]);
+            uct_cuda_mgi_ring_cleanup(iface, path, &path->ring[1]);
+        }
+        ucs_free(st->routes[r]);
+    }
+
+    for (i = 0; i < st->num_gpus; ++i) {
+        uct_cuda_mgi_gpu_t *gpu = &st->gpus[i];
+        if ((gpu != st->local) && (gpu->ctx != NULL)) {
+            if (uct_cuda_mgi_ctx_push(iface, gpu->ctx) == UCS_OK) {
+                cuStreamDestroy(gpu->stream);
+                uct_cuda_mgi_ctx_pop();
+            }
+            cuDevicePrimaryCtxRelease(gpu->dev);
+        }
+    }
+    st->num_routes = 0;
+    st->num_gpus   = 0;
+}
+
+
+/* One hop of one chunk.  Host staging memory is reachable from every
+ * context; device staging memory lives in the relay GPU's context. */
+static CUresult
+uct_cuda_mgi_hop_copy(uct_cuda_mgi_stage_path_t *path, int local_side,
+                      CUcontext local_ctx, CUdeviceptr dst, CUdeviceptr src,
+                      int to_stage, size_t len, CUstream stream)
+{
+    if ((path->kind == UCT_CUDA_MGI_PATH_HOST) || !local_side) {
+        return cuMemcpyAsync(dst, src, len, stream);
+    }
+
+    return to_stage ?
+           cuMemcpyPeerAsync(dst, path->far->ctx, src, local_ctx, len,
+                             stream) :
+           cuMemcpyPeerAsync(dst, local_ctx, src, path->far->ctx, len,
+                             stream);
+}
+
+
+/* Issue one staged part: chunks through the ring, hop 1 then hop 2, a batch
+ * of at most one ring's worth at a time so that every wait on freed[b] sees
+ * the record of that buffer's previous use */
+static ucs_status_t
+uct_cuda_mgi_stage_post(uct_cuda_mgi_iface_t *iface,
+                        uct_cuda_mgi_stage_path_t *path, int is_put,
+                        CUdeviceptr local, CUdeviceptr far_remote,
+                        size_t length, CUevent done_event)
+{
+    uct_cuda_mgi_stage_ring_t *ring = &path->ring[!is_put];
+    CUcontext local_ctx             = iface->stripe.local->ctx;
+    size_t chunk                    = iface->config.chunk_size;
+    unsigned nbufs                  = iface->config.stage_bufs;
+    size_t offset, batch_start, len;
+    unsigned b, first, hop, last = 0;
+    ucs_status_t status;
+    CUresult cu_err     = CUDA_SUCCESS;
+
+    status = uct_cuda_mgi_ring_init(iface, path, is_put);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    for (batch_start = 0; batch_start < length;
+         batch_start += (size_t)nbufs * chunk) {
+        first = ring->next;
+        for (hop = 0; hop < 2; ++hop) {
+            /* hop 0 is on the local side for a put, hop 1 for a get */
+            int local_side = (hop == 0) == !!is_put;
+
+            status = uct_cuda_mgi_ctx_push(iface, ring->ctx[hop]);
+            if (status != UCS_OK) {
+                return status;
+            }
+
+            b = first;
+            for (offset = batch_start;
+                 (offset < length) &&
+                 (offset < batch_start + (size_t)nbufs * chunk);
+                 offset += chunk, b = (b + 1) % nbufs) {
+                CUdeviceptr stage = (CUdeviceptr)ring->buf[b];
+                CUdeviceptr near  = is_put ? local + offset :
+                                             far_remote + offset;
+                CUdeviceptr far   = is_put ? far_remote + offset :
+                                             local + offset;
+
+                len = ucs_min(chunk, length - offset);
+                if (hop == 0) {
+                    cu_err = cuStreamWaitEvent(ring->stream[0],
+                                               ring->freed[b], 0);
+                    if (cu_err == CUDA_SUCCESS) {
+                        cu_err = uct_cuda_mgi_hop_copy(path, local_side,
+                                                       local_ctx, stage, near,
+                                                       1, len,
+                                                       ring->stream[0]);
+                    }
+                    if (cu_err == CUDA_SUCCESS) {
+                        cu_err = cuEventRecord(ring->filled[b],
+                                               ring->stream[0]);
+                    }
+                } else {
+                    cu_err = cuStreamWaitEvent(ring->stream[1],
+                                               ring->filled[b], 0);
+                    if (cu_err == CUDA_SUCCESS) {
+                        cu_err = uct_cuda_mgi_hop_copy(path, local_side,
+                                                       local_ctx, far, stage,
+                                                       0, len,
+                                                       ring->stream[1]);
+                    }
+                    if (cu_err == CUDA_SUCCESS) {
+                        cu_err = cuEventRecord(ring->freed[b],
+                                               ring->stream[1]);
+                    }
+                    last = b;
+                }
+                if (cu_err != CUDA_SUCCESS) {
+                    break;
+                }
+            }
+            uct_cuda_mgi_ctx_pop();
+            if (cu_err != CUDA_SUCCESS) {
+                ucs_error("cuda_mgi iface %p: %s path via CUDA device %d: "
+                          "hop %u of %zu bytes failed: %s", iface,
+                          uct_cuda_mgi_path_kind_names[path->kind],
+                          (int)path->far->dev, hop + 1, len,
+                          uct_cuda_mgi_cu_error(cu_err));
+                return UCS_ERR_IO_ERROR;
+            }
+        }
+        ring->next = b;
+    }
+
+    /* the part has landed when its last hop 2 is done; tell it with an
+     * event of the interface's context */
+    if (is_put) {
+        cu_err = cuStreamWaitEvent(ring->join, ring->freed[last], 0);
+        if (cu_err == CUDA_SUCCESS) {
+            cu_err = cuEventRecord(done_event, ring->join);
+        }
+    } else {
+        cu_err = cuEventRecord(done_event, ring->stream[1]);
+    }
+    return (cu_err == CUDA_SUCCESS) ? UCS_OK : UCS_ERR_IO_ERROR;
+}
+
+
+ucs_status_t
+uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
+                         uct_cuda_mgi_route_t *route,
+                         const uct_cuda_mgi_key_t *key, CUdeviceptr local,
+                         CUdeviceptr remote_mapped, uint64_t remote_addr,
+                         size_t length, int is_put, CUstream direct_stream,
+                         CUevent *events, uct_cuda_mgi_stripe_op_t *op)
+{
+    int direct_ok = !!(iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT));
+    size_t align  = iface->config.chunk_size;
+    unsigned last_staged = 0;
+    size_t part[UCT_CUDA_MGI_MAX_PATHS];
+    size_t offset, staged = 0;
+    double sum = 0;
+    ucs_status_t status;
+    unsigned i, n;
+    CUresult cu_err;
+    void *mapped;
+
+    /* horizontal split: staged parts in whole chunks, the rest direct;
+     * without the direct path the staged ones share everything */
+    op->num_parts = 1;
+    op->route     = route;
+    op->post_time = ucs_time_to_sec(ucs_get_time());
+    for (i = 0; i < route->num_staged; ++i) {
+        sum += route->staged[i].share;
+    }
+    if (direct_ok || (sum <= 0)) {
+        sum = 1.0;
+    }
+    for (i = 0; i < route->num_staged; ++i) {
+        part[i + 1] = ucs_align_down(
+                (size_t)(length * (route->staged[i].share / sum)), align);
+        staged     += part[i + 1];
+        if (part[i + 1] > 0) {
+            last_staged = i + 1;
+        }
+    }
+    if (!direct_ok && (last_staged == 0)) {
+        /* too small to split: all of it through the widest staged path */
+        for (i = 0; i < route->num_staged; ++i) {
+            if ((last_staged == 0) ||
+                (route->staged[i].share > route->staged[last_staged - 1].share)) {
+                last_staged = i + 1;
+            }
+        }
+    }
+    if (!direct_ok && (last_staged > 0)) {
+        part[last_staged] += length - staged;
+        staged             = length;
+    }
+    part[0] = length - staged;
+
+    offset = part[0];
+    if (part[0] > 0) {
+        cu_err = is_put ?
+                 cuMemcpyDtoDAsync(remote_mapped, local, part[0],
+                                   direct_stream) :
+                 cuMemcpyDtoDAsync(local, remote_mapped, part[0],
+                                   direct_stream);
+        if (cu_err == CUDA_SUCCESS) {
+            cu_err = cuEventRecord(events[0], direct_stream);
+        }
+        if (cu_err != CUDA_SUCCESS) {
+            ucs_error("cuda_mgi iface %p: direct part of %zu bytes failed: %s",
+                      iface, part[0], uct_cuda_mgi_cu_error(cu_err));
+            return UCS_ERR_IO_ERROR;
+        }
+    } else {
+        cuEventRecord(events[0], direct_stream);
+    }
+    op->length[0]    = part[0];
+    op->far_ctx[0]   = NULL;
+    op->done_time[0] = 0;
+
+    for (i = 0; i < route->num_staged; ++i) {
+        uct_cuda_mgi_stage_path_t *path = &route->staged[i];
+
+        if (part[i + 1] == 0) {
+            continue;
+        }
+
+        /* the far hop needs the remote memory mapped in the far context */
+        status = uct_cuda_mgi_gpu_open(iface, path->far);
+        if (status == UCS_OK) {
+            status = uct_cuda_mgi_ctx_push(iface, path->far->ctx);
+        }
+        if (status == UCS_OK) {
+            status = uct_cuda_ipc_map_memhandle(&key->ipc, &mapped);
+            uct_cuda_mgi_ctx_pop();
+        }
+        if (status != UCS_OK) {
+            /* this part cannot go staged: send it directly after all */
+            ucs_debug("cuda_mgi iface %p: %s path unavailable (%s), %zu bytes "
+                      "go direct", iface,
+                      uct_cuda_mgi_path_kind_names[path->kind],
+                      ucs_status_string(status), part[i + 1]);
+            path->share = 0;
+            cu_err      = is_put ?
+                          cuMemcpyDtoDAsync(remote_mapped + offset,
+                                            local + offset, part[i + 1],
+                                            direct_stream) :
+                          cuMemcpyDtoDAsync(local + offset,
+                                            remote_mapped + offset,
+                                            part[i + 1], direct_stream);
+            if ((cu_err != CUDA_SUCCESS) ||
+                (cuEventRecord(events[0], direct_stream) != CUDA_SUCCESS)) {
+                return UCS_ERR_IO_ERROR;
+            }
+            op->length[0] += part[i + 1];
+            offset        += part[i + 1];
+            continue;
+        }
+
+        n                 = op->num_parts++;
+        op->path[n]       = i;
+        op->far_ctx[n]    = path->far->ctx;
+        op->far_mapped[n] = mapped;
+        op->length[n]     = part[i + 1];
+        op->done_time[n]  = 0;
+        status = uct_cuda_mgi_stage_post(
+                iface, path, is_put, local + offset,
+                (CUdeviceptr)mapped + (remote_addr - key->ipc.d_bptr) + offset,
+                part[i + 1], events[n]);
+        if (status != UCS_OK) {
+            /* what was issued still completes; report the failure */
+            return status;
+        }
+        offset += part[i + 1];
+    }
+
+    ++route->num_striped;
+    return UCS_OK;
+}
+
+
+void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
+                              uct_cuda_mgi_stripe_op_t *op,
+                              pid_t pid, uintptr_t d_bptr)
+{
+    uct_cuda_mgi_route_t *route = op->route;
+    double t_direct, t_part, ratio, total, initial;
+    unsigned i, p;
+
+
+    for (i = 1; i < op->num_parts; ++i) {
+        if (uct_cuda_mgi_ctx_push(iface, op->far_ctx[i]) == UCS_OK) {
+            uct_cuda_ipc_unmap_memhandle(pid, d_bptr, op->far_mapped[i], 1);
+            uct_cuda_mgi_ctx_pop();
+        }
+    }
+
+    if (!iface->config.adapt || (op->length[0] == 0)) {
+        return;
+    }
+
+    /* Move each staged share towards the point where its part lands
+     * together with the direct part */
+    t_direct = ucs_max(op->done_time[0] - op->post_time, 1e-7);
+    for (i = 1; i < op->num_parts; ++i) {
+        uct_cuda_mgi_stage_path_t *path = &route->staged[op->path[i]];
+
+        t_part      = ucs_max(op->done_time[i] - op->post_time, 1e-7);
+        ratio       = ucs_min(ucs_max(t_direct / t_part, 0.5), 2.0);
+        path->share = ucs_min(path->share *
+                              (1.0 + UCT_CUDA_MGI_ADAPT_GAIN * (ratio - 1.0)),
+                              0.5);
+    }
+
+    /* a path that fell out of use is tried again now and then */
+    if ((route->num_striped % 256) == 0) {
+        total = route->direct_capacity;
+        for (p = 0; p < route->num_staged; ++p) {
+            total += route->staged[p].capacity;
+        }
+        for (p = 0; p < route->num_staged; ++p) {
+            initial = route->staged[p].capacity / total;
+            if (route->staged[p].share < UCT_CUDA_MGI_MIN_SHARE) {
+                route->staged[p].share = initial / 4;
+            }
+        }
+    }
+}

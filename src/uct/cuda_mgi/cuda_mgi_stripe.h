@@ -1,0 +1,147 @@
+/**
+ * cuda_mgi: the striping engine.  One large put or get is split across the
+ * paths to the peer GPU in proportion to their shares (horizontal), and each
+ * staged path's part is cut into chunks that flow through a two-stage
+ * pipeline of bounce buffers (vertical).
+ *
+ *   direct  local GPU <-> peer GPU, one copy-engine copy
+ *   host    local GPU -> pinned host buffer -> peer GPU (and back for get);
+ *           the hop on the peer's side is issued in the peer GPU's context so
+ *           that the peer's copy engine moves it over the peer's own PCIe link
+ *   gpu     local GPU -> staging buffer on relay GPU k -> peer GPU
+ *
+ * Each part writes a disjoint range of the destination; the operation
+ * completes when every part has landed.  Shares start from the paths'
+ * capacities and then follow which part lands last (a slow or busy path gets
+ * less), so both GPUs sending at once back off from the shared host path.
+ *
+ * See file LICENSE for terms.
+ */
+
+#ifndef UCT_CUDA_MGI_STRIPE_H
+#define UCT_CUDA_MGI_STRIPE_H
+
+#include <uct/api/uct.h>
+#include <ucs/type/status.h>
+#include <cuda.h>
+#include <sys/types.h>
+
+
+/* Paths one operation may use: direct + staged ones */
+#define UCT_CUDA_MGI_MAX_PATHS     4
+#define UCT_CUDA_MGI_MAX_STAGED    (UCT_CUDA_MGI_MAX_PATHS - 1)
+#define UCT_CUDA_MGI_MAX_GPUS      32
+#define UCT_CUDA_MGI_MAX_STAGE_BUFS 64
+
+
+typedef enum {
+    UCT_CUDA_MGI_PATH_DIRECT,
+    UCT_CUDA_MGI_PATH_HOST,
+    UCT_CUDA_MGI_PATH_GPU,
+    UCT_CUDA_MGI_PATH_LAST
+} uct_cuda_mgi_path_kind_t;
+
+
+extern const char *uct_cuda_mgi_path_kind_names[];
+
+
+typedef struct uct_cuda_mgi_iface uct_cuda_mgi_iface_t;
+typedef struct uct_cuda_mgi_ep    uct_cuda_mgi_ep_t;
+typedef struct uct_cuda_mgi_key   uct_cuda_mgi_key_t;
+
+
+/* A GPU of this host, seen from this process */
+typedef struct uct_cuda_mgi_gpu {
+    CUdevice  dev;
+    CUuuid    uuid;
+    CUcontext ctx;        /* its primary context, retained on first use */
+    CUstream  stream;     /* the far hops issued on this GPU */
+} uct_cuda_mgi_gpu_t;
+
+
+/* Bounce buffers of one staged path in one direction, used in turn:
+ * buffer b is refilled only after its previous contents left (freed[b]) */
+typedef struct uct_cuda_mgi_stage_ring {
+    int       initialized;
+    CUcontext ctx[2];                           /* of hop 1 and hop 2 */
+    CUstream  stream[2];                        /* hop 1, hop 2 */
+    void      *buf[UCT_CUDA_MGI_MAX_STAGE_BUFS];
+    CUevent   filled[UCT_CUDA_MGI_MAX_STAGE_BUFS]; /* hop 1 done (ctx[0]) */
+    CUevent   freed[UCT_CUDA_MGI_MAX_STAGE_BUFS];  /* hop 2 done (ctx[1]) */
+    CUstream  join;       /* local stream: completion of a put's far hop */
+    unsigned  next;
+} uct_cuda_mgi_stage_ring_t;
+
+
+/* A staged path to one peer GPU */
+typedef struct uct_cuda_mgi_stage_path {
+    uct_cuda_mgi_path_kind_t  kind;
+    uct_cuda_mgi_gpu_t        *far;      /* GPU whose context issues the
+                                            far hop: the peer (host path)
+                                            or the relay (gpu path) */
+    double                    capacity;  /* bytes/s, from the topology */
+    double                    share;     /* of a striped operation */
+    uct_cuda_mgi_stage_ring_t ring[2];   /* [0] put, [1] get */
+} uct_cuda_mgi_stage_path_t;
+
+
+/* Everything known about the way to one peer GPU */
+typedef struct uct_cuda_mgi_route {
+    CUuuid                    uuid;
+    uct_cuda_mgi_gpu_t        *peer;      /* NULL: not visible here */
+    double                    direct_capacity;
+    unsigned                  num_staged;
+    uct_cuda_mgi_stage_path_t staged[UCT_CUDA_MGI_MAX_STAGED];
+    unsigned long             num_striped; /* operations striped so far */
+} uct_cuda_mgi_route_t;
+
+
+/* What one striped operation left behind for its completion */
+typedef struct uct_cuda_mgi_stripe_op {
+    unsigned                  num_parts;    /* events[0] is the direct part */
+    uct_cuda_mgi_route_t      *route;
+    double                    post_time;
+    double                    done_time[UCT_CUDA_MGI_MAX_PATHS];
+    size_t                    length[UCT_CUDA_MGI_MAX_PATHS];
+    unsigned                  path[UCT_CUDA_MGI_MAX_PATHS]; /* staged[] */
+    CUcontext                 far_ctx[UCT_CUDA_MGI_MAX_PATHS];
+    void                      *far_mapped[UCT_CUDA_MGI_MAX_PATHS];
+} uct_cuda_mgi_stripe_op_t;
+
+
+/* Per-interface state of the engine */
+typedef struct uct_cuda_mgi_stripe {
+    unsigned             num_gpus;
+    uct_cuda_mgi_gpu_t   gpus[UCT_CUDA_MGI_MAX_GPUS];
+    unsigned             num_routes;
+    uct_cuda_mgi_route_t *routes[UCT_CUDA_MGI_MAX_GPUS];
+    uct_cuda_mgi_gpu_t   *local;
+} uct_cuda_mgi_stripe_t;
+
+
+ucs_status_t uct_cuda_mgi_stripe_init(uct_cuda_mgi_iface_t *iface);
+
+void uct_cuda_mgi_stripe_cleanup(uct_cuda_mgi_iface_t *iface);
+
+/* The route to the GPU that owns key, created on first use */
+uct_cuda_mgi_route_t *
+uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
+                          const uct_cuda_mgi_key_t *key);
+
+/* Split [local, +length) <-> [remote, +length) over the route's paths.
+ * remote_mapped is the remote address mapped in the local context; the
+ * direct part is issued on direct_stream.  Fills op and the events. */
+ucs_status_t
+uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
+                         uct_cuda_mgi_route_t *route,
+                         const uct_cuda_mgi_key_t *key, CUdeviceptr local,
+                         CUdeviceptr remote_mapped, uint64_t remote_addr,
+                         size_t length, int is_put, CUstream direct_stream,
+                         CUevent *events, uct_cuda_mgi_stripe_op_t *op);
+
+/* All parts of op have landed: release mappings and adapt the shares */
+void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
+                              uct_cuda_mgi_stripe_op_t *op, pid_t pid,
+                              uintptr_t d_bptr);
+
+#endif
