@@ -1,0 +1,460 @@
+/*
+ * Forwarding tables (paper §4.4).  For every path P(s, d) of the channel and
+ * every managed vertex v on it before d, the unmanaged vertices up to the
+ * next managed vertex v' form a route, and v's table gets (d, (v', route)).
+ * Entries merge by destination, then by next hop; identical routes merge
+ * into one with the capacities added.  The routes point into the plan's
+ * cached paths: a forwarding table must not outlive its plan.
+ */
+#include "gig_int.h"
+
+#include <ucs/debug/log_def.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int       v, dst;
+    int       first_next;   /* index into nexts, -1 */
+    int       nnext;
+} gig_fwd_bentry_t;
+
+typedef struct {
+    int       next;
+    int       first_route;
+    int       nroutes;
+    int       link;         /* next gig_fwd_bnext_t of the same entry */
+} gig_fwd_bnext_t;
+
+typedef struct {
+    const int *via;
+    int       nvia;
+    double    capacity;
+    int       link;
+} gig_fwd_broute_t;
+
+struct gig_fwd {
+    int               ntables;
+    gig_fwd_table_t   *tables;   /* sorted by vertex */
+    gig_arena_t       arena;
+};
+
+/* Growable arrays and the (v, dst) -> entry hash of one build */
+typedef struct {
+    const gig_graph_t *g;
+    gig_fwd_bentry_t  *ent;
+    gig_fwd_bnext_t   *nxt;
+    gig_fwd_broute_t  *rte;
+    int               nent, nnxt, nrte, cent, cnxt, crte;
+    int               *hash;
+    int               hcap;
+} gig_fwd_build_t;
+
+#define GIG_FWD_GROW(_b, _arr, _n, _c) \
+    ({ \
+        int _ok = 1; \
+        if ((_b)->_n == (_b)->_c) { \
+            int _nc = ((_b)->_c == 0) ? 256 : 2 * (_b)->_c; \
+            void *_p = realloc((_b)->_arr, _nc * sizeof(*(_b)->_arr)); \
+            if (_p == NULL) { \
+                _ok = 0; \
+            } else { \
+                (_b)->_arr = _p; \
+                (_b)->_c   = _nc; \
+            } \
+        } \
+        _ok; \
+    })
+
+static inline unsigned gig_fwd_hash(int64_t key, int cap)
+{
+    return (unsigned)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 33) &
+           (unsigned)(cap - 1);
+}
+
+static ucs_status_t gig_fwd_rehash(gig_fwd_build_t *b)
+{
+    int n = (b->hcap == 0) ? 1024 : 2 * b->hcap;
+    int *hash = malloc(n * sizeof(int));
+    int i;
+    unsigned h;
+
+    if (hash == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    memset(hash, 0xff, n * sizeof(int));
+    for (i = 0; i < b->nent; ++i) {
+        for (h = gig_fwd_hash((int64_t)b->ent[i].v * b->g->nv +
+                              b->ent[i].dst, n); hash[h] >= 0;
+             h = (h + 1) & (unsigned)(n - 1)) {
+        }
+        hash[h] = i;
+    }
+    free(b->hash);
+    b->hash = hash;
+    b->hcap = n;
+    return UCS_OK;
+}
+
+static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
+                                int next, const int *via, int nvia,
+                                double capacity)
+{
+    int64_t key = (int64_t)v * b->g->nv + dst;
+    gig_fwd_bentry_t *e;
+    gig_fwd_bnext_t *n;
+    gig_fwd_broute_t *r;
+    int ei, ni, ri;
+    unsigned h;
+
+    if (2 * (b->nent + 1) > b->hcap) {
+        if (gig_fwd_rehash(b) != UCS_OK) {
+            return UCS_ERR_NO_MEMORY;
+        }
+    }
+    for (h = gig_fwd_hash(key, b->hcap); b->hash[h] >= 0;
+         h = (h + 1) & (unsigned)(b->hcap - 1)) {
+        e = &b->ent[b->hash[h]];
+        if ((e->v == v) && (e->dst == dst)) {
+            break;
+        }
+    }
+    if (b->hash[h] < 0) {
+        if (!GIG_FWD_GROW(b, ent, nent, cent)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        b->hash[h] = b->nent;
+        e          = &b->ent[b->nent++];
+        e->v          = v;
+        e->dst        = dst;
+        e->first_next = -1;
+        e->nnext      = 0;
+    }
+    ei = b->hash[h];
+
+    for (ni = b->ent[ei].first_next; ni >= 0; ni = b->nxt[ni].link) {
+        if (b->nxt[ni].next == next) {
+            break;
+        }
+    }
+    if (ni < 0) {
+        if (!GIG_FWD_GROW(b, nxt, nnxt, cnxt)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        ni              = b->nnxt++;
+        n               = &b->nxt[ni];
+        n->next         = next;
+        n->first_route  = -1;
+        n->nroutes      = 0;
+        n->link         = -1;
+        /* keep next hops in insertion order: append */
+        if (b->ent[ei].first_next < 0) {
+            b->ent[ei].first_next = ni;
+        } else {
+            int t = b->ent[ei].first_next;
+            while (b->nxt[t].link >= 0) {
+                t = b->nxt[t].link;
+            }
+            b->nxt[t].link = ni;
+        }
+        b->ent[ei].nnext++;
+    }
+
+    for (ri = b->nxt[ni].first_route; ri >= 0; ri = b->rte[ri].link) {
+        r = &b->rte[ri];
+        if ((r->nvia == nvia) &&
+            ((r->via == via) || (memcmp(r->via, via, nvia * sizeof(int))
+                                 == 0))) {
+            r->capacity += capacity;
+            return UCS_OK;
+        }
+    }
+    if (!GIG_FWD_GROW(b, rte, nrte, crte)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    ri           = b->nrte++;
+    r            = &b->rte[ri];
+    r->via       = via;
+    r->nvia      = nvia;
+    r->capacity  = capacity;
+    r->link      = -1;
+    if (b->nxt[ni].first_route < 0) {
+        b->nxt[ni].first_route = ri;
+    } else {
+        int t = b->nxt[ni].first_route;
+        while (b->rte[t].link >= 0) {
+            t = b->rte[t].link;
+        }
+        b->rte[t].link = ri;
+    }
+    b->nxt[ni].nroutes++;
+    return UCS_OK;
+}
+
+static ucs_status_t gig_fwd_add_path(gig_fwd_build_t *b, const gig_path_t *p,
+                                     int dst)
+{
+    const gig_graph_t *g = b->g;
+    ucs_status_t status;
+    int i, k;
+
+    for (i = 0; i + 1 < p->nvert;) {
+        for (k = i + 1; (k < p->nvert - 1) &&
+             !gig_graph_is_managed(g, p->vert[k]); ++k) {
+        }
+        status = gig_fwd_add(b, p->vert[i], dst, p->vert[k], p->vert + i + 1,
+                             k - i - 1, p->capacity);
+        if (status != UCS_OK) {
+            return status;
+        }
+        i = k;
+    }
+    return UCS_OK;
+}
+
+/* Counting sort of the entries by (vertex, dst) and the public layout */
+static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
+{
+    int nv = b->g->nv;
+    int *cnt = NULL, *ord = NULL, *tmp = NULL;
+    gig_fwd_entry_t *entries;
+    gig_fwd_next_t *nexts;
+    gig_fwd_route_t *routes;
+    gig_fwd_table_t *t;
+    int i, j, ni, ri, pass, key, nn = 0, nr = 0;
+
+    cnt = calloc(nv + 1, sizeof(int));
+    ord = malloc((b->nent + 1) * sizeof(int));
+    tmp = malloc((b->nent + 1) * sizeof(int));
+    if ((cnt == NULL) || (ord == NULL) || (tmp == NULL)) {
+        goto err_nomem;
+    }
+    for (i = 0; i < b->nent; ++i) {
+        tmp[i] = i;
+    }
+    for (pass = 0; pass < 2; ++pass) {   /* by dst, then stable by vertex */
+        memset(cnt, 0, (nv + 1) * sizeof(int));
+        for (i = 0; i < b->nent; ++i) {
+            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
+            cnt[key + 1]++;
+        }
+        for (i = 0; i < nv; ++i) {
+            cnt[i + 1] += cnt[i];
+        }
+        for (i = 0; i < b->nent; ++i) {
+            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
+            ord[cnt[key]++] = tmp[i];
+        }
+        memcpy(tmp, ord, b->nent * sizeof(int));
+    }
+
+    fwd->ntables = 0;
+    for (i = 0; i < b->nent; ++i) {
+        if ((i == 0) || (b->ent[ord[i]].v != b->ent[ord[i - 1]].v)) {
+            fwd->ntables++;
+        }
+    }
+    fwd->tables = gig_arena_alloc(&fwd->arena, (fwd->ntables + 1) *
+                                  sizeof(*fwd->tables));
+    entries     = gig_arena_alloc(&fwd->arena, (b->nent + 1) *
+                                  sizeof(*entries));
+    nexts       = gig_arena_alloc(&fwd->arena, (b->nnxt + 1) *
+                                  sizeof(*nexts));
+    routes      = gig_arena_alloc(&fwd->arena, (b->nrte + 1) *
+                                  sizeof(*routes));
+    if ((fwd->tables == NULL) || (entries == NULL) || (nexts == NULL) ||
+        (routes == NULL)) {
+        goto err_nomem;
+    }
+
+    t = fwd->tables - 1;
+    for (i = 0; i < b->nent; ++i) {
+        const gig_fwd_bentry_t *be = &b->ent[ord[i]];
+
+        if ((i == 0) || (be->v != b->ent[ord[i - 1]].v)) {
+            ++t;
+            t->vertex   = be->v;
+            t->nentries = 0;
+            t->entries  = &entries[i];
+        }
+        entries[i].dst   = be->dst;
+        entries[i].nnext = be->nnext;
+        entries[i].next  = &nexts[nn];
+        t->nentries++;
+        for (ni = be->first_next; ni >= 0; ni = b->nxt[ni].link) {
+            nexts[nn].next    = b->nxt[ni].next;
+            nexts[nn].nroutes = b->nxt[ni].nroutes;
+            nexts[nn].routes  = &routes[nr];
+            for (ri = b->nxt[ni].first_route, j = 0; ri >= 0;
+                 ri = b->rte[ri].link, ++j) {
+                routes[nr].via      = b->rte[ri].via;
+                routes[nr].nvia     = b->rte[ri].nvia;
+                routes[nr].capacity = b->rte[ri].capacity;
+                ++nr;
+            }
+            ++nn;
+        }
+    }
+    free(cnt);
+    free(ord);
+    free(tmp);
+    return UCS_OK;
+
+err_nomem:
+    free(cnt);
+    free(ord);
+    free(tmp);
+    return UCS_ERR_NO_MEMORY;
+}
+
+ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
+                            const int *dsts, int ndst, gig_fwd_t **fwd_p)
+{
+    const gig_graph_t *g = gig_plan_graph(plan);
+    gig_fwd_build_t b;
+    const gig_pathset_t *ps;
+    ucs_status_t status;
+    gig_fwd_t *fwd;
+    int i, j, k;
+
+    memset(&b, 0, sizeof(b));
+    b.g = g;
+    fwd = calloc(1, sizeof(*fwd));
+    if (fwd == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err;
+    }
+    for (i = 0; i < nsrc; ++i) {
+        for (j = 0; j < ndst; ++j) {
+            if (srcs[i] == dsts[j]) {
+                continue;   /* loopback never leaves the endpoint */
+            }
+            status = gig_plan_paths(plan, srcs[i], dsts[j], &ps);
+            if (status != UCS_OK) {
+                goto err_free;
+            }
+            for (k = 0; k < ps->npaths; ++k) {
+                status = gig_fwd_add_path(&b, &ps->paths[k], dsts[j]);
+                if (status != UCS_OK) {
+                    goto err_free;
+                }
+            }
+        }
+    }
+    status = gig_fwd_finish(&b, fwd);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    free(b.ent);
+    free(b.nxt);
+    free(b.rte);
+    free(b.hash);
+    *fwd_p = fwd;
+    return UCS_OK;
+
+err_free:
+    gig_fwd_destroy(fwd);
+err:
+    free(b.ent);
+    free(b.nxt);
+    free(b.rte);
+    free(b.hash);
+    ucs_error("gig channel on '%s' (%d sources, %d destinations): "
+              "forwarding tables failed: %s", g->origin, nsrc, ndst,
+              ucs_status_string(status));
+    return status;
+}
+
+void gig_fwd_destroy(gig_fwd_t *fwd)
+{
+    if (fwd == NULL) {
+        return;
+    }
+    gig_arena_cleanup(&fwd->arena);
+    free(fwd);
+}
+
+int gig_fwd_ntables(const gig_fwd_t *fwd)
+{
+    return fwd->ntables;
+}
+
+const gig_fwd_table_t *gig_fwd_table(const gig_fwd_t *fwd, int i)
+{
+    return ((i >= 0) && (i < fwd->ntables)) ? &fwd->tables[i] : NULL;
+}
+
+const gig_fwd_table_t *gig_fwd_find(const gig_fwd_t *fwd, int vertex)
+{
+    int lo = 0, hi = fwd->ntables - 1, mid;
+
+    while (lo <= hi) {
+        mid = (lo + hi) / 2;
+        if (fwd->tables[mid].vertex == vertex) {
+            return &fwd->tables[mid];
+        }
+        if (fwd->tables[mid].vertex < vertex) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return NULL;
+}
+
+const gig_fwd_entry_t *gig_fwd_lookup(const gig_fwd_t *fwd, int vertex,
+                                      int dst)
+{
+    const gig_fwd_table_t *t = gig_fwd_find(fwd, vertex);
+    int lo, hi, mid;
+
+    if (t == NULL) {
+        return NULL;
+    }
+    lo = 0;
+    hi = t->nentries - 1;
+    while (lo <= hi) {
+        mid = (lo + hi) / 2;
+        if (t->entries[mid].dst == dst) {
+            return &t->entries[mid];
+        }
+        if (t->entries[mid].dst < dst) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return NULL;
+}
+
+void gig_fwd_print(const gig_graph_t *g, const gig_fwd_t *fwd, FILE *f)
+{
+    const gig_fwd_table_t *t;
+    const gig_fwd_entry_t *e;
+    const gig_fwd_route_t *r;
+    int i, j, n, k, m;
+
+    for (i = 0; i < fwd->ntables; ++i) {
+        t = &fwd->tables[i];
+        fprintf(f, "forwarding table of %s (%d entries)\n",
+                g->v[t->vertex].name, t->nentries);
+        for (j = 0; j < t->nentries; ++j) {
+            e = &t->entries[j];
+            fprintf(f, "  %-12s:", g->v[e->dst].name);
+            for (n = 0; n < e->nnext; ++n) {
+                fprintf(f, " (%s, {", g->v[e->next[n].next].name);
+                for (k = 0; k < e->next[n].nroutes; ++k) {
+                    r = &e->next[n].routes[k];
+                    fprintf(f, "%s[", (k == 0) ? "" : ", ");
+                    for (m = 0; m < r->nvia; ++m) {
+                        fprintf(f, "%s%s", (m == 0) ? "" : ">",
+                                g->v[r->via[m]].name);
+                    }
+                    fprintf(f, "] %.1f", r->capacity);
+                }
+                fprintf(f, "})");
+            }
+            fprintf(f, "\n");
+        }
+    }
+}

@@ -1,0 +1,497 @@
+/*
+ * Transfer Optimizer (paper §4.3, Fig. 6): paths for a (source, destination)
+ * pair by Edmonds-Karp on the pair's server, or hierarchically through the
+ * network vertex for ends on different servers; every result cached.
+ */
+#include "gig_int.h"
+
+#include <ucs/debug/log_def.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gig_plan_slot {
+    int64_t       key;          /* src * nv + dst, -1 if empty */
+    gig_pathset_t *ps;
+} gig_plan_slot_t;
+
+struct gig_plan {
+    const gig_graph_t *graph;
+    gig_flownet_t     fn;
+    int               *server;  /* vertex -> server, the BFS mask */
+    gig_arena_t       arena;
+    gig_plan_slot_t   *slots;
+    int               nslots, nused;
+    /* paths of the pair being planned */
+    gig_path_t        *tmp;
+    int               ntmp, tmp_cap;
+    gig_plan_stats_t  stats;
+};
+
+static const char *gig_path_kind_names[] = {
+    [GIG_PATH_DIRECT]   = "direct",
+    [GIG_PATH_VIA_HOST] = "via-host",
+    [GIG_PATH_VIA_GPU]  = "via-gpu",
+    [GIG_PATH_NETWORK]  = "network",
+};
+
+const char *gig_path_kind_str(gig_path_kind_t kind)
+{
+    return (kind <= GIG_PATH_NETWORK) ? gig_path_kind_names[kind] : "?";
+}
+
+ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
+{
+    ucs_status_t status;
+    gig_plan_t *plan;
+    int i;
+
+    if (!g->finalized) {
+        ucs_error("gig graph '%s': planning before gig_graph_finalize()",
+                  g->origin);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    plan = calloc(1, sizeof(*plan));
+    if (plan == NULL) {
+        goto err_nomem;
+    }
+    plan->graph  = g;
+    plan->nslots = 256;
+    plan->slots  = malloc(plan->nslots * sizeof(*plan->slots));
+    plan->server = malloc((g->nv + 1) * sizeof(int));
+    if ((plan->slots == NULL) || (plan->server == NULL)) {
+        goto err_free;
+    }
+    for (i = 0; i < plan->nslots; ++i) {
+        plan->slots[i].key = -1;
+    }
+    for (i = 0; i < g->nv; ++i) {
+        plan->server[i] = g->v[i].server;
+    }
+
+    status = gig_flownet_init(&plan->fn, g, 0, 0);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    gig_flownet_build_adj(&plan->fn);
+    plan->fn.vmask = plan->server;
+    *plan_p        = plan;
+    return UCS_OK;
+
+err_free:
+    free(plan->slots);
+    free(plan->server);
+    free(plan);
+err_nomem:
+    ucs_error("gig plan of '%s': out of memory", g->origin);
+    return UCS_ERR_NO_MEMORY;
+}
+
+void gig_plan_destroy(gig_plan_t *plan)
+{
+    if (plan == NULL) {
+        return;
+    }
+    gig_flownet_cleanup(&plan->fn);
+    gig_arena_cleanup(&plan->arena);
+    free(plan->slots);
+    free(plan->server);
+    free(plan->tmp);
+    free(plan);
+}
+
+const gig_graph_t *gig_plan_graph(const gig_plan_t *plan)
+{
+    return plan->graph;
+}
+
+void gig_plan_get_stats(const gig_plan_t *plan, gig_plan_stats_t *stats)
+{
+    *stats = plan->stats;
+}
+
+static inline unsigned gig_plan_hash(int64_t key, int nslots)
+{
+    uint64_t k = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+
+    return (unsigned)(k >> 33) & (unsigned)(nslots - 1);
+}
+
+static gig_pathset_t *gig_plan_cache_get(gig_plan_t *plan, int s, int t)
+{
+    int64_t key = (int64_t)s * plan->graph->nv + t;
+    unsigned h;
+
+    for (h = gig_plan_hash(key, plan->nslots); plan->slots[h].key != -1;
+         h = (h + 1) & (unsigned)(plan->nslots - 1)) {
+        if (plan->slots[h].key == key) {
+            return plan->slots[h].ps;
+        }
+    }
+    return NULL;
+}
+
+static ucs_status_t gig_plan_cache_put(gig_plan_t *plan, gig_pathset_t *ps)
+{
+    gig_plan_slot_t *old = plan->slots, *slots;
+    int nold = plan->nslots, n, i;
+    int64_t key;
+    unsigned h;
+
+    if (2 * (plan->nused + 1) > plan->nslots) {
+        n     = 2 * plan->nslots;
+        slots = malloc(n * sizeof(*slots));
+        if (slots == NULL) {
+            ucs_error("gig plan of '%s': out of memory for %d cache slots",
+                      plan->graph->origin, n);
+            return UCS_ERR_NO_MEMORY;
+        }
+        for (i = 0; i < n; ++i) {
+            slots[i].key = -1;
+        }
+        plan->slots  = slots;
+        plan->nslots = n;
+        for (i = 0; i < nold; ++i) {
+            if (old[i].key == -1) {
+                continue;
+            }
+            for (h = gig_plan_hash(old[i].key, n); slots[h].key != -1;
+                 h = (h + 1) & (unsigned)(n - 1)) {
+            }
+            slots[h] = old[i];
+        }
+        free(old);
+    }
+
+    key = (int64_t)ps->src * plan->graph->nv + ps->dst;
+    for (h = gig_plan_hash(key, plan->nslots); plan->slots[h].key != -1;
+         h = (h + 1) & (unsigned)(plan->nslots - 1)) {
+    }
+    plan->slots[h].key = key;
+    plan->slots[h].ps  = ps;
+    plan->nused++;
+    return UCS_OK;
+}
+
+static ucs_status_t gig_plan_tmp_push(gig_plan_t *plan, gig_path_t **path_p)
+{
+    gig_path_t *tmp;
+    int cap;
+
+    if (plan->ntmp == plan->tmp_cap) {
+        cap = (plan->tmp_cap == 0) ? 16 : 2 * plan->tmp_cap;
+        tmp = realloc(plan->tmp, cap * sizeof(*tmp));
+        if (tmp == NULL) {
+            ucs_error("gig plan of '%s': out of memory for %d paths",
+                      plan->graph->origin, cap);
+            return UCS_ERR_NO_MEMORY;
+        }
+        plan->tmp     = tmp;
+        plan->tmp_cap = cap;
+    }
+    *path_p = &plan->tmp[plan->ntmp++];
+    memset(*path_p, 0, sizeof(**path_p));
+    return UCS_OK;
+}
+
+/* Fills kind, via, nrelays, nvlink and bottleneck from the vertex list */
+static void gig_path_classify(const gig_graph_t *g, gig_path_t *p)
+{
+    const int *vt = p->vert;
+    int i, e, net = 0;
+    double bn = -1;
+
+    p->via     = GIG_NONE;
+    p->nrelays = 0;
+    p->nvlink  = 1;
+    for (i = 0; i + 1 < p->nvert; ++i) {
+        e = gig_graph_edge(g, vt[i], vt[i + 1]);
+        if ((bn < 0) || (g->e[e].capacity < bn)) {
+            bn = g->e[e].capacity;
+        }
+        if (((g->v[vt[i]].type == GIG_VTX_GPU) ||
+             (g->v[vt[i + 1]].type == GIG_VTX_GPU)) &&
+            (g->e[e].link != GIG_LINK_NVLINK)) {
+            p->nvlink = 0;
+        }
+        if (i == 0) {
+            continue;
+        }
+        if (vt[i] == g->net) {
+            net = 1;
+        } else if (gig_graph_is_managed(g, vt[i])) {
+            if (p->via == GIG_NONE) {
+                p->via = vt[i];
+            }
+            p->nrelays++;
+        }
+    }
+    p->bottleneck = (bn < 0) ? 0 : bn;
+    if (net || (vt[0] == g->net) || (vt[p->nvert - 1] == g->net)) {
+        p->kind = GIG_PATH_NETWORK;
+    } else if (p->via == GIG_NONE) {
+        p->kind = GIG_PATH_DIRECT;
+    } else if (g->v[p->via].type == GIG_VTX_CPU) {
+        p->kind = GIG_PATH_VIA_HOST;
+    } else {
+        p->kind = GIG_PATH_VIA_GPU;
+    }
+}
+
+typedef struct {
+    gig_plan_t   *plan;
+} gig_plan_cb_arg_t;
+
+static ucs_status_t gig_plan_rawpath_cb(void *arg, const int *vert,
+                                        int nvert, int64_t flow)
+{
+    gig_plan_t *plan = arg;
+    ucs_status_t status;
+    gig_path_t *p;
+    int *copy;
+
+    copy = gig_arena_alloc(&plan->arena, nvert * sizeof(int));
+    if (copy == NULL) {
+        ucs_error("gig plan of '%s': out of memory for a path",
+                  plan->graph->origin);
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = gig_plan_tmp_push(plan, &p);
+    if (status != UCS_OK) {
+        return status;
+    }
+    memcpy(copy, vert, nvert * sizeof(int));
+    p->vert     = copy;
+    p->nvert    = nvert;
+    p->capacity = gig_gbps(flow);
+    gig_path_classify(plan->graph, p);
+    return UCS_OK;
+}
+
+static int gig_path_order(const gig_path_t *a, const gig_path_t *b)
+{
+    int da = (a->kind == GIG_PATH_DIRECT), db = (b->kind == GIG_PATH_DIRECT);
+
+    if (da != db) {
+        return db - da;
+    }
+    if (a->capacity != b->capacity) {
+        return (a->capacity > b->capacity) ? -1 : 1;
+    }
+    return a->nvert - b->nvert;
+}
+
+/* Stable insertion sort: path sets are small */
+static void gig_paths_sort(gig_path_t *p, int n)
+{
+    gig_path_t x;
+    int i, j;
+
+    for (i = 1; i < n; ++i) {
+        x = p[i];
+        for (j = i; (j > 0) && (gig_path_order(&x, &p[j - 1]) < 0); --j) {
+            p[j] = p[j - 1];
+        }
+        p[j] = x;
+    }
+}
+
+/* Moves plan->tmp into a new cached path set */
+static ucs_status_t gig_plan_commit(gig_plan_t *plan, int s, int t,
+                                    const gig_pathset_t **ps_p)
+{
+    gig_pathset_t *ps;
+    ucs_status_t status;
+    int i;
+
+    ps = gig_arena_alloc(&plan->arena, sizeof(*ps) +
+                         plan->ntmp * sizeof(gig_path_t));
+    if (ps == NULL) {
+        ucs_error("gig plan of '%s': out of memory for a path set",
+                  plan->graph->origin);
+        return UCS_ERR_NO_MEMORY;
+    }
+    gig_paths_sort(plan->tmp, plan->ntmp);
+    ps->src    = s;
+    ps->dst    = t;
+    ps->npaths = plan->ntmp;
+    ps->paths  = (gig_path_t*)(ps + 1);
+    ps->total  = 0;
+    memcpy(ps->paths, plan->tmp, plan->ntmp * sizeof(gig_path_t));
+    for (i = 0; i < ps->npaths; ++i) {
+        ps->total += ps->paths[i].capacity;
+    }
+    for (i = 0; i < ps->npaths; ++i) {
+        ps->paths[i].share = ps->paths[i].capacity / ps->total;
+    }
+    plan->ntmp = 0;
+    status     = gig_plan_cache_put(plan, ps);
+    if (status != UCS_OK) {
+        return status;
+    }
+    *ps_p = ps;
+    return UCS_OK;
+}
+
+/* Edmonds-Karp-Cache of Fig. 6, restricted to one server (+ the network) */
+static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
+                                 const gig_pathset_t **ps_p)
+{
+    const gig_graph_t *g = plan->graph;
+    const gig_pathset_t *ps;
+    ucs_status_t status;
+
+    ps = gig_plan_cache_get(plan, s, t);
+    if (ps != NULL) {
+        plan->stats.cache_hits++;
+        *ps_p = ps;
+        return UCS_OK;
+    }
+    plan->stats.cache_misses++;
+    plan->stats.maxflow_runs++;
+
+    plan->fn.mask_val = (s != g->net) ? g->v[s].server : g->v[t].server;
+    plan->fn.extra_v  = ((s == g->net) || (t == g->net)) ? g->net : GIG_NONE;
+    plan->ntmp        = 0;
+    gig_flownet_maxflow(&plan->fn, s, t);
+    status = gig_flownet_decompose(&plan->fn, s, t, gig_plan_rawpath_cb,
+                                   plan);
+    gig_flownet_reset(&plan->fn);
+    if (status != UCS_OK) {
+        return status;
+    }
+    return gig_plan_commit(plan, s, t, ps_p);
+}
+
+/* Pairs the paths s->net with net->d by capacity, splitting where needed */
+static ucs_status_t gig_plan_concat(gig_plan_t *plan,
+                                    const gig_pathset_t *up,
+                                    const gig_pathset_t *down)
+{
+    double r1, r2, m;
+    ucs_status_t status;
+    gig_path_t *p;
+    int i = 0, j = 0;
+    int *vert;
+
+    r1 = (up->npaths > 0) ? up->paths[0].capacity : 0;
+    r2 = (down->npaths > 0) ? down->paths[0].capacity : 0;
+    while ((i < up->npaths) && (j < down->npaths)) {
+        m    = (r1 < r2) ? r1 : r2;
+        vert = gig_arena_alloc(&plan->arena, (up->paths[i].nvert +
+                               down->paths[j].nvert - 1) * sizeof(int));
+        if (vert == NULL) {
+            ucs_error("gig plan of '%s': out of memory for a path",
+                      plan->graph->origin);
+            return UCS_ERR_NO_MEMORY;
+        }
+        status = gig_plan_tmp_push(plan, &p);
+        if (status != UCS_OK) {
+            return status;
+        }
+        memcpy(vert, up->paths[i].vert, up->paths[i].nvert * sizeof(int));
+        memcpy(vert + up->paths[i].nvert, down->paths[j].vert + 1,
+               (down->paths[j].nvert - 1) * sizeof(int));
+        p->vert     = vert;
+        p->nvert    = up->paths[i].nvert + down->paths[j].nvert - 1;
+        p->capacity = m;
+        gig_path_classify(plan->graph, p);
+        r1 -= m;
+        r2 -= m;
+        /* capacities are whole MB/s: compare at half a unit */
+        if (r1 < 0.5 / GIG_UNITS_PER_GBPS) {
+            if (++i < up->npaths) {
+                r1 = up->paths[i].capacity;
+            }
+        }
+        if (r2 < 0.5 / GIG_UNITS_PER_GBPS) {
+            if (++j < down->npaths) {
+                r2 = down->paths[j].capacity;
+            }
+        }
+    }
+    return UCS_OK;
+}
+
+ucs_status_t gig_plan_paths(gig_plan_t *plan, int s, int t,
+                            const gig_pathset_t **ps_p)
+{
+    const gig_graph_t *g = plan->graph;
+    const gig_pathset_t *up, *down, *ps;
+    ucs_status_t status;
+
+    if ((s < 0) || (s >= g->nv) || (t < 0) || (t >= g->nv) || (s == t)) {
+        ucs_error("gig plan of '%s': invalid pair %d -> %d (%d vertices)",
+                  g->origin, s, t, g->nv);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((s == g->net) || (t == g->net) ||
+        (g->v[s].server == g->v[t].server)) {
+        return gig_plan_ekc(plan, s, t, ps_p);
+    }
+
+    ps = gig_plan_cache_get(plan, s, t);
+    if (ps != NULL) {
+        plan->stats.cache_hits++;
+        *ps_p = ps;
+        return UCS_OK;
+    }
+    plan->stats.cache_misses++;
+    if (g->net == GIG_NONE) {
+        ucs_debug("gig plan of '%s': %s and %s are on servers %d and %d and "
+                  "there is no network vertex", g->origin, g->v[s].name,
+                  g->v[t].name, g->v[s].server, g->v[t].server);
+        plan->ntmp = 0;
+        return gig_plan_commit(plan, s, t, ps_p);
+    }
+    status = gig_plan_ekc(plan, s, g->net, &up);
+    if (status != UCS_OK) {
+        return status;
+    }
+    status = gig_plan_ekc(plan, g->net, t, &down);
+    if (status != UCS_OK) {
+        return status;
+    }
+    plan->ntmp = 0;
+    status     = gig_plan_concat(plan, up, down);
+    if (status != UCS_OK) {
+        return status;
+    }
+    return gig_plan_commit(plan, s, t, ps_p);
+}
+
+int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)
+{
+    int i;
+
+    for (i = 0; (i < ps->npaths) && (i < max); ++i) {
+        shares[i] = ps->paths[i].share;
+    }
+    return i;
+}
+
+void gig_pathset_print(const gig_graph_t *g, const gig_pathset_t *ps,
+                       FILE *f)
+{
+    const gig_path_t *p;
+    int i, j;
+
+    fprintf(f, "paths %s -> %s: %d path(s), %.2f GB/s total\n",
+            g->v[ps->src].name, g->v[ps->dst].name, ps->npaths, ps->total);
+    for (i = 0; i < ps->npaths; ++i) {
+        p = &ps->paths[i];
+        fprintf(f, "  [%d] %-8s", i, gig_path_kind_str(p->kind));
+        if (p->via != GIG_NONE) {
+            fprintf(f, " via %-10s", g->v[p->via].name);
+        } else {
+            fprintf(f, "     %-10s", "");
+        }
+        fprintf(f, " %8.2f GB/s (share %5.1f%%, bottleneck %.2f%s) :",
+                p->capacity, 100.0 * p->share, p->bottleneck,
+                p->nvlink ? ", nvlink" : "");
+        for (j = 0; j < p->nvert; ++j) {
+            fprintf(f, "%s%s", (j == 0) ? " " : " > ", g->v[p->vert[j]].name);
+        }
+        fprintf(f, "\n");
+    }
+}
