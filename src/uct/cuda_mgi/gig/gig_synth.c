@@ -43,6 +43,9 @@ static int gig_synth_vertex(gig_synth_t *b, gig_vertex_type_t type,
     if ((b->status == UCS_OK) && (model != NULL)) {
         snprintf(b->g->v[id].model, sizeof(b->g->v[id].model), "%s", model);
     }
+    if ((b->status == UCS_OK) && (type == GIG_VTX_GPU)) {
+        b->g->v[id].cuda_dev = idx;   /* GPUs are numbered per server */
+    }
     return id;
 }
 

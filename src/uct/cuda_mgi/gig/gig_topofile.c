@@ -313,6 +313,15 @@ ucs_status_t gig_topofile_parse(const char *text, size_t len,
         if (p != NULL) {
             *p = '\0';
         }
+        for (p = line; (*p == ' ') || (*p == '\t'); ++p) {
+        }
+        if (header && (strncmp(p, "origin", 6) == 0) &&
+            ((p[6] == ' ') || (p[6] == '\t'))) {
+            for (p += 6; (*p == ' ') || (*p == '\t'); ++p) {
+            }
+            snprintf(g->origin, sizeof(g->origin), "%s", p);
+            continue;
+        }
 
         ntok = 0;
         for (p = strtok(line, " \t\r"); p != NULL;
@@ -340,8 +349,6 @@ ucs_status_t gig_topofile_parse(const char *text, size_t len,
                 goto err;
             }
             header = 1;
-        } else if (strcmp(tok[0], "origin") == 0) {
-            /* informational only */
         } else if (strcmp(tok[0], "vertex") == 0) {
             status = gig_topo_vertex(&c, g, tok, ntok);
             if (status != UCS_OK) {
