@@ -82,23 +82,42 @@ private:
 
 /* Max-flow between vertex sets of g; vertices with skip[v] are left out
  * (e.g. the network vertex for a same-server reference); edges kept only
- * if keep_edge is empty or keep_edge[e] */
+ * if keep_edge is empty or keep_edge[e].  A NIC bridges its server and the
+ * network only (never two PCIe devices): each NIC is split into an "up"
+ * half (server -> NIC -> network) and a "down" half (network -> NIC ->
+ * server), unless raw is set (the plain graph, as the baseline sees it). */
 static inline double
 ref_maxflow(const gig_graph_t *g, const std::vector<int> &srcs,
             const std::vector<int> &dsts, const std::vector<bool> &skip = {},
-            const std::vector<bool> &keep_edge = {})
+            const std::vector<bool> &keep_edge = {}, bool raw = false)
 {
-    ref_dinic d(g->nv + 2);
+    std::vector<int> down(g->nv, -1);
+    int n = g->nv + 2;
+
+    for (int v = 0; v < g->nv; ++v) {
+        if (!raw && (g->v[v].type == GIG_VTX_NIC)) {
+            down[v] = n++;
+        }
+    }
+    ref_dinic d(n);
     int ss = g->nv, tt = g->nv + 1;
 
     for (int e = 0; e < g->ne; ++e) {
-        if (!skip.empty() && (skip[g->e[e].src] || skip[g->e[e].dst])) {
+        int u = g->e[e].src, v = g->e[e].dst;
+        if (!skip.empty() && (skip[u] || skip[v])) {
             continue;
         }
         if (!keep_edge.empty() && !keep_edge[e]) {
             continue;
         }
-        d.add(g->e[e].src, g->e[e].dst, g->e[e].capacity);
+        int a = u, b = v;
+        if ((down[u] >= 0) && (v != g->net)) {
+            a = down[u];
+        }
+        if ((down[v] >= 0) && (u == g->net)) {
+            b = down[v];
+        }
+        d.add(a, b, g->e[e].capacity);
     }
     for (int s : srcs) {
         d.add(ss, s, ref_dinic::inf());

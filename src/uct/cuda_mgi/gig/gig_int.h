@@ -39,7 +39,17 @@ typedef struct gig_flownet {
     const int   *vmask;     /* vertex allowed iff vmask[v] == mask_val */
     int         mask_val;
     int         extra_v;    /* vertex always allowed (the network) */
+    /* NICs bridge a server and the network, never two PCIe devices: with
+     * is_nic set, forward arcs obey nic_mode (gig_nic_mode_t) */
+    const unsigned char *is_nic;
+    int         nic_mode;
 } gig_flownet_t;
+
+typedef enum {
+    GIG_NIC_BLOCK = 0,    /* same-server pair: no arc into a NIC */
+    GIG_NIC_UP,           /* towards the network: a NIC exits to it only */
+    GIG_NIC_DOWN          /* from the network: a NIC is entered from it only */
+} gig_nic_mode_t;
 
 /* Builds the residual network of the graph plus nextra vertices and arcs */
 ucs_status_t gig_flownet_init(gig_flownet_t *fn, const gig_graph_t *g,

@@ -163,6 +163,18 @@ static inline int gig_flownet_allowed(const gig_flownet_t *fn, int v)
            (v == fn->extra_v);
 }
 
+static inline int gig_flownet_nic_ok(const gig_flownet_t *fn, int u, int v)
+{
+    switch (fn->nic_mode) {
+    case GIG_NIC_BLOCK:
+        return !fn->is_nic[v];
+    case GIG_NIC_UP:
+        return !fn->is_nic[u] || (v == fn->extra_v);
+    default:
+        return !fn->is_nic[v] || (u == fn->extra_v);
+    }
+}
+
 /* BFS in the residual network (or, with on_flow, along positive flow) */
 static int gig_flownet_bfs(gig_flownet_t *fn, int s, int t, int on_flow)
 {
@@ -189,6 +201,10 @@ static int gig_flownet_bfs(gig_flownet_t *fn, int s, int t, int on_flow)
             v = fn->head[a];
             if ((r <= 0) || (fn->seen[v] == fn->epoch) ||
                 !gig_flownet_allowed(fn, v)) {
+                continue;
+            }
+            if ((fn->is_nic != NULL) && ((a & 1) == 0) &&
+                !gig_flownet_nic_ok(fn, u, v)) {
                 continue;
             }
             fn->seen[v]   = fn->epoch;

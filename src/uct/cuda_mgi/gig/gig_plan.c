@@ -19,6 +19,7 @@ struct gig_plan {
     const gig_graph_t *graph;
     gig_flownet_t     fn;
     int               *server;  /* vertex -> server, the BFS mask */
+    unsigned char     *is_nic;
     gig_arena_t       arena;
     gig_plan_slot_t   *slots;
     int               nslots, nused;
@@ -59,7 +60,9 @@ ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
     plan->nslots = 256;
     plan->slots  = malloc(plan->nslots * sizeof(*plan->slots));
     plan->server = malloc((g->nv + 1) * sizeof(int));
-    if ((plan->slots == NULL) || (plan->server == NULL)) {
+    plan->is_nic = malloc(g->nv + 1);
+    if ((plan->slots == NULL) || (plan->server == NULL) ||
+        (plan->is_nic == NULL)) {
         goto err_free;
     }
     for (i = 0; i < plan->nslots; ++i) {
@@ -67,6 +70,7 @@ ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
     }
     for (i = 0; i < g->nv; ++i) {
         plan->server[i] = g->v[i].server;
+        plan->is_nic[i] = (g->v[i].type == GIG_VTX_NIC);
     }
 
     status = gig_flownet_init(&plan->fn, g, 0, 0);
@@ -74,13 +78,15 @@ ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
         goto err_free;
     }
     gig_flownet_build_adj(&plan->fn);
-    plan->fn.vmask = plan->server;
+    plan->fn.vmask  = plan->server;
+    plan->fn.is_nic = plan->is_nic;
     *plan_p        = plan;
     return UCS_OK;
 
 err_free:
     free(plan->slots);
     free(plan->server);
+    free(plan->is_nic);
     free(plan);
 err_nomem:
     ucs_error("gig plan of '%s': out of memory", g->origin);
@@ -96,6 +102,7 @@ void gig_plan_destroy(gig_plan_t *plan)
     gig_arena_cleanup(&plan->arena);
     free(plan->slots);
     free(plan->server);
+    free(plan->is_nic);
     free(plan->tmp);
     free(plan);
 }
@@ -352,6 +359,8 @@ static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
 
     plan->fn.mask_val = (s != g->net) ? g->v[s].server : g->v[t].server;
     plan->fn.extra_v  = ((s == g->net) || (t == g->net)) ? g->net : GIG_NONE;
+    plan->fn.nic_mode = (t == g->net) ? GIG_NIC_UP :
+                        (s == g->net) ? GIG_NIC_DOWN : GIG_NIC_BLOCK;
     plan->ntmp        = 0;
     gig_flownet_maxflow(&plan->fn, s, t);
     status = gig_flownet_decompose(&plan->fn, s, t, gig_plan_rawpath_cb,
