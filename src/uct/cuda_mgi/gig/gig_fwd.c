@@ -46,8 +46,9 @@ typedef struct {
     gig_fwd_bnext_t   *nxt;
     gig_fwd_broute_t  *rte;
     int               nent, nnxt, nrte, cent, cnxt, crte;
-    int               *hash;
-    int               hcap;
+    int               *slot;     /* vertex -> entry for the current dst */
+    int               *touched;  /* vertices with a slot set */
+    int               ntouched;
 } gig_fwd_build_t;
 
 #define GIG_FWD_GROW(_b, _arr, _n, _c) \
@@ -66,71 +67,31 @@ typedef struct {
         _ok; \
     })
 
-static inline unsigned gig_fwd_hash(int64_t key, int cap)
-{
-    return (unsigned)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 33) &
-           (unsigned)(cap - 1);
-}
-
-static ucs_status_t gig_fwd_rehash(gig_fwd_build_t *b)
-{
-    int n = (b->hcap == 0) ? 1024 : 2 * b->hcap;
-    int *hash = malloc(n * sizeof(int));
-    int i;
-    unsigned h;
-
-    if (hash == NULL) {
-        return UCS_ERR_NO_MEMORY;
-    }
-    memset(hash, 0xff, n * sizeof(int));
-    for (i = 0; i < b->nent; ++i) {
-        for (h = gig_fwd_hash((int64_t)b->ent[i].v * b->g->nv +
-                              b->ent[i].dst, n); hash[h] >= 0;
-             h = (h + 1) & (unsigned)(n - 1)) {
-        }
-        hash[h] = i;
-    }
-    free(b->hash);
-    b->hash = hash;
-    b->hcap = n;
-    return UCS_OK;
-}
-
 static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
                                 int next, const int *via, int nvia,
                                 double capacity)
 {
-    int64_t key = (int64_t)v * b->g->nv + dst;
     gig_fwd_bentry_t *e;
     gig_fwd_bnext_t *n;
     gig_fwd_broute_t *r;
     int ei, ni, ri;
-    unsigned h;
 
-    if (2 * (b->nent + 1) > b->hcap) {
-        if (gig_fwd_rehash(b) != UCS_OK) {
-            return UCS_ERR_NO_MEMORY;
-        }
-    }
-    for (h = gig_fwd_hash(key, b->hcap); b->hash[h] >= 0;
-         h = (h + 1) & (unsigned)(b->hcap - 1)) {
-        e = &b->ent[b->hash[h]];
-        if ((e->v == v) && (e->dst == dst)) {
-            break;
-        }
-    }
-    if (b->hash[h] < 0) {
+    /* paths are visited destination by destination: a vertex has at most
+     * one entry for the current destination, found through slot[] */
+    ei = b->slot[v];
+    if (ei < 0) {
         if (!GIG_FWD_GROW(b, ent, nent, cent)) {
             return UCS_ERR_NO_MEMORY;
         }
-        b->hash[h] = b->nent;
-        e          = &b->ent[b->nent++];
+        ei            = b->nent++;
+        e             = &b->ent[ei];
         e->v          = v;
         e->dst        = dst;
         e->first_next = -1;
         e->nnext      = 0;
+        b->slot[v]    = ei;
+        b->touched[b->ntouched++] = v;
     }
-    ei = b->hash[h];
 
     for (ni = b->ent[ei].first_next; ni >= 0; ni = b->nxt[ni].link) {
         if (b->nxt[ni].next == next) {
@@ -200,7 +161,7 @@ static ucs_status_t gig_fwd_add_path(gig_fwd_build_t *b, const gig_path_t *p,
 
     for (i = 0; i + 1 < p->nvert;) {
         for (k = i + 1; (k < p->nvert - 1) &&
-             !gig_graph_is_managed(g, p->vert[k]); ++k) {
+             (g->v[p->vert[k]].type > GIG_VTX_CPU); ++k) {
         }
         status = gig_fwd_add(b, p->vert[i], dst, p->vert[k], p->vert + i + 1,
                              k - i - 1, p->capacity);
@@ -318,14 +279,17 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
     int i, j, k;
 
     memset(&b, 0, sizeof(b));
-    b.g = g;
-    fwd = calloc(1, sizeof(*fwd));
-    if (fwd == NULL) {
+    b.g       = g;
+    b.slot    = malloc((g->nv + 1) * sizeof(int));
+    b.touched = malloc((g->nv + 1) * sizeof(int));
+    fwd       = calloc(1, sizeof(*fwd));
+    if ((fwd == NULL) || (b.slot == NULL) || (b.touched == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err;
     }
-    for (i = 0; i < nsrc; ++i) {
-        for (j = 0; j < ndst; ++j) {
+    memset(b.slot, 0xff, (g->nv + 1) * sizeof(int));
+    for (j = 0; j < ndst; ++j) {
+        for (i = 0; i < nsrc; ++i) {
             if (srcs[i] == dsts[j]) {
                 continue;   /* loopback never leaves the endpoint */
             }
@@ -340,6 +304,15 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
                 }
             }
         }
+        /* a destination listed twice would duplicate its entries: the
+         * slots are kept until the next distinct destination */
+        if ((j + 1 < ndst) && (dsts[j + 1] == dsts[j])) {
+            continue;
+        }
+        for (k = 0; k < b.ntouched; ++k) {
+            b.slot[b.touched[k]] = -1;
+        }
+        b.ntouched = 0;
     }
     status = gig_fwd_finish(&b, fwd);
     if (status != UCS_OK) {
@@ -348,7 +321,8 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
     free(b.ent);
     free(b.nxt);
     free(b.rte);
-    free(b.hash);
+    free(b.slot);
+    free(b.touched);
     *fwd_p = fwd;
     return UCS_OK;
 
@@ -358,7 +332,8 @@ err:
     free(b.ent);
     free(b.nxt);
     free(b.rte);
-    free(b.hash);
+    free(b.slot);
+    free(b.touched);
     ucs_error("gig channel on '%s' (%d sources, %d destinations): "
               "forwarding tables failed: %s", g->origin, nsrc, ndst,
               ucs_status_string(status));

@@ -57,7 +57,7 @@ ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
         goto err_nomem;
     }
     plan->graph  = g;
-    plan->nslots = 256;
+    plan->nslots = 1024;
     plan->slots  = malloc(plan->nslots * sizeof(*plan->slots));
     plan->server = malloc((g->nv + 1) * sizeof(int));
     plan->is_nic = malloc(g->nv + 1);
@@ -146,7 +146,7 @@ static ucs_status_t gig_plan_cache_put(gig_plan_t *plan, gig_pathset_t *ps)
     unsigned h;
 
     if (2 * (plan->nused + 1) > plan->nslots) {
-        n     = 2 * plan->nslots;
+        n     = 4 * plan->nslots;
         slots = malloc(n * sizeof(*slots));
         if (slots == NULL) {
             ucs_error("gig plan of '%s': out of memory for %d cache slots",
@@ -404,7 +404,14 @@ static ucs_status_t gig_plan_concat(gig_plan_t *plan,
         p->vert     = vert;
         p->nvert    = up->paths[i].nvert + down->paths[j].nvert - 1;
         p->capacity = m;
-        gig_path_classify(plan->graph, p);
+        /* both halves are classified already: no edge lookups */
+        p->kind       = GIG_PATH_NETWORK;
+        p->via        = (up->paths[i].via != GIG_NONE) ? up->paths[i].via :
+                        down->paths[j].via;
+        p->nrelays    = up->paths[i].nrelays + down->paths[j].nrelays;
+        p->nvlink     = up->paths[i].nvlink && down->paths[j].nvlink;
+        p->bottleneck = (up->paths[i].bottleneck < down->paths[j].bottleneck) ?
+                        up->paths[i].bottleneck : down->paths[j].bottleneck;
         r1 -= m;
         r2 -= m;
         /* capacities are whole MB/s: compare at half a unit */
