@@ -215,6 +215,13 @@ typedef struct gig_plan gig_plan_t;
 
 /* The graph must be finalized and outlive the plan */
 ucs_status_t gig_plan_create(const gig_graph_t *graph, gig_plan_t **plan_p);
+
+/* GIG_PLAN_F_PLAIN: the benchmark's baseline, every pair by Edmonds-Karp
+ * over the whole graph as it is (no server restriction, no hierarchy
+ * through the network, NICs may be crossed like switches) */
+#define GIG_PLAN_F_PLAIN   1u
+ucs_status_t gig_plan_create_flags(const gig_graph_t *graph, unsigned flags,
+                                   gig_plan_t **plan_p);
 void         gig_plan_destroy(gig_plan_t *plan);
 const gig_graph_t *gig_plan_graph(const gig_plan_t *plan);
 

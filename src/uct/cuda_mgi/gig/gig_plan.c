@@ -27,6 +27,7 @@ struct gig_plan {
     gig_path_t        *tmp;
     int               ntmp, tmp_cap;
     gig_plan_stats_t  stats;
+    unsigned          flags;
 };
 
 static const char *gig_path_kind_names[] = {
@@ -42,6 +43,12 @@ const char *gig_path_kind_str(gig_path_kind_t kind)
 }
 
 ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
+{
+    return gig_plan_create_flags(g, 0, plan_p);
+}
+
+ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
+                                   gig_plan_t **plan_p)
 {
     ucs_status_t status;
     gig_plan_t *plan;
@@ -78,8 +85,9 @@ ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
         goto err_free;
     }
     gig_flownet_build_adj(&plan->fn);
-    plan->fn.vmask  = plan->server;
-    plan->fn.is_nic = plan->is_nic;
+    plan->flags     = flags;
+    plan->fn.vmask  = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->server;
+    plan->fn.is_nic = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->is_nic;
     *plan_p        = plan;
     return UCS_OK;
 
@@ -442,7 +450,8 @@ ucs_status_t gig_plan_paths(gig_plan_t *plan, int s, int t,
         return UCS_ERR_INVALID_PARAM;
     }
     if ((s == g->net) || (t == g->net) ||
-        (g->v[s].server == g->v[t].server)) {
+        (g->v[s].server == g->v[t].server) ||
+        (plan->flags & GIG_PLAN_F_PLAIN)) {
         return gig_plan_ekc(plan, s, t, ps_p);
     }
 
