@@ -487,7 +487,9 @@ void gig_graph_print_dot(const gig_graph_t *g, FILE *f)
     const gig_edge_t *e;
     int i, s, back;
 
-    fprintf(f, "digraph gig {\n  label=\"GIG %s\";\n  labelloc=t;\n"
+    fprintf(f, "digraph gig {\n  label=\"GIG %s\\nGB/s per direction; "
+            "green NVLink, black PCIe, blue XPI, purple network, red "
+            "GPUDirect\";\n  labelloc=t;\n"
             "  node [fontname=\"Helvetica\",fontsize=10];\n"
             "  edge [fontname=\"Helvetica\",fontsize=8];\n", g->origin);
     for (s = 0; s < g->nservers; ++s) {
