@@ -59,13 +59,30 @@ typedef struct {
                                                            gig_nvml_pci_t*);
     int             (*nvmlDeviceGetNvLinkRemoteDeviceType)(gig_nvml_device_t,
                                                            unsigned, int*);
+    int             (*nvmlDeviceGetMaxPcieLinkGeneration)(gig_nvml_device_t,
+                                                          unsigned*);
+    int             (*nvmlDeviceGetMaxPcieLinkWidth)(gig_nvml_device_t,
+                                                     unsigned*);
 } gig_drv_t;
+
+#if defined(__has_include)
+#if __has_include(<nvml.h>)
+#include <nvml.h>
+/* the declarations above must match the driver's */
+_Static_assert(sizeof(gig_nvml_pci_t) == sizeof(nvmlPciInfo_t),
+               "nvmlPciInfo_t layout");
+_Static_assert(GIG_DISC_NVLINKS == NVML_NVLINK_MAX_LINKS, "NVLink count");
+_Static_assert(GIG_NVML_NVLINK_SWITCH == NVML_NVLINK_DEVICE_TYPE_SWITCH,
+               "NVLink switch type");
+#endif
+#endif
 
 typedef struct {
     char        bus_id[GIG_PCI_BUS_ID_MAX];
     char        name[64];
     int         cc_major;
     int         vertex;
+    double      pcie_cap;   /* from NVML's max generation/width, or 0 */
     hwloc_obj_t obj;
 } gig_disc_gpu_t;
 
@@ -107,7 +124,10 @@ static int gig_drv_nvml_open(gig_drv_t *d)
                   dlerror());
         return 0;
     }
-    GIG_DLSYM(nvml, d, nvmlDeviceGetNvLinkRemoteDeviceType); /* optional */
+    /* optional */
+    GIG_DLSYM(nvml, d, nvmlDeviceGetNvLinkRemoteDeviceType);
+    GIG_DLSYM(nvml, d, nvmlDeviceGetMaxPcieLinkGeneration);
+    GIG_DLSYM(nvml, d, nvmlDeviceGetMaxPcieLinkWidth);
     if ((GIG_DLSYM(nvml, d, nvmlInit_v2) == NULL) ||
         (GIG_DLSYM(nvml, d, nvmlShutdown) == NULL) ||
         (GIG_DLSYM(nvml, d, nvmlDeviceGetHandleByPciBusId_v2) == NULL) ||
@@ -437,11 +457,46 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
             goto out;
         }
     }
+    /* a GPU's own PCIe link: NVML's maximum (sysfs shows the current,
+     * lower speed of an idle GPU on some systems) */
+    for (i = 0; (i < ngpu) && have_nvml; ++i) {
+        unsigned gen = 0, width = 0;
+
+        if ((d->nvmlDeviceGetMaxPcieLinkGeneration != NULL) &&
+            (d->nvmlDeviceGetMaxPcieLinkWidth != NULL) &&
+            (d->nvmlDeviceGetHandleByPciBusId_v2(gpu[i].bus_id, &nd) == 0) &&
+            (d->nvmlDeviceGetMaxPcieLinkGeneration(nd, &gen) == 0) &&
+            (d->nvmlDeviceGetMaxPcieLinkWidth(nd, &width) == 0) &&
+            (gen > 0)) {
+            gpu[i].pcie_cap = gig_cap_pcie(gen, width);
+        }
+    }
+    for (i = 0; i < ngpu; ++i) {
+        if (gpu[i].obj != NULL) {
+            continue;
+        }
+        /* not in hwloc's tree (containers hide sysfs): assume the root
+         * complex of the first NUMA node */
+        cap    = (gpu[i].pcie_cap > 0) ? gpu[i].pcie_cap : gig_cap_pcie(3, 16);
+        status = gig_graph_add_link(g, gpu[i].vertex, cpu_of_numa[0],
+                                    GIG_LINK_PCIE, 1, cap, cap);
+        if (status != UCS_OK) {
+            goto out;
+        }
+        ucs_debug("gig discovery: GPU %d (%s) attached to %s at %.1f GB/s "
+                  "for want of PCIe topology", i, gpu[i].bus_id,
+                  g->v[cpu_of_numa[0]].name, cap);
+    }
     for (i = 0; i < ndev; ++i) {
         p   = gig_kept_parent(dev[i], kept_of);
         up  = (p != NULL) ? kept_of[p->logical_index] :
               gig_obj_cpu(topo, dev[i], cpu_of_numa, nnuma);
         cap = gig_obj_pcie_cap(dev[i]);
+        for (j = 0; j < ngpu; ++j) {
+            if ((gpu[j].vertex == devv[i]) && (gpu[j].pcie_cap > 0)) {
+                cap = gpu[j].pcie_cap;
+            }
+        }
         if (g->v[devv[i]].type == GIG_VTX_GPU) {
             g->v[devv[i]].numa = g->v[gig_obj_cpu(topo, dev[i], cpu_of_numa,
                                                   nnuma)].numa;
