@@ -46,4 +46,16 @@ LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 "$topo" --topo "$dir/h200.topo" paths 0 1 > "$dir/file.out"
 check "written file plans the same" "gpu0 -> gpu1: 2 path(s), 533.00 GB/s" \
       "$dir/file.out"
+LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$topo" --calibrate=8 --write "$dir/calib.topo" graph > "$dir/calib.out"
+check "calibration marks the graph" "calibrated" "$dir/calib.out"
+check "calibration cached in the file" "^origin .*calibrated" "$dir/calib.topo"
+if grep -q "gpu0 *-> cpu0 *pcie *x1 *55.00" "$dir/calib.out"; then
+    echo "FAIL: calibration left the table's 55 GB/s"; fail=1
+else
+    echo "PASS: calibration measured the host path"
+fi
+"$topo" --calibrate graph > /dev/null 2>&1 && {
+    echo "FAIL: calibration without a driver succeeded"; fail=1; } || \
+    echo "PASS: calibration without a driver fails cleanly"
 exit $fail

@@ -28,6 +28,10 @@ static void usage(FILE *f)
 "  --synthetic NAME      use a built-in topology (--list shows them)\n"
 "  --list                list the built-in topologies\n"
 "  --write FILE          save the graph as a topology file\n"
+"  --calibrate[=MIB]     measure host and peer copies on this machine's GPUs\n"
+"                        (MIB per copy, default 256) and use the measured\n"
+"                        capacities; with --write, a cache for\n"
+"                        UCX_CUDA_MGI_TOPO_FILE\n"
 "  UCX_CUDA_MGI_TOPO_FILE is honoured when neither option is given.\n");
 }
 
@@ -105,6 +109,7 @@ int main(int argc, char **argv)
         {"synthetic", required_argument, NULL, 's'},
         {"write",     required_argument, NULL, 'w'},
         {"list",      no_argument,       NULL, 'l'},
+        {"calibrate", optional_argument, NULL, 'c'},
         {"help",      no_argument,       NULL, 'h'},
         {NULL, 0, NULL, 0}
     };
@@ -115,8 +120,9 @@ int main(int argc, char **argv)
     gig_fwd_t *fwd;
     ucs_status_t status;
     int *s, *d, ns, nd, c, i, rc = 0;
+    long calib_mib = 0;
 
-    while ((c = getopt_long(argc, argv, "t:s:w:lh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:s:w:lhc::", opts, NULL)) != -1) {
         switch (c) {
         case 't':
             topo = optarg;
@@ -126,6 +132,14 @@ int main(int argc, char **argv)
             break;
         case 'w':
             out = optarg;
+            break;
+        case 'c':
+            calib_mib = (optarg != NULL) ? atol(optarg) : 256;
+            if ((calib_mib <= 0) || (calib_mib > 16384)) {
+                fprintf(stderr, "mgi_topo: --calibrate=%s: 1..16384 MiB\n",
+                        optarg);
+                return 2;
+            }
             break;
         case 'l':
             names = gig_synth_names();
@@ -156,6 +170,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "mgi_topo: no graph: %s\n",
                 ucs_status_string(status));
         return 1;
+    }
+    if (calib_mib > 0) {
+        status = gig_calibrate(g, (size_t)calib_mib << 20);
+        if (status != UCS_OK) {
+            fprintf(stderr, "mgi_topo: calibration failed: %s\n",
+                    ucs_status_string(status));
+            gig_graph_destroy(g);
+            return 1;
+        }
     }
     if ((out != NULL) && (gig_topofile_save(g, out) != UCS_OK)) {
         gig_graph_destroy(g);

@@ -177,6 +177,13 @@ const char  *gig_synth_describe(const char *name);
  * Without a driver: CPU/PCIe/NIC part only, zero GPUs (debug log says why) */
 ucs_status_t gig_discover(gig_graph_t **graph_p);
 
+/* Measures D2H/H2D (pinned) per GPU and peer copies per GPU pair with
+ * bytes-sized copies, and writes the GB/s into the PCIe and NVLink edges of
+ * the GPUs of server 0.  UCS_ERR_NO_DEVICE without a driver or GPUs.
+ * mgi_topo --calibrate --write FILE caches the result for
+ * UCX_CUDA_MGI_TOPO_FILE. */
+ucs_status_t gig_calibrate(gig_graph_t *graph, size_t bytes);
+
 /* UCX_CUDA_MGI_TOPO_FILE if set, else UCX_CUDA_MGI_TOPO_SYNTH if set (a
  * synthetic name, for simulation), else gig_discover() */
 ucs_status_t gig_graph_from_env(gig_graph_t **graph_p);
