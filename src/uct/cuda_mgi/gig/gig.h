@@ -13,7 +13,7 @@
  *
  *     gig_graph_from_env(&g);          // UCX_CUDA_MGI_TOPO_FILE / _SYNTH
  *     gig_plan_create(g, &plan);       //   or live discovery
- *     a = gig_graph_find_cuda(g, 0);   // or gig_graph_find_pci(g, "0000:18:00.0")
+ *     a = gig_graph_find_cuda(g, 0);   // or gig_graph_find_pci(g, "18:00.0")
  *     b = gig_graph_find_cuda(g, 1);
  *     if (gig_plan_paths(plan, a, b, &ps) == UCS_OK) {
  *         for (i = 0; i < ps->npaths; ++i)  // one executor per path,
@@ -23,6 +23,17 @@
  *
  * Units: capacities are GB/s (1e9 B/s) per direction.  Internally the
  * max-flow works on integers in MB/s, so results are exact and repeatable.
+ *
+ * Threads: a graph is read-only once finalized and may be shared; a plan
+ * (its cache and scratch) and a forwarding table are not thread-safe: make
+ * them under a lock or one per thread.
+ *
+ * CUDA ordinals: a discovered graph numbers GPUs as the CUDA driver of this
+ * process does (CUDA_VISIBLE_DEVICES applies).  A topology file made by
+ * another process may number them otherwise: look GPUs up by PCI bus id
+ * (cuDeviceGetPCIBusId) to be safe.  In a multi-server graph the ordinals
+ * repeat per server; gig_graph_find_cuda() returns the first match, which
+ * is server 0, the local server of a discovered graph.
  */
 #ifndef GIG_H_
 #define GIG_H_

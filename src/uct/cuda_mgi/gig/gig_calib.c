@@ -18,7 +18,8 @@
 
 #define GIG_CALIB_REPS          3
 #define GIG_CALIB_MAX_GPUS      64
-#define GIG_CU_PEER_ENABLED     704   /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+/* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+#define GIG_CU_PEER_ENABLED     704
 
 typedef int gig_cu_res_t;
 typedef void *gig_cu_ctx_t;
