@@ -10,19 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct gig_plan_slot {
-    int64_t       key;          /* src * nv + dst, -1 if empty */
-    gig_pathset_t *ps;
-} gig_plan_slot_t;
-
 struct gig_plan {
     const gig_graph_t *graph;
     gig_flownet_t     fn;
     int               *server;  /* vertex -> server, the BFS mask */
     unsigned char     *is_nic;
     gig_arena_t       arena;
-    gig_plan_slot_t   *slots;
-    int               nslots, nused;
+    gig_pathset_t     ***rows;   /* [src][dst] cached path sets */
     /* paths of the pair being planned */
     gig_path_t        *tmp;
     int               ntmp, tmp_cap;
@@ -64,16 +58,12 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
         goto err_nomem;
     }
     plan->graph  = g;
-    plan->nslots = 1024;
-    plan->slots  = malloc(plan->nslots * sizeof(*plan->slots));
+    plan->rows   = calloc(g->nv + 1, sizeof(*plan->rows));
     plan->server = malloc((g->nv + 1) * sizeof(int));
     plan->is_nic = malloc(g->nv + 1);
-    if ((plan->slots == NULL) || (plan->server == NULL) ||
+    if ((plan->rows == NULL) || (plan->server == NULL) ||
         (plan->is_nic == NULL)) {
         goto err_free;
-    }
-    for (i = 0; i < plan->nslots; ++i) {
-        plan->slots[i].key = -1;
     }
     for (i = 0; i < g->nv; ++i) {
         plan->server[i] = g->v[i].server;
@@ -92,7 +82,7 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
     return UCS_OK;
 
 err_free:
-    free(plan->slots);
+    free(plan->rows);
     free(plan->server);
     free(plan->is_nic);
     free(plan);
@@ -103,12 +93,17 @@ err_nomem:
 
 void gig_plan_destroy(gig_plan_t *plan)
 {
+    int i;
+
     if (plan == NULL) {
         return;
     }
     gig_flownet_cleanup(&plan->fn);
     gig_arena_cleanup(&plan->arena);
-    free(plan->slots);
+    for (i = 0; i < plan->graph->nv; ++i) {
+        free(plan->rows[i]);
+    }
+    free(plan->rows);
     free(plan->server);
     free(plan->is_nic);
     free(plan->tmp);
@@ -125,66 +120,28 @@ void gig_plan_get_stats(const gig_plan_t *plan, gig_plan_stats_t *stats)
     *stats = plan->stats;
 }
 
-static inline unsigned gig_plan_hash(int64_t key, int nslots)
-{
-    uint64_t k = (uint64_t)key * 0x9e3779b97f4a7c15ull;
-
-    return (unsigned)(k >> 33) & (unsigned)(nslots - 1);
-}
-
+/* The cache: one lazily allocated row of nv path sets per source vertex;
+ * sources are GPUs and the network vertex, so this stays O(GPUs x nv) */
 static gig_pathset_t *gig_plan_cache_get(gig_plan_t *plan, int s, int t)
 {
-    int64_t key = (int64_t)s * plan->graph->nv + t;
-    unsigned h;
-
-    for (h = gig_plan_hash(key, plan->nslots); plan->slots[h].key != -1;
-         h = (h + 1) & (unsigned)(plan->nslots - 1)) {
-        if (plan->slots[h].key == key) {
-            return plan->slots[h].ps;
-        }
-    }
-    return NULL;
+    return (plan->rows[s] != NULL) ? plan->rows[s][t] : NULL;
 }
 
 static ucs_status_t gig_plan_cache_put(gig_plan_t *plan, gig_pathset_t *ps)
 {
-    gig_plan_slot_t *old = plan->slots, *slots;
-    int nold = plan->nslots, n, i;
-    int64_t key;
-    unsigned h;
+    gig_pathset_t **row = plan->rows[ps->src];
 
-    if (2 * (plan->nused + 1) > plan->nslots) {
-        n     = 4 * plan->nslots;
-        slots = malloc(n * sizeof(*slots));
-        if (slots == NULL) {
-            ucs_error("gig plan of '%s': out of memory for %d cache slots",
-                      plan->graph->origin, n);
+    if (row == NULL) {
+        row = calloc(plan->graph->nv, sizeof(*row));
+        if (row == NULL) {
+            ucs_error("gig plan of '%s': out of memory for the cache row of "
+                      "%s", plan->graph->origin,
+                      plan->graph->v[ps->src].name);
             return UCS_ERR_NO_MEMORY;
         }
-        for (i = 0; i < n; ++i) {
-            slots[i].key = -1;
-        }
-        plan->slots  = slots;
-        plan->nslots = n;
-        for (i = 0; i < nold; ++i) {
-            if (old[i].key == -1) {
-                continue;
-            }
-            for (h = gig_plan_hash(old[i].key, n); slots[h].key != -1;
-                 h = (h + 1) & (unsigned)(n - 1)) {
-            }
-            slots[h] = old[i];
-        }
-        free(old);
+        plan->rows[ps->src] = row;
     }
-
-    key = (int64_t)ps->src * plan->graph->nv + ps->dst;
-    for (h = gig_plan_hash(key, plan->nslots); plan->slots[h].key != -1;
-         h = (h + 1) & (unsigned)(plan->nslots - 1)) {
-    }
-    plan->slots[h].key = key;
-    plan->slots[h].ps  = ps;
-    plan->nused++;
+    row[ps->dst] = ps;
     return UCS_OK;
 }
 
