@@ -3,8 +3,8 @@
  * every managed vertex v on it before d, the unmanaged vertices up to the
  * next managed vertex v' form a route, and v's table gets (d, (v', route)).
  * Entries merge by destination, then by next hop; identical routes merge
- * into one with the capacities added.  The routes point into the plan's
- * cached paths: a forwarding table must not outlive its plan.
+ * into one with the capacities added.  A table owns its memory: it may
+ * outlive the plan.
  */
 #include "gig_int.h"
 
@@ -27,7 +27,7 @@ typedef struct {
 } gig_fwd_bnext_t;
 
 typedef struct {
-    const int *via;
+    int       via;          /* offset into vbuf */
     int       nvia;
     double    capacity;
     int       link;
@@ -46,6 +46,10 @@ typedef struct {
     gig_fwd_bnext_t   *nxt;
     gig_fwd_broute_t  *rte;
     int               nent, nnxt, nrte, cent, cnxt, crte;
+    int               *vbuf;     /* the routes' unmanaged vertices */
+    int               nvbuf, cvbuf;
+    int               *pvert;    /* a concatenated path being added */
+    int               cpvert;
     int               *slot;     /* vertex -> entry for the current dst */
     int               *touched;  /* vertices with a slot set */
     int               ntouched;
@@ -55,7 +59,7 @@ typedef struct {
     ({ \
         int _ok = 1; \
         if ((_b)->_n == (_b)->_c) { \
-            int _nc = ((_b)->_c == 0) ? 256 : 2 * (_b)->_c; \
+            int _nc = ((_b)->_c == 0) ? 4096 : 4 * (_b)->_c; \
             void *_p = realloc((_b)->_arr, _nc * sizeof(*(_b)->_arr)); \
             if (_p == NULL) { \
                 _ok = 0; \
@@ -74,7 +78,7 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
     gig_fwd_bentry_t *e;
     gig_fwd_bnext_t *n;
     gig_fwd_broute_t *r;
-    int ei, ni, ri;
+    int ei, ni, ri, x;
 
     /* paths are visited destination by destination: a vertex has at most
      * one entry for the current destination, found through slot[] */
@@ -123,9 +127,13 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
 
     for (ri = b->nxt[ni].first_route; ri >= 0; ri = b->rte[ri].link) {
         r = &b->rte[ri];
-        if ((r->nvia == nvia) &&
-            ((r->via == via) || (memcmp(r->via, via, nvia * sizeof(int))
-                                 == 0))) {
+        if (r->nvia != nvia) {
+            continue;
+        }
+        /* routes are a few vertices: a loop beats a memcmp call */
+        for (x = 0; (x < nvia) && (b->vbuf[r->via + x] == via[x]); ++x) {
+        }
+        if (x == nvia) {
             r->capacity += capacity;
             return UCS_OK;
         }
@@ -133,9 +141,23 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
     if (!GIG_FWD_GROW(b, rte, nrte, crte)) {
         return UCS_ERR_NO_MEMORY;
     }
+    /* the route keeps its own copy: paths may be transient */
+    while (b->nvbuf + nvia > b->cvbuf) {
+        int cap = (b->cvbuf == 0) ? 1024 : 2 * b->cvbuf;
+        int *vb = realloc(b->vbuf, cap * sizeof(int));
+        if (vb == NULL) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        b->vbuf  = vb;
+        b->cvbuf = cap;
+    }
+    for (x = 0; x < nvia; ++x) {
+        b->vbuf[b->nvbuf + x] = via[x];
+    }
     ri           = b->nrte++;
     r            = &b->rte[ri];
-    r->via       = via;
+    r->via       = b->nvbuf;
+    b->nvbuf    += nvia;
     r->nvia      = nvia;
     r->capacity  = capacity;
     r->link      = -1;
@@ -173,6 +195,87 @@ static ucs_status_t gig_fwd_add_path(gig_fwd_build_t *b, const gig_path_t *p,
     return UCS_OK;
 }
 
+/* The path u + d[1..] (joined at the network vertex) without copying it:
+ * a route that crosses the join is assembled in a small buffer */
+static ucs_status_t gig_fwd_add_joined(gig_fwd_build_t *b,
+                                       const gig_path_t *u,
+                                       const gig_path_t *d, double capacity,
+                                       int dst)
+{
+    const gig_graph_t *g = b->g;
+    int n = u->nvert + d->nvert - 1;
+    ucs_status_t status;
+    const int *via;
+    int i, k, x, vi, vk;
+
+#define GIG_JOINED(_x) (((_x) < u->nvert) ? u->vert[(_x)] : \
+                        d->vert[(_x) - u->nvert + 1])
+    for (i = 0; i + 1 < n;) {
+        for (k = i + 1; (k < n - 1) && (g->v[GIG_JOINED(k)].type >
+                                        GIG_VTX_CPU); ++k) {
+        }
+        vi = GIG_JOINED(i);
+        vk = GIG_JOINED(k);
+        if (k <= u->nvert) {
+            via = u->vert + i + 1;           /* within s -> net */
+        } else if (i >= u->nvert - 1) {
+            via = d->vert + i - u->nvert + 2; /* within net -> d */
+        } else {
+            if (k - i - 1 > b->cpvert) {
+                int *pv = realloc(b->pvert, 2 * (k - i) * sizeof(int));
+                if (pv == NULL) {
+                    return UCS_ERR_NO_MEMORY;
+                }
+                b->pvert  = pv;
+                b->cpvert = 2 * (k - i);
+            }
+            for (x = i + 1; x < k; ++x) {
+                b->pvert[x - i - 1] = GIG_JOINED(x);
+            }
+            via = b->pvert;
+        }
+        status = gig_fwd_add(b, vi, dst, vk, via, k - i - 1, capacity);
+        if (status != UCS_OK) {
+            return status;
+        }
+        i = k;
+    }
+#undef GIG_JOINED
+    return UCS_OK;
+}
+
+/* A pair on two servers: the pairing of s -> net with net -> d paths that
+ * gig_plan_paths() would concatenate, added path by path from a scratch
+ * buffer, without materializing (and caching) the pair's path set */
+static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
+                                      const gig_pathset_t *up,
+                                      const gig_pathset_t *down, int dst)
+{
+    ucs_status_t status;
+    double r1, r2, m;
+    int i = 0, j = 0;
+
+    r1 = (up->npaths > 0) ? up->paths[0].capacity : 0;
+    r2 = (down->npaths > 0) ? down->paths[0].capacity : 0;
+    while ((i < up->npaths) && (j < down->npaths)) {
+        m = (r1 < r2) ? r1 : r2;
+        status = gig_fwd_add_joined(b, &up->paths[i], &down->paths[j], m,
+                                    dst);
+        if (status != UCS_OK) {
+            return status;
+        }
+        r1 -= m;
+        r2 -= m;
+        if ((r1 < 0.5 / GIG_UNITS_PER_GBPS) && (++i < up->npaths)) {
+            r1 = up->paths[i].capacity;
+        }
+        if ((r2 < 0.5 / GIG_UNITS_PER_GBPS) && (++j < down->npaths)) {
+            r2 = down->paths[j].capacity;
+        }
+    }
+    return UCS_OK;
+}
+
 /* Counting sort of the entries by (vertex, dst) and the public layout */
 static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
 {
@@ -182,6 +285,7 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
     gig_fwd_next_t *nexts;
     gig_fwd_route_t *routes;
     gig_fwd_table_t *t;
+    int *vbuf;
     int i, j, ni, ri, pass, key, nn = 0, nr = 0;
 
     cnt = calloc(nv + 1, sizeof(int));
@@ -223,11 +327,13 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
                                   sizeof(*nexts));
     routes      = gig_arena_alloc(&fwd->arena, (b->nrte + 1) *
                                   sizeof(*routes));
+    vbuf        = gig_arena_alloc(&fwd->arena, (b->nvbuf + 1) * sizeof(int));
     if ((fwd->tables == NULL) || (entries == NULL) || (nexts == NULL) ||
-        (routes == NULL)) {
+        (routes == NULL) || (vbuf == NULL)) {
         goto err_nomem;
     }
 
+    memcpy(vbuf, b->vbuf, b->nvbuf * sizeof(int));
     t = fwd->tables - 1;
     for (i = 0; i < b->nent; ++i) {
         const gig_fwd_bentry_t *be = &b->ent[ord[i]];
@@ -248,7 +354,7 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
             nexts[nn].routes  = &routes[nr];
             for (ri = b->nxt[ni].first_route, j = 0; ri >= 0;
                  ri = b->rte[ri].link, ++j) {
-                routes[nr].via      = b->rte[ri].via;
+                routes[nr].via      = vbuf + b->rte[ri].via;
                 routes[nr].nvia     = b->rte[ri].nvia;
                 routes[nr].capacity = b->rte[ri].capacity;
                 ++nr;
@@ -273,7 +379,7 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
 {
     const gig_graph_t *g = gig_plan_graph(plan);
     gig_fwd_build_t b;
-    const gig_pathset_t *ps;
+    const gig_pathset_t *ps, *up, *down;
     ucs_status_t status;
     gig_fwd_t *fwd;
     int i, j, k;
@@ -292,6 +398,16 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
         for (i = 0; i < nsrc; ++i) {
             if (srcs[i] == dsts[j]) {
                 continue;   /* loopback never leaves the endpoint */
+            }
+            status = gig_plan_halves(plan, srcs[i], dsts[j], &up, &down);
+            if (status == UCS_OK) {
+                status = gig_fwd_add_split(&b, up, down, dsts[j]);
+                if (status != UCS_OK) {
+                    goto err_free;
+                }
+                continue;
+            } else if (status != UCS_ERR_NO_ELEM) {
+                goto err_free;
             }
             status = gig_plan_paths(plan, srcs[i], dsts[j], &ps);
             if (status != UCS_OK) {
@@ -323,6 +439,8 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
     free(b.rte);
     free(b.slot);
     free(b.touched);
+    free(b.vbuf);
+    free(b.pvert);
     *fwd_p = fwd;
     return UCS_OK;
 
@@ -334,6 +452,8 @@ err:
     free(b.rte);
     free(b.slot);
     free(b.touched);
+    free(b.vbuf);
+    free(b.pvert);
     ucs_error("gig channel on '%s' (%d sources, %d destinations): "
               "forwarding tables failed: %s", g->origin, nsrc, ndst,
               ucs_status_string(status));

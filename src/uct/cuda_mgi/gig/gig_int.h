@@ -76,6 +76,14 @@ typedef ucs_status_t (*gig_rawpath_cb_t)(void *arg, const int *vert,
 ucs_status_t gig_flownet_decompose(gig_flownet_t *fn, int s, int t,
                                    gig_rawpath_cb_t cb, void *arg);
 
+/* For a pair on two servers whose path set is not cached yet: the cached
+ * halves s -> net and net -> d (planned if needed), so that a channel can
+ * use the pairing without materializing it.  UCS_ERR_NO_ELEM otherwise:
+ * then ask gig_plan_paths(). */
+ucs_status_t gig_plan_halves(gig_plan_t *plan, int s, int t,
+                             const gig_pathset_t **up_p,
+                             const gig_pathset_t **down_p);
+
 /* Arena for results that live as long as their owner */
 typedef struct gig_arena_chunk gig_arena_chunk_t;
 typedef struct gig_arena {

@@ -442,6 +442,27 @@ ucs_status_t gig_plan_paths(gig_plan_t *plan, int s, int t,
     return gig_plan_commit(plan, s, t, ps_p);
 }
 
+ucs_status_t gig_plan_halves(gig_plan_t *plan, int s, int t,
+                             const gig_pathset_t **up_p,
+                             const gig_pathset_t **down_p)
+{
+    const gig_graph_t *g = plan->graph;
+    ucs_status_t status;
+
+    if ((plan->flags & GIG_PLAN_F_PLAIN) || (g->net == GIG_NONE) ||
+        (s < 0) || (s >= g->nv) || (t < 0) || (t >= g->nv) ||
+        (s == g->net) || (t == g->net) ||
+        (g->v[s].server == g->v[t].server) ||
+        (gig_plan_cache_get(plan, s, t) != NULL)) {
+        return UCS_ERR_NO_ELEM;
+    }
+    status = gig_plan_ekc(plan, s, g->net, up_p);
+    if (status != UCS_OK) {
+        return status;
+    }
+    return gig_plan_ekc(plan, g->net, t, down_p);
+}
+
 int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)
 {
     int i;
