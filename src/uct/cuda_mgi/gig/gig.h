@@ -301,7 +301,12 @@ typedef struct gig_fwd_table {
 
 typedef struct gig_fwd gig_fwd_t;
 
-/* Channel creation: paths for every (s, d) pair with s != d, then tables */
+/* Channel creation: paths for every (s, d) pair with s != d (the same
+ * pairing as gig_plan_paths(); pairs on different servers are built from
+ * the cached halves s -> net, net -> d without caching the pair itself),
+ * then the tables.  The tables own their memory and may outlive the plan;
+ * the next hops of an entry come in the order of the paths (direct first).
+ * A destination listed twice counts once. */
 ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
                             const int *dsts, int ndst, gig_fwd_t **fwd_p);
 void         gig_fwd_destroy(gig_fwd_t *fwd);
