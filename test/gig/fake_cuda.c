@@ -67,7 +67,12 @@ int cuDevicePrimaryCtxRetain(void **ctx, int dev)
 int cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return 0; }
 int cuCtxSetCurrent(void *ctx) { (void)ctx; return 0; }
 int cuCtxSynchronize(void) { return 0; }
-int cuCtxEnablePeerAccess(void *ctx, unsigned f) { (void)ctx; (void)f; return 0; }
+int cuCtxEnablePeerAccess(void *ctx, unsigned f)
+{
+    (void)ctx;
+    (void)f;
+    return 0;
+}
 
 int cuMemAlloc_v2(unsigned long long *p, size_t n)
 {

@@ -876,3 +876,23 @@ TEST(gig_random, library_msms_matches_reference)
             << "seed " << 5000 + seed;
     }
 }
+
+/* Duplicated sources and destinations count once; bad vertices fail */
+TEST(gig_fwd, duplicates_and_bad_vertices)
+{
+    graph_ptr g = synth("h100-mesh4");
+    plan_ptr plan = make_plan(g.get());
+    int g0 = V(g.get(), "gpu0"), g1 = V(g.get(), "gpu1");
+    fwd_ptr f1 = make_fwd(plan.get(), {g0}, {g1});
+    fwd_ptr f2 = make_fwd(plan.get(), {g0, g0}, {g1, g1, g1});
+
+    EXPECT_EQ(entry_str(g.get(), gig_fwd_lookup(f1.get(), g0, g1)),
+              entry_str(g.get(), gig_fwd_lookup(f2.get(), g0, g1)));
+    EXPECT_EQ(gig_fwd_ntables(f1.get()), gig_fwd_ntables(f2.get()));
+
+    gig_fwd_t *f = NULL;
+    int bad = g->nv;
+    EXPECT_EQ(UCS_ERR_INVALID_PARAM,
+              gig_fwd_create(plan.get(), &g0, 1, &bad, 1, &f));
+    EXPECT_EQ(NULL, f);
+}

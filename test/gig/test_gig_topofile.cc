@@ -217,6 +217,11 @@ static std::vector<bad_case> bad_cases()
     };
 }
 
+void PrintTo(const bad_case &c, std::ostream *os)
+{
+    *os << c.what;
+}
+
 class gig_topofile_bad : public ::testing::TestWithParam<bad_case> {};
 
 TEST_P(gig_topofile_bad, rejected_with_line_and_reason)

@@ -374,24 +374,62 @@ err_nomem:
     return UCS_ERR_NO_MEMORY;
 }
 
-ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
-                            const int *dsts, int ndst, gig_fwd_t **fwd_p)
+static int gig_fwd_cmp_int(const void *a, const void *b)
+{
+    return *(const int*)a - *(const int*)b;
+}
+
+/* Sorted copy without duplicates: a vertex listed twice counts once */
+static int *gig_fwd_unique(const int *v, int n, int *n_p)
+{
+    int *u = malloc((n + 1) * sizeof(int));
+    int i, k = 0;
+
+    if (u == NULL) {
+        return NULL;
+    }
+    memcpy(u, v, n * sizeof(int));
+    qsort(u, n, sizeof(int), gig_fwd_cmp_int);
+    for (i = 0; i < n; ++i) {
+        if ((k == 0) || (u[k - 1] != u[i])) {
+            u[k++] = u[i];
+        }
+    }
+    *n_p = k;
+    return u;
+}
+
+ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
+                            int nsrc_in, const int *dsts_in, int ndst_in,
+                            gig_fwd_t **fwd_p)
 {
     const gig_graph_t *g = gig_plan_graph(plan);
     gig_fwd_build_t b;
     const gig_pathset_t *ps, *up, *down;
+    int *srcs = NULL, *dsts = NULL;
     ucs_status_t status;
-    gig_fwd_t *fwd;
-    int i, j, k;
+    gig_fwd_t *fwd = NULL;
+    int i, j, k, nsrc = 0, ndst = 0;
 
     memset(&b, 0, sizeof(b));
+    for (i = 0; i < nsrc_in + ndst_in; ++i) {
+        k = (i < nsrc_in) ? srcs_in[i] : dsts_in[i - nsrc_in];
+        if ((k < 0) || (k >= g->nv)) {
+            ucs_error("gig channel on '%s': vertex %d out of range (%d "
+                      "vertices)", g->origin, k, g->nv);
+            return UCS_ERR_INVALID_PARAM;
+        }
+    }
+    srcs      = gig_fwd_unique(srcs_in, nsrc_in, &nsrc);
+    dsts      = gig_fwd_unique(dsts_in, ndst_in, &ndst);
     b.g       = g;
     b.slot    = malloc((g->nv + 1) * sizeof(int));
     b.touched = malloc((g->nv + 1) * sizeof(int));
     fwd       = calloc(1, sizeof(*fwd));
-    if ((fwd == NULL) || (b.slot == NULL) || (b.touched == NULL)) {
+    if ((fwd == NULL) || (b.slot == NULL) || (b.touched == NULL) ||
+        (srcs == NULL) || (dsts == NULL)) {
         status = UCS_ERR_NO_MEMORY;
-        goto err;
+        goto err_free;
     }
     memset(b.slot, 0xff, (g->nv + 1) * sizeof(int));
     for (j = 0; j < ndst; ++j) {
@@ -420,11 +458,6 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
                 }
             }
         }
-        /* a destination listed twice would duplicate its entries: the
-         * slots are kept until the next distinct destination */
-        if ((j + 1 < ndst) && (dsts[j + 1] == dsts[j])) {
-            continue;
-        }
         for (k = 0; k < b.ntouched; ++k) {
             b.slot[b.touched[k]] = -1;
         }
@@ -441,12 +474,13 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
     free(b.touched);
     free(b.vbuf);
     free(b.pvert);
+    free(srcs);
+    free(dsts);
     *fwd_p = fwd;
     return UCS_OK;
 
 err_free:
     gig_fwd_destroy(fwd);
-err:
     free(b.ent);
     free(b.nxt);
     free(b.rte);
@@ -454,8 +488,10 @@ err:
     free(b.touched);
     free(b.vbuf);
     free(b.pvert);
+    free(srcs);
+    free(dsts);
     ucs_error("gig channel on '%s' (%d sources, %d destinations): "
-              "forwarding tables failed: %s", g->origin, nsrc, ndst,
+              "forwarding tables failed: %s", g->origin, nsrc_in, ndst_in,
               ucs_status_string(status));
     return status;
 }
