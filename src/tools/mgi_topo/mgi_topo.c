@@ -15,13 +15,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "usage: mgi_topo [--topo FILE | --synthetic NAME] [--write FILE] [COMMAND]\n"
-"  COMMAND (default: summary = graph + paths between all GPU pairs)\n"
+"  COMMAND (default: summary)\n"
 "    graph                 vertices and edges\n"
 "    paths SRCS DSTS       paths and capacities from each source to each\n"
 "                          destination\n"
 "    fwd SRCS DSTS         forwarding tables of the channel SRCS -> DSTS\n"
 "    dot                   Graphviz DOT (mgi_topo dot | dot -Tpng -o g.png)\n"
-"    summary               graph, then paths between all GPU pairs\n"
+"    summary               graph, paths between all GPU pairs, and the\n"
+"                          forwarding tables of the all-to-all channel\n"
 "  SRCS, DSTS: comma-separated vertex names or CUDA ordinals, or 'all'\n"
 "              (every GPU)\n"
 "  --topo FILE           load a topology file instead of discovering\n"
@@ -203,6 +204,12 @@ int main(int argc, char **argv)
             printf("(%d GPU(s): no GPU pairs to plan)\n", ns);
         } else {
             rc = cmd_paths(plan, s, ns, s, ns);
+            if ((rc == 0) &&
+                (gig_fwd_create(plan, s, ns, s, ns, &fwd) == UCS_OK)) {
+                printf("\nall-to-all channel of the %d GPUs:\n", ns);
+                gig_fwd_print(g, fwd, stdout);
+                gig_fwd_destroy(fwd);
+            }
         }
         free(s);
     } else if (((strcmp(cmd, "paths") == 0) || (strcmp(cmd, "fwd") == 0)) &&

@@ -279,6 +279,18 @@ static hwloc_obj_t gig_kept_parent(hwloc_obj_t obj, const int *kept_of)
     return NULL;
 }
 
+static int gig_has_nvlink(const gig_graph_t *g, int v)
+{
+    int i;
+
+    for (i = 0; i < g->ne; ++i) {
+        if ((g->e[i].src == v) && (g->e[i].link == GIG_LINK_NVLINK)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int gig_peermem_loaded(void)
 {
     return (access("/sys/module/nvidia_peermem", F_OK) == 0) ||
@@ -595,10 +607,25 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
     }
     for (i = 0; (i < ngpu) && have_cuda; ++i) {
         for (j = 0; j < ngpu; ++j) {
-            if ((i != j) && (d->cuDeviceGet(&cud, i) == 0) &&
-                (d->cuDeviceCanAccessPeer(&can, cud, j) == 0) && !can) {
+            if ((i == j) || (d->cuDeviceGet(&cud, i) != 0) ||
+                (d->cuDeviceCanAccessPeer(&can, cud, j) != 0)) {
+                continue;
+            }
+            if (!can) {
                 ucs_debug("gig discovery: GPU %d cannot access GPU %d's "
                           "memory: their traffic goes via host", i, j);
+            } else if ((j > i) && !gig_has_nvlink(g, gpu[i].vertex) &&
+                       !gig_has_nvlink(g, gpu[j].vertex) &&
+                       (gpu[i].obj != NULL) && (gpu[j].obj != NULL) &&
+                       (gig_kept_parent(gpu[i].obj, kept_of) == NULL ||
+                        gig_kept_parent(gpu[i].obj, kept_of) !=
+                        gig_kept_parent(gpu[j].obj, kept_of))) {
+                /* peers, yet neither NVLink nor a common switch is seen */
+                ucs_warn("gig discovery: GPUs %d and %d are peers but NVML "
+                         "shows no NVLink and they share no PCIe switch: "
+                         "planning their traffic via host (mgi_topo --write "
+                         "a topology file and add the link to correct it)",
+                         i, j);
             }
         }
     }
