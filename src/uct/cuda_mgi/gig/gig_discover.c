@@ -314,7 +314,8 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
     gig_nvml_device_t nd;
     gig_nvml_pci_t rpci;
     int active, rtype, can, nvsw = GIG_NONE;
-    double cap;
+    const char *vendor;
+    double cap, xpi;
 
     if (hwloc_topology_init(&topo) != 0) {
         ucs_error("gig discovery: hwloc_topology_init failed");
@@ -338,6 +339,13 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
+    /* the socket link by CPU vendor: UPI (Intel) or xGMI (AMD) */
+    obj    = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+    vendor = (obj != NULL) ? hwloc_obj_get_info_by_name(obj, "CPUVendor") :
+             NULL;
+    xpi    = gig_cap_xpi(((vendor != NULL) &&
+                          (strcmp(vendor, "AuthenticAMD") == 0)) ?
+                         "xgmi" : "upi");
     for (i = 0; i < nnuma; ++i) {
         snprintf(name, sizeof(name), "cpu%d", i);
         status = gig_graph_add_vertex(g, GIG_VTX_CPU, name, 0, &id);
@@ -349,8 +357,7 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
         cpu_of_numa[i] = id;
         for (j = 0; j < i; ++j) {
             status = gig_graph_add_link(g, cpu_of_numa[j], id, GIG_LINK_XPI,
-                                        1, gig_cap_xpi("upi"),
-                                        gig_cap_xpi("upi"));
+                                        1, xpi, xpi);
             if (status != UCS_OK) {
                 goto out;
             }
