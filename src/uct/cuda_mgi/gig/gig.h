@@ -202,7 +202,11 @@ ucs_status_t gig_graph_from_env(gig_graph_t **graph_p);
 /* -------------------------------------------------------------- planning */
 
 typedef enum {
-    GIG_PATH_DIRECT = 0,  /* GPU -> [NVSwitch / PCIe switches] -> GPU */
+    GIG_PATH_DIRECT = 0,  /* GPU -> [NVSwitch / PCIe switches] -> GPU.
+                             Mind nvlink: where a pair has an NVLink path
+                             and a PCIe-switch path (DGX A100, DGX-1), both
+                             are direct, but a peer copy always takes the
+                             NVLink; the PCIe one needs another engine */
     GIG_PATH_VIA_HOST,    /* first managed hop is a CPU: pinned host memory */
     GIG_PATH_VIA_GPU,     /* first managed hop is another GPU's memory */
     GIG_PATH_NETWORK      /* crosses the network vertex */
