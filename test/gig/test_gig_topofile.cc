@@ -120,6 +120,8 @@ TEST_P(gig_topofile_roundtrip, write_parse_same_graph_same_plan)
 INSTANTIATE_TEST_SUITE_P(synthetic, gig_topofile_roundtrip,
                          ::testing::Values("pcie-2sw", "2socket-xpi", "dgx1",
                                            "h100-mesh4", "dgx-a100",
+                                           "pcie-nvbridge", "ac922",
+                                           "2socket-nvbridge",
                                            "hgx-h100", "hgx-h200", "h200x2",
                                            "multi-eth", "multi-rdma",
                                            "multi-nvswitch-rdma",

@@ -160,7 +160,7 @@ typedef enum {
 
 double       gig_cap_nvlink(int gen, unsigned nlinks);
 double       gig_cap_pcie(int gen, unsigned width);
-double       gig_cap_xpi(const char *kind);     /* "qpi", "upi", "xgmi" */
+double       gig_cap_xpi(const char *kind); /* "qpi", "upi", "xgmi", "xbus" */
 double       gig_cap_nic(double gbit_per_s);
 
 /* ------------------------------------------------------------- topologies */

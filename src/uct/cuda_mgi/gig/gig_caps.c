@@ -12,7 +12,7 @@
  * Narrower links scale with the width.
  *
  * Socket links: QPI (Broadwell DGX-1, 2 x 9.6 GT/s) 38.4, UPI (3 x 10.4
- * GT/s) 62.4, AMD xGMI (3 links) 96.  NICs: line rate / 8.
+ * GT/s) 62.4, AMD xGMI (3 links) 96, POWER9 X-Bus 64.  NICs: line rate / 8.
  */
 #include "gig.h"
 
@@ -38,6 +38,7 @@ static const struct {
     {"qpi",  38.4},
     {"upi",  62.4},
     {"xgmi", 96.0},
+    {"xbus", 64.0},
 };
 
 double gig_cap_nvlink(int gen, unsigned nlinks)

@@ -103,6 +103,50 @@ static void gig_synth_2socket(gig_synth_t *b)
     }
 }
 
+/* Fig. 2b/2d-like: PCIe GPUs bridged in pairs by NVLink (A100 PCIe with
+ * three bridges: 12 NVLink3, 600 GB/s both ways), on one socket (2b) or
+ * two sockets (2d) */
+static void gig_synth_nvbridge(gig_synth_t *b, int nsockets)
+{
+    int cpu[2], sw[2], gpu[4], i;
+
+    for (i = 0; i < nsockets; ++i) {
+        cpu[i] = gig_synth_vertex(b, GIG_VTX_CPU, "cpu", i, 0, NULL);
+    }
+    if (nsockets == 2) {
+        gig_synth_link(b, cpu[0], cpu[1], GIG_LINK_XPI, 1,
+                       gig_cap_xpi("upi"));
+    }
+    for (i = 0; i < 2; ++i) {
+        sw[i] = gig_synth_vertex(b, GIG_VTX_PCIE, "pcie", i, 0, NULL);
+        gig_synth_pcie(b, cpu[(nsockets == 2) ? i : 0], sw[i], 4);
+    }
+    for (i = 0; i < 4; ++i) {
+        gpu[i] = gig_synth_vertex(b, GIG_VTX_GPU, "gpu", i, 0, "A100 PCIe");
+        gig_synth_pcie(b, gpu[i], sw[i / 2], 4);
+    }
+    gig_synth_nvlink(b, gpu[0], gpu[1], GIG_NVLINK_V3, 12);
+    gig_synth_nvlink(b, gpu[2], gpu[3], GIG_NVLINK_V3, 12);
+}
+
+/* Fig. 2e-like: IBM AC922, two POWER9 sockets (X-Bus, 64 GB/s), each with
+ * two V100 joined to each other and to their CPU by 3 NVLink2 links */
+static void gig_synth_ac922(gig_synth_t *b)
+{
+    int cpu[2], gpu[4], i;
+
+    for (i = 0; i < 2; ++i) {
+        cpu[i] = gig_synth_vertex(b, GIG_VTX_CPU, "cpu", i, 0, "POWER9");
+    }
+    gig_synth_link(b, cpu[0], cpu[1], GIG_LINK_XPI, 1, gig_cap_xpi("xbus"));
+    for (i = 0; i < 4; ++i) {
+        gpu[i] = gig_synth_vertex(b, GIG_VTX_GPU, "gpu", i, 0, "V100");
+        gig_synth_nvlink(b, gpu[i], cpu[i / 2], GIG_NVLINK_V2, 3);
+    }
+    gig_synth_nvlink(b, gpu[0], gpu[1], GIG_NVLINK_V2, 3);
+    gig_synth_nvlink(b, gpu[2], gpu[3], GIG_NVLINK_V2, 3);
+}
+
 /* Fig. 2f: DGX-1 (V100) hybrid cube-mesh, NVLink2 link counts as in
  * nvidia-smi topo -m of a DGX-1V; PCIe Gen3 switches pair GPUs 2k, 2k+1 */
 static const unsigned gig_dgx1_nvlinks[8][8] = {
@@ -329,7 +373,10 @@ static void gig_synth_cluster(gig_synth_t *b, int ngpus, int gps)
 
 static const char *const gig_synth_list[] = {
     "pcie-2sw",            "Fig. 2a: 1 CPU, 2 PCIe switches, 4 GPUs",
+    "pcie-nvbridge",       "Fig. 2b-like: 4 PCIe GPUs, NVLink-bridged pairs",
     "2socket-xpi",         "Fig. 2c: 2 sockets (QPI), 2 PCIe GPUs each",
+    "2socket-nvbridge",    "Fig. 2d-like: 2 sockets, NVLink-bridged pairs",
+    "ac922",               "Fig. 2e-like: IBM AC922, CPU-GPU NVLink2",
     "dgx1",                "Fig. 2f: DGX-1 V100 hybrid cube-mesh, NVLink2",
     "h100-mesh4",          "4 x H100 direct mesh, 6 NVLink4 per pair",
     "dgx-a100",            "Fig. 2g/5b: DGX A100, 8 GPUs on NVSwitch",
@@ -375,6 +422,12 @@ ucs_status_t gig_synth_create(const char *name, gig_graph_t **graph_p)
     }
     if (strcmp(name, "pcie-2sw") == 0) {
         gig_synth_pcie_2sw(&b);
+    } else if (strcmp(name, "pcie-nvbridge") == 0) {
+        gig_synth_nvbridge(&b, 1);
+    } else if (strcmp(name, "2socket-nvbridge") == 0) {
+        gig_synth_nvbridge(&b, 2);
+    } else if (strcmp(name, "ac922") == 0) {
+        gig_synth_ac922(&b);
     } else if (strcmp(name, "2socket-xpi") == 0) {
         gig_synth_2socket(&b);
     } else if (strcmp(name, "dgx1") == 0) {
