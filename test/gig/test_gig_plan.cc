@@ -896,3 +896,24 @@ TEST(gig_fwd, duplicates_and_bad_vertices)
               gig_fwd_create(plan.get(), &g0, 1, &bad, 1, &f));
     EXPECT_EQ(NULL, f);
 }
+
+/* CPU-GPU NVLink (IBM AC922): the host path is an NVLink path as fast as
+ * the peer link; across sockets the X-Bus is the bottleneck */
+TEST(gig_known, ac922_host_path_over_nvlink)
+{
+    graph_ptr g = synth("ac922");
+    plan_ptr plan = make_plan(g.get());
+    const gig_pathset_t *ps;
+
+    ASSERT_EQ(UCS_OK, gig_plan_paths(plan.get(), V(g.get(), "gpu0"),
+                                     V(g.get(), "gpu1"), &ps));
+    ASSERT_EQ(2, ps->npaths);
+    EXPECT_EQ(GIG_PATH_DIRECT, ps->paths[0].kind);
+    EXPECT_NEAR(75.0, ps->paths[0].capacity, 1e-3);
+    EXPECT_EQ("gpu0>cpu0>gpu1", path_str(g.get(), ps->paths[1]));
+    EXPECT_EQ(GIG_PATH_VIA_HOST, ps->paths[1].kind);
+    EXPECT_NEAR(75.0, ps->paths[1].capacity, 1e-3);
+    ASSERT_EQ(UCS_OK, gig_plan_paths(plan.get(), V(g.get(), "gpu0"),
+                                     V(g.get(), "gpu3"), &ps));
+    EXPECT_NEAR(64.0, ps->total, 1e-3);
+}
