@@ -83,3 +83,33 @@ int nvmlDeviceGetMaxPcieLinkWidth(void *dev, unsigned *width)
     *width = 16;
     return 0;
 }
+
+/* Only in mesh mode: the NVLink speed field, 25000 MB/s per link; the
+ * switch mode leaves discovery to its table (no such call there) */
+typedef struct {
+    unsigned  field_id, scope_id;
+    long long timestamp, latency_usec;
+    int       value_type, nvml_return;
+    union {
+        unsigned long long ull;
+        unsigned           ui;
+    } value;
+} fake_field_t;
+
+int nvmlDeviceGetFieldValues(void *dev, int n, fake_field_t *fv)
+{
+    int i;
+
+    (void)dev;
+    for (i = 0; i < n; ++i) {
+        if (!fake_mesh() || (fv[i].field_id != 90)) {
+            fv[i].nvml_return = 3;   /* NVML_ERROR_NOT_SUPPORTED */
+            continue;
+        }
+        fv[i].nvml_return = 0;
+        fv[i].value_type  = 1;
+        fv[i].value.ull   = 0;
+        fv[i].value.ui    = 25000;
+    }
+    return 0;
+}

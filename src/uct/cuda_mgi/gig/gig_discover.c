@@ -13,6 +13,7 @@
 #include <ucs/debug/log_def.h>
 
 #include <ctype.h>
+#include <stddef.h>
 #include <dlfcn.h>
 #include <hwloc.h>
 #include <stdlib.h>
@@ -35,8 +36,23 @@ typedef struct {
     char          bus_id[32];
 } gig_nvml_pci_t;   /* layout of nvmlPciInfo_t */
 
+typedef struct {
+    unsigned      field_id, scope_id;
+    long long     timestamp, latency_usec;
+    int           value_type, nvml_return;
+    union {
+        double             d;
+        unsigned           ui;
+        unsigned long      ul;
+        unsigned long long ull;
+        long long          sll;
+    } value;
+} gig_nvml_field_t;  /* layout of nvmlFieldValue_t */
+
 #define GIG_CU_DEV_ATTR_CC_MAJOR   75
 #define GIG_NVML_NVLINK_SWITCH     2
+#define GIG_NVML_FI_NVLINK_SPEED   90  /* ..._NVLINK_SPEED_MBPS_COMMON */
+#define GIG_NVML_VALUE_UINT        1
 
 typedef struct {
     void            *cuda, *nvml;
@@ -63,6 +79,8 @@ typedef struct {
                                                           unsigned*);
     int             (*nvmlDeviceGetMaxPcieLinkWidth)(gig_nvml_device_t,
                                                      unsigned*);
+    int             (*nvmlDeviceGetFieldValues)(gig_nvml_device_t, int,
+                                                gig_nvml_field_t*);
 } gig_drv_t;
 
 #if defined(__has_include)
@@ -74,6 +92,14 @@ _Static_assert(sizeof(gig_nvml_pci_t) == sizeof(nvmlPciInfo_t),
 _Static_assert(GIG_DISC_NVLINKS == NVML_NVLINK_MAX_LINKS, "NVLink count");
 _Static_assert(GIG_NVML_NVLINK_SWITCH == NVML_NVLINK_DEVICE_TYPE_SWITCH,
                "NVLink switch type");
+_Static_assert(sizeof(gig_nvml_field_t) == sizeof(nvmlFieldValue_t),
+               "nvmlFieldValue_t layout");
+_Static_assert(offsetof(gig_nvml_field_t, value) ==
+               offsetof(nvmlFieldValue_t, value), "nvmlFieldValue_t value");
+_Static_assert(GIG_NVML_FI_NVLINK_SPEED ==
+               NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON, "NVLink speed field");
+_Static_assert(GIG_NVML_VALUE_UINT == NVML_VALUE_TYPE_UNSIGNED_INT,
+               "NVML value type");
 #endif
 #endif
 
@@ -128,6 +154,7 @@ static int gig_drv_nvml_open(gig_drv_t *d)
     GIG_DLSYM(nvml, d, nvmlDeviceGetNvLinkRemoteDeviceType);
     GIG_DLSYM(nvml, d, nvmlDeviceGetMaxPcieLinkGeneration);
     GIG_DLSYM(nvml, d, nvmlDeviceGetMaxPcieLinkWidth);
+    GIG_DLSYM(nvml, d, nvmlDeviceGetFieldValues);
     if ((GIG_DLSYM(nvml, d, nvmlInit_v2) == NULL) ||
         (GIG_DLSYM(nvml, d, nvmlShutdown) == NULL) ||
         (GIG_DLSYM(nvml, d, nvmlDeviceGetHandleByPciBusId_v2) == NULL) ||
@@ -315,7 +342,8 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
     gig_nvml_pci_t rpci;
     int active, rtype, can, nvsw = GIG_NONE;
     const char *vendor;
-    double cap, xpi;
+    gig_nvml_field_t fv;
+    double cap, xpi, link_cap;
 
     if (hwloc_topology_init(&topo) != 0) {
         ucs_error("gig discovery: hwloc_topology_init failed");
@@ -577,6 +605,24 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
             ucs_debug("gig discovery: NVML has no device %s", gpu[i].bus_id);
             continue;
         }
+        /* per-link speed from NVML where it tells, else by generation
+         * from the compute capability (sm_90 -> NVLink4) */
+        link_cap = gig_cap_nvlink(gpu[i].cc_major - 5, 1);
+        fv.field_id = GIG_NVML_FI_NVLINK_SPEED;
+        fv.scope_id = 0;
+        if ((d->nvmlDeviceGetFieldValues != NULL) &&
+            (d->nvmlDeviceGetFieldValues(nd, 1, &fv) == 0) &&
+            (fv.nvml_return == 0) && (fv.value_type == GIG_NVML_VALUE_UINT) &&
+            (fv.value.ui >= 1000) && (fv.value.ui <= 1000000)) {
+            /* trust it within a factor of 1.5 of the table: the field's
+             * unit and direction are not documented precisely */
+            if ((fv.value.ui / 1000.0 < 1.5 * link_cap) &&
+                (fv.value.ui / 1000.0 > link_cap / 1.5)) {
+                link_cap = fv.value.ui / 1000.0;
+            }
+            ucs_debug("gig discovery: GPU %d NVML NVLink speed %u MB/s, "
+                      "using %.3f GB/s per link", i, fv.value.ui, link_cap);
+        }
         for (l = 0; l < GIG_DISC_NVLINKS; ++l) {
             if ((d->nvmlDeviceGetNvLinkState(nd, l, &active) != 0) ||
                 !active) {
@@ -589,7 +635,7 @@ static ucs_status_t gig_discover_build(gig_graph_t *g, gig_drv_t *d,
             if (d->nvmlDeviceGetNvLinkRemoteDeviceType != NULL) {
                 d->nvmlDeviceGetNvLinkRemoteDeviceType(nd, l, &rtype);
             }
-            cap = gig_cap_nvlink(gpu[i].cc_major - 5, 1); /* sm_90 -> v4 */
+            cap = link_cap;
             id  = gig_graph_find_pci(g, rpci.bus_id);
             if ((rtype != GIG_NVML_NVLINK_SWITCH) && (id != GIG_NONE) &&
                 (g->v[id].type == GIG_VTX_GPU)) {
