@@ -1,0 +1,591 @@
+/*
+ * Forwarding tables (paper §4.4).  For every path P(s, d) of the channel and
+ * every managed vertex v on it before d, the unmanaged vertices up to the
+ * next managed vertex v' form a route, and v's table gets (d, (v', route)).
+ * Entries merge by destination, then by next hop; identical routes merge
+ * into one with the capacities added.  A table owns its memory: it may
+ * outlive the plan.
+ */
+#include "gig_int.h"
+
+#include <ucs/debug/log_def.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int       v, dst;
+    int       first_next;   /* index into nexts, -1 */
+    int       nnext;
+} gig_fwd_bentry_t;
+
+typedef struct {
+    int       next;
+    int       first_route;
+    int       nroutes;
+    int       link;         /* next gig_fwd_bnext_t of the same entry */
+} gig_fwd_bnext_t;
+
+typedef struct {
+    int       via;          /* offset into vbuf */
+    int       nvia;
+    double    capacity;
+    int       link;
+} gig_fwd_broute_t;
+
+struct gig_fwd {
+    int               ntables;
+    gig_fwd_table_t   *tables;   /* sorted by vertex */
+    gig_arena_t       arena;
+};
+
+/* Growable arrays and the (v, dst) -> entry hash of one build */
+typedef struct {
+    const gig_graph_t *g;
+    gig_fwd_bentry_t  *ent;
+    gig_fwd_bnext_t   *nxt;
+    gig_fwd_broute_t  *rte;
+    int               nent, nnxt, nrte, cent, cnxt, crte;
+    int               *vbuf;     /* the routes' unmanaged vertices */
+    int               nvbuf, cvbuf;
+    int               *pvert;    /* a concatenated path being added */
+    int               cpvert;
+    int               *slot;     /* vertex -> entry for the current dst */
+    int               *touched;  /* vertices with a slot set */
+    int               ntouched;
+} gig_fwd_build_t;
+
+#define GIG_FWD_GROW(_b, _arr, _n, _c) \
+    ({ \
+        int _ok = 1; \
+        if ((_b)->_n == (_b)->_c) { \
+            int _nc = ((_b)->_c == 0) ? 4096 : 4 * (_b)->_c; \
+            void *_p = realloc((_b)->_arr, _nc * sizeof(*(_b)->_arr)); \
+            if (_p == NULL) { \
+                _ok = 0; \
+            } else { \
+                (_b)->_arr = _p; \
+                (_b)->_c   = _nc; \
+            } \
+        } \
+        _ok; \
+    })
+
+static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
+                                int next, const int *via, int nvia,
+                                double capacity)
+{
+    gig_fwd_bentry_t *e;
+    gig_fwd_bnext_t *n;
+    gig_fwd_broute_t *r;
+    int ei, ni, ri, x;
+
+    /* paths are visited destination by destination: a vertex has at most
+     * one entry for the current destination, found through slot[] */
+    ei = b->slot[v];
+    if (ei < 0) {
+        if (!GIG_FWD_GROW(b, ent, nent, cent)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        ei            = b->nent++;
+        e             = &b->ent[ei];
+        e->v          = v;
+        e->dst        = dst;
+        e->first_next = -1;
+        e->nnext      = 0;
+        b->slot[v]    = ei;
+        b->touched[b->ntouched++] = v;
+    }
+
+    for (ni = b->ent[ei].first_next; ni >= 0; ni = b->nxt[ni].link) {
+        if (b->nxt[ni].next == next) {
+            break;
+        }
+    }
+    if (ni < 0) {
+        if (!GIG_FWD_GROW(b, nxt, nnxt, cnxt)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        ni              = b->nnxt++;
+        n               = &b->nxt[ni];
+        n->next         = next;
+        n->first_route  = -1;
+        n->nroutes      = 0;
+        n->link         = -1;
+        /* keep next hops in insertion order: append */
+        if (b->ent[ei].first_next < 0) {
+            b->ent[ei].first_next = ni;
+        } else {
+            int t = b->ent[ei].first_next;
+            while (b->nxt[t].link >= 0) {
+                t = b->nxt[t].link;
+            }
+            b->nxt[t].link = ni;
+        }
+        b->ent[ei].nnext++;
+    }
+
+    for (ri = b->nxt[ni].first_route; ri >= 0; ri = b->rte[ri].link) {
+        r = &b->rte[ri];
+        if (r->nvia != nvia) {
+            continue;
+        }
+        /* routes are a few vertices: a loop beats a memcmp call */
+        for (x = 0; (x < nvia) && (b->vbuf[r->via + x] == via[x]); ++x) {
+        }
+        if (x == nvia) {
+            r->capacity += capacity;
+            return UCS_OK;
+        }
+    }
+    if (!GIG_FWD_GROW(b, rte, nrte, crte)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    /* the route keeps its own copy: paths may be transient */
+    while (b->nvbuf + nvia > b->cvbuf) {
+        int cap = (b->cvbuf == 0) ? 1024 : 2 * b->cvbuf;
+        int *vb = realloc(b->vbuf, cap * sizeof(int));
+        if (vb == NULL) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        b->vbuf  = vb;
+        b->cvbuf = cap;
+    }
+    for (x = 0; x < nvia; ++x) {
+        b->vbuf[b->nvbuf + x] = via[x];
+    }
+    ri           = b->nrte++;
+    r            = &b->rte[ri];
+    r->via       = b->nvbuf;
+    b->nvbuf    += nvia;
+    r->nvia      = nvia;
+    r->capacity  = capacity;
+    r->link      = -1;
+    if (b->nxt[ni].first_route < 0) {
+        b->nxt[ni].first_route = ri;
+    } else {
+        int t = b->nxt[ni].first_route;
+        while (b->rte[t].link >= 0) {
+            t = b->rte[t].link;
+        }
+        b->rte[t].link = ri;
+    }
+    b->nxt[ni].nroutes++;
+    return UCS_OK;
+}
+
+static ucs_status_t gig_fwd_add_path(gig_fwd_build_t *b, const gig_path_t *p,
+                                     int dst)
+{
+    const gig_graph_t *g = b->g;
+    ucs_status_t status;
+    int i, k;
+
+    for (i = 0; i + 1 < p->nvert;) {
+        for (k = i + 1; (k < p->nvert - 1) &&
+             (g->v[p->vert[k]].type > GIG_VTX_CPU); ++k) {
+        }
+        status = gig_fwd_add(b, p->vert[i], dst, p->vert[k], p->vert + i + 1,
+                             k - i - 1, p->capacity);
+        if (status != UCS_OK) {
+            return status;
+        }
+        i = k;
+    }
+    return UCS_OK;
+}
+
+/* The path u + d[1..] (joined at the network vertex) without copying it:
+ * a route that crosses the join is assembled in a small buffer */
+static ucs_status_t gig_fwd_add_joined(gig_fwd_build_t *b,
+                                       const gig_path_t *u,
+                                       const gig_path_t *d, double capacity,
+                                       int dst)
+{
+    const gig_graph_t *g = b->g;
+    int n = u->nvert + d->nvert - 1;
+    ucs_status_t status;
+    const int *via;
+    int i, k, x, vi, vk;
+
+#define GIG_JOINED(_x) (((_x) < u->nvert) ? u->vert[(_x)] : \
+                        d->vert[(_x) - u->nvert + 1])
+    for (i = 0; i + 1 < n;) {
+        for (k = i + 1; (k < n - 1) && (g->v[GIG_JOINED(k)].type >
+                                        GIG_VTX_CPU); ++k) {
+        }
+        vi = GIG_JOINED(i);
+        vk = GIG_JOINED(k);
+        if (k <= u->nvert) {
+            via = u->vert + i + 1;           /* within s -> net */
+        } else if (i >= u->nvert - 1) {
+            via = d->vert + i - u->nvert + 2; /* within net -> d */
+        } else {
+            if (k - i - 1 > b->cpvert) {
+                int *pv = realloc(b->pvert, 2 * (k - i) * sizeof(int));
+                if (pv == NULL) {
+                    return UCS_ERR_NO_MEMORY;
+                }
+                b->pvert  = pv;
+                b->cpvert = 2 * (k - i);
+            }
+            for (x = i + 1; x < k; ++x) {
+                b->pvert[x - i - 1] = GIG_JOINED(x);
+            }
+            via = b->pvert;
+        }
+        status = gig_fwd_add(b, vi, dst, vk, via, k - i - 1, capacity);
+        if (status != UCS_OK) {
+            return status;
+        }
+        i = k;
+    }
+#undef GIG_JOINED
+    return UCS_OK;
+}
+
+/* A pair on two servers: the pairing of s -> net with net -> d paths that
+ * gig_plan_paths() would concatenate, added path by path from a scratch
+ * buffer, without materializing (and caching) the pair's path set */
+static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
+                                      const gig_pathset_t *up,
+                                      const gig_pathset_t *down, int dst)
+{
+    ucs_status_t status;
+    double r1, r2, m;
+    int i = 0, j = 0;
+
+    r1 = (up->npaths > 0) ? up->paths[0].capacity : 0;
+    r2 = (down->npaths > 0) ? down->paths[0].capacity : 0;
+    while ((i < up->npaths) && (j < down->npaths)) {
+        m = (r1 < r2) ? r1 : r2;
+        status = gig_fwd_add_joined(b, &up->paths[i], &down->paths[j], m,
+                                    dst);
+        if (status != UCS_OK) {
+            return status;
+        }
+        r1 -= m;
+        r2 -= m;
+        if ((r1 < 0.5 / GIG_UNITS_PER_GBPS) && (++i < up->npaths)) {
+            r1 = up->paths[i].capacity;
+        }
+        if ((r2 < 0.5 / GIG_UNITS_PER_GBPS) && (++j < down->npaths)) {
+            r2 = down->paths[j].capacity;
+        }
+    }
+    return UCS_OK;
+}
+
+/* Counting sort of the entries by (vertex, dst) and the public layout */
+static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
+{
+    int nv = b->g->nv;
+    int *cnt = NULL, *ord = NULL, *tmp = NULL;
+    gig_fwd_entry_t *entries;
+    gig_fwd_next_t *nexts;
+    gig_fwd_route_t *routes;
+    gig_fwd_table_t *t;
+    int *vbuf;
+    int i, j, ni, ri, pass, key, nn = 0, nr = 0;
+
+    cnt = calloc(nv + 1, sizeof(int));
+    ord = malloc((b->nent + 1) * sizeof(int));
+    tmp = malloc((b->nent + 1) * sizeof(int));
+    if ((cnt == NULL) || (ord == NULL) || (tmp == NULL)) {
+        goto err_nomem;
+    }
+    for (i = 0; i < b->nent; ++i) {
+        tmp[i] = i;
+    }
+    for (pass = 0; pass < 2; ++pass) {   /* by dst, then stable by vertex */
+        memset(cnt, 0, (nv + 1) * sizeof(int));
+        for (i = 0; i < b->nent; ++i) {
+            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
+            cnt[key + 1]++;
+        }
+        for (i = 0; i < nv; ++i) {
+            cnt[i + 1] += cnt[i];
+        }
+        for (i = 0; i < b->nent; ++i) {
+            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
+            ord[cnt[key]++] = tmp[i];
+        }
+        memcpy(tmp, ord, b->nent * sizeof(int));
+    }
+
+    fwd->ntables = 0;
+    for (i = 0; i < b->nent; ++i) {
+        if ((i == 0) || (b->ent[ord[i]].v != b->ent[ord[i - 1]].v)) {
+            fwd->ntables++;
+        }
+    }
+    fwd->tables = gig_arena_alloc(&fwd->arena, (fwd->ntables + 1) *
+                                  sizeof(*fwd->tables));
+    entries     = gig_arena_alloc(&fwd->arena, (b->nent + 1) *
+                                  sizeof(*entries));
+    nexts       = gig_arena_alloc(&fwd->arena, (b->nnxt + 1) *
+                                  sizeof(*nexts));
+    routes      = gig_arena_alloc(&fwd->arena, (b->nrte + 1) *
+                                  sizeof(*routes));
+    vbuf        = gig_arena_alloc(&fwd->arena, (b->nvbuf + 1) * sizeof(int));
+    if ((fwd->tables == NULL) || (entries == NULL) || (nexts == NULL) ||
+        (routes == NULL) || (vbuf == NULL)) {
+        goto err_nomem;
+    }
+
+    memcpy(vbuf, b->vbuf, b->nvbuf * sizeof(int));
+    t = fwd->tables - 1;
+    for (i = 0; i < b->nent; ++i) {
+        const gig_fwd_bentry_t *be = &b->ent[ord[i]];
+
+        if ((i == 0) || (be->v != b->ent[ord[i - 1]].v)) {
+            ++t;
+            t->vertex   = be->v;
+            t->nentries = 0;
+            t->entries  = &entries[i];
+        }
+        entries[i].dst   = be->dst;
+        entries[i].nnext = be->nnext;
+        entries[i].next  = &nexts[nn];
+        t->nentries++;
+        for (ni = be->first_next; ni >= 0; ni = b->nxt[ni].link) {
+            nexts[nn].next    = b->nxt[ni].next;
+            nexts[nn].nroutes = b->nxt[ni].nroutes;
+            nexts[nn].routes  = &routes[nr];
+            for (ri = b->nxt[ni].first_route, j = 0; ri >= 0;
+                 ri = b->rte[ri].link, ++j) {
+                routes[nr].via      = vbuf + b->rte[ri].via;
+                routes[nr].nvia     = b->rte[ri].nvia;
+                routes[nr].capacity = b->rte[ri].capacity;
+                ++nr;
+            }
+            ++nn;
+        }
+    }
+    free(cnt);
+    free(ord);
+    free(tmp);
+    return UCS_OK;
+
+err_nomem:
+    free(cnt);
+    free(ord);
+    free(tmp);
+    return UCS_ERR_NO_MEMORY;
+}
+
+static int gig_fwd_cmp_int(const void *a, const void *b)
+{
+    return *(const int*)a - *(const int*)b;
+}
+
+/* Sorted copy without duplicates: a vertex listed twice counts once */
+static int *gig_fwd_unique(const int *v, int n, int *n_p)
+{
+    int *u = malloc((n + 1) * sizeof(int));
+    int i, k = 0;
+
+    if (u == NULL) {
+        return NULL;
+    }
+    memcpy(u, v, n * sizeof(int));
+    qsort(u, n, sizeof(int), gig_fwd_cmp_int);
+    for (i = 0; i < n; ++i) {
+        if ((k == 0) || (u[k - 1] != u[i])) {
+            u[k++] = u[i];
+        }
+    }
+    *n_p = k;
+    return u;
+}
+
+ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
+                            int nsrc_in, const int *dsts_in, int ndst_in,
+                            gig_fwd_t **fwd_p)
+{
+    const gig_graph_t *g = gig_plan_graph(plan);
+    gig_fwd_build_t b;
+    const gig_pathset_t *ps, *up, *down;
+    int *srcs = NULL, *dsts = NULL;
+    ucs_status_t status;
+    gig_fwd_t *fwd = NULL;
+    int i, j, k, nsrc = 0, ndst = 0;
+
+    memset(&b, 0, sizeof(b));
+    for (i = 0; i < nsrc_in + ndst_in; ++i) {
+        k = (i < nsrc_in) ? srcs_in[i] : dsts_in[i - nsrc_in];
+        if ((k < 0) || (k >= g->nv)) {
+            ucs_error("gig channel on '%s': vertex %d out of range (%d "
+                      "vertices)", g->origin, k, g->nv);
+            return UCS_ERR_INVALID_PARAM;
+        }
+    }
+    srcs      = gig_fwd_unique(srcs_in, nsrc_in, &nsrc);
+    dsts      = gig_fwd_unique(dsts_in, ndst_in, &ndst);
+    b.g       = g;
+    b.slot    = malloc((g->nv + 1) * sizeof(int));
+    b.touched = malloc((g->nv + 1) * sizeof(int));
+    fwd       = calloc(1, sizeof(*fwd));
+    if ((fwd == NULL) || (b.slot == NULL) || (b.touched == NULL) ||
+        (srcs == NULL) || (dsts == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    memset(b.slot, 0xff, (g->nv + 1) * sizeof(int));
+    for (j = 0; j < ndst; ++j) {
+        for (i = 0; i < nsrc; ++i) {
+            if (srcs[i] == dsts[j]) {
+                continue;   /* loopback never leaves the endpoint */
+            }
+            status = gig_plan_halves(plan, srcs[i], dsts[j], &up, &down);
+            if (status == UCS_OK) {
+                status = gig_fwd_add_split(&b, up, down, dsts[j]);
+                if (status != UCS_OK) {
+                    goto err_free;
+                }
+                continue;
+            } else if (status != UCS_ERR_NO_ELEM) {
+                goto err_free;
+            }
+            status = gig_plan_paths(plan, srcs[i], dsts[j], &ps);
+            if (status != UCS_OK) {
+                goto err_free;
+            }
+            for (k = 0; k < ps->npaths; ++k) {
+                status = gig_fwd_add_path(&b, &ps->paths[k], dsts[j]);
+                if (status != UCS_OK) {
+                    goto err_free;
+                }
+            }
+        }
+        for (k = 0; k < b.ntouched; ++k) {
+            b.slot[b.touched[k]] = -1;
+        }
+        b.ntouched = 0;
+    }
+    status = gig_fwd_finish(&b, fwd);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    free(b.ent);
+    free(b.nxt);
+    free(b.rte);
+    free(b.slot);
+    free(b.touched);
+    free(b.vbuf);
+    free(b.pvert);
+    free(srcs);
+    free(dsts);
+    *fwd_p = fwd;
+    return UCS_OK;
+
+err_free:
+    gig_fwd_destroy(fwd);
+    free(b.ent);
+    free(b.nxt);
+    free(b.rte);
+    free(b.slot);
+    free(b.touched);
+    free(b.vbuf);
+    free(b.pvert);
+    free(srcs);
+    free(dsts);
+    ucs_error("gig channel on '%s' (%d sources, %d destinations): "
+              "forwarding tables failed: %s", g->origin, nsrc_in, ndst_in,
+              ucs_status_string(status));
+    return status;
+}
+
+void gig_fwd_destroy(gig_fwd_t *fwd)
+{
+    if (fwd == NULL) {
+        return;
+    }
+    gig_arena_cleanup(&fwd->arena);
+    free(fwd);
+}
+
+int gig_fwd_ntables(const gig_fwd_t *fwd)
+{
+    return fwd->ntables;
+}
+
+const gig_fwd_table_t *gig_fwd_table(const gig_fwd_t *fwd, int i)
+{
+    return ((i >= 0) && (i < fwd->ntables)) ? &fwd->tables[i] : NULL;
+}
+
+const gig_fwd_table_t *gig_fwd_find(const gig_fwd_t *fwd, int vertex)
+{
+    int lo = 0, hi = fwd->ntables - 1, mid;
+
+    while (lo <= hi) {
+        mid = (lo + hi) / 2;
+        if (fwd->tables[mid].vertex == vertex) {
+            return &fwd->tables[mid];
+        }
+        if (fwd->tables[mid].vertex < vertex) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return NULL;
+}
+
+const gig_fwd_entry_t *gig_fwd_lookup(const gig_fwd_t *fwd, int vertex,
+                                      int dst)
+{
+    const gig_fwd_table_t *t = gig_fwd_find(fwd, vertex);
+    int lo, hi, mid;
+
+    if (t == NULL) {
+        return NULL;
+    }
+    lo = 0;
+    hi = t->nentries - 1;
+    while (lo <= hi) {
+        mid = (lo + hi) / 2;
+        if (t->entries[mid].dst == dst) {
+            return &t->entries[mid];
+        }
+        if (t->entries[mid].dst < dst) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return NULL;
+}
+
+void gig_fwd_print(const gig_graph_t *g, const gig_fwd_t *fwd, FILE *f)
+{
+    const gig_fwd_table_t *t;
+    const gig_fwd_entry_t *e;
+    const gig_fwd_route_t *r;
+    int i, j, n, k, m;
+
+    for (i = 0; i < fwd->ntables; ++i) {
+        t = &fwd->tables[i];
+        fprintf(f, "forwarding table of %s (%d entries)\n",
+                g->v[t->vertex].name, t->nentries);
+        for (j = 0; j < t->nentries; ++j) {
+            e = &t->entries[j];
+            fprintf(f, "  %-12s:", g->v[e->dst].name);
+            for (n = 0; n < e->nnext; ++n) {
+                fprintf(f, " (%s, {", g->v[e->next[n].next].name);
+                for (k = 0; k < e->next[n].nroutes; ++k) {
+                    r = &e->next[n].routes[k];
+                    fprintf(f, "%s[", (k == 0) ? "" : ", ");
+                    for (m = 0; m < r->nvia; ++m) {
+                        fprintf(f, "%s%s", (m == 0) ? "" : ">",
+                                g->v[r->via[m]].name);
+                    }
+                    fprintf(f, "] %.1f", r->capacity);
+                }
+                fprintf(f, "})");
+            }
+            fprintf(f, "\n");
+        }
+    }
+}

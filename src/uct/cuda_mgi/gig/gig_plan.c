@@ -1,0 +1,500 @@
+/*
+ * Transfer Optimizer (paper §4.3, Fig. 6): paths for a (source, destination)
+ * pair by Edmonds-Karp on the pair's server, or hierarchically through the
+ * network vertex for ends on different servers; every result cached.
+ */
+#include "gig_int.h"
+
+#include <ucs/debug/log_def.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+struct gig_plan {
+    const gig_graph_t *graph;
+    gig_flownet_t     fn;
+    int               *server;  /* vertex -> server, the BFS mask */
+    unsigned char     *is_nic;
+    gig_arena_t       arena;
+    gig_pathset_t     ***rows;   /* [src][dst] cached path sets */
+    /* paths of the pair being planned */
+    gig_path_t        *tmp;
+    int               ntmp, tmp_cap;
+    gig_plan_stats_t  stats;
+    unsigned          flags;
+};
+
+static const char *gig_path_kind_names[] = {
+    [GIG_PATH_DIRECT]   = "direct",
+    [GIG_PATH_VIA_HOST] = "via-host",
+    [GIG_PATH_VIA_GPU]  = "via-gpu",
+    [GIG_PATH_NETWORK]  = "network",
+};
+
+const char *gig_path_kind_str(gig_path_kind_t kind)
+{
+    return (kind <= GIG_PATH_NETWORK) ? gig_path_kind_names[kind] : "?";
+}
+
+ucs_status_t gig_plan_create(const gig_graph_t *g, gig_plan_t **plan_p)
+{
+    return gig_plan_create_flags(g, 0, plan_p);
+}
+
+ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
+                                   gig_plan_t **plan_p)
+{
+    ucs_status_t status;
+    gig_plan_t *plan;
+    int i;
+
+    if (!g->finalized) {
+        ucs_error("gig graph '%s': planning before gig_graph_finalize()",
+                  g->origin);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    plan = calloc(1, sizeof(*plan));
+    if (plan == NULL) {
+        goto err_nomem;
+    }
+    plan->graph  = g;
+    plan->rows   = calloc(g->nv + 1, sizeof(*plan->rows));
+    plan->server = malloc((g->nv + 1) * sizeof(int));
+    plan->is_nic = malloc(g->nv + 1);
+    if ((plan->rows == NULL) || (plan->server == NULL) ||
+        (plan->is_nic == NULL)) {
+        goto err_free;
+    }
+    for (i = 0; i < g->nv; ++i) {
+        plan->server[i] = g->v[i].server;
+        plan->is_nic[i] = (g->v[i].type == GIG_VTX_NIC);
+    }
+
+    status = gig_flownet_init(&plan->fn, g, 0, 0);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    gig_flownet_build_adj(&plan->fn);
+    plan->flags     = flags;
+    plan->fn.vmask  = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->server;
+    plan->fn.is_nic = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->is_nic;
+    *plan_p        = plan;
+    return UCS_OK;
+
+err_free:
+    free(plan->rows);
+    free(plan->server);
+    free(plan->is_nic);
+    free(plan);
+err_nomem:
+    ucs_error("gig plan of '%s': out of memory", g->origin);
+    return UCS_ERR_NO_MEMORY;
+}
+
+void gig_plan_destroy(gig_plan_t *plan)
+{
+    int i;
+
+    if (plan == NULL) {
+        return;
+    }
+    gig_flownet_cleanup(&plan->fn);
+    gig_arena_cleanup(&plan->arena);
+    for (i = 0; i < plan->graph->nv; ++i) {
+        free(plan->rows[i]);
+    }
+    free(plan->rows);
+    free(plan->server);
+    free(plan->is_nic);
+    free(plan->tmp);
+    free(plan);
+}
+
+const gig_graph_t *gig_plan_graph(const gig_plan_t *plan)
+{
+    return plan->graph;
+}
+
+void gig_plan_get_stats(const gig_plan_t *plan, gig_plan_stats_t *stats)
+{
+    *stats = plan->stats;
+}
+
+/* The cache: one lazily allocated row of nv path sets per source vertex;
+ * sources are GPUs and the network vertex, so this stays O(GPUs x nv) */
+static gig_pathset_t *gig_plan_cache_get(gig_plan_t *plan, int s, int t)
+{
+    return (plan->rows[s] != NULL) ? plan->rows[s][t] : NULL;
+}
+
+static ucs_status_t gig_plan_cache_put(gig_plan_t *plan, gig_pathset_t *ps)
+{
+    gig_pathset_t **row = plan->rows[ps->src];
+
+    if (row == NULL) {
+        row = calloc(plan->graph->nv, sizeof(*row));
+        if (row == NULL) {
+            ucs_error("gig plan of '%s': out of memory for the cache row of "
+                      "%s", plan->graph->origin,
+                      plan->graph->v[ps->src].name);
+            return UCS_ERR_NO_MEMORY;
+        }
+        plan->rows[ps->src] = row;
+    }
+    row[ps->dst] = ps;
+    return UCS_OK;
+}
+
+static ucs_status_t gig_plan_tmp_push(gig_plan_t *plan, gig_path_t **path_p)
+{
+    gig_path_t *tmp;
+    int cap;
+
+    if (plan->ntmp == plan->tmp_cap) {
+        cap = (plan->tmp_cap == 0) ? 16 : 2 * plan->tmp_cap;
+        tmp = realloc(plan->tmp, cap * sizeof(*tmp));
+        if (tmp == NULL) {
+            ucs_error("gig plan of '%s': out of memory for %d paths",
+                      plan->graph->origin, cap);
+            return UCS_ERR_NO_MEMORY;
+        }
+        plan->tmp     = tmp;
+        plan->tmp_cap = cap;
+    }
+    *path_p = &plan->tmp[plan->ntmp++];
+    memset(*path_p, 0, sizeof(**path_p));
+    return UCS_OK;
+}
+
+/* Fills kind, via, nrelays, nvlink and bottleneck from the vertex list */
+static void gig_path_classify(const gig_graph_t *g, gig_path_t *p)
+{
+    const int *vt = p->vert;
+    int i, e, net = 0;
+    double bn = -1;
+
+    p->via     = GIG_NONE;
+    p->nrelays = 0;
+    p->nvlink  = 1;
+    for (i = 0; i + 1 < p->nvert; ++i) {
+        e = gig_graph_edge(g, vt[i], vt[i + 1]);
+        if ((bn < 0) || (g->e[e].capacity < bn)) {
+            bn = g->e[e].capacity;
+        }
+        if (((g->v[vt[i]].type == GIG_VTX_GPU) ||
+             (g->v[vt[i + 1]].type == GIG_VTX_GPU)) &&
+            (g->e[e].link != GIG_LINK_NVLINK)) {
+            p->nvlink = 0;
+        }
+        if (i == 0) {
+            continue;
+        }
+        if (vt[i] == g->net) {
+            net = 1;
+        } else if (gig_graph_is_managed(g, vt[i])) {
+            if (p->via == GIG_NONE) {
+                p->via = vt[i];
+            }
+            p->nrelays++;
+        }
+    }
+    p->bottleneck = (bn < 0) ? 0 : bn;
+    if (net || (vt[0] == g->net) || (vt[p->nvert - 1] == g->net)) {
+        p->kind = GIG_PATH_NETWORK;
+    } else if (p->via == GIG_NONE) {
+        p->kind = GIG_PATH_DIRECT;
+    } else if (g->v[p->via].type == GIG_VTX_CPU) {
+        p->kind = GIG_PATH_VIA_HOST;
+    } else {
+        p->kind = GIG_PATH_VIA_GPU;
+    }
+}
+
+typedef struct {
+    gig_plan_t   *plan;
+} gig_plan_cb_arg_t;
+
+static ucs_status_t gig_plan_rawpath_cb(void *arg, const int *vert,
+                                        int nvert, int64_t flow)
+{
+    gig_plan_t *plan = arg;
+    ucs_status_t status;
+    gig_path_t *p;
+    int *copy;
+
+    copy = gig_arena_alloc(&plan->arena, nvert * sizeof(int));
+    if (copy == NULL) {
+        ucs_error("gig plan of '%s': out of memory for a path",
+                  plan->graph->origin);
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = gig_plan_tmp_push(plan, &p);
+    if (status != UCS_OK) {
+        return status;
+    }
+    memcpy(copy, vert, nvert * sizeof(int));
+    p->vert     = copy;
+    p->nvert    = nvert;
+    p->capacity = gig_gbps(flow);
+    gig_path_classify(plan->graph, p);
+    return UCS_OK;
+}
+
+static int gig_path_order(const gig_path_t *a, const gig_path_t *b)
+{
+    int da = (a->kind == GIG_PATH_DIRECT), db = (b->kind == GIG_PATH_DIRECT);
+
+    if (da != db) {
+        return db - da;
+    }
+    if (a->capacity != b->capacity) {
+        return (a->capacity > b->capacity) ? -1 : 1;
+    }
+    return a->nvert - b->nvert;
+}
+
+/* Stable insertion sort: path sets are small */
+static void gig_paths_sort(gig_path_t *p, int n)
+{
+    gig_path_t x;
+    int i, j;
+
+    for (i = 1; i < n; ++i) {
+        x = p[i];
+        for (j = i; (j > 0) && (gig_path_order(&x, &p[j - 1]) < 0); --j) {
+            p[j] = p[j - 1];
+        }
+        p[j] = x;
+    }
+}
+
+/* Moves plan->tmp into a new cached path set */
+static ucs_status_t gig_plan_commit(gig_plan_t *plan, int s, int t,
+                                    const gig_pathset_t **ps_p)
+{
+    gig_pathset_t *ps;
+    ucs_status_t status;
+    int i;
+
+    ps = gig_arena_alloc(&plan->arena, sizeof(*ps) +
+                         plan->ntmp * sizeof(gig_path_t));
+    if (ps == NULL) {
+        ucs_error("gig plan of '%s': out of memory for a path set",
+                  plan->graph->origin);
+        return UCS_ERR_NO_MEMORY;
+    }
+    gig_paths_sort(plan->tmp, plan->ntmp);
+    ps->src    = s;
+    ps->dst    = t;
+    ps->npaths = plan->ntmp;
+    ps->paths  = (gig_path_t*)(ps + 1);
+    ps->total  = 0;
+    memcpy(ps->paths, plan->tmp, plan->ntmp * sizeof(gig_path_t));
+    for (i = 0; i < ps->npaths; ++i) {
+        ps->total += ps->paths[i].capacity;
+    }
+    for (i = 0; i < ps->npaths; ++i) {
+        ps->paths[i].share = ps->paths[i].capacity / ps->total;
+    }
+    plan->ntmp = 0;
+    status     = gig_plan_cache_put(plan, ps);
+    if (status != UCS_OK) {
+        return status;
+    }
+    *ps_p = ps;
+    return UCS_OK;
+}
+
+/* Edmonds-Karp-Cache of Fig. 6, restricted to one server (+ the network) */
+static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
+                                 const gig_pathset_t **ps_p)
+{
+    const gig_graph_t *g = plan->graph;
+    const gig_pathset_t *ps;
+    ucs_status_t status;
+
+    ps = gig_plan_cache_get(plan, s, t);
+    if (ps != NULL) {
+        plan->stats.cache_hits++;
+        *ps_p = ps;
+        return UCS_OK;
+    }
+    plan->stats.cache_misses++;
+    plan->stats.maxflow_runs++;
+
+    plan->fn.mask_val = (s != g->net) ? g->v[s].server : g->v[t].server;
+    plan->fn.extra_v  = ((s == g->net) || (t == g->net)) ? g->net : GIG_NONE;
+    plan->fn.nic_mode = (t == g->net) ? GIG_NIC_UP :
+                        (s == g->net) ? GIG_NIC_DOWN : GIG_NIC_BLOCK;
+    plan->ntmp        = 0;
+    gig_flownet_maxflow(&plan->fn, s, t);
+    status = gig_flownet_decompose(&plan->fn, s, t, gig_plan_rawpath_cb,
+                                   plan);
+    gig_flownet_reset(&plan->fn);
+    if (status != UCS_OK) {
+        return status;
+    }
+    return gig_plan_commit(plan, s, t, ps_p);
+}
+
+/* Pairs the paths s->net with net->d by capacity, splitting where needed */
+static ucs_status_t gig_plan_concat(gig_plan_t *plan,
+                                    const gig_pathset_t *up,
+                                    const gig_pathset_t *down)
+{
+    double r1, r2, m;
+    ucs_status_t status;
+    gig_path_t *p;
+    int i = 0, j = 0;
+    int *vert;
+
+    r1 = (up->npaths > 0) ? up->paths[0].capacity : 0;
+    r2 = (down->npaths > 0) ? down->paths[0].capacity : 0;
+    while ((i < up->npaths) && (j < down->npaths)) {
+        m    = (r1 < r2) ? r1 : r2;
+        vert = gig_arena_alloc(&plan->arena, (up->paths[i].nvert +
+                               down->paths[j].nvert - 1) * sizeof(int));
+        if (vert == NULL) {
+            ucs_error("gig plan of '%s': out of memory for a path",
+                      plan->graph->origin);
+            return UCS_ERR_NO_MEMORY;
+        }
+        status = gig_plan_tmp_push(plan, &p);
+        if (status != UCS_OK) {
+            return status;
+        }
+        memcpy(vert, up->paths[i].vert, up->paths[i].nvert * sizeof(int));
+        memcpy(vert + up->paths[i].nvert, down->paths[j].vert + 1,
+               (down->paths[j].nvert - 1) * sizeof(int));
+        p->vert     = vert;
+        p->nvert    = up->paths[i].nvert + down->paths[j].nvert - 1;
+        p->capacity = m;
+        /* both halves are classified already: no edge lookups */
+        p->kind       = GIG_PATH_NETWORK;
+        p->via        = (up->paths[i].via != GIG_NONE) ? up->paths[i].via :
+                        down->paths[j].via;
+        p->nrelays    = up->paths[i].nrelays + down->paths[j].nrelays;
+        p->nvlink     = up->paths[i].nvlink && down->paths[j].nvlink;
+        p->bottleneck = (up->paths[i].bottleneck < down->paths[j].bottleneck) ?
+                        up->paths[i].bottleneck : down->paths[j].bottleneck;
+        r1 -= m;
+        r2 -= m;
+        /* capacities are whole MB/s: compare at half a unit */
+        if (r1 < 0.5 / GIG_UNITS_PER_GBPS) {
+            if (++i < up->npaths) {
+                r1 = up->paths[i].capacity;
+            }
+        }
+        if (r2 < 0.5 / GIG_UNITS_PER_GBPS) {
+            if (++j < down->npaths) {
+                r2 = down->paths[j].capacity;
+            }
+        }
+    }
+    return UCS_OK;
+}
+
+ucs_status_t gig_plan_paths(gig_plan_t *plan, int s, int t,
+                            const gig_pathset_t **ps_p)
+{
+    const gig_graph_t *g = plan->graph;
+    const gig_pathset_t *up, *down, *ps;
+    ucs_status_t status;
+
+    if ((s < 0) || (s >= g->nv) || (t < 0) || (t >= g->nv) || (s == t)) {
+        ucs_error("gig plan of '%s': invalid pair %d -> %d (%d vertices)",
+                  g->origin, s, t, g->nv);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((s == g->net) || (t == g->net) ||
+        (g->v[s].server == g->v[t].server) ||
+        (plan->flags & GIG_PLAN_F_PLAIN)) {
+        return gig_plan_ekc(plan, s, t, ps_p);
+    }
+
+    ps = gig_plan_cache_get(plan, s, t);
+    if (ps != NULL) {
+        plan->stats.cache_hits++;
+        *ps_p = ps;
+        return UCS_OK;
+    }
+    plan->stats.cache_misses++;
+    if (g->net == GIG_NONE) {
+        ucs_debug("gig plan of '%s': %s and %s are on servers %d and %d and "
+                  "there is no network vertex", g->origin, g->v[s].name,
+                  g->v[t].name, g->v[s].server, g->v[t].server);
+        plan->ntmp = 0;
+        return gig_plan_commit(plan, s, t, ps_p);
+    }
+    status = gig_plan_ekc(plan, s, g->net, &up);
+    if (status != UCS_OK) {
+        return status;
+    }
+    status = gig_plan_ekc(plan, g->net, t, &down);
+    if (status != UCS_OK) {
+        return status;
+    }
+    plan->ntmp = 0;
+    status     = gig_plan_concat(plan, up, down);
+    if (status != UCS_OK) {
+        return status;
+    }
+    return gig_plan_commit(plan, s, t, ps_p);
+}
+
+ucs_status_t gig_plan_halves(gig_plan_t *plan, int s, int t,
+                             const gig_pathset_t **up_p,
+                             const gig_pathset_t **down_p)
+{
+    const gig_graph_t *g = plan->graph;
+    ucs_status_t status;
+
+    if ((plan->flags & GIG_PLAN_F_PLAIN) || (g->net == GIG_NONE) ||
+        (s < 0) || (s >= g->nv) || (t < 0) || (t >= g->nv) ||
+        (s == g->net) || (t == g->net) ||
+        (g->v[s].server == g->v[t].server) ||
+        (gig_plan_cache_get(plan, s, t) != NULL)) {
+        return UCS_ERR_NO_ELEM;
+    }
+    status = gig_plan_ekc(plan, s, g->net, up_p);
+    if (status != UCS_OK) {
+        return status;
+    }
+    return gig_plan_ekc(plan, g->net, t, down_p);
+}
+
+int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)
+{
+    int i;
+
+    for (i = 0; (i < ps->npaths) && (i < max); ++i) {
+        shares[i] = ps->paths[i].share;
+    }
+    return i;
+}
+
+void gig_pathset_print(const gig_graph_t *g, const gig_pathset_t *ps,
+                       FILE *f)
+{
+    const gig_path_t *p;
+    int i, j;
+
+    fprintf(f, "paths %s -> %s: %d path(s), %.2f GB/s total\n",
+            g->v[ps->src].name, g->v[ps->dst].name, ps->npaths, ps->total);
+    for (i = 0; i < ps->npaths; ++i) {
+        p = &ps->paths[i];
+        fprintf(f, "  [%d] %-8s", i, gig_path_kind_str(p->kind));
+        if (p->via != GIG_NONE) {
+            fprintf(f, " via %-10s", g->v[p->via].name);
+        } else {
+            fprintf(f, "     %-10s", "");
+        }
+        fprintf(f, " %8.2f GB/s (share %5.1f%%, bottleneck %.2f%s) :",
+                p->capacity, 100.0 * p->share, p->bottleneck,
+                p->nvlink ? ", nvlink" : "");
+        for (j = 0; j < p->nvert; ++j) {
+            fprintf(f, "%s%s", (j == 0) ? " " : " > ", g->v[p->vert[j]].name);
+        }
+        fprintf(f, "\n");
+    }
+}
