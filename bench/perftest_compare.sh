@@ -46,9 +46,9 @@ run_one() {
              -n "$n")
         envs=(UCX_TLS=sm,$tl,cuda_copy) ;;
     esac
-    env "${envs[@]}" "${srv[@]}" >/dev/null 2>&1 &
+    timeout 150 env "${envs[@]}" "${srv[@]}" >/dev/null 2>&1 &
     local spid=$!
-    sleep 1
+    sleep 2
     out=$(timeout 120 env "${envs[@]}" "${cli[@]}" 2>&1)
     wait $spid 2>/dev/null
     # Final: iters typ.lat avg.lat overall.lat bw.avg bw.overall mr.avg mr.overall
@@ -67,11 +67,12 @@ run_bidir() {
     local tl=$1 size=$2 n pa pb outa outb
     n=$(iters_for "$size")
     pa=$((port + 1)); pb=$((port + 2)); port=$((port + 2))
-    ucx_perftest -d cuda -x "$tl" -p $pa >/dev/null 2>&1 &
+    timeout 150 ucx_perftest -d cuda -x "$tl" -p $pa >/dev/null 2>&1 &
     local sa=$!
-    CUDA_VISIBLE_DEVICES=1,0 ucx_perftest -d cuda -x "$tl" -p $pb >/dev/null 2>&1 &
+    CUDA_VISIBLE_DEVICES=1,0 timeout 150 ucx_perftest -d cuda -x "$tl" \
+        -p $pb >/dev/null 2>&1 &
     local sb=$!
-    sleep 1
+    sleep 3
     outa=$(mktemp); outb=$(mktemp)
     timeout 120 ucx_perftest 127.0.0.1 -p $pa -d cuda -x "$tl" -t put_bw \
         -m cuda -D zcopy -s "$size" -n "$n" >"$outa" 2>&1 &
