@@ -38,7 +38,8 @@ for f in "$ucx/bin/mgi_topo" "$top/test/gtest_cuda_mgi" \
          "$top/test/.libs/gtest_cuda_mgi" "$top/bench/"*/.libs/* ; do
     [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$out/bin/"
 done
-cp "$top/contrib/gpu-suite.sh" "$top/bench/perftest_compare.sh" "$out/run/"
+cp "$top/contrib/gpu-suite.sh" "$top/bench/perftest_compare.sh" \
+   "$top/bench/multipath_sweep.sh" "$out/run/"
 
 # Carry what the binaries need beyond the driver and the C/C++ runtime
 keep_out='^(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux-x86-64|linux-vdso|libcuda|libnvidia-ml)\.'
