@@ -190,15 +190,21 @@ uct_cuda_mgi_ep_copy_sync(uct_cuda_mgi_ep_t *ep, CUdeviceptr dst,
  * when the direct path is switched off) */
 static UCS_F_ALWAYS_INLINE uct_cuda_mgi_route_t *
 uct_cuda_mgi_ep_route(uct_cuda_mgi_iface_t *iface,
-                      const uct_cuda_mgi_key_t *lkey,
+                      const uct_cuda_mgi_key_t *lkey, const void *local,
                       const uct_cuda_mgi_key_t *rkey, size_t length)
 {
     int direct_ok = !!(iface->config.paths &
                        UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT));
     uct_cuda_mgi_route_t *route;
 
-    if ((direct_ok && (length < iface->config.multipath_thresh)) ||
-        (lkey == NULL) || (lkey->type != UCT_CUDA_MGI_KEY_CUDA)) {
+    if (direct_ok && (length < iface->config.multipath_thresh)) {
+        return NULL;
+    }
+
+    /* UCP passes no memory handle where the MD does not ask for one (its
+     * rendezvous does so): then look at the buffer itself */
+    if ((lkey != NULL) ? (lkey->type != UCT_CUDA_MGI_KEY_CUDA) :
+                         !uct_cuda_mgi_is_device_ptr(local, NULL)) {
         return NULL;
     }
 
@@ -255,7 +261,8 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     lkey              = (const uct_cuda_mgi_key_t*)iov[0].memh;
     desc->num_events  = 1;
     desc->done_mask   = 0;
-    route             = uct_cuda_mgi_ep_route(iface, lkey, target.key, length);
+    route             = uct_cuda_mgi_ep_route(iface, lkey, iov[0].buffer,
+                                              target.key, length);
     if (route != NULL) {
         status = uct_cuda_mgi_stripe_post(iface, route, target.key, local,
                                           target.remote, remote_addr, length,

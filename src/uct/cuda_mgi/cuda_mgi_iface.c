@@ -83,12 +83,13 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, multipath_thresh),
      UCS_CONFIG_TYPE_MEMUNITS},
 
-    {"CHUNK_SIZE", "1m",
-     "Pipeline chunk of the staged paths: the size of one bounce buffer.",
+    {"CHUNK_SIZE", "2m",
+     "Pipeline chunk of the staged paths: the size of one bounce buffer\n"
+     "(2m with 16 buffers measured best on H200: bench/multipath_sweep.sh).",
      ucs_offsetof(uct_cuda_mgi_iface_config_t, chunk_size),
      UCS_CONFIG_TYPE_MEMUNITS},
 
-    {"STAGE_BUFS", "8",
+    {"STAGE_BUFS", "16",
      "Bounce buffers per staged path and direction (2..64); staging memory\n"
      "per peer GPU is 2 x STAGE_BUFS x CHUNK_SIZE per path, allocated once.",
      ucs_offsetof(uct_cuda_mgi_iface_config_t, stage_bufs),

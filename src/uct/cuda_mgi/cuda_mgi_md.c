@@ -82,7 +82,7 @@ static ucs_status_t uct_cuda_mgi_md_query(uct_md_h md, uct_md_attr_t *md_attr)
 }
 
 
-static int uct_cuda_mgi_is_device_ptr(const void *address, CUdevice *dev_p)
+int uct_cuda_mgi_is_device_ptr(const void *address, CUdevice *dev_p)
 {
     CUmemorytype mem_type = (CUmemorytype)0;
     uint32_t is_managed   = 0;

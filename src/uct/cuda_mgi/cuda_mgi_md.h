@@ -51,4 +51,8 @@ typedef struct uct_cuda_mgi_md {
 
 extern uct_component_t uct_cuda_mgi_component;
 
+
+/* Whether address is (non-managed) GPU memory; its device if so */
+int uct_cuda_mgi_is_device_ptr(const void *address, CUdevice *dev_p);
+
 #endif
