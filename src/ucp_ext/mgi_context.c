@@ -212,10 +212,7 @@ out_release:
 
 static void mgi_context_disconnect(mgi_context_t *ctx)
 {
-    ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-        .flags        = UCP_EP_CLOSE_FLAG_FORCE
-    };
+    ucp_request_param_t param = {.op_attr_mask = 0};
     int r;
 
     for (r = 0; r < ctx->size; ++r) {
@@ -263,9 +260,10 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
 
     ctx->peers    = calloc(ctx->size, sizeof(*ctx->peers));
     ctx->peer_eps = calloc(MGI_MAX_EPS, sizeof(*ctx->peer_eps));
+    ctx->lanes    = calloc(MGI_MAX_EPS, sizeof(*ctx->lanes));
     ctx->chs      = calloc(params->max_channels, sizeof(*ctx->chs));
     if ((ctx->peers == NULL) || (ctx->peer_eps == NULL) ||
-        (ctx->chs == NULL)) {
+        (ctx->chs == NULL) || (ctx->lanes == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_arrays;
     }
@@ -337,6 +335,7 @@ err_worker:
 err_ucp:
     ucp_cleanup(ctx->ucp);
 err_arrays:
+    free(ctx->lanes);
     free(ctx->chs);
     free(ctx->peer_eps);
     free(ctx->peers);
@@ -377,6 +376,12 @@ void mgi_context_destroy(mgi_context_h ctx)
         }
     }
     mgi_context_disconnect(ctx);
+    /* a peer may still need our worker to complete its close */
+    all = calloc(ctx->size, sizeof(int));
+    if (all != NULL) {
+        mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
+        free(all);
+    }
     for (i = 0; i < ctx->neps; ++i) {
         if (ctx->eps[i] != NULL) {
             mgi_ep_destroy(ctx->eps[i]);
@@ -385,6 +390,10 @@ void mgi_context_destroy(mgi_context_h ctx)
     ucp_worker_destroy(ctx->worker);
     ucp_cleanup(ctx->ucp);
     mgi_bootstrap_fini(&ctx->bs);
+    for (i = 0; i < MGI_MAX_EPS; ++i) {
+        free(ctx->lanes[i]);
+    }
+    free(ctx->lanes);
     free(ctx->chs);
     free(ctx->peer_eps);
     free(ctx->peers);

@@ -207,6 +207,20 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
 {
     mgi_route_t *route;
 
+    mgi_context_t *ctx = ep->ctx;
+    mgi_lane_t *lane;
+
+    /* caller holds ctx->lock: lanes are shared by the context's routes */
+    lane = ctx->lanes[next_hop];
+    if (lane == NULL) {
+        lane = calloc(1, sizeof(*lane));
+        if (lane == NULL) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        lane->next_hop       = next_hop;
+        ctx->lanes[next_hop] = lane;
+    }
+
     pthread_mutex_lock(&ep->route_lock);
     route = ep->routes[next_hop];
     if (route == NULL) {
@@ -215,6 +229,7 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
             pthread_mutex_unlock(&ep->route_lock);
             return UCS_ERR_NO_MEMORY;
         }
+        route->lane     = lane;
         route->ep       = ep;
         route->next_hop = next_hop;
         route->ring     = mgi_ep_ring_create(ep, ep->ctx->params.sort_depth,

@@ -52,18 +52,26 @@ typedef struct mgi_peer_ep {
     ucp_rkey_h rkey;
 } mgi_peer_ep_t;
 
+/* Our lane in a next hop's receive ring: the mover is its only producer,
+ * shared by the routes of all local endpoints to that next hop. */
+typedef struct mgi_lane {
+    mgi_ep_id_t   next_hop;
+    uint32_t      tail;         /* our producer index in the remote lane */
+    uint32_t      head;         /* last fetched remote RHead (credits) */
+    uint32_t      round;        /* slots taken in the current mover round */
+    int           refresh;      /* credit read queued in this round */
+    uint32_t      head_buf;     /* landing buffer of the credit get */
+    uint32_t      tail_buf;     /* source buffer of the tail put */
+    uint64_t      stalls;       /* rounds without credit */
+} mgi_lane_t;
+
 /* One sort ring: tuples for one next hop, moved by the mover. */
 typedef struct mgi_route {
     mgi_ep_t      *ep;          /* owning local endpoint */
     mgi_ep_id_t   next_hop;
     mgi_ring_t    *ring;        /* sort ring */
-    /* mover state */
-    uint32_t      lane_tail;    /* our producer index in the remote lane */
-    uint32_t      lane_head;    /* last fetched remote RHead (credits) */
-    uint32_t      head_buf;     /* landing buffer of the credit get */
-    uint32_t      tail_buf;     /* source buffer of the tail put */
+    mgi_lane_t    *lane;
     uint64_t      moved_segs;
-    uint64_t      stalls;       /* rounds without credit */
 } mgi_route_t;
 
 struct mgi_ep {
@@ -141,6 +149,7 @@ struct mgi_context {
     ucp_worker_h     worker;
     ucp_ep_h         *peers;       /* [size] */
     mgi_peer_ep_t    *peer_eps;    /* [MGI_MAX_EPS] */
+    mgi_lane_t       **lanes;      /* [MGI_MAX_EPS], by next hop */
     mgi_ep_t         *eps[MGI_MAX_LOCAL_EPS];
     unsigned         neps;         /* local endpoints created so far */
     mgi_channel_t    **chs;        /* [max_channels], read by sorters */

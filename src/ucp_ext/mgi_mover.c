@@ -2,13 +2,15 @@
  * MGI mover: a host thread that moves full segments of the sort rings to
  * the next hop's receive ring with UCP RMA (paper §5.4, stage (4)/(5)).
  *
- * For each route (sort ring -> lane `rank` of the next hop's receive ring):
- *   1. ucp_put_nbx of up to `credits` full segments into free lane slots;
- *   2. flush (remote completion), then put the new RTail of the lane;
+ * Our lane in a next hop's receive ring is lane number `rank`; the mover
+ * is its only producer, shared by the sort rings (routes) of every local
+ * endpoint towards that next hop. In each round:
+ *   1. ucp_put_nbx of full sort segments into free lane slots;
+ *   2. flush (remote completion), then put the lanes' new RTail;
  *   3. flush again, then release the sort segments (the sorter's flush
  *      bookkeeping reads that as "delivered").
- * Credits are the lane's free slots: RTail we published minus the RHead we
- * last read with ucp_get_nbx; a route without credit refreshes it.
+ * Credits are a lane's free slots: the RTail we published minus the RHead
+ * we last read; a lane without credit is re-read with ucp_get_nbx.
  * Dynamic buffer selection: in every round the routes are served by
  * occupancy of their sort rings, fullest first, within a budget of
  * `mover_batch` segments, so skewed (popular) destinations get served
@@ -29,17 +31,18 @@ typedef struct mgi_mover {
     mgi_context_t    *ctx;
     mgi_mover_cand_t *cand;
     unsigned         ncand_max;
-    mgi_route_t      **refresh;
+    mgi_lane_t       **refresh;
+    mgi_lane_t       **lanes;         /* lanes written in this round */
     void             **reqs;
     unsigned         rr;               /* round-robin tie breaker */
     uint64_t         moved_segs, last_moved, last_log_ns, credit_stalls;
 } mgi_mover_t;
 
-static ucs_status_t mgi_mover_put(mgi_context_t *ctx, mgi_route_t *route,
+static ucs_status_t mgi_mover_put(mgi_context_t *ctx, mgi_ep_id_t hop,
                                   void *buf, size_t len, uint64_t raddr,
                                   void **req_p)
 {
-    mgi_peer_ep_t *peer = &ctx->peer_eps[route->next_hop];
+    mgi_peer_ep_t *peer = &ctx->peer_eps[hop];
     ucp_request_param_t param;
     ucs_status_ptr_t req;
 
@@ -47,8 +50,8 @@ static ucs_status_t mgi_mover_put(mgi_context_t *ctx, mgi_route_t *route,
     req = ucp_put_nbx(ctx->peers[peer->rank], buf, len, raddr, peer->rkey,
                       &param);
     if (UCS_PTR_IS_ERR(req)) {
-        ucs_error("mgi ep %u: put of %zu bytes to endpoint %u failed: %s",
-                  route->ep->id, len, route->next_hop,
+        ucs_error("mgi context %p mover: put of %zu bytes to endpoint %u "
+                  "failed: %s", ctx, len, hop,
                   ucs_status_string(UCS_PTR_STATUS(req)));
         return UCS_PTR_STATUS(req);
     }
@@ -79,37 +82,37 @@ static ucs_status_t mgi_mover_flush(mgi_mover_t *m)
                         "mover flush", m->ctx);
 }
 
-static uint64_t mgi_mover_lane_addr(mgi_context_t *ctx, mgi_route_t *route)
+/* Address of our lane (number `rank`) in the next hop's receive ring. */
+static uint64_t mgi_mover_lane_addr(mgi_context_t *ctx, mgi_ep_id_t hop)
 {
     size_t lane_bytes = mgi_ring_mem_size(ctx->params.recv_depth,
                                           ctx->seg_size);
 
-    return ctx->peer_eps[route->next_hop].rbase +
-           (uint64_t)ctx->rank * lane_bytes;
+    return ctx->peer_eps[hop].rbase + (uint64_t)ctx->rank * lane_bytes;
 }
 
-/* Refresh the credits of routes that have data but no free remote slot. */
+/* Refresh the credits of lanes that have data waiting but no free slot. */
 static ucs_status_t mgi_mover_refresh(mgi_mover_t *m, unsigned n)
 {
     mgi_context_t *ctx = m->ctx;
     ucp_request_param_t param;
     mgi_peer_ep_t *peer;
-    mgi_route_t *route;
+    mgi_lane_t *lane;
     ucs_status_ptr_t req;
     unsigned i;
 
     memset(&param, 0, sizeof(param));
     for (i = 0; i < n; ++i) {
-        route = m->refresh[i];
-        peer  = &ctx->peer_eps[route->next_hop];
-        req   = ucp_get_nbx(ctx->peers[peer->rank], &route->head_buf,
-                            sizeof(route->head_buf),
-                            mgi_mover_lane_addr(ctx, route) +
-                            offsetof(mgi_ring_t, cons_tail),
-                            peer->rkey, &param);
+        lane = m->refresh[i];
+        peer = &ctx->peer_eps[lane->next_hop];
+        req  = ucp_get_nbx(ctx->peers[peer->rank], &lane->head_buf,
+                           sizeof(lane->head_buf),
+                           mgi_mover_lane_addr(ctx, lane->next_hop) +
+                           offsetof(mgi_ring_t, cons_tail),
+                           peer->rkey, &param);
         if (UCS_PTR_IS_ERR(req)) {
-            ucs_error("mgi ep %u: credit read from endpoint %u failed: %s",
-                      route->ep->id, route->next_hop,
+            ucs_error("mgi context %p mover: credit read from endpoint %u "
+                      "failed: %s", ctx, lane->next_hop,
                       ucs_status_string(UCS_PTR_STATUS(req)));
             return UCS_PTR_STATUS(req);
         }
@@ -119,7 +122,8 @@ static ucs_status_t mgi_mover_refresh(mgi_mover_t *m, unsigned n)
         return UCS_ERR_IO_ERROR;
     }
     for (i = 0; i < n; ++i) {
-        m->refresh[i]->lane_head = m->refresh[i]->head_buf;
+        m->refresh[i]->head    = m->refresh[i]->head_buf;
+        m->refresh[i]->refresh = 0;
     }
     return UCS_OK;
 }
@@ -137,10 +141,11 @@ static int mgi_mover_round(mgi_mover_t *m)
     mgi_context_t *ctx = m->ctx;
     uint32_t depth     = ctx->params.recv_depth;
     unsigned budget    = ctx->params.mover_batch;
-    unsigned ncand = 0, nrefresh = 0, nreqs = 0, moved = 0;
+    unsigned ncand = 0, nrefresh = 0, nreqs = 0, nlanes = 0, moved = 0;
     unsigned e, i, k, n, neps, nroutes;
     mgi_mover_cand_t *c;
     mgi_route_t *route;
+    mgi_lane_t *lane;
     uint32_t credits, ready;
     uint64_t laddr;
     ucs_status_t status;
@@ -152,30 +157,16 @@ static int mgi_mover_round(mgi_mover_t *m)
             continue;
         }
         nroutes = __atomic_load_n(&ep->nroutes, __ATOMIC_ACQUIRE);
-        for (i = 0; i < nroutes; ++i) {
+        for (i = 0; (i < nroutes) && (ncand < m->ncand_max); ++i) {
             route = ep->route_list[i];
             ready = mgi_ring_ready(route->ring, budget);
-            if ((ready == 0) || (ncand >= m->ncand_max)) {
-                continue;
-            }
-            credits = depth - (route->lane_tail - route->lane_head);
-            if (credits == 0) {
-                m->refresh[nrefresh++] = route;
-                route->stalls++;
+            if (ready == 0) {
                 continue;
             }
             c            = &m->cand[ncand++];
             c->route     = route;
-            c->ready     = (ready < credits) ? ready : credits;
+            c->ready     = ready;
             c->occupancy = mgi_ring_count(route->ring);
-        }
-    }
-
-    if (nrefresh > 0) {
-        m->credit_stalls += nrefresh;
-        status = mgi_mover_refresh(m, nrefresh);
-        if (status != UCS_OK) {
-            return status;
         }
     }
     if (ncand == 0) {
@@ -193,18 +184,36 @@ static int mgi_mover_round(mgi_mover_t *m)
         qsort(m->cand, ncand, sizeof(*m->cand), mgi_mover_cand_cmp);
     }
 
-    for (i = 0; (i < ncand) && (budget > 0); ++i) {
+    for (i = 0; i < ncand; ++i) {
         c     = &m->cand[i];
         route = c->route;
-        n     = (c->ready < budget) ? c->ready : budget;
-        laddr = mgi_mover_lane_addr(ctx, route);
+        lane  = route->lane;
+        credits = depth - (lane->tail + lane->round - lane->head);
+        n       = c->ready;
+        n       = (n < credits) ? n : credits;
+        n       = (n < budget) ? n : budget;
+        if (credits == 0) {
+            lane->stalls++;
+            if (!lane->refresh) {
+                lane->refresh          = 1;
+                m->refresh[nrefresh++] = lane;
+            }
+        }
+        if (n == 0) {
+            c->ready = 0;
+            continue;
+        }
+        if (lane->round == 0) {
+            m->lanes[nlanes++] = lane;
+        }
+        laddr = mgi_mover_lane_addr(ctx, lane->next_hop);
         for (k = 0; k < n; ++k) {
-            status = mgi_mover_put(ctx, route,
+            status = mgi_mover_put(ctx, lane->next_hop,
                                    mgi_ring_seg(route->ring,
                                                 route->ring->cons_tail + k),
                                    ctx->seg_size,
                                    laddr + MGI_RING_HDR_SIZE +
-                                   (uint64_t)((route->lane_tail + k) &
+                                   (uint64_t)((lane->tail + lane->round + k) &
                                               (depth - 1)) * ctx->seg_size,
                                    &m->reqs[nreqs]);
             if (status != UCS_OK) {
@@ -212,47 +221,61 @@ static int mgi_mover_round(mgi_mover_t *m)
             }
             ++nreqs;
         }
-        c->ready = n;
-        budget  -= n;
-    }
-    ncand = i;
-
-    status = mgi_mover_wait_all(m, nreqs);
-    if (status == UCS_OK) {
-        status = mgi_mover_flush(m);
-    }
-    if (status != UCS_OK) {
-        return status;
+        lane->round += n;
+        c->ready     = n;
+        budget      -= n;
     }
 
-    /* publish RTail of each lane after its segments landed */
-    nreqs = 0;
-    for (i = 0; i < ncand; ++i) {
-        route           = m->cand[i].route;
-        route->tail_buf = route->lane_tail + m->cand[i].ready;
-        status = mgi_mover_put(ctx, route, &route->tail_buf,
-                               sizeof(route->tail_buf),
-                               mgi_mover_lane_addr(ctx, route) +
-                               offsetof(mgi_ring_t, prod_tail),
-                               &m->reqs[nreqs++]);
+    if (nreqs > 0) {
+        status = mgi_mover_wait_all(m, nreqs);
+        if (status == UCS_OK) {
+            status = mgi_mover_flush(m);
+        }
         if (status != UCS_OK) {
             return status;
         }
-    }
-    status = mgi_mover_wait_all(m, nreqs);
-    if (status == UCS_OK) {
-        status = mgi_mover_flush(m);
-    }
-    if (status != UCS_OK) {
-        return status;
+
+        /* publish RTail of each lane after its segments landed */
+        nreqs = 0;
+        for (i = 0; i < nlanes; ++i) {
+            lane           = m->lanes[i];
+            lane->tail_buf = lane->tail + lane->round;
+            status = mgi_mover_put(ctx, lane->next_hop, &lane->tail_buf,
+                                   sizeof(lane->tail_buf),
+                                   mgi_mover_lane_addr(ctx, lane->next_hop) +
+                                   offsetof(mgi_ring_t, prod_tail),
+                                   &m->reqs[nreqs++]);
+            if (status != UCS_OK) {
+                return status;
+            }
+        }
+        status = mgi_mover_wait_all(m, nreqs);
+        if (status == UCS_OK) {
+            status = mgi_mover_flush(m);
+        }
+        if (status != UCS_OK) {
+            return status;
+        }
+        for (i = 0; i < nlanes; ++i) {
+            m->lanes[i]->tail += m->lanes[i]->round;
+            m->lanes[i]->round = 0;
+        }
+        for (i = 0; i < ncand; ++i) {
+            if (m->cand[i].ready > 0) {
+                route              = m->cand[i].route;
+                route->moved_segs += m->cand[i].ready;
+                mgi_ring_release(route->ring, m->cand[i].ready);
+                moved += m->cand[i].ready;
+            }
+        }
     }
 
-    for (i = 0; i < ncand; ++i) {
-        route             = m->cand[i].route;
-        route->lane_tail += m->cand[i].ready;
-        route->moved_segs += m->cand[i].ready;
-        mgi_ring_release(route->ring, m->cand[i].ready);
-        moved += m->cand[i].ready;
+    if (nrefresh > 0) {
+        m->credit_stalls += nrefresh;
+        status = mgi_mover_refresh(m, nrefresh);
+        if (status != UCS_OK) {
+            return status;
+        }
     }
     return moved;
 }
@@ -322,8 +345,10 @@ ucs_status_t mgi_mover_start(mgi_context_t *ctx)
     m->ncand_max = n;
     m->cand      = calloc(n, sizeof(*m->cand));
     m->refresh   = calloc(n, sizeof(*m->refresh));
+    m->lanes     = calloc(n, sizeof(*m->lanes));
     m->reqs      = calloc(n + ctx->params.mover_batch, sizeof(*m->reqs));
-    if ((m->cand == NULL) || (m->refresh == NULL) || (m->reqs == NULL)) {
+    if ((m->cand == NULL) || (m->refresh == NULL) || (m->reqs == NULL) ||
+        (m->lanes == NULL)) {
         goto err_free;
     }
     ctx->mover_stop   = 0;
@@ -339,6 +364,7 @@ ucs_status_t mgi_mover_start(mgi_context_t *ctx)
     return UCS_OK;
 
 err_free:
+    free(m->lanes);
     free(m->reqs);
     free(m->refresh);
     free(m->cand);
@@ -357,6 +383,7 @@ void mgi_mover_stop(mgi_context_t *ctx)
     pthread_join(ctx->mover, NULL);
     ctx->mover_running = 0;
     if (m != NULL) {
+        free(m->lanes);
         free(m->reqs);
         free(m->refresh);
         free(m->cand);

@@ -21,6 +21,7 @@
 #define MGI_SORTER_MAX_PENDING  16
 
 typedef struct mgi_flush_pending {
+    mgi_ring_t   *stage;    /* the stage ring the EOF came from */
     uint32_t     seq;
     unsigned     n;
     mgi_ring_t   **ring;    /* [ndst]: sort rings holding the EOF */
@@ -58,8 +59,8 @@ static mgi_ring_t *mgi_sorter_target(mgi_sorter_t *s, mgi_ep_id_t dst)
 }
 
 /* Forward one message; returns 0 when a target ring is full (retry). */
-static int mgi_sorter_forward(mgi_sorter_t *s, mgi_channel_t *ch,
-                              mgi_msg_hdr_t *h)
+static int mgi_sorter_forward(mgi_sorter_t *s, mgi_ring_t *stage,
+                              mgi_channel_t *ch, mgi_msg_hdr_t *h)
 {
     mgi_msg_hdr_t out = *h;
     void *payload     = (char*)h + MGI_MSG_HDR_SIZE;
@@ -110,6 +111,7 @@ static int mgi_sorter_forward(mgi_sorter_t *s, mgi_channel_t *ch,
         uint32_t *pos_tmp      = p->pos;
 
         /* swap the collected targets into the FIFO */
+        p->stage   = stage;
         p->seq     = ((uint32_t*)payload)[1];
         p->n       = s->cur.n;
         p->ring    = s->cur.ring;
@@ -143,7 +145,7 @@ static int mgi_sorter_stage(mgi_sorter_t *s, mgi_ring_t *stage)
                     stage->cons_off = off;
                     return progress;
                 }
-                if (!mgi_sorter_forward(s, ch, h)) {
+                if (!mgi_sorter_forward(s, stage, ch, h)) {
                     stage->cons_off = off;
                     return progress;
                 }
@@ -171,7 +173,7 @@ static void mgi_sorter_flush_check(mgi_sorter_t *s)
                 return;
             }
         }
-        mgi_st_rel32(&s->ep->stage[0]->flush_done, p->seq);
+        mgi_st_rel32(&p->stage->flush_done, p->seq);
         tmp = *p;
         memmove(&s->pending[0], &s->pending[1],
                 (s->npending - 1) * sizeof(*p));
