@@ -358,30 +358,33 @@ void mgi_context_destroy(mgi_context_h ctx)
         free(all);
     }
 
+    for (i = 0; i < ctx->neps; ++i) {
+        if (ctx->eps[i] != NULL) {
+            mgi_sorter_stop(ctx->eps[i]);
+        }
+    }
     for (i = 0; i < ctx->params.max_channels; ++i) {
         if (ctx->chs[i] != NULL) {
             mgi_channel_free(ctx->chs[i]);
             ctx->chs[i] = NULL;
         }
     }
-    for (i = 0; i < ctx->neps; ++i) {
-        if (ctx->eps[i] != NULL) {
-            mgi_sorter_stop(ctx->eps[i]);
-        }
-    }
-    mgi_mover_stop(ctx);
+    mgi_mover_quiesce(ctx);
     for (i = 0; i < MGI_MAX_EPS; ++i) {
         if (ctx->peer_eps[i].valid) {
             ucp_rkey_destroy(ctx->peer_eps[i].rkey);
+            ctx->peer_eps[i].valid = 0;
         }
     }
+    /* the mover, idle now, keeps progressing the worker until every peer
+     * closed too: a TCP close completes only with the peer's progress */
     mgi_context_disconnect(ctx);
-    /* a peer may still need our worker to complete its close */
     all = calloc(ctx->size, sizeof(int));
     if (all != NULL) {
         mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
         free(all);
     }
+    mgi_mover_stop(ctx);
     for (i = 0; i < ctx->neps; ++i) {
         if (ctx->eps[i] != NULL) {
             mgi_ep_destroy(ctx->eps[i]);

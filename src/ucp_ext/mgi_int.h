@@ -160,6 +160,8 @@ struct mgi_context {
     void             *mover_state;
     int              mover_running;
     volatile int     mover_stop;
+    volatile int     mover_quiet;      /* progress only, move nothing */
+    volatile int     mover_quiet_ack;
     ucs_status_t     mover_status;
 };
 
@@ -186,6 +188,7 @@ void         mgi_sorter_stop(mgi_ep_t *ep);
 /* mover */
 ucs_status_t mgi_mover_start(mgi_context_t *ctx);
 void         mgi_mover_stop(mgi_context_t *ctx);
+void         mgi_mover_quiesce(mgi_context_t *ctx);
 
 /* channels */
 mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id);

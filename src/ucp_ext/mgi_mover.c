@@ -20,6 +20,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct mgi_mover_cand {
     mgi_route_t *route;
@@ -310,6 +311,11 @@ static void *mgi_mover_thread(void *arg)
     m->last_log_ns = mgi_time_ns();
     while (!ctx->mover_stop) {
         ucp_worker_progress(ctx->worker);
+        if (ctx->mover_quiet) {
+            ctx->mover_quiet_ack = 1;
+            mgi_idle(ctx, &idle);
+            continue;
+        }
         moved = mgi_mover_round(m);
         if (moved < 0) {
             ucs_error("mgi context %p mover (rank %d): stopped on error %s",
@@ -389,5 +395,23 @@ void mgi_mover_stop(mgi_context_t *ctx)
         free(m->cand);
         free(m);
         ctx->mover_state = NULL;
+    }
+}
+
+/* Stop moving (the worker is still progressed), e.g. before rkeys go. */
+void mgi_mover_quiesce(mgi_context_t *ctx)
+{
+    uint64_t deadline = mgi_time_ns() +
+                        (uint64_t)ctx->params.timeout_ms * 1000000ull;
+
+    ctx->mover_quiet = 1;
+    while (ctx->mover_running && !ctx->mover_quiet_ack &&
+           (ctx->mover_status == UCS_OK)) {
+        if (mgi_time_ns() > deadline) {
+            ucs_error("mgi context %p: mover did not go quiet within %u ms",
+                      ctx, ctx->params.timeout_ms);
+            return;
+        }
+        usleep(10);
     }
 }
