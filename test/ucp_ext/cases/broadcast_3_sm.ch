@@ -1,1 +1,1 @@
-np=3; args='broadcast -t 10000'
+np=3; args='broadcast -t 50000'

@@ -1,1 +1,1 @@
-oob=3; args='shuffle -t 20000'
+oob=3; args='shuffle -t 100000'

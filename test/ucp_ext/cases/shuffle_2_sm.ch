@@ -1,1 +1,1 @@
-np=2; args='shuffle -t 50000'
+np=2; args='shuffle -t 500000'

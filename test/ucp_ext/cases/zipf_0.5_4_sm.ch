@@ -1,1 +1,1 @@
-np=4; args='zipf -z 0.5 -t 20000'
+np=4; args='zipf -z 0.5 -t 100000'

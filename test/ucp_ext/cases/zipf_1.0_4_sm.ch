@@ -1,1 +1,1 @@
-np=4; args='zipf -z 1.0 -t 20000'
+np=4; args='zipf -z 1.0 -t 100000'
