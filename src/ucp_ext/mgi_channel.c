@@ -27,9 +27,10 @@ typedef struct mgi_ch_wire {
 } mgi_ch_wire_t;
 
 enum {
-    MGI_SRC_OPEN     = 0,
-    MGI_SRC_FLUSHING = 1,
-    MGI_SRC_FLUSHED  = 2
+    MGI_SRC_OPEN        = 0,
+    MGI_SRC_EOF_PENDING = 1,  /* EOF not yet in the stage ring */
+    MGI_SRC_FLUSHING    = 2,  /* EOF in, waiting for delivery */
+    MGI_SRC_FLUSHED     = 3
 };
 
 mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id)
@@ -681,62 +682,76 @@ ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
     return done;
 }
 
-ucs_status_t mgi_flush(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src)
+ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src)
 {
     mgi_ch_src_t *s;
     mgi_channel_t *ch;
     mgi_ring_t *stage;
     mgi_msg_hdr_t hdr;
-    uint32_t payload[2], seq;
-    uint64_t deadline;
-    unsigned idle = 0;
+    uint32_t payload[2];
 
     ch = mgi_ch_get_src(ctx, id, src, "flush", &s);
     if (ch == NULL) {
         return (mgi_ch_lookup(ctx, id) == NULL) ? UCS_ERR_NO_ELEM :
                UCS_ERR_INVALID_PARAM;
     }
-    if (!__atomic_compare_exchange_n(&s->flushed, &(int){MGI_SRC_OPEN},
-                                     MGI_SRC_FLUSHING, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
+    stage = s->ep->stage[0];
+
+    switch (__atomic_load_n(&s->flushed, __ATOMIC_ACQUIRE)) {
+    case MGI_SRC_OPEN:
+        s->flush_seq      = __atomic_add_fetch(&stage->flush_seq, 1,
+                                               __ATOMIC_ACQ_REL);
+        s->flush_deadline = mgi_time_ns() +
+                            (uint64_t)ctx->params.timeout_ms * 1000000ull;
+        __atomic_store_n(&s->flushed, MGI_SRC_EOF_PENDING, __ATOMIC_RELEASE);
+        /* fall through */
+    case MGI_SRC_EOF_PENDING:
+        hdr.ch     = id;
+        hdr.dst    = MGI_EP_ID_ALL;
+        hdr.src    = src;
+        hdr.len    = MGI_MSG_LEN_EOF;
+        payload[0] = s->ep->nstage;
+        payload[1] = s->flush_seq;
+        if (mgi_ring_append(stage, &hdr, payload, NULL) != MGI_RING_OK) {
+            goto check_timeout; /* stage ring full: retry on the next call */
+        }
+        mgi_ring_append_close(stage); /* FULL: the EOF's segment is closed */
+        __atomic_store_n(&s->flushed, MGI_SRC_FLUSHING, __ATOMIC_RELEASE);
+        /* fall through */
+    case MGI_SRC_FLUSHING:
+        /* not flush_done >= seq: flushes of other channels through this
+         * stage ring may have overtaken ours while the ring was full */
+        if (__atomic_load_n(&s->delivered, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&s->flushed, MGI_SRC_FLUSHED, __ATOMIC_RELEASE);
+            ucs_debug("mgi channel %u: endpoint %u flushed", id, src);
+            return UCS_OK;
+        }
+        goto check_timeout;
+    default:
         ucs_error("mgi channel %u: endpoint %u flushed twice", id, src);
         return UCS_ERR_CANCELED;
     }
 
-    stage      = s->ep->stage[0];
-    seq        = __atomic_add_fetch(&stage->flush_seq, 1, __ATOMIC_ACQ_REL);
-    hdr.ch     = id;
-    hdr.dst    = MGI_EP_ID_ALL;
-    hdr.src    = src;
-    hdr.len    = MGI_MSG_LEN_EOF;
-    payload[0] = s->ep->nstage;
-    payload[1] = seq;
-    deadline   = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+check_timeout:
+    if (mgi_time_ns() > s->flush_deadline) {
+        ucs_error("mgi channel %u: flush of endpoint %u not delivered after "
+                  "%u ms (stage ring %u/%u segments; is a destination not "
+                  "receiving?)", id, src, ctx->params.timeout_ms,
+                  mgi_ring_count(stage), stage->size);
+        return UCS_ERR_TIMED_OUT;
+    }
+    return UCS_INPROGRESS;
+}
 
-    while (mgi_ring_append(stage, &hdr, payload, NULL) != MGI_RING_OK) {
-        if (mgi_time_ns() > deadline) {
-            goto err_timeout;
-        }
+ucs_status_t mgi_flush(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src)
+{
+    unsigned idle = 0;
+    ucs_status_t status;
+
+    while ((status = mgi_flush_nb(ctx, id, src)) == UCS_INPROGRESS) {
         mgi_idle(ctx, &idle);
     }
-    mgi_ring_append_close(stage); /* FULL: the EOF's segment is closed */
-
-    while ((int32_t)(mgi_ld_acq32(&stage->flush_done) - seq) < 0) {
-        if (mgi_time_ns() > deadline) {
-            goto err_timeout;
-        }
-        mgi_idle(ctx, &idle);
-    }
-    __atomic_store_n(&s->flushed, MGI_SRC_FLUSHED, __ATOMIC_RELEASE);
-    ucs_debug("mgi channel %u: endpoint %u flushed", id, src);
-    return UCS_OK;
-
-err_timeout:
-    ucs_error("mgi channel %u: flush of endpoint %u not delivered after %u ms "
-              "(stage ring %u/%u segments, a destination not receiving?)",
-              id, src, ctx->params.timeout_ms, mgi_ring_count(stage),
-              stage->size);
-    return UCS_ERR_TIMED_OUT;
+    return status;
 }
 
 ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,

@@ -175,7 +175,7 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     }
 
     ctx->eps[ep->index] = ep;
-    ++ctx->neps;
+    __atomic_store_n(&ctx->neps, ctx->neps + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ctx->lock);
     ucs_info("mgi ep %u: CPU endpoint, %u stage ring(s), receive ring of %u "
              "lanes x %u segments x %zu bytes", ep->id, ep->nstage,

@@ -122,7 +122,10 @@ typedef struct mgi_ch_dst {
 
 typedef struct mgi_ch_src {
     mgi_ep_t       *ep;
-    int            flushed;
+    int            flushed;        /* MGI_SRC_* of mgi_channel.c */
+    int            delivered;      /* set by the sorter */
+    uint32_t       flush_seq;
+    uint64_t       flush_deadline;
 } mgi_ch_src_t;
 
 struct mgi_channel {

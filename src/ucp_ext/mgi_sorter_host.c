@@ -22,6 +22,7 @@
 
 typedef struct mgi_flush_pending {
     mgi_ring_t   *stage;    /* the stage ring the EOF came from */
+    mgi_ch_src_t *src;      /* the host flush waiting for it, or NULL */
     uint32_t     seq;
     unsigned     n;
     mgi_ring_t   **ring;    /* [ndst]: sort rings holding the EOF */
@@ -109,9 +110,12 @@ static int mgi_sorter_forward(mgi_sorter_t *s, mgi_ring_t *stage,
         mgi_flush_pending_t *p = &s->pending[s->npending++];
         mgi_ring_t **ring_tmp  = p->ring;
         uint32_t *pos_tmp      = p->pos;
+        int si                 = mgi_ch_src_index(ch, h->src);
 
         /* swap the collected targets into the FIFO */
         p->stage   = stage;
+        p->src     = ((si >= 0) && (ch->lsrc[si].ep == s->ep)) ?
+                     &ch->lsrc[si] : NULL;
         p->seq     = ((uint32_t*)payload)[1];
         p->n       = s->cur.n;
         p->ring    = s->cur.ring;
@@ -173,7 +177,12 @@ static void mgi_sorter_flush_check(mgi_sorter_t *s)
                 return;
             }
         }
-        mgi_st_rel32(&p->stage->flush_done, p->seq);
+        if ((int32_t)(p->seq - p->stage->flush_done) > 0) {
+            mgi_st_rel32(&p->stage->flush_done, p->seq);
+        }
+        if (p->src != NULL) {
+            __atomic_store_n(&p->src->delivered, 1, __ATOMIC_RELEASE);
+        }
         tmp = *p;
         memmove(&s->pending[0], &s->pending[1],
                 (s->npending - 1) * sizeof(*p));
@@ -292,7 +301,7 @@ static void *mgi_sorter_thread(void *arg)
     mgi_ep_t *ep       = s->ep;
     mgi_context_t *ctx = ep->ctx;
     unsigned idle = 0, lane, i;
-    int progress, dry;
+    int progress, lane_progress, dry;
 
     s->last_log_ns = mgi_time_ns();
     while (!ep->stop) {
@@ -301,11 +310,16 @@ static void *mgi_sorter_thread(void *arg)
             progress |= mgi_sorter_stage(s, ep->stage[i]);
         }
         mgi_sorter_flush_check(s);
-        dry = 1;
+        dry           = 1;
+        lane_progress = 0;
         for (lane = 0; lane < ep->nlanes; ++lane) {
-            progress |= mgi_sorter_lane(s, mgi_ep_lane(ep, lane), &dry);
+            lane_progress |= mgi_sorter_lane(s, mgi_ep_lane(ep, lane), &dry);
         }
-        if (dry) {
+        progress |= lane_progress;
+        /* make partial batches readable when the lanes ran dry, or when
+         * they are stuck on a full final ring (its consumer may wait for
+         * another channel's partial batch) */
+        if (dry || !lane_progress) {
             for (i = 0; i < s->ntouched; ++i) {
                 mgi_ring_append_close(s->touched[i]->final);
             }

@@ -162,8 +162,19 @@ ssize_t      mgi_send(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src,
  */
 ssize_t      mgi_recv(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t dst,
                       void *buf, size_t cap);
-/* Append EOF and wait until the endpoint's tuples were delivered. */
+/**
+ * Append EOF for `src` on the channel and wait until the endpoint's tuples
+ * were delivered to their destinations' receive rings (bounded by
+ * timeout_ms: UCS_ERR_TIMED_OUT). A second flush, or a send after it,
+ * fails with UCS_ERR_CANCELED. Delivery needs the destinations to keep
+ * receiving: call mgi_recv on another thread, or use mgi_flush_nb.
+ */
 ucs_status_t mgi_flush(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src);
+/* Non-blocking flush: the first call appends EOF (when the stage ring has
+ * room), later calls return UCS_INPROGRESS until delivered, then UCS_OK.
+ * Not to be called concurrently for the same (ch, src). */
+ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t ch,
+                          mgi_ep_id_t src);
 
 #ifdef __cplusplus
 }
