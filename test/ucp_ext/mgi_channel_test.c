@@ -2,7 +2,11 @@
  * End-to-end test of MGI channels with CPU endpoints in several processes.
  *
  *   mgi_channel_test [-e EPS_PER_RANK] [-t TUPLES_PER_SRC] [-z THETA]
- *                    [--oob NRANKS] SCENARIO
+ *                    [-s] [--oob NRANKS] SCENARIO
+ *
+ * -s: one thread per rank interleaves send and recv and flushes with
+ * mgi_flush_nb (the GPU block pattern of the paper's Fig. 3); otherwise
+ * each destination receives on its own thread and mgi_flush blocks.
  *
  * Ranks come from the TCP bootstrap (MGI_BOOTSTRAP / MGI_RANK / MGI_NRANKS,
  * see mgi_launch) or, with --oob, from this program forking NRANKS children
@@ -61,6 +65,7 @@ typedef struct test {
     int           mode;
     double        theta;
     int           use_zipf;
+    int           single_thread;
     uint64_t      ntuples;
     mgi_ch_id_t   ch;
     double        *zipf_cdf;
@@ -171,10 +176,16 @@ static uint8_t pattern(uint32_t src, uint32_t seq, uint32_t k)
 
 /* ----------------------------------------------------------------- receive */
 
-typedef struct recv_arg {
+typedef struct dst_state {
     test_t      *t;
     mgi_ep_id_t ep;
-} recv_arg_t;
+    int         di;
+    int64_t     last_seq[MAX_EPS];
+    char        *buf;
+    int         eof;
+    double      deadline;
+    unsigned    idle;
+} dst_state_t;
 
 static void check_tuple(test_t *t, int di, int64_t *last_seq, uint32_t src,
                         uint32_t seq, uint64_t key, uint32_t len)
@@ -205,97 +216,140 @@ static void check_tuple(test_t *t, int di, int64_t *last_seq, uint32_t src,
     t->got[di].sum   += tuple_hash(src, seq, key, len);
 }
 
-static void *recv_thread(void *arg)
+static void dst_init(test_t *t, dst_state_t *d, mgi_ep_id_t ep)
 {
-    recv_arg_t *ra    = arg;
-    test_t *t         = ra->t;
-    int di            = dst_index(t, ra->ep);
-    int64_t last_seq[MAX_EPS];
-    double deadline   = now_s() + t->timeout_s;
-    char *buf         = malloc(RECV_BUF);
-    mgi_ch_attr_t attr;
-    unsigned i, idle = 0;
+    unsigned i;
+
+    d->t        = t;
+    d->ep       = ep;
+    d->di       = dst_index(t, ep);
+    d->buf      = malloc(RECV_BUF);
+    d->eof      = 0;
+    d->idle     = 0;
+    d->deadline = now_s() + t->timeout_s;
+    for (i = 0; i < MAX_EPS; ++i) {
+        d->last_seq[i] = -1;
+    }
+}
+
+/* One mgi_recv: 1 at EOF, -1 on error, 0 otherwise. */
+static int recv_step(dst_state_t *d)
+{
+    test_t *t = d->t;
+    char *buf = d->buf;
+    unsigned i, k;
     ssize_t n;
 
-    for (i = 0; i < MAX_EPS; ++i) {
-        last_seq[i] = -1;
+    if (d->eof) {
+        return 1;
     }
-    for (;;) {
-        n = mgi_recv(t->ctx, t->ch, ra->ep, buf, RECV_BUF);
-        if (n == MGI_EOF) {
-            break;
+    n = mgi_recv(t->ctx, t->ch, d->ep, buf, RECV_BUF);
+    if (n == MGI_EOF) {
+        d->eof = 1;
+        return 1;
+    }
+    if (n < 0) {
+        FAIL(t, "endpoint %u: mgi_recv: %s", d->ep,
+             ucs_status_string((ucs_status_t)n));
+        return -1;
+    }
+    if (n == 0) {
+        if (now_s() > d->deadline) {
+            FAIL(t, "endpoint %u: no EOF after %u s (%lu tuples in)", d->ep,
+                 t->timeout_s, (unsigned long)t->got[d->di].count);
+            return -1;
         }
-        if (n < 0) {
-            FAIL(t, "endpoint %u: mgi_recv: %s", ra->ep,
-                 ucs_status_string((ucs_status_t)n));
-            goto out;
+        d->idle++;
+        return 0;
+    }
+    d->idle = 0;
+    if (t->mode == MODE_EXPLICIT) {
+        uint32_t *h = (uint32_t*)buf;
+        if ((n < 16) || (h[2] != (uint32_t)n) || ((int)h[3] != d->di)) {
+            FAIL(t, "endpoint %u: bad schemaless tuple: %zd bytes, says %u "
+                 "bytes for destination %u", d->ep, n, h[2], h[3]);
+            return 0;
         }
-        if (n == 0) {
-            if (now_s() > deadline) {
-                FAIL(t, "endpoint %u: no EOF after %u s (%lu tuples in)",
-                     ra->ep, t->timeout_s,
-                     (unsigned long)t->got[di].count);
-                goto out;
+        for (k = 16; k < n; ++k) {
+            if ((uint8_t)buf[k] != pattern(h[0], h[1], k)) {
+                FAIL(t, "endpoint %u: tuple %u from %u corrupt at byte %u",
+                     d->ep, h[1], h[0], k);
+                break;
             }
-            if (++idle > 100) {
-                usleep(50);
-            }
-            continue;
         }
-        idle = 0;
-        if (t->mode == MODE_EXPLICIT) {
-            uint32_t *h = (uint32_t*)buf, k;
-            if ((n < 16) || (h[2] != (uint32_t)n) || ((int)h[3] != di)) {
-                FAIL(t, "endpoint %u: bad schemaless tuple: %zd bytes, says "
-                     "%u bytes for destination %u", ra->ep, n, h[2], h[3]);
-                continue;
-            }
-            for (k = 16; k < n; ++k) {
-                if ((uint8_t)buf[k] != pattern(h[0], h[1], k)) {
-                    FAIL(t, "endpoint %u: tuple %u from %u corrupt at byte %u",
-                         ra->ep, h[1], h[0], k);
-                    break;
+        check_tuple(t, d->di, d->last_seq, h[0], h[1], 0, n);
+    } else {
+        if (n % sizeof(tuple_t)) {
+            FAIL(t, "endpoint %u: %zd bytes, not whole tuples", d->ep, n);
+        }
+        for (i = 0; i < n / sizeof(tuple_t); ++i) {
+            tuple_t *tp = (tuple_t*)buf + i;
+            check_tuple(t, d->di, d->last_seq, tp->src, tp->seq, tp->key,
+                        sizeof(tuple_t));
+        }
+    }
+    return 0;
+}
+
+/* After EOF: EOF stays EOF, and came exactly once from every source. */
+static void dst_finish(dst_state_t *d)
+{
+    test_t *t = d->t;
+    mgi_ch_attr_t attr;
+    unsigned i;
+    ssize_t n;
+
+    if (d->eof) {
+        n = mgi_recv(t->ctx, t->ch, d->ep, d->buf, RECV_BUF);
+        if (n != MGI_EOF) {
+            FAIL(t, "endpoint %u: mgi_recv after EOF returned %zd", d->ep, n);
+        }
+        if (mgi_ch_query(t->ctx, t->ch, d->ep, &attr) != UCS_OK) {
+            FAIL(t, "endpoint %u: mgi_ch_query failed", d->ep);
+        } else {
+            for (i = 0; i < t->nsrc; ++i) {
+                if (attr.eof_count[i] != 1) {
+                    FAIL(t, "endpoint %u: %u EOF from source %u, expected 1",
+                         d->ep, attr.eof_count[i], t->src[i]);
                 }
             }
-            check_tuple(t, di, last_seq, h[0], h[1], 0, n);
-        } else {
-            if (n % sizeof(tuple_t)) {
-                FAIL(t, "endpoint %u: %zd bytes, not whole tuples", ra->ep, n);
-            }
-            for (i = 0; i < n / sizeof(tuple_t); ++i) {
-                tuple_t *tp = (tuple_t*)buf + i;
-                check_tuple(t, di, last_seq, tp->src, tp->seq, tp->key,
-                            sizeof(tuple_t));
+            if (attr.recv_tuples != t->got[d->di].count) {
+                FAIL(t, "endpoint %u: library counted %lu tuples, test %lu",
+                     d->ep, (unsigned long)attr.recv_tuples,
+                     (unsigned long)t->got[d->di].count);
             }
         }
     }
+    free(d->buf);
+}
 
-    /* EOF stays EOF, and came exactly once from every source */
-    n = mgi_recv(t->ctx, t->ch, ra->ep, buf, RECV_BUF);
-    if (n != MGI_EOF) {
-        FAIL(t, "endpoint %u: mgi_recv after EOF returned %zd", ra->ep, n);
-    }
-    if (mgi_ch_query(t->ctx, t->ch, ra->ep, &attr) != UCS_OK) {
-        FAIL(t, "endpoint %u: mgi_ch_query failed", ra->ep);
-        goto out;
-    }
-    for (i = 0; i < t->nsrc; ++i) {
-        if (attr.eof_count[i] != 1) {
-            FAIL(t, "endpoint %u: %u EOF from source %u, expected 1", ra->ep,
-                 attr.eof_count[i], t->src[i]);
+static void *recv_thread(void *arg)
+{
+    dst_state_t *d = arg;
+    int ret;
+
+    while ((ret = recv_step(d)) == 0) {
+        if (d->idle > 100) {
+            usleep(50);
         }
     }
-    if (attr.recv_tuples != t->got[di].count) {
-        FAIL(t, "endpoint %u: library counted %lu tuples, test %lu", ra->ep,
-             (unsigned long)attr.recv_tuples,
-             (unsigned long)t->got[di].count);
-    }
-out:
-    free(buf);
+    dst_finish(d);
     return NULL;
 }
 
 /* -------------------------------------------------------------------- send */
+
+typedef struct src_state {
+    test_t      *t;
+    mgi_ep_id_t ep;
+    uint64_t    rng;
+    uint64_t    seq;        /* tuples generated */
+    tuple_t     batch[SEND_BATCH];
+    unsigned    n, done;    /* current batch: size, sent */
+    double      deadline;
+    int         flushed;
+    int         stalled;    /* last mgi_send found the stage ring full */
+} src_state_t;
 
 static void expect_add(test_t *t, int di, uint32_t src, uint32_t seq,
                        uint64_t key, uint32_t len)
@@ -305,86 +359,89 @@ static void expect_add(test_t *t, int di, uint32_t src, uint32_t seq,
     t->expect[di].sum   += tuple_hash(src, seq, key, len);
 }
 
-static int send_all(test_t *t, mgi_ep_id_t src)
+static void src_init(test_t *t, src_state_t *s, mgi_ep_id_t ep)
 {
-    uint64_t rng = mix64(0x5eed0000ull + src);
-    tuple_t batch[SEND_BATCH];
+    memset(s, 0, sizeof(*s));
+    s->t        = t;
+    s->ep       = ep;
+    s->rng      = mix64(0x5eed0000ull + ep);
+    s->deadline = now_s() + t->timeout_s;
+}
+
+/* One mgi_send: 1 when everything was sent, -1 on error, 0 otherwise. */
+static int send_step(src_state_t *s)
+{
+    test_t *t = s->t;
     char xbuf[256];
-    double deadline = now_s() + t->timeout_s;
-    uint64_t seq = 0;
-    unsigned n, i, done;
+    unsigned i;
     ssize_t ret;
     int di;
 
-    while (seq < t->ntuples) {
-        if (t->mode == MODE_EXPLICIT) {
-            uint32_t *h = (uint32_t*)xbuf, len = explicit_len(seq), k;
-            di   = (seq * 7 + src) % t->ndst;
-            h[0] = src;
-            h[1] = seq;
-            h[2] = len;
-            h[3] = di;
-            for (k = 16; k < len; ++k) {
-                xbuf[k] = pattern(src, seq, k);
-            }
-            while ((ret = mgi_send(t->ctx, t->ch, src, xbuf, len,
-                                   t->dst[di])) == 0) {
-                if (now_s() > deadline) {
-                    FAIL(t, "endpoint %u: stage ring full for %u s", src,
-                         t->timeout_s);
-                    return -1;
-                }
-                sched_yield();
-            }
-            if (ret != len) {
-                FAIL(t, "endpoint %u: mgi_send returned %zd", src, ret);
-                return -1;
-            }
-            expect_add(t, di, src, seq, 0, len);
-            ++seq;
-            continue;
-        }
-
-        n = (t->ntuples - seq < SEND_BATCH) ? t->ntuples - seq : SEND_BATCH;
-        for (i = 0; i < n; ++i) {
-            batch[i].key = t->use_zipf ? zipf_key(t, &rng) :
-                           rng_next(&rng) % 1000003;
-            batch[i].src = src;
-            batch[i].seq = seq + i;
-        }
-        done = 0;
-        while (done < n) {
-            ret = mgi_send(t->ctx, t->ch, src, batch + done,
-                           (n - done) * sizeof(tuple_t), MGI_DST_AUTO);
-            if (ret < 0) {
-                FAIL(t, "endpoint %u: mgi_send: %s", src,
-                     ucs_status_string((ucs_status_t)ret));
-                return -1;
-            }
-            if (ret == 0) {
-                if (now_s() > deadline) {
-                    FAIL(t, "endpoint %u: stage ring full for %u s", src,
-                         t->timeout_s);
-                    return -1;
-                }
-                sched_yield();
-                continue;
-            }
-            for (i = done; i < done + ret / sizeof(tuple_t); ++i) {
-                if (t->mode == MODE_PART) {
-                    expect_add(t, batch[i].key % t->ndst, src, batch[i].seq,
-                               batch[i].key, sizeof(tuple_t));
-                } else {
-                    for (di = 0; di < (int)t->ndst; ++di) {
-                        expect_add(t, di, src, batch[i].seq, batch[i].key,
-                                   sizeof(tuple_t));
-                    }
-                }
-            }
-            done += ret / sizeof(tuple_t);
-        }
-        seq += n;
+    if ((s->done == s->n) && (s->seq == t->ntuples)) {
+        return 1;
     }
+    if (now_s() > s->deadline) {
+        FAIL(t, "endpoint %u: could not send within %u s", s->ep,
+             t->timeout_s);
+        return -1;
+    }
+
+    if (t->mode == MODE_EXPLICIT) {
+        uint32_t *h = (uint32_t*)xbuf, len = explicit_len(s->seq), k;
+        di   = (s->seq * 7 + s->ep) % t->ndst;
+        h[0] = s->ep;
+        h[1] = s->seq;
+        h[2] = len;
+        h[3] = di;
+        for (k = 16; k < len; ++k) {
+            xbuf[k] = pattern(s->ep, s->seq, k);
+        }
+        ret = mgi_send(t->ctx, t->ch, s->ep, xbuf, len, t->dst[di]);
+        s->stalled = (ret == 0);
+        if (ret == 0) {
+            return 0;
+        }
+        if (ret != len) {
+            FAIL(t, "endpoint %u: mgi_send returned %zd", s->ep, ret);
+            return -1;
+        }
+        expect_add(t, di, s->ep, s->seq, 0, len);
+        s->seq++;
+        return 0;
+    }
+
+    if (s->done == s->n) {
+        s->n = (t->ntuples - s->seq < SEND_BATCH) ? t->ntuples - s->seq :
+               SEND_BATCH;
+        for (i = 0; i < s->n; ++i) {
+            s->batch[i].key = t->use_zipf ? zipf_key(t, &s->rng) :
+                              rng_next(&s->rng) % 1000003;
+            s->batch[i].src = s->ep;
+            s->batch[i].seq = s->seq + i;
+        }
+        s->seq += s->n;
+        s->done = 0;
+    }
+    ret = mgi_send(t->ctx, t->ch, s->ep, s->batch + s->done,
+                   (s->n - s->done) * sizeof(tuple_t), MGI_DST_AUTO);
+    if (ret < 0) {
+        FAIL(t, "endpoint %u: mgi_send: %s", s->ep,
+             ucs_status_string((ucs_status_t)ret));
+        return -1;
+    }
+    s->stalled = (ret == 0);
+    for (i = s->done; i < s->done + ret / sizeof(tuple_t); ++i) {
+        if (t->mode == MODE_PART) {
+            expect_add(t, s->batch[i].key % t->ndst, s->ep, s->batch[i].seq,
+                       s->batch[i].key, sizeof(tuple_t));
+        } else {
+            for (di = 0; di < (int)t->ndst; ++di) {
+                expect_add(t, di, s->ep, s->batch[i].seq, s->batch[i].key,
+                           sizeof(tuple_t));
+            }
+        }
+    }
+    s->done += ret / sizeof(tuple_t);
     return 0;
 }
 
@@ -560,10 +617,11 @@ static int run(test_t *t, const char *name)
     mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
     mgi_ch_params_t p   = {0};
     pthread_t thr[MAX_EPS];
-    recv_arg_t ra[MAX_EPS];
+    dst_state_t ds[MAX_EPS];
+    src_state_t ss[MAX_EPS];
     tally_t *all_expect;
-    unsigned i, nthr = 0;
-    int r, any_failed;
+    unsigned i, nsrcs, ndsts;
+    int r, any_failed, ret;
     double t0;
 
     if (!strcmp(name, "misuse")) {
@@ -593,31 +651,79 @@ static int run(test_t *t, const char *name)
         return -1;
     }
 
-    t0 = now_s();
+    t0    = now_s();
+    nsrcs = ndsts = 0;
     for (i = 0; i < t->ndst; ++i) {
         if (is_local(t, t->dst[i])) {
-            ra[nthr].t  = t;
-            ra[nthr].ep = t->dst[i];
-            pthread_create(&thr[nthr], NULL, recv_thread, &ra[nthr]);
-            ++nthr;
-        }
-    }
-    for (i = 0; i < t->nsrc; ++i) {
-        if (is_local(t, t->src[i]) && (send_all(t, t->src[i]) != 0)) {
-            break;
+            dst_init(t, &ds[ndsts++], t->dst[i]);
         }
     }
     for (i = 0; i < t->nsrc; ++i) {
         if (is_local(t, t->src[i])) {
-            ucs_status_t st = mgi_flush(t->ctx, t->ch, t->src[i]);
+            src_init(t, &ss[nsrcs++], t->src[i]);
+        }
+    }
+
+    if (!t->single_thread) {
+        /* receivers on their own threads, sends then a blocking flush */
+        for (i = 0; i < ndsts; ++i) {
+            pthread_create(&thr[i], NULL, recv_thread, &ds[i]);
+        }
+        for (i = 0; i < nsrcs; ++i) {
+            while ((ret = send_step(&ss[i])) == 0) {
+                if (ss[i].stalled) {
+                    sched_yield();
+                }
+            }
+            if (ret < 0) {
+                break;
+            }
+        }
+        for (i = 0; i < nsrcs; ++i) {
+            ucs_status_t st = mgi_flush(t->ctx, t->ch, ss[i].ep);
             if (st != UCS_OK) {
-                FAIL(t, "endpoint %u: mgi_flush: %s", t->src[i],
+                FAIL(t, "endpoint %u: mgi_flush: %s", ss[i].ep,
                      ucs_status_string(st));
             }
         }
-    }
-    for (i = 0; i < nthr; ++i) {
-        pthread_join(thr[i], NULL);
+        for (i = 0; i < ndsts; ++i) {
+            pthread_join(thr[i], NULL);
+        }
+    } else {
+        /* one thread, as a GPU block does (paper Fig. 3): interleave send
+         * and recv, then flush_nb while receiving, then recv until EOF */
+        int busy = 1, sent, eofs;
+        while (busy && !t->failed) {
+            busy = 0;
+            for (i = 0; i < nsrcs; ++i) {
+                if (!ss[i].flushed) {
+                    sent = send_step(&ss[i]);
+                    if (sent == 1) {
+                        ucs_status_t st = mgi_flush_nb(t->ctx, t->ch,
+                                                       ss[i].ep);
+                        if (st == UCS_OK) {
+                            ss[i].flushed = 1;
+                        } else if (st != UCS_INPROGRESS) {
+                            FAIL(t, "endpoint %u: mgi_flush_nb: %s",
+                                 ss[i].ep, ucs_status_string(st));
+                            ss[i].flushed = 1;
+                        }
+                    } else if (sent < 0) {
+                        ss[i].flushed = 1;
+                    }
+                    busy |= !ss[i].flushed;
+                }
+            }
+            eofs = 0;
+            for (i = 0; i < ndsts; ++i) {
+                ret   = recv_step(&ds[i]);
+                eofs += (ret != 0);
+            }
+            busy |= (eofs < (int)ndsts);
+        }
+        for (i = 0; i < ndsts; ++i) {
+            dst_finish(&ds[i]);
+        }
     }
 
     /* compare what arrived with what every source sent */
@@ -821,6 +927,8 @@ int main(int argc, char **argv)
             t.ntuples = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "-z") && (i + 1 < argc)) {
             t.theta = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "-s")) {
+            t.single_thread = 1;
         } else if (!strcmp(argv[i], "--oob") && (i + 1 < argc)) {
             oob_n = atoi(argv[++i]);
         } else {
@@ -829,7 +937,7 @@ int main(int argc, char **argv)
     }
     if ((scenario == NULL) || (t.eps_per_rank < 1) ||
         (t.eps_per_rank > MGI_MAX_LOCAL_EPS)) {
-        fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] "
+        fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
                 "[--oob N] shuffle|zipf|broadcast|explicit|many2one|"
                 "one2many|misuse\n", argv[0]);
         return 1;
