@@ -606,28 +606,30 @@ static int setup_scenario(test_t *t, const char *name)
         t->nsrc = 1;
     } else {
         fprintf(stderr, "unknown scenario %s\n", name);
+        t->failed = 1;
         return -1;
     }
     (void)i;
     return 0;
 }
 
-static int run(test_t *t, const char *name)
+typedef struct chrun {
+    test_t      *t;
+    const char  *name;
+    dst_state_t ds[MAX_EPS];
+    src_state_t ss[MAX_EPS];
+    unsigned    nsrcs, ndsts;
+    double      t0;
+} chrun_t;
+
+static int chrun_create(chrun_t *c, test_t *t, const char *name)
 {
     mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
     mgi_ch_params_t p   = {0};
-    pthread_t thr[MAX_EPS];
-    dst_state_t ds[MAX_EPS];
-    src_state_t ss[MAX_EPS];
-    tally_t *all_expect;
-    unsigned i, nsrcs, ndsts;
-    int r, any_failed, ret;
-    double t0;
+    unsigned i;
 
-    if (!strcmp(name, "misuse")) {
-        misuse(t);
-        return 0;
-    }
+    c->t    = t;
+    c->name = name;
     if (setup_scenario(t, name) != 0) {
         return -1;
     }
@@ -650,83 +652,115 @@ static int run(test_t *t, const char *name)
         FAIL(t, "mgi_ch_create failed");
         return -1;
     }
-
-    t0    = now_s();
-    nsrcs = ndsts = 0;
+    c->t0    = now_s();
+    c->nsrcs = c->ndsts = 0;
     for (i = 0; i < t->ndst; ++i) {
         if (is_local(t, t->dst[i])) {
-            dst_init(t, &ds[ndsts++], t->dst[i]);
+            dst_init(t, &c->ds[c->ndsts++], t->dst[i]);
         }
     }
     for (i = 0; i < t->nsrc; ++i) {
         if (is_local(t, t->src[i])) {
-            src_init(t, &ss[nsrcs++], t->src[i]);
+            src_init(t, &c->ss[c->nsrcs++], t->src[i]);
         }
     }
+    return 0;
+}
 
-    if (!t->single_thread) {
-        /* receivers on their own threads, sends then a blocking flush */
-        for (i = 0; i < ndsts; ++i) {
-            pthread_create(&thr[i], NULL, recv_thread, &ds[i]);
+/* Receivers on their own threads; sends, then a blocking flush. */
+static void chrun_threaded(chrun_t *c)
+{
+    test_t *t = c->t;
+    pthread_t thr[MAX_EPS];
+    ucs_status_t st;
+    unsigned i;
+    int ret;
+
+    for (i = 0; i < c->ndsts; ++i) {
+        pthread_create(&thr[i], NULL, recv_thread, &c->ds[i]);
+    }
+    for (i = 0; i < c->nsrcs; ++i) {
+        while ((ret = send_step(&c->ss[i])) == 0) {
+            if (c->ss[i].stalled) {
+                sched_yield();
+            }
         }
-        for (i = 0; i < nsrcs; ++i) {
-            while ((ret = send_step(&ss[i])) == 0) {
-                if (ss[i].stalled) {
-                    sched_yield();
+        if (ret < 0) {
+            break;
+        }
+    }
+    for (i = 0; i < c->nsrcs; ++i) {
+        st = mgi_flush(t->ctx, t->ch, c->ss[i].ep);
+        if (st != UCS_OK) {
+            FAIL(t, "endpoint %u: mgi_flush: %s", c->ss[i].ep,
+                 ucs_status_string(st));
+        }
+    }
+    for (i = 0; i < c->ndsts; ++i) {
+        pthread_join(thr[i], NULL);
+    }
+}
+
+/* One thread for all channels, as a GPU block does (paper Fig. 3):
+ * interleave send and recv, flush_nb while receiving, recv until EOF. */
+static void chrun_single_thread(chrun_t **cs, int k)
+{
+    int busy = 1, sent, eofs, j;
+    ucs_status_t st;
+    src_state_t *ss;
+    unsigned i;
+
+    while (busy) {
+        busy = 0;
+        for (j = 0; j < k; ++j) {
+            chrun_t *c = cs[j];
+            test_t *t  = c->t;
+
+            if (t->failed) {
+                return;
+            }
+            for (i = 0; i < c->nsrcs; ++i) {
+                ss = &c->ss[i];
+                if (ss->flushed) {
+                    continue;
                 }
-            }
-            if (ret < 0) {
-                break;
-            }
-        }
-        for (i = 0; i < nsrcs; ++i) {
-            ucs_status_t st = mgi_flush(t->ctx, t->ch, ss[i].ep);
-            if (st != UCS_OK) {
-                FAIL(t, "endpoint %u: mgi_flush: %s", ss[i].ep,
-                     ucs_status_string(st));
-            }
-        }
-        for (i = 0; i < ndsts; ++i) {
-            pthread_join(thr[i], NULL);
-        }
-    } else {
-        /* one thread, as a GPU block does (paper Fig. 3): interleave send
-         * and recv, then flush_nb while receiving, then recv until EOF */
-        int busy = 1, sent, eofs;
-        while (busy && !t->failed) {
-            busy = 0;
-            for (i = 0; i < nsrcs; ++i) {
-                if (!ss[i].flushed) {
-                    sent = send_step(&ss[i]);
-                    if (sent == 1) {
-                        ucs_status_t st = mgi_flush_nb(t->ctx, t->ch,
-                                                       ss[i].ep);
-                        if (st == UCS_OK) {
-                            ss[i].flushed = 1;
-                        } else if (st != UCS_INPROGRESS) {
-                            FAIL(t, "endpoint %u: mgi_flush_nb: %s",
-                                 ss[i].ep, ucs_status_string(st));
-                            ss[i].flushed = 1;
-                        }
-                    } else if (sent < 0) {
-                        ss[i].flushed = 1;
+                sent = send_step(ss);
+                if (sent == 1) {
+                    st = mgi_flush_nb(t->ctx, t->ch, ss->ep);
+                    if (st == UCS_OK) {
+                        ss->flushed = 1;
+                    } else if (st != UCS_INPROGRESS) {
+                        FAIL(t, "endpoint %u: mgi_flush_nb: %s", ss->ep,
+                             ucs_status_string(st));
+                        ss->flushed = 1;
                     }
-                    busy |= !ss[i].flushed;
+                } else if (sent < 0) {
+                    ss->flushed = 1;
                 }
+                busy |= !ss->flushed;
             }
             eofs = 0;
-            for (i = 0; i < ndsts; ++i) {
-                ret   = recv_step(&ds[i]);
-                eofs += (ret != 0);
+            for (i = 0; i < c->ndsts; ++i) {
+                eofs += (recv_step(&c->ds[i]) != 0);
             }
-            busy |= (eofs < (int)ndsts);
-        }
-        for (i = 0; i < ndsts; ++i) {
-            dst_finish(&ds[i]);
+            busy |= (eofs < (int)c->ndsts);
         }
     }
+    for (j = 0; j < k; ++j) {
+        for (i = 0; i < cs[j]->ndsts; ++i) {
+            dst_finish(&cs[j]->ds[i]);
+        }
+    }
+}
 
-    /* compare what arrived with what every source sent */
+/* Compare what arrived with what every source sent. */
+static void chrun_verify(chrun_t *c)
+{
+    test_t *t = c->t;
+    tally_t *all_expect;
+    unsigned i;
+    int r;
+
     all_expect = calloc(t->size, sizeof(t->expect));
     mgi_context_allgather(t->ctx, t->expect, all_expect, sizeof(t->expect));
     for (i = 0; i < t->ndst; ++i) {
@@ -741,31 +775,80 @@ static int run(test_t *t, const char *name)
         }
         if ((want.count != t->got[i].count) ||
             (want.bytes != t->got[i].bytes) || (want.sum != t->got[i].sum)) {
-            FAIL(t, "endpoint %u: got %lu tuples / %lu bytes / sum %016lx, "
-                 "sources sent %lu / %lu / %016lx", t->dst[i],
+            FAIL(t, "%s endpoint %u: got %lu tuples / %lu bytes / sum %016lx,"
+                 " sources sent %lu / %lu / %016lx", c->name, t->dst[i],
                  (unsigned long)t->got[i].count,
                  (unsigned long)t->got[i].bytes,
                  (unsigned long)t->got[i].sum, (unsigned long)want.count,
                  (unsigned long)want.bytes, (unsigned long)want.sum);
         } else {
-            printf("rank %d: %s%s endpoint %u: %lu tuples, %lu bytes, "
-                   "checksum %016lx OK (%.2f s)\n", t->rank, name,
-                   t->use_zipf ? " (zipf)" : "", t->dst[i],
+            printf("rank %d: %s%s channel %u endpoint %u: %lu tuples, %lu "
+                   "bytes, checksum %016lx OK (%.2f s)\n", t->rank, c->name,
+                   t->use_zipf ? " (zipf)" : "", t->ch, t->dst[i],
                    (unsigned long)want.count, (unsigned long)want.bytes,
-                   (unsigned long)want.sum, now_s() - t0);
+                   (unsigned long)want.sum, now_s() - c->t0);
         }
     }
     free(all_expect);
+}
 
-    /* everybody is done before the channel goes */
-    mgi_context_allgather(t->ctx, &t->failed, thr, sizeof(int));
-    any_failed = 0;
-    for (r = 0; r < t->size; ++r) {
-        any_failed |= ((int*)thr)[r];
+/* Everybody is done before the channel goes. */
+static void chrun_delete(chrun_t *c, int failed)
+{
+    int all[MAX_EPS * 4] = {0}, r, any_failed = 0;
+
+    mgi_context_allgather(c->t->ctx, &failed, all, sizeof(int));
+    for (r = 0; r < c->t->size; ++r) {
+        any_failed |= all[r];
     }
-    if (!any_failed && (mgi_ch_delete(t->ctx, t->ch) != UCS_OK)) {
-        FAIL(t, "mgi_ch_delete of a drained channel failed");
+    if (!any_failed && (mgi_ch_delete(c->t->ctx, c->t->ch) != UCS_OK)) {
+        FAIL(c->t, "mgi_ch_delete of a drained channel failed");
     }
+}
+
+static int run(test_t *t, const char *name)
+{
+    chrun_t *c[2];
+    test_t *t2;
+
+    if (!strcmp(name, "misuse")) {
+        misuse(t);
+        return 0;
+    }
+
+    c[0] = calloc(1, sizeof(chrun_t));
+    if (strcmp(name, "two_channels") != 0) {
+        if (chrun_create(c[0], t, name) == 0) {
+            if (t->single_thread) {
+                chrun_single_thread(c, 1);
+            } else {
+                chrun_threaded(c[0]);
+            }
+            chrun_verify(c[0]);
+            chrun_delete(c[0], t->failed);
+        }
+        free(c[0]);
+        return 0;
+    }
+
+    /* a shuffle (schema, key) and a schemaless explicit-destination
+     * channel at once over the same endpoints and rings */
+    c[1] = calloc(1, sizeof(chrun_t));
+    t2   = calloc(1, sizeof(*t2));
+    *t2  = *t;
+    if ((chrun_create(c[0], t, "shuffle") == 0) &&
+        (chrun_create(c[1], t2, "explicit") == 0)) {
+        chrun_single_thread(c, 2);
+        chrun_verify(c[0]);
+        chrun_verify(c[1]);
+        t->failed |= t2->failed;
+        chrun_delete(c[1], t->failed);
+        chrun_delete(c[0], t->failed);
+    }
+    t->failed |= t2->failed;
+    free(t2);
+    free(c[1]);
+    free(c[0]);
     return 0;
 }
 
@@ -919,7 +1002,7 @@ int main(int argc, char **argv)
     memset(&t, 0, sizeof(t));
     t.eps_per_rank = 1;
     t.ntuples      = 20000;
-    t.timeout_s    = 100;
+    t.timeout_s    = 60;
     for (i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "-e") && (i + 1 < argc)) {
             t.eps_per_rank = atoi(argv[++i]);
@@ -939,7 +1022,7 @@ int main(int argc, char **argv)
         (t.eps_per_rank > MGI_MAX_LOCAL_EPS)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
                 "[--oob N] shuffle|zipf|broadcast|explicit|many2one|"
-                "one2many|misuse\n", argv[0]);
+                "one2many|two_channels|misuse\n", argv[0]);
         return 1;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
