@@ -733,6 +733,12 @@ ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src)
     }
 
 check_timeout:
+    if (ctx->mover_status != UCS_OK) {
+        ucs_error("mgi channel %u: flush of endpoint %u cannot complete, the "
+                  "mover stopped on %s", id, src,
+                  ucs_status_string(ctx->mover_status));
+        return ctx->mover_status;
+    }
     if (mgi_time_ns() > s->flush_deadline) {
         ucs_error("mgi channel %u: flush of endpoint %u not delivered after "
                   "%u ms (stage ring %u/%u segments; is a destination not "
