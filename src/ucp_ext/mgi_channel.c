@@ -73,8 +73,10 @@ void mgi_channel_free(mgi_channel_t *ch)
         for (i = 0; i < ch->ndst; ++i) {
             if (ch->ldst[i].ep != NULL) {
                 pthread_mutex_destroy(&ch->ldst[i].recv_lock);
+                if (ch->ldst[i].final != NULL) {
+                    mgi_ep_ring_free(ch->ldst[i].ep, ch->ldst[i].final);
+                }
             }
-            free(ch->ldst[i].final);
         }
     }
     free(ch->ldst);
@@ -259,15 +261,12 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
             continue;
         }
         pthread_mutex_init(&d->recv_lock, NULL);
-        if (posix_memalign((void**)&d->final, 4096,
-                           mgi_ring_mem_size(ctx->params.final_depth,
-                                             ctx->seg_size)) != 0) {
-            d->final = NULL;
-            status   = UCS_ERR_NO_MEMORY;
+        d->final = mgi_ep_ring_create(d->ep, ctx->params.final_depth,
+                                      MGI_RING_F_APPEND);
+        if (d->final == NULL) {
+            status = UCS_ERR_NO_MEMORY;
             goto err_free;
         }
-        mgi_ring_init(d->final, ctx->params.final_depth, ctx->seg_size,
-                      MGI_RING_F_APPEND);
     }
     *ch_p = ch;
     return UCS_OK;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The one place ring memory of an endpoint comes from: host memory here;
+ * device memory (cudaMalloc, or cuMemCreate for IPC) for a GPU endpoint. */
 static void *mgi_ep_ring_alloc(mgi_ep_t *ep, size_t len)
 {
     void *p;
@@ -23,14 +25,13 @@ static void *mgi_ep_ring_alloc(mgi_ep_t *ep, size_t len)
     return p;
 }
 
-static void mgi_ep_ring_free(mgi_ep_t *ep, void *p)
+void mgi_ep_ring_free(mgi_ep_t *ep, void *p)
 {
     (void)ep;
     free(p);
 }
 
-static mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth,
-                                      uint32_t flags)
+mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
 {
     size_t seg        = ep->ctx->seg_size;
     mgi_ring_t *ring  = mgi_ep_ring_alloc(ep, mgi_ring_mem_size(depth, seg));

@@ -176,6 +176,8 @@ mgi_ep_t    *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id);
 void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
 
 /* endpoints */
+mgi_ring_t  *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags);
+void         mgi_ep_ring_free(mgi_ep_t *ep, void *ring);
 ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                               mgi_route_t **route_p);
 void         mgi_ep_destroy(mgi_ep_t *ep);
