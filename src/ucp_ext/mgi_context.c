@@ -9,8 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MGI_SEG_TUPLE_BOUND 32 /* bytes per message when sizing segments */
-
 uint64_t mgi_time_ns(void)
 {
     struct timespec ts;
@@ -36,6 +34,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     memset(p, 0, sizeof(*p));
     p->rank             = 0;
     p->size             = 1;
+    p->tuple_size       = 24;
     p->producer_threads = 32;
     p->batch            = 16;
     p->stage_depth      = 8;
@@ -57,6 +56,8 @@ void mgi_context_params_init(mgi_context_params_t *p)
     }
     mgi_env_uint("MGI_SEG_SIZE", &seg);
     p->seg_size = seg;
+    mgi_env_uint("MGI_TUPLE_SIZE", &p->tuple_size);
+    mgi_env_uint("MGI_PRODUCER_THREADS", &p->producer_threads);
     mgi_env_uint("MGI_BATCH", &p->batch);
     mgi_env_uint("MGI_STAGE_DEPTH", &p->stage_depth);
     mgi_env_uint("MGI_SORT_DEPTH", &p->sort_depth);
@@ -94,8 +95,15 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         return UCS_ERR_INVALID_PARAM;
     }
     if (seg == 0) {
-        seg = MGI_SEG_HDR_SIZE +
-              (size_t)MGI_SEG_TUPLE_BOUND * p->producer_threads * p->batch;
+        /* paper §5.3: |S| x producer threads per block x N; rings are
+         * shared by the channels of an endpoint, so |S| is a hint */
+        if ((p->tuple_size == 0) || (p->tuple_size > MGI_MSG_MAX_LEN)) {
+            ucs_error("mgi context: tuple_size %u out of [1, %u]",
+                      p->tuple_size, MGI_MSG_MAX_LEN);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        seg = MGI_SEG_HDR_SIZE + (size_t)mgi_msg_size(p->tuple_size) *
+                                 p->producer_threads * p->batch;
     }
     seg = (seg + MGI_RING_LINE - 1) & ~(size_t)(MGI_RING_LINE - 1);
     if ((seg < 256) || (seg > (512u << 10))) {

@@ -60,9 +60,13 @@ typedef struct mgi_context_params {
     int         rank;             /* TCP bootstrap rank [MGI_RANK] */
     int         size;             /* TCP bootstrap size [MGI_NRANKS] */
     /* rings */
-    size_t      seg_size;         /* 0: from schema, producer threads, N;
-                                     [MGI_SEG_SIZE] */
-    unsigned    producer_threads; /* per user block; 1 on the host [-] */
+    size_t      seg_size;         /* 0: header + message size of
+                                     tuple_size x producer_threads x batch
+                                     (paper §5.3), [MGI_SEG_SIZE] */
+    unsigned    tuple_size;       /* typical tuple (schema) bytes used to
+                                     size segments, 24 [MGI_TUPLE_SIZE] */
+    unsigned    producer_threads; /* producer threads per user block, 32
+                                     [MGI_PRODUCER_THREADS] */
     unsigned    batch;            /* batching degree N, 16 [MGI_BATCH] */
     unsigned    stage_depth;      /* segments per stage ring, 8
                                      [MGI_STAGE_DEPTH] */
