@@ -209,7 +209,8 @@ MGI_INLINE uint32_t mgi_msg_size(uint32_t len)
     if (len == MGI_MSG_LEN_EOF) {
         return MGI_MSG_HDR_SIZE + MGI_MSG_EOF_PAYLOAD;
     }
-    return MGI_MSG_HDR_SIZE + ((len + MGI_MSG_ALIGN - 1) & ~(MGI_MSG_ALIGN - 1));
+    return MGI_MSG_HDR_SIZE +
+           ((len + MGI_MSG_ALIGN - 1) & ~(MGI_MSG_ALIGN - 1));
 }
 
 MGI_INLINE size_t mgi_ring_mem_size(uint32_t size, uint32_t seg_size)
