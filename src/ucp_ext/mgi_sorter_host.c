@@ -270,7 +270,7 @@ static void mgi_sorter_log(mgi_sorter_t *s)
     uint64_t now  = mgi_time_ns();
     double dt     = (now - s->last_log_ns) / 1e9;
     char usage[256];
-    unsigned i, len = 0, nroutes;
+    unsigned i, len = 0, nroutes, recv_used = 0;
 
     if ((ep->ctx->params.log_interval_ms == 0) ||
         (dt * 1000 < ep->ctx->params.log_interval_ms) ||
@@ -285,11 +285,16 @@ static void mgi_sorter_log(mgi_sorter_t *s)
                         mgi_ring_count(ep->route_list[i]->ring),
                         ep->route_list[i]->ring->size);
     }
+    for (i = 0; i < ep->nlanes; ++i) {
+        recv_used += mgi_ring_count(mgi_ep_lane(ep, i));
+    }
     ucs_info("mgi ep %u sorter: %.0f tuples/s sorted, %.0f tuples/s "
-             "dispatched, %lu loopback; stage %u/%u, sort rings%s",
-             ep->id, (s->sorted - s->last_sorted) / dt,
+             "dispatched, %lu loopback; segments used: stage %u/%u, "
+             "receive %u/%u, sort rings%s", ep->id,
+             (s->sorted - s->last_sorted) / dt,
              (s->dispatched - s->last_dispatched) / dt, s->loopback,
-             mgi_ring_count(ep->stage[0]), ep->stage[0]->size, usage);
+             mgi_ring_count(ep->stage[0]), ep->stage[0]->size, recv_used,
+             ep->nlanes * ep->ctx->params.recv_depth, usage);
     s->last_log_ns     = now;
     s->last_sorted     = s->sorted;
     s->last_dispatched = s->dispatched;
