@@ -66,6 +66,7 @@ typedef struct test {
     double        theta;
     int           use_zipf;
     int           single_thread;
+    int           eps_deleted;   /* the test deleted its endpoints */
     uint64_t      ntuples;
     mgi_ch_id_t   ch;
     double        *zipf_cdf;
@@ -447,13 +448,19 @@ static int send_step(src_state_t *s)
 
 /* ------------------------------------------------------------------ misuse */
 
+static const char *ret_string(long r)
+{
+    return (r < 0) ? ucs_status_string((ucs_status_t)r) :
+           (r > 0) ? "bytes" : "OK / nothing";
+}
+
+/* _want: a ucs_status_t, or a byte count */
 #define EXPECT_STATUS(_t, _call, _want) \
     do { \
-        long _r = (long)(_call); \
-        if (_r != (long)(_want)) { \
-            FAIL(_t, "%s returned %ld (%s), expected %s", #_call, _r, \
-                 (_r < 0) ? ucs_status_string((ucs_status_t)_r) : "bytes", \
-                 ucs_status_string(_want)); \
+        long _r = (long)(_call), _w = (long)(_want); \
+        if (_r != _w) { \
+            FAIL(_t, "%s returned %ld (%s), expected %ld (%s)", #_call, _r, \
+                 ret_string(_r), _w, ret_string(_w)); \
         } \
     } while (0)
 
@@ -483,6 +490,77 @@ static ssize_t recv_nonzero(test_t *t, mgi_ch_id_t ch, mgi_ep_id_t ep,
         usleep(100);
     }
     return n;
+}
+
+static void lifecycle(test_t *t)
+{
+    mgi_ep_params_t ep_params = {.device = MGI_EP_HOST, .blocks = 1};
+    mgi_schema_t schema = {.nattrs = 1, .attr_size = {8}};
+    mgi_ep_id_t eps[MAX_EPS], ep1;
+    mgi_ch_params_t p   = {0};
+    uint64_t keys[64], got[64], sum_sent = 0, sum_got = 0, all[MAX_EPS];
+    double deadline;
+    mgi_ch_id_t ch;
+    ssize_t n;
+    int r, i;
+
+    if ((mgi_ep_create(t->ctx, &ep_params, &ep1) != UCS_OK) ||
+        (ep1 != MGI_EP_ID(t->rank, 1))) {
+        FAIL(t, "lifecycle: second endpoint not created as %u",
+             MGI_EP_ID(t->rank, 1));
+        return;
+    }
+    for (r = 0; r < t->size; ++r) {
+        eps[r] = MGI_EP_ID(r, 1);
+    }
+    p.src = eps; p.nsrc = t->size;
+    p.dst = eps; p.ndst = t->size;
+    p.schema = &schema; p.part_key = 0;
+    if (mgi_ch_create(t->ctx, &p, &ch) != UCS_OK) {
+        FAIL(t, "lifecycle: channel over the second endpoints failed");
+        return;
+    }
+    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)), UCS_OK);
+    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)),
+                  UCS_ERR_NO_ELEM);
+    t->eps_deleted = 1;
+
+    for (i = 0; i < 64; ++i) {
+        keys[i]   = t->rank * 1000 + i;
+        sum_sent += keys[i];
+    }
+    EXPECT_STATUS(t, mgi_send(t->ctx, ch, ep1, keys, sizeof(keys), -1),
+                  sizeof(keys));
+    EXPECT_STATUS(t, mgi_flush(t->ctx, ch, ep1), UCS_OK);
+    deadline = now_s() + t->timeout_s;
+    while ((n = mgi_recv(t->ctx, ch, ep1, got, sizeof(got))) != MGI_EOF) {
+        if ((n < 0) || (now_s() > deadline)) {
+            FAIL(t, "lifecycle: recv returned %zd", n);
+            return;
+        }
+        for (i = 0; i < n / 8; ++i) {
+            if ((int)(got[i] % t->size) != t->rank) {
+                FAIL(t, "lifecycle: key %lu at rank %d",
+                     (unsigned long)got[i], t->rank);
+            }
+            sum_got += got[i];
+        }
+    }
+    /* every key arrived at key % size: the sums over all ranks match */
+    mgi_context_allgather(t->ctx, &sum_sent, all, sizeof(uint64_t));
+    for (sum_sent = 0, r = 0; r < t->size; ++r) {
+        sum_sent += all[r];
+    }
+    mgi_context_allgather(t->ctx, &sum_got, all, sizeof(uint64_t));
+    for (sum_got = 0, r = 0; r < t->size; ++r) {
+        sum_got += all[r];
+    }
+    if (sum_got != sum_sent) {
+        FAIL(t, "lifecycle: keys sum %lu received, %lu sent",
+             (unsigned long)sum_got, (unsigned long)sum_sent);
+    }
+    EXPECT_STATUS(t, mgi_ch_delete(t->ctx, ch), UCS_OK);
+    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, ep1), UCS_OK);
 }
 
 static void misuse(test_t *t)
@@ -580,6 +658,11 @@ static void misuse(test_t *t)
     drain(t, ch3, me);
     EXPECT_STATUS(t, mgi_ch_delete(t->ctx, ch3), UCS_OK);
     EXPECT_STATUS(t, mgi_ep_delete(t->ctx, 4000), UCS_ERR_NO_ELEM);
+
+    /* endpoint life cycle: a second endpoint, a channel over it, the
+     * first endpoint deleted while that channel is in use (the mover
+     * restarts), then traffic on the new channel */
+    lifecycle(t);
 }
 
 /* ---------------------------------------------------------------- scenario */
@@ -975,7 +1058,7 @@ static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
 
     run(t, scenario);
 
-    if (!t->failed) {
+    if (!t->failed && !t->eps_deleted) {
         for (e = 0; e < t->eps_per_rank; ++e) {
             status = mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, e));
             if (status != UCS_OK) {
