@@ -89,13 +89,6 @@ typedef struct mgi_context_params {
                                      1000 [MGI_LOG_INTERVAL_MS] */
 } mgi_context_params_t;
 
-typedef enum {
-    MGI_TYPE_INT8   = 1,
-    MGI_TYPE_INT16  = 2,
-    MGI_TYPE_INT32  = 4,
-    MGI_TYPE_INT64  = 8
-} mgi_type_t;
-
 /* Fixed-size tuples: attributes packed in order, no padding. An attribute
  * of any other size (strings) is a byte array of that size. */
 typedef struct mgi_schema {
