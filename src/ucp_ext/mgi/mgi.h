@@ -1,0 +1,180 @@
+/**
+ * MGI channels: host API (paper §3.1, Table 3) over UCP.
+ *
+ * A context joins the processes of one job (bootstrap: an out-of-band
+ * allgather passed in by the application, or the built-in TCP bootstrap).
+ * Endpoints are created locally; their ids are global and deterministic:
+ * MGI_EP_ID(rank, n) is the n-th endpoint created by `rank`. Channels are
+ * created collectively by every process of the context with the same
+ * arguments, in the same order.
+ *
+ * Data calls (mgi_send / mgi_recv / mgi_flush) are non-blocking except
+ * mgi_flush, which waits (bounded by the context timeout) until the tuples
+ * of the calling endpoint were delivered.
+ */
+#ifndef MGI_H_
+#define MGI_H_
+
+#include <ucs/type/status.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mgi_context *mgi_context_h;
+typedef uint16_t            mgi_ep_id_t;
+typedef uint16_t            mgi_ch_id_t;
+
+#define MGI_MAX_LOCAL_EPS   16      /* endpoints per process */
+#define MGI_EP_ID(_rank, _n) ((mgi_ep_id_t)((_rank) * MGI_MAX_LOCAL_EPS + (_n)))
+#define MGI_EP_RANK(_id)    ((int)(_id) / MGI_MAX_LOCAL_EPS)
+#define MGI_MAX_RANKS       1023
+#define MGI_EP_HOST         (-1)    /* mgi_ep_params_t::device: CPU endpoint */
+#define MGI_DST_AUTO        (-1)    /* mgi_send: partition key or broadcast */
+#define MGI_EOF             (-1000) /* mgi_recv: every source flushed */
+#define MGI_MAX_ATTRS       16
+
+/* Out-of-band allgather: every rank passes len bytes in sbuf and receives
+ * size * len bytes in rbuf, ordered by rank. Returns 0 on success. */
+typedef int (*mgi_oob_allgather_fn_t)(const void *sbuf, void *rbuf,
+                                      size_t len, void *arg);
+
+typedef struct mgi_oob {
+    mgi_oob_allgather_fn_t allgather;
+    void                   *arg;
+    int                    rank;
+    int                    size;
+} mgi_oob_t;
+
+/**
+ * Context parameters. mgi_context_params_init() fills the defaults below and
+ * then applies the MGI_* environment variables named in brackets.
+ */
+typedef struct mgi_context_params {
+    /* bootstrap: oob.allgather != NULL selects it, else TCP bootstrap */
+    mgi_oob_t   oob;
+    const char  *bootstrap_addr;  /* host:port of rank 0 [MGI_BOOTSTRAP] */
+    int         rank;             /* TCP bootstrap rank [MGI_RANK] */
+    int         size;             /* TCP bootstrap size [MGI_NRANKS] */
+    /* rings */
+    size_t      seg_size;         /* 0: header + message size of
+                                     tuple_size x producer_threads x batch
+                                     (paper §5.3), [MGI_SEG_SIZE] */
+    unsigned    tuple_size;       /* typical tuple (schema) bytes used to
+                                     size segments, 24 [MGI_TUPLE_SIZE] */
+    unsigned    producer_threads; /* producer threads per user block, 32
+                                     [MGI_PRODUCER_THREADS] */
+    unsigned    batch;            /* batching degree N, 16 [MGI_BATCH] */
+    unsigned    stage_depth;      /* segments per stage ring, 8
+                                     [MGI_STAGE_DEPTH] */
+    unsigned    sort_depth;       /* segments per sort ring, 8
+                                     [MGI_SORT_DEPTH] */
+    unsigned    recv_depth;       /* segments per receive lane (credits per
+                                     sender), 8 [MGI_RECV_DEPTH] */
+    unsigned    final_depth;      /* segments per final ring, 8
+                                     [MGI_FINAL_DEPTH] */
+    unsigned    max_channels;     /* 256 [MGI_MAX_CHANNELS] */
+    /* movers */
+    unsigned    mover_batch;      /* segments moved per flush, 16
+                                     [MGI_MOVER_BATCH] */
+    /* waits and logs */
+    unsigned    timeout_ms;       /* bound of every wait, 60000
+                                     [MGI_TIMEOUT_MS] */
+    unsigned    idle_us;          /* sleep of an idle sorter/mover, 50
+                                     [MGI_IDLE_US] */
+    unsigned    log_interval_ms;  /* info log of speeds and ring usage,
+                                     1000 [MGI_LOG_INTERVAL_MS] */
+} mgi_context_params_t;
+
+/* Fixed-size tuples: attributes packed in order, no padding. An attribute
+ * of any other size (strings) is a byte array of that size. */
+typedef struct mgi_schema {
+    unsigned nattrs;
+    unsigned attr_size[MGI_MAX_ATTRS];   /* bytes of each attribute */
+} mgi_schema_t;
+
+typedef struct mgi_ep_params {
+    int      device;         /* CUDA device, or MGI_EP_HOST */
+    unsigned blocks;         /* user blocks (stage / final rings), 1 */
+} mgi_ep_params_t;
+
+typedef struct mgi_ch_params {
+    const mgi_ep_id_t  *src;
+    unsigned           nsrc;
+    const mgi_ep_id_t  *dst;
+    unsigned           ndst;
+    const mgi_schema_t *schema;      /* NULL: schemaless */
+    int                part_key;     /* attribute index, or -1 */
+    size_t             max_tuple;    /* schemaless: largest tuple, bytes */
+} mgi_ch_params_t;
+
+typedef struct mgi_ch_attr {
+    size_t   tuple_size;      /* 0: schemaless */
+    uint64_t recv_tuples;     /* delivered to mgi_recv at this dst */
+    uint64_t recv_bytes;
+    unsigned nsrc;
+    unsigned eof_count[64];   /* EOF records seen per source index (<= 64) */
+} mgi_ch_attr_t;
+
+void         mgi_context_params_init(mgi_context_params_t *params);
+ucs_status_t mgi_context_create(const mgi_context_params_t *params,
+                                mgi_context_h *ctx_p);
+void         mgi_context_destroy(mgi_context_h ctx);
+int          mgi_context_rank(mgi_context_h ctx);
+int          mgi_context_size(mgi_context_h ctx);
+/* Allgather over the context's bootstrap (for applications and tests). */
+ucs_status_t mgi_context_allgather(mgi_context_h ctx, const void *sbuf,
+                                   void *rbuf, size_t len);
+
+ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
+                           mgi_ep_id_t *ep_p);
+ucs_status_t mgi_ep_delete(mgi_context_h ctx, mgi_ep_id_t ep);
+
+/* Collective over all processes of the context. */
+ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
+                           mgi_ch_id_t *ch_p);
+/* Local: fails with UCS_ERR_BUSY until every local source flushed and
+ * every local destination saw EOF and drained the channel. */
+ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t ch);
+ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t dst,
+                          mgi_ch_attr_t *attr);
+
+/**
+ * Send tuples from a local CPU endpoint. Schema channels: len is a multiple
+ * of the tuple size (several tuples at once). Schemaless: one tuple.
+ * dst: an endpoint of the channel, or MGI_DST_AUTO (partition key, else
+ * broadcast). Returns bytes accepted (whole tuples), 0 when the stage ring
+ * is full, or a negative ucs_status_t.
+ */
+ssize_t      mgi_send(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src,
+                      const void *buf, size_t len, int dst);
+/**
+ * Receive at a local CPU endpoint: whole tuples, as many as fit in cap
+ * (schemaless: one tuple). Returns bytes, 0 when nothing is ready, MGI_EOF
+ * when every source flushed and all was received, or a negative
+ * ucs_status_t.
+ */
+ssize_t      mgi_recv(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t dst,
+                      void *buf, size_t cap);
+/**
+ * Append EOF for `src` on the channel and wait until the endpoint's tuples
+ * were delivered to their destinations' receive rings (bounded by
+ * timeout_ms: UCS_ERR_TIMED_OUT). A second flush, or a send after it,
+ * fails with UCS_ERR_CANCELED. Delivery needs the destinations to keep
+ * receiving: call mgi_recv on another thread, or use mgi_flush_nb.
+ */
+ucs_status_t mgi_flush(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src);
+/* Non-blocking flush: the first call appends EOF (when the stage ring has
+ * room), later calls return UCS_INPROGRESS until delivered, then UCS_OK.
+ * Not to be called concurrently for the same (ch, src). */
+ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t ch,
+                          mgi_ep_id_t src);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,287 @@
+/**
+ * MGI device API (paper §3.1): Send, Flush and Recv called from kernels,
+ * non-blocking, at thread, warp and block level, over the same ring
+ * protocol as the host (mgi/mgi_ring.h).
+ *
+ *   send  returns bytes accepted, or 0 when the block's stage ring is full;
+ *         destination: explicit dst wins, else schema + partition key
+ *         choose key % |DstEps|, else broadcast.
+ *   flush (block level) appends EOF to the block's stage ring and waits
+ *         until the sorter/mover report the block's tuples delivered.
+ *   recv  returns bytes, 0 when nothing is ready, or MGI_DEV_EOF once every
+ *         source flushed and the block's final ring is drained.
+ *
+ * _warp variants are called by all 32 lanes together, _block variants by
+ * all threads of the block; they reserve once and write their tuples
+ * side by side (coalesced).
+ *
+ * Status: declared and implemented over the ring protocol, compiled in
+ * `make check` with nvcc; the host side that fills mgi_dev_ch_t for a GPU
+ * endpoint (rings in device memory, sorter kernels: mgi_sorter.cu) is a
+ * later step, so this header is not run on a GPU yet.
+ */
+#ifndef MGI_DEVICE_CUH_
+#define MGI_DEVICE_CUH_
+
+#include "mgi_ring.h"
+
+#define MGI_DEV_DST_AUTO  (-1)
+#define MGI_DEV_EOF       (-1000)   /* == MGI_EOF of mgi.h */
+
+/* What a kernel needs about one channel on one endpoint; in device memory
+ * or passed by value as a kernel argument. */
+typedef struct mgi_dev_ch {
+    uint16_t         ch;            /* channel id */
+    uint16_t         self;          /* this endpoint's id */
+    uint16_t         ndst;
+    uint16_t         nsrc;
+    const uint16_t   *dst;          /* [ndst] destination endpoint ids */
+    uint32_t         tuple_size;    /* 0: schemaless */
+    int32_t          part_key;      /* -1: none */
+    uint32_t         key_off;
+    uint32_t         key_size;
+    uint32_t         nblocks;       /* user blocks = stage / final rings */
+    mgi_ring_t       **stage;       /* [nblocks] */
+    mgi_ring_t       **final;       /* [nblocks] */
+    uint32_t         *final_lock;   /* [nblocks] consumer locks */
+    const uint32_t   *eof_sources;  /* [nblocks] sources at EOF */
+} mgi_dev_ch_t;
+
+__device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
+{
+    return h->stage[blockIdx.x % h->nblocks];
+}
+
+__device__ static inline uint16_t mgi_dev_route(const mgi_dev_ch_t *h,
+                                                const void *tuple, int dst)
+{
+    const uint8_t *p;
+    uint64_t key = 0;
+    uint32_t i;
+
+    if (dst >= 0) {
+        return (uint16_t)dst;
+    }
+    if (h->part_key >= 0) {
+        p = (const uint8_t*)tuple + h->key_off;
+        for (i = 0; i < h->key_size; ++i) {
+            key |= (uint64_t)p[i] << (8 * i);   /* little endian */
+        }
+        return h->dst[key % h->ndst];
+    }
+    return MGI_EP_ID_ALL;
+}
+
+__device__ static inline void mgi_dev_write_msg(char *p, const mgi_dev_ch_t *h,
+                                                uint16_t dst,
+                                                const void *tuple,
+                                                unsigned len)
+{
+    mgi_msg_hdr_t hdr;
+
+    hdr.ch  = h->ch;
+    hdr.dst = dst;
+    hdr.src = h->self;
+    hdr.len = (uint16_t)len;
+    *(mgi_msg_hdr_t*)p = hdr;
+    memcpy(p + MGI_MSG_HDR_SIZE, tuple, len);
+}
+
+/* Thread level: one tuple. */
+__device__ static inline int mgi_dev_send(const mgi_dev_ch_t *h,
+                                          const void *tuple, unsigned len,
+                                          int dst)
+{
+    mgi_ring_t *r = mgi_dev_stage(h);
+    mgi_msg_hdr_t hdr;
+
+    if ((len == 0) || (len > MGI_MSG_MAX_LEN)) {
+        return 0;
+    }
+    hdr.ch  = h->ch;
+    hdr.dst = mgi_dev_route(h, tuple, dst);
+    hdr.src = h->self;
+    hdr.len = (uint16_t)len;
+    return (mgi_ring_append(r, &hdr, tuple, NULL) == MGI_RING_OK) ? (int)len :
+           0;
+}
+
+/* Warp level: every lane passes its tuple (len 0: nothing); one
+ * reservation for the warp. All or nothing: every lane gets its len or 0. */
+__device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
+                                               const void *tuple, unsigned len,
+                                               int dst)
+{
+    const unsigned lane = threadIdx.x % 32;
+    mgi_ring_t *r       = mgi_dev_stage(h);
+    unsigned sz         = (len > 0) ? mgi_msg_size(len) : 0;
+    unsigned incl       = sz, total, v;
+    unsigned long long seg_ptr = 0;
+    uint32_t off = 0, pos = 0;
+    int ok = 0, i;
+
+    for (i = 1; i < 32; i <<= 1) {       /* inclusive prefix sum */
+        v = __shfl_up_sync(0xffffffffu, incl, i);
+        if ((int)lane >= i) {
+            incl += v;
+        }
+    }
+    total = __shfl_sync(0xffffffffu, incl, 31);
+    if ((lane == 0) && (total > 0)) {
+        mgi_seg_hdr_t *seg;
+        ok = (mgi_ring_append_reserve(r, total, &seg, &off, &pos) ==
+              MGI_RING_OK);
+        seg_ptr = (unsigned long long)(uintptr_t)seg;
+    }
+    ok      = __shfl_sync(0xffffffffu, ok, 0);
+    seg_ptr = __shfl_sync(0xffffffffu, seg_ptr, 0);
+    off     = __shfl_sync(0xffffffffu, off, 0);
+    pos     = __shfl_sync(0xffffffffu, pos, 0);
+    if (!ok) {
+        return 0;
+    }
+    if (sz > 0) {
+        mgi_dev_write_msg(mgi_seg_payload((mgi_seg_hdr_t*)seg_ptr) + off +
+                          (incl - sz), h, mgi_dev_route(h, tuple, dst),
+                          tuple, len);
+    }
+    __syncwarp();
+    if (lane == 0) {
+        __threadfence_system();
+        mgi_ring_append_commit(r, (mgi_seg_hdr_t*)seg_ptr, off, total, pos);
+    }
+    return (int)len;
+}
+
+/* Block level: every thread passes its tuple (len 0: nothing). */
+__device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
+                                                const void *tuple,
+                                                unsigned len, int dst)
+{
+    __shared__ unsigned s_total;
+    __shared__ int s_ok;
+    __shared__ mgi_seg_hdr_t *s_seg;
+    __shared__ uint32_t s_off, s_pos;
+    unsigned sz = (len > 0) ? mgi_msg_size(len) : 0;
+    unsigned my_off;
+
+    if (threadIdx.x == 0) {
+        s_total = 0;
+    }
+    __syncthreads();
+    my_off = (sz > 0) ? atomicAdd(&s_total, sz) : 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s_ok = (s_total > 0) &&
+               (mgi_ring_append_reserve(mgi_dev_stage(h), s_total, &s_seg,
+                                        &s_off, &s_pos) == MGI_RING_OK);
+    }
+    __syncthreads();
+    if (!s_ok) {
+        return 0;
+    }
+    if (sz > 0) {
+        mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + my_off, h,
+                          mgi_dev_route(h, tuple, dst), tuple, len);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
+                               s_pos);
+    }
+    return (int)len;
+}
+
+/* Block level: EOF for this block, then wait for delivery. Returns 0, or
+ * -1 when it gave up after `spin_limit` polls (0: wait forever). */
+__device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
+                                           unsigned long long spin_limit)
+{
+    __shared__ int s_ret;
+    mgi_ring_t *r = mgi_dev_stage(h);
+    unsigned long long spins = 0;
+    uint32_t payload[2], seq;
+    mgi_msg_hdr_t hdr;
+
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s_ret      = 0;
+        seq        = mgi_fadd32(&r->flush_seq, 1) + 1;
+        hdr.ch     = h->ch;
+        hdr.dst    = MGI_EP_ID_ALL;
+        hdr.src    = h->self;
+        hdr.len    = MGI_MSG_LEN_EOF;
+        payload[0] = h->nblocks;
+        payload[1] = seq;
+        while (mgi_ring_append(r, &hdr, payload, NULL) != MGI_RING_OK) {
+            if (spin_limit && (++spins > spin_limit)) {
+                s_ret = -1;
+                break;
+            }
+            mgi_cpu_relax();
+        }
+        if (s_ret == 0) {
+            mgi_ring_append_close(r);
+            while ((int32_t)(mgi_ld_acq32(&r->flush_done) - seq) < 0) {
+                if (spin_limit && (++spins > spin_limit)) {
+                    s_ret = -1;
+                    break;
+                }
+                mgi_cpu_relax();
+            }
+        }
+    }
+    __syncthreads();
+    return s_ret;
+}
+
+/* Thread level: whole tuples into buf, as many as fit (schemaless: one). */
+__device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
+                                          unsigned cap)
+{
+    const unsigned b  = blockIdx.x % h->nblocks;
+    mgi_ring_t *r     = h->final[b];
+    const uint32_t scap = mgi_ring_cap(r);
+    unsigned done     = 0;
+    mgi_seg_hdr_t *seg;
+    mgi_msg_hdr_t *m;
+    uint32_t off;
+    int eof;
+
+    if (atomicCAS(&h->final_lock[b], 0u, 1u) != 0u) {
+        return 0; /* another thread of the block is receiving */
+    }
+    __threadfence();
+    eof = (mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc);
+    while ((seg = mgi_ring_peek(r, 0)) != NULL) {
+        off = r->cons_off;
+        while ((m = mgi_seg_next(seg, scap, &off)) != NULL) {
+            if (done + m->len > cap) {
+                break;
+            }
+            memcpy((char*)buf + done, (char*)m + MGI_MSG_HDR_SIZE, m->len);
+            done += m->len;
+            off  += mgi_msg_size(m->len);
+            if (h->tuple_size == 0) {
+                break;
+            }
+        }
+        r->cons_off = off;
+        if (mgi_seg_next(seg, scap, &off) != NULL) {
+            break;
+        }
+        mgi_ring_release(r, 1);
+        if (h->tuple_size == 0) {
+            break;
+        }
+    }
+    __threadfence();
+    atomicExch(&h->final_lock[b], 0u);
+    if ((done == 0) && eof) {
+        return MGI_DEV_EOF;
+    }
+    return (int)done;
+}
+
+#endif

@@ -1,0 +1,556 @@
+/**
+ * MGI ring protocol (paper §5.3, Fig. 8), written once for host and device.
+ *
+ * A ring is one contiguous block: a 384-byte header (producer line, consumer
+ * line, constant line, 128 bytes each) followed by `size` fixed segments of
+ * `seg_size` bytes. Indices are free-running 32-bit counters masked by the
+ * power-of-two size, as in DPDK's lib/ring. Because a ring is
+ * self-describing and position-independent, a mover can address a remote
+ * ring with base + offset arithmetic only, and moving a ring to device
+ * memory changes nothing here.
+ *
+ *   prod_tail = RTail, cons_tail = RHead, segment header stail = STail.
+ *
+ * Two ways to fill a ring:
+ *  - append mode (stage, sort, final and loopback rings): many producers
+ *    append messages at the STail of the RTail segment; the producer whose
+ *    reservation crosses the end pads the rest and advances RTail. A segment
+ *    is ready for the consumer when its commit counter equals its capacity.
+ *    STail carries the segment's generation (its ring position) in its high
+ *    32 bits so that a producer that raced with a consumer wrapping around
+ *    never writes into a later generation out of order.
+ *  - segment mode (receive lanes, fed by movers with RMA): whole segments are
+ *    copied into free slots and RTail is published afterwards (bulk enqueue
+ *    / dequeue, multi-producer / multi-consumer, DPDK style).
+ *
+ * Messages (8-byte aligned inside a segment payload):
+ *   | ch:16 | dst:16 | src:16 | len:16 | payload, padded to 8 bytes |
+ * ch is the channel id and dst the destination endpoint id (paper: 2 B
+ * each); src and len are this implementation's additions, needed for EOF
+ * accounting per source and for schemaless tuples.
+ */
+#ifndef MGI_RING_H_
+#define MGI_RING_H_
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#if defined(__CUDACC__)
+#  define MGI_HOST_DEVICE __host__ __device__
+#else
+#  define MGI_HOST_DEVICE
+#endif
+
+#define MGI_INLINE          MGI_HOST_DEVICE static inline
+
+#define MGI_RING_LINE       128   /* GPU L2 line; >= any CPU cache line */
+#define MGI_RING_HDR_SIZE   (3 * MGI_RING_LINE)
+#define MGI_SEG_HDR_SIZE    16u
+#define MGI_MSG_HDR_SIZE    8u
+#define MGI_MSG_ALIGN       8u
+
+#define MGI_RING_F_APPEND   1u    /* consumer also waits for commit == cap */
+
+#define MGI_MSG_CH_PAD      0xffffu /* ch of a padding record */
+#define MGI_MSG_LEN_EOF     0xffffu /* len of an end-of-stream record */
+#define MGI_MSG_EOF_PAYLOAD 8u      /* EOF payload: nprod:32, block:32 */
+#define MGI_MSG_MAX_LEN     0xfff8u /* largest tuple, 8-aligned */
+#define MGI_EP_ID_ALL       0xffffu /* dst of a broadcast message */
+
+enum {
+    MGI_RING_OK   = 0,
+    MGI_RING_FULL = 1
+};
+
+/* ------------------------------------------------------------- atomics */
+
+#if defined(__CUDA_ARCH__)
+/* System-scope fences: movers on the host read and write device rings. */
+MGI_INLINE uint32_t mgi_ld_acq32(const uint32_t *p)
+{
+    uint32_t v = *(const volatile uint32_t*)p;
+    __threadfence_system();
+    return v;
+}
+MGI_INLINE uint64_t mgi_ld_acq64(const uint64_t *p)
+{
+    uint64_t v = *(const volatile uint64_t*)p;
+    __threadfence_system();
+    return v;
+}
+MGI_INLINE void mgi_st_rel32(uint32_t *p, uint32_t v)
+{
+    __threadfence_system();
+    *(volatile uint32_t*)p = v;
+}
+MGI_INLINE void mgi_st_rel64(uint64_t *p, uint64_t v)
+{
+    __threadfence_system();
+    *(volatile uint64_t*)p = v;
+}
+MGI_INLINE uint32_t mgi_fadd32(uint32_t *p, uint32_t v)
+{
+    __threadfence_system();
+    return atomicAdd((unsigned int*)p, v);
+}
+MGI_INLINE uint64_t mgi_fadd64(uint64_t *p, uint64_t v)
+{
+    return atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+MGI_INLINE int mgi_cas32(uint32_t *p, uint32_t expect, uint32_t v)
+{
+    return atomicCAS((unsigned int*)p, expect, v) == expect;
+}
+MGI_INLINE void mgi_cpu_relax(void)
+{
+#  if __CUDA_ARCH__ >= 700
+    __nanosleep(64);
+#  endif
+}
+#else
+MGI_INLINE uint32_t mgi_ld_acq32(const uint32_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+MGI_INLINE uint64_t mgi_ld_acq64(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+MGI_INLINE void mgi_st_rel32(uint32_t *p, uint32_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+MGI_INLINE void mgi_st_rel64(uint64_t *p, uint64_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+MGI_INLINE uint32_t mgi_fadd32(uint32_t *p, uint32_t v)
+{
+    return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+MGI_INLINE uint64_t mgi_fadd64(uint64_t *p, uint64_t v)
+{
+    return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+MGI_INLINE int mgi_cas32(uint32_t *p, uint32_t expect, uint32_t v)
+{
+    return __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+MGI_INLINE void mgi_cpu_relax(void)
+{
+#  if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#  elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#  endif
+}
+#endif
+
+/* ------------------------------------------------------------- layout */
+
+typedef struct mgi_msg_hdr {
+    uint16_t ch;     /* channel id, or MGI_MSG_CH_PAD */
+    uint16_t dst;    /* destination endpoint id, or MGI_EP_ID_ALL */
+    uint16_t src;    /* source endpoint id */
+    uint16_t len;    /* payload bytes; MGI_MSG_LEN_EOF; pad: 8-byte units */
+} mgi_msg_hdr_t;
+
+typedef struct mgi_seg_hdr {
+    uint64_t stail;  /* STail: generation << 32 | bytes reserved */
+    uint32_t commit; /* bytes written; == capacity when the segment is full */
+    uint32_t reserved;
+} mgi_seg_hdr_t;
+
+typedef struct mgi_ring {
+    /* producer line: written by producers, read by consumers */
+    uint32_t prod_head;     /* segment mode: reserved slots */
+    uint32_t prod_tail;     /* RTail: published slots */
+    uint32_t flush_seq;     /* last flush requested through this ring */
+    uint8_t  prod_pad[MGI_RING_LINE - 3 * sizeof(uint32_t)];
+    /* consumer line: written by consumers, read by producers */
+    uint32_t cons_head;     /* segment mode: claimed slots */
+    uint32_t cons_tail;     /* RHead: released slots */
+    uint32_t cons_off;      /* tuple consumers: read offset in RHead seg */
+    uint32_t flush_done;    /* last flush whose tuples were delivered */
+    uint8_t  cons_pad[MGI_RING_LINE - 4 * sizeof(uint32_t)];
+    /* constant line: set once by mgi_ring_init */
+    uint32_t size;          /* segments, a power of two */
+    uint32_t mask;
+    uint32_t seg_size;      /* bytes, header included, multiple of 128 */
+    uint32_t flags;         /* MGI_RING_F_* */
+    uint8_t  const_pad[MGI_RING_LINE - 4 * sizeof(uint32_t)];
+} mgi_ring_t;
+
+#if defined(__cplusplus)
+#  define MGI_STATIC_ASSERT(_c, _m) static_assert(_c, _m)
+#else
+#  define MGI_STATIC_ASSERT(_c, _m) _Static_assert(_c, _m)
+#endif
+
+MGI_STATIC_ASSERT(sizeof(mgi_msg_hdr_t) == MGI_MSG_HDR_SIZE,
+                  "message header is 8 bytes");
+MGI_STATIC_ASSERT(sizeof(mgi_seg_hdr_t) == MGI_SEG_HDR_SIZE,
+                  "segment header is 16 bytes");
+MGI_STATIC_ASSERT(offsetof(mgi_ring_t, prod_head) == 0,
+                  "producer state on line 0");
+MGI_STATIC_ASSERT(offsetof(mgi_ring_t, cons_head) == MGI_RING_LINE,
+                  "consumer state on its own 128-byte line");
+MGI_STATIC_ASSERT(offsetof(mgi_ring_t, size) == 2 * MGI_RING_LINE,
+                  "constant state on its own 128-byte line");
+MGI_STATIC_ASSERT(sizeof(mgi_ring_t) == MGI_RING_HDR_SIZE,
+                  "ring header is three 128-byte lines");
+
+/* ------------------------------------------------------------- helpers */
+
+MGI_INLINE uint32_t mgi_msg_size(uint32_t len)
+{
+    if (len == MGI_MSG_LEN_EOF) {
+        return MGI_MSG_HDR_SIZE + MGI_MSG_EOF_PAYLOAD;
+    }
+    return MGI_MSG_HDR_SIZE +
+           ((len + MGI_MSG_ALIGN - 1) & ~(MGI_MSG_ALIGN - 1));
+}
+
+MGI_INLINE size_t mgi_ring_mem_size(uint32_t size, uint32_t seg_size)
+{
+    return MGI_RING_HDR_SIZE + (size_t)size * seg_size;
+}
+
+MGI_INLINE uint32_t mgi_ring_cap(const mgi_ring_t *r)
+{
+    return r->seg_size - MGI_SEG_HDR_SIZE;
+}
+
+MGI_INLINE mgi_seg_hdr_t *mgi_ring_seg(mgi_ring_t *r, uint32_t pos)
+{
+    return (mgi_seg_hdr_t*)((char*)r + MGI_RING_HDR_SIZE +
+                            (size_t)(pos & r->mask) * r->seg_size);
+}
+
+/* Offset of slot `pos` from the ring start: for addressing a remote ring. */
+MGI_INLINE size_t mgi_ring_seg_offset(const mgi_ring_t *r, uint32_t pos)
+{
+    return MGI_RING_HDR_SIZE + (size_t)(pos & r->mask) * r->seg_size;
+}
+
+MGI_INLINE char *mgi_seg_payload(mgi_seg_hdr_t *seg)
+{
+    return (char*)seg + MGI_SEG_HDR_SIZE;
+}
+
+/* Occupied slots, as seen from any side. */
+MGI_INLINE uint32_t mgi_ring_count(const mgi_ring_t *r)
+{
+    return mgi_ld_acq32(&r->prod_tail) - mgi_ld_acq32(&r->cons_tail);
+}
+
+/* Host-side initialization of ring memory of mgi_ring_mem_size() bytes.
+ * size must be a power of two, seg_size a multiple of 128. */
+MGI_INLINE int mgi_ring_init(mgi_ring_t *r, uint32_t size, uint32_t seg_size,
+                             uint32_t flags)
+{
+    uint32_t i;
+
+    if ((size == 0) || ((size & (size - 1)) != 0) ||
+        (seg_size % MGI_RING_LINE) != 0 || (seg_size < MGI_RING_LINE)) {
+        return -1;
+    }
+    memset(r, 0, MGI_RING_HDR_SIZE);
+    r->size     = size;
+    r->mask     = size - 1;
+    r->seg_size = seg_size;
+    r->flags    = flags;
+    for (i = 0; i < size; ++i) {
+        mgi_seg_hdr_t *seg = mgi_ring_seg(r, i);
+        seg->stail    = (uint64_t)i << 32;
+        seg->commit   = 0;
+        seg->reserved = 0;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------- append mode: producers */
+
+MGI_INLINE void mgi_seg_write_pad(mgi_seg_hdr_t *seg, uint32_t off,
+                                  uint32_t bytes)
+{
+    mgi_msg_hdr_t *h = (mgi_msg_hdr_t*)(mgi_seg_payload(seg) + off);
+
+    h->ch  = MGI_MSG_CH_PAD;
+    h->dst = MGI_EP_ID_ALL;
+    h->src = MGI_EP_ID_ALL;
+    h->len = (uint16_t)((bytes - MGI_MSG_HDR_SIZE) / MGI_MSG_ALIGN);
+}
+
+/* Pads [off, min(off + sz, cap)) and commits it; returns 1 when this
+ * reservation crossed the end of the segment (closed it). */
+MGI_INLINE int mgi_seg_pad_reservation(mgi_seg_hdr_t *seg, uint32_t cap,
+                                       uint32_t off, uint32_t sz)
+{
+    uint32_t end;
+
+    if (off >= cap) {
+        return 0;
+    }
+    end = (off + sz > cap) ? cap : off + sz;
+    mgi_seg_write_pad(seg, off, end - off);
+    mgi_fadd32(&seg->commit, end - off);
+    return (off + sz >= cap);
+}
+
+/**
+ * Reserve sz bytes (a multiple of 8) at STail of the RTail segment.
+ * On MGI_RING_OK, write the message at payload + *off_p and then call
+ * mgi_ring_append_commit(). MGI_RING_FULL: no free segment (Send returns 0).
+ */
+MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
+                                       mgi_seg_hdr_t **seg_p,
+                                       uint32_t *off_p, uint32_t *pos_p)
+{
+    const uint32_t cap = mgi_ring_cap(r);
+    mgi_seg_hdr_t *seg;
+    uint64_t st;
+    uint32_t t, c, gen, off;
+
+    for (;;) {
+        t = mgi_ld_acq32(&r->prod_tail);
+        c = mgi_ld_acq32(&r->cons_tail);
+        if (t - c >= r->size) {
+            return MGI_RING_FULL;
+        }
+        seg = mgi_ring_seg(r, t);
+        st  = mgi_ld_acq64(&seg->stail);
+        if ((uint32_t)(st >> 32) != t) {
+            continue; /* RTail moved on since we read it */
+        }
+        if ((uint32_t)st >= cap) {
+            mgi_cas32(&r->prod_tail, t, t + 1); /* help a closed segment */
+            continue;
+        }
+        st  = mgi_fadd64(&seg->stail, sz);
+        gen = (uint32_t)(st >> 32);
+        off = (uint32_t)st;
+        if (gen != t) {
+            /* the slot was recycled under us: give the space back as a pad
+             * and retry, so our messages never overtake each other */
+            mgi_seg_pad_reservation(seg, cap, off, sz);
+            continue;
+        }
+        if (off + sz > cap) {
+            if (mgi_seg_pad_reservation(seg, cap, off, sz)) {
+                mgi_cas32(&r->prod_tail, t, t + 1);
+            }
+            continue;
+        }
+        *seg_p = seg;
+        *off_p = off;
+        *pos_p = t;
+        return MGI_RING_OK;
+    }
+}
+
+MGI_INLINE void mgi_ring_append_commit(mgi_ring_t *r, mgi_seg_hdr_t *seg,
+                                       uint32_t off, uint32_t sz, uint32_t pos)
+{
+    mgi_fadd32(&seg->commit, sz);
+    if (off + sz == mgi_ring_cap(r)) {
+        mgi_cas32(&r->prod_tail, pos, pos + 1);
+    }
+}
+
+/* Append one message. Returns MGI_RING_OK or MGI_RING_FULL. */
+MGI_INLINE int mgi_ring_append(mgi_ring_t *r, const mgi_msg_hdr_t *hdr,
+                               const void *payload, uint32_t *pos_p)
+{
+    uint32_t sz = mgi_msg_size(hdr->len);
+    uint32_t plen = (hdr->len == MGI_MSG_LEN_EOF) ? MGI_MSG_EOF_PAYLOAD :
+                    hdr->len;
+    mgi_seg_hdr_t *seg;
+    uint32_t off, pos;
+    char *p;
+
+    if (mgi_ring_append_reserve(r, sz, &seg, &off, &pos) != MGI_RING_OK) {
+        return MGI_RING_FULL;
+    }
+    p = mgi_seg_payload(seg) + off;
+    *(mgi_msg_hdr_t*)p = *hdr;
+    memcpy(p + MGI_MSG_HDR_SIZE, payload, plen);
+    mgi_ring_append_commit(r, seg, off, sz, pos);
+    if (pos_p != NULL) {
+        *pos_p = pos;
+    }
+    return MGI_RING_OK;
+}
+
+/**
+ * Close the RTail segment if it holds data, so the consumer can take a
+ * partial batch (Flush). Returns MGI_RING_OK, or MGI_RING_FULL when the ring
+ * has no free segment to move on to (retry later).
+ */
+MGI_INLINE int mgi_ring_append_close(mgi_ring_t *r)
+{
+    const uint32_t cap = mgi_ring_cap(r);
+    mgi_seg_hdr_t *seg;
+    uint64_t st;
+    uint32_t t, c, off;
+
+    for (;;) {
+        t = mgi_ld_acq32(&r->prod_tail);
+        c = mgi_ld_acq32(&r->cons_tail);
+        if (t - c >= r->size) {
+            return MGI_RING_FULL;
+        }
+        seg = mgi_ring_seg(r, t);
+        st  = mgi_ld_acq64(&seg->stail);
+        if ((uint32_t)(st >> 32) != t) {
+            continue;
+        }
+        off = (uint32_t)st;
+        if (off == 0) {
+            return MGI_RING_OK; /* empty: nothing to close */
+        }
+        if (off >= cap) {
+            mgi_cas32(&r->prod_tail, t, t + 1);
+            return MGI_RING_OK;
+        }
+        st = mgi_fadd64(&seg->stail, cap);
+        if ((uint32_t)(st >> 32) != t) {
+            mgi_seg_pad_reservation(seg, cap, (uint32_t)st, cap);
+            continue;
+        }
+        if (mgi_seg_pad_reservation(seg, cap, (uint32_t)st, cap)) {
+            mgi_cas32(&r->prod_tail, t, t + 1);
+        }
+        return MGI_RING_OK;
+    }
+}
+
+/* ------------------------------------------------------ consumers (RHead) */
+
+/* The RHead segment if it is ready, else NULL. Single consumer. */
+MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek(mgi_ring_t *r, uint32_t idx)
+{
+    uint32_t c = mgi_ld_acq32(&r->cons_tail) + idx;
+    mgi_seg_hdr_t *seg;
+
+    if ((int32_t)(mgi_ld_acq32(&r->prod_tail) - c) <= 0) {
+        return NULL;
+    }
+    seg = mgi_ring_seg(r, c);
+    if ((r->flags & MGI_RING_F_APPEND) &&
+        (mgi_ld_acq32(&seg->commit) != mgi_ring_cap(r))) {
+        return NULL;
+    }
+    return seg;
+}
+
+/* Number of consecutive ready segments from RHead, at most max. */
+MGI_INLINE uint32_t mgi_ring_ready(mgi_ring_t *r, uint32_t max)
+{
+    uint32_t n = 0;
+
+    while ((n < max) && (mgi_ring_peek(r, n) != NULL)) {
+        ++n;
+    }
+    return n;
+}
+
+/* Release n segments at RHead: reset STail (next generation), advance. */
+MGI_INLINE void mgi_ring_release(mgi_ring_t *r, uint32_t n)
+{
+    uint32_t c = r->cons_tail;
+    uint32_t i;
+
+    for (i = 0; i < n; ++i) {
+        mgi_seg_hdr_t *seg = mgi_ring_seg(r, c + i);
+        seg->commit = 0;
+        mgi_st_rel64(&seg->stail, (uint64_t)(c + i + r->size) << 32);
+    }
+    r->cons_off  = 0;
+    r->cons_head = c + n;
+    mgi_st_rel32(&r->cons_tail, c + n);
+}
+
+/* Walk the messages of a full segment: returns the message at *off and
+ * moves *off past it, skipping pads; NULL at the end. */
+MGI_INLINE mgi_msg_hdr_t *mgi_seg_next(mgi_seg_hdr_t *seg, uint32_t cap,
+                                       uint32_t *off)
+{
+    mgi_msg_hdr_t *h;
+
+    while (*off + MGI_MSG_HDR_SIZE <= cap) {
+        h = (mgi_msg_hdr_t*)(mgi_seg_payload(seg) + *off);
+        if (h->ch == MGI_MSG_CH_PAD) {
+            *off += MGI_MSG_HDR_SIZE + (uint32_t)h->len * MGI_MSG_ALIGN;
+            continue;
+        }
+        return h;
+    }
+    return NULL;
+}
+
+/* ------------------------------------- segment mode: bulk enqueue/dequeue */
+
+/* Multi-producer bulk enqueue of n whole segments (each seg_size bytes,
+ * header included). All or nothing: returns n or 0. */
+MGI_INLINE uint32_t mgi_ring_enqueue_bulk(mgi_ring_t *r, const void *segs,
+                                          uint32_t n)
+{
+    uint32_t head, i;
+
+    do {
+        head = mgi_ld_acq32(&r->prod_head);
+        if (r->size - (head - mgi_ld_acq32(&r->cons_tail)) < n) {
+            return 0;
+        }
+    } while (!mgi_cas32(&r->prod_head, head, head + n));
+
+    for (i = 0; i < n; ++i) {
+        memcpy(mgi_ring_seg(r, head + i),
+               (const char*)segs + (size_t)i * r->seg_size, r->seg_size);
+    }
+    /* publish in reservation order */
+    while (mgi_ld_acq32(&r->prod_tail) != head) {
+        mgi_cpu_relax();
+    }
+    mgi_st_rel32(&r->prod_tail, head + n);
+    return n;
+}
+
+/* Multi-consumer bulk dequeue of n whole segments. Returns n or 0. */
+MGI_INLINE uint32_t mgi_ring_dequeue_bulk(mgi_ring_t *r, void *segs,
+                                          uint32_t n)
+{
+    uint32_t head, i;
+
+    do {
+        head = mgi_ld_acq32(&r->cons_head);
+        if (mgi_ld_acq32(&r->prod_tail) - head < n) {
+            return 0;
+        }
+    } while (!mgi_cas32(&r->cons_head, head, head + n));
+
+    for (i = 0; i < n; ++i) {
+        memcpy((char*)segs + (size_t)i * r->seg_size,
+               mgi_ring_seg(r, head + i), r->seg_size);
+    }
+    while (mgi_ld_acq32(&r->cons_tail) != head) {
+        mgi_cpu_relax();
+    }
+    mgi_st_rel32(&r->cons_tail, head + n);
+    return n;
+}
+
+MGI_INLINE uint32_t mgi_ring_enqueue(mgi_ring_t *r, const void *seg)
+{
+    return mgi_ring_enqueue_bulk(r, seg, 1);
+}
+
+MGI_INLINE uint32_t mgi_ring_dequeue(mgi_ring_t *r, void *seg)
+{
+    return mgi_ring_dequeue_bulk(r, seg, 1);
+}
+
+#endif

@@ -1,0 +1,833 @@
+/**
+ * MGI channels: CreateCh / DeleteCh and the host data calls (Send, Flush,
+ * Recv) of CPU endpoints, with the paper's semantics (§3.1).
+ */
+#include "mgi_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What every rank contributes to the channel-creation allgather. */
+typedef struct mgi_ch_wire_ep {
+    uint16_t id;
+    uint16_t rkey_len;
+    uint32_t reserved;
+    uint64_t rbase;
+    uint8_t  rkey[MGI_RKEY_MAX];
+} mgi_ch_wire_ep_t;
+
+typedef struct mgi_ch_wire {
+    uint32_t         ch_id;
+    int32_t          status;
+    uint64_t         sig;
+    uint32_t         nep;
+    uint32_t         reserved;
+    mgi_ch_wire_ep_t eps[MGI_MAX_LOCAL_EPS];
+} mgi_ch_wire_t;
+
+enum {
+    MGI_SRC_OPEN        = 0,
+    MGI_SRC_EOF_PENDING = 1,  /* EOF not yet in the stage ring */
+    MGI_SRC_FLUSHING    = 2,  /* EOF in, waiting for delivery */
+    MGI_SRC_FLUSHED     = 3
+};
+
+mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id)
+{
+    if (id >= ctx->params.max_channels) {
+        return NULL;
+    }
+    return __atomic_load_n(&ctx->chs[id], __ATOMIC_ACQUIRE);
+}
+
+int mgi_ch_dst_index(const mgi_channel_t *ch, mgi_ep_id_t ep)
+{
+    unsigned i;
+
+    for (i = 0; i < ch->ndst; ++i) {
+        if (ch->dst[i] == ep) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int mgi_ch_src_index(const mgi_channel_t *ch, mgi_ep_id_t ep)
+{
+    unsigned i;
+
+    for (i = 0; i < ch->nsrc; ++i) {
+        if (ch->src[i] == ep) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+void mgi_channel_free(mgi_channel_t *ch)
+{
+    unsigned i;
+
+    if (ch->ldst != NULL) {
+        for (i = 0; i < ch->ndst; ++i) {
+            if (ch->ldst[i].ep != NULL) {
+                pthread_mutex_destroy(&ch->ldst[i].recv_lock);
+                if (ch->ldst[i].final != NULL) {
+                    mgi_ep_ring_free(ch->ldst[i].ep, ch->ldst[i].final);
+                }
+            }
+        }
+    }
+    free(ch->ldst);
+    free(ch->lsrc);
+    free(ch->dst);
+    free(ch);
+}
+
+static uint64_t mgi_hash(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+static ucs_status_t mgi_ch_check_params(mgi_context_t *ctx,
+                                        const mgi_ch_params_t *p,
+                                        size_t *tuple_p, size_t *max_p,
+                                        size_t *key_off_p, size_t *key_size_p)
+{
+    size_t cap = ctx->seg_size - MGI_SEG_HDR_SIZE;
+    size_t tuple = 0, key_off = 0, max_tuple;
+    unsigned i, j;
+
+    if ((p->nsrc == 0) || (p->ndst == 0) || (p->src == NULL) ||
+        (p->dst == NULL)) {
+        ucs_error("mgi context %p: a channel needs source and destination "
+                  "endpoints", ctx);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->nsrc > MGI_MAX_CH_SRC) {
+        ucs_error("mgi context %p: %u sources, at most %d per channel", ctx,
+                  p->nsrc, MGI_MAX_CH_SRC);
+        return UCS_ERR_EXCEEDS_LIMIT;
+    }
+    for (i = 0; i < p->nsrc + p->ndst; ++i) {
+        mgi_ep_id_t id = (i < p->nsrc) ? p->src[i] : p->dst[i - p->nsrc];
+        if (MGI_EP_RANK(id) >= ctx->size) {
+            ucs_error("mgi context %p: endpoint %u belongs to rank %d, the "
+                      "job has %d", ctx, id, MGI_EP_RANK(id), ctx->size);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        if ((MGI_EP_RANK(id) == ctx->rank) &&
+            (mgi_ep_lookup(ctx, id) == NULL)) {
+            ucs_error("mgi context %p: endpoint %u is not an endpoint of "
+                      "this process", ctx, id);
+            return UCS_ERR_NO_ELEM;
+        }
+    }
+    for (i = 0; i < p->ndst; ++i) {
+        for (j = 0; j < i; ++j) {
+            if (p->dst[i] == p->dst[j]) {
+                ucs_error("mgi context %p: destination endpoint %u listed "
+                          "twice", ctx, p->dst[i]);
+                return UCS_ERR_INVALID_PARAM;
+            }
+        }
+    }
+    for (i = 0; i < p->nsrc; ++i) {
+        for (j = 0; j < i; ++j) {
+            if (p->src[i] == p->src[j]) {
+                ucs_error("mgi context %p: source endpoint %u listed twice",
+                          ctx, p->src[i]);
+                return UCS_ERR_INVALID_PARAM;
+            }
+        }
+    }
+
+    if (p->schema != NULL) {
+        if ((p->schema->nattrs == 0) || (p->schema->nattrs > MGI_MAX_ATTRS)) {
+            ucs_error("mgi context %p: schema with %u attributes", ctx,
+                      p->schema->nattrs);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        for (i = 0; i < p->schema->nattrs; ++i) {
+            if (p->schema->attr_size[i] == 0) {
+                ucs_error("mgi context %p: schema attribute %u has size 0",
+                          ctx, i);
+                return UCS_ERR_INVALID_PARAM;
+            }
+            if ((int)i == p->part_key) {
+                key_off = tuple;
+            }
+            tuple += p->schema->attr_size[i];
+        }
+        if (p->part_key >= (int)p->schema->nattrs) {
+            ucs_error("mgi context %p: partition key %d, schema has %u "
+                      "attributes", ctx, p->part_key, p->schema->nattrs);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        if ((p->part_key >= 0) &&
+            (p->schema->attr_size[p->part_key] != 1) &&
+            (p->schema->attr_size[p->part_key] != 2) &&
+            (p->schema->attr_size[p->part_key] != 4) &&
+            (p->schema->attr_size[p->part_key] != 8)) {
+            ucs_error("mgi context %p: partition key %d of %u bytes is not "
+                      "an integer", ctx, p->part_key,
+                      p->schema->attr_size[p->part_key]);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        max_tuple = tuple;
+    } else {
+        if (p->part_key >= 0) {
+            ucs_error("mgi context %p: partition key %d without a schema",
+                      ctx, p->part_key);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        max_tuple = p->max_tuple;
+    }
+    if ((max_tuple == 0) || (max_tuple > MGI_MSG_MAX_LEN) ||
+        (mgi_msg_size(max_tuple) > cap)) {
+        ucs_error("mgi context %p: tuples of %zu bytes do not fit a segment "
+                  "of %zu bytes (MGI_SEG_SIZE)", ctx, max_tuple, cap);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    *tuple_p    = tuple;
+    *max_p      = max_tuple;
+    *key_off_p  = key_off;
+    *key_size_p = (p->part_key >= 0) ? p->schema->attr_size[p->part_key] : 0;
+    return UCS_OK;
+}
+
+static uint64_t mgi_ch_signature(mgi_context_t *ctx, const mgi_channel_t *ch)
+{
+    uint64_t h = 0;
+    unsigned i;
+
+    h = mgi_hash(h, ch->nsrc);
+    for (i = 0; i < ch->nsrc; ++i) {
+        h = mgi_hash(h, ch->src[i]);
+    }
+    h = mgi_hash(h, ch->ndst);
+    for (i = 0; i < ch->ndst; ++i) {
+        h = mgi_hash(h, ch->dst[i]);
+    }
+    h = mgi_hash(h, ch->tuple_size);
+    h = mgi_hash(h, ch->max_tuple);
+    h = mgi_hash(h, (uint64_t)(int64_t)ch->part_key);
+    /* ring geometry must match: movers address remote lanes by offset */
+    h = mgi_hash(h, ctx->seg_size);
+    h = mgi_hash(h, ctx->params.recv_depth);
+    return h;
+}
+
+static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
+                                 mgi_channel_t **ch_p)
+{
+    mgi_channel_t *ch;
+    ucs_status_t status;
+    unsigned i;
+
+    ch = calloc(1, sizeof(*ch));
+    if (ch == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = mgi_ch_check_params(ctx, p, &ch->tuple_size, &ch->max_tuple,
+                                 &ch->key_off, &ch->key_size);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    ch->nsrc     = p->nsrc;
+    ch->ndst     = p->ndst;
+    ch->part_key = p->part_key;
+    memcpy(ch->src, p->src, p->nsrc * sizeof(*p->src));
+    ch->dst  = calloc(p->ndst, sizeof(*ch->dst));
+    ch->ldst = calloc(p->ndst, sizeof(*ch->ldst));
+    ch->lsrc = calloc(p->nsrc, sizeof(*ch->lsrc));
+    if ((ch->dst == NULL) || (ch->ldst == NULL) || (ch->lsrc == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    memcpy(ch->dst, p->dst, p->ndst * sizeof(*p->dst));
+
+    for (i = 0; i < p->nsrc; ++i) {
+        ch->lsrc[i].ep = mgi_ep_lookup(ctx, p->src[i]);
+    }
+    for (i = 0; i < p->ndst; ++i) {
+        mgi_ch_dst_t *d = &ch->ldst[i];
+
+        d->ep = mgi_ep_lookup(ctx, p->dst[i]);
+        if (d->ep == NULL) {
+            continue;
+        }
+        pthread_mutex_init(&d->recv_lock, NULL);
+        d->final = mgi_ep_ring_create(d->ep, ctx->params.final_depth,
+                                      MGI_RING_F_APPEND);
+        if (d->final == NULL) {
+            status = UCS_ERR_NO_MEMORY;
+            goto err_free;
+        }
+    }
+    *ch_p = ch;
+    return UCS_OK;
+
+err_free:
+    mgi_channel_free(ch);
+    return status;
+}
+
+static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
+                                       const mgi_ch_wire_t *all)
+{
+    const mgi_ch_wire_ep_t *w;
+    mgi_peer_ep_t *peer;
+    ucs_status_t status;
+    ucp_rkey_h rkey;
+    int r;
+    unsigned i;
+
+    for (r = 0; r < ctx->size; ++r) {
+        for (i = 0; i < all[r].nep; ++i) {
+            w    = &all[r].eps[i];
+            peer = &ctx->peer_eps[w->id];
+            if (peer->valid && (peer->rbase == w->rbase)) {
+                continue;
+            }
+            status = ucp_ep_rkey_unpack(ctx->peers[r], w->rkey, &rkey);
+            if (status != UCS_OK) {
+                ucs_error("mgi context %p: rkey of endpoint %u (rank %d): %s",
+                          ctx, w->id, r, ucs_status_string(status));
+                return status;
+            }
+            if (peer->valid) {
+                /* a deleted endpoint's id is never reused: stale only if
+                 * the peer re-created its rings; keep the old rkey alive */
+                ucs_debug("mgi context %p: endpoint %u moved", ctx, w->id);
+            }
+            peer->rank  = r;
+            peer->rbase = w->rbase;
+            peer->rkey  = rkey;
+            __atomic_store_n(&peer->valid, 1, __ATOMIC_RELEASE);
+        }
+    }
+    return UCS_OK;
+}
+
+static ucs_status_t mgi_ch_make_routes(mgi_context_t *ctx, mgi_channel_t *ch)
+{
+    mgi_route_t *route;
+    ucs_status_t status;
+    mgi_ep_id_t hop;
+    unsigned i, j;
+
+    for (i = 0; i < ch->nsrc; ++i) {
+        if (ch->lsrc[i].ep == NULL) {
+            continue;
+        }
+        for (j = 0; j < ch->ndst; ++j) {
+            hop = mgi_route_next_hop(ctx, ch->src[i], ch->dst[j]);
+            if (hop == ch->src[i]) {
+                continue; /* loopback: the sorter writes the receive ring */
+            }
+            if (!ctx->peer_eps[hop].valid) {
+                ucs_error("mgi channel %u: next hop %u of %u -> %u has no "
+                          "receive ring", ch->id, hop, ch->src[i],
+                          ch->dst[j]);
+                return UCS_ERR_UNREACHABLE;
+            }
+            status = mgi_ep_route_get(ch->lsrc[i].ep, hop, &route);
+            if (status != UCS_OK) {
+                return status;
+            }
+        }
+    }
+    return UCS_OK;
+}
+
+ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
+                           mgi_ch_id_t *ch_p)
+{
+    mgi_ch_wire_t *mine, *all;
+    mgi_channel_t *ch = NULL;
+    ucs_status_t status, local_status;
+    unsigned i;
+    int r;
+
+    mine = calloc(1, sizeof(*mine));
+    all  = calloc(ctx->size, sizeof(*all));
+    if ((mine == NULL) || (all == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out_free;
+    }
+
+    pthread_mutex_lock(&ctx->lock);
+    mine->ch_id  = ctx->next_ch;
+    local_status = UCS_OK;
+    if (ctx->next_ch >= ctx->params.max_channels) {
+        ucs_error("mgi context %p: out of channel ids (MGI_MAX_CHANNELS=%u)",
+                  ctx, ctx->params.max_channels);
+        local_status = UCS_ERR_EXCEEDS_LIMIT;
+    } else {
+        local_status = mgi_ch_alloc(ctx, params, &ch);
+    }
+    if (local_status == UCS_OK) {
+        ch->id    = mine->ch_id;
+        mine->sig = mgi_ch_signature(ctx, ch);
+        /* publish before the allgather: peers may send as soon as it ends */
+        __atomic_store_n(&ctx->chs[ch->id], ch, __ATOMIC_RELEASE);
+    }
+    for (i = 0; i < ctx->neps; ++i) {
+        mgi_ep_t *ep = ctx->eps[i];
+        if (ep == NULL) {
+            continue;
+        }
+        mine->eps[mine->nep].id       = ep->id;
+        mine->eps[mine->nep].rkey_len = ep->rkey_len;
+        mine->eps[mine->nep].rbase    = (uintptr_t)ep->recv_mem;
+        memcpy(mine->eps[mine->nep].rkey, ep->rkey_buf, ep->rkey_len);
+        ++mine->nep;
+    }
+    mine->status = local_status;
+    pthread_mutex_unlock(&ctx->lock);
+
+    status = mgi_bootstrap_allgather(&ctx->bs, mine, all, sizeof(*mine));
+    if (status != UCS_OK) {
+        goto err_unpublish;
+    }
+    for (r = 0; r < ctx->size; ++r) {
+        if (all[r].status != UCS_OK) {
+            ucs_error("mgi context %p: channel %u: rank %d failed to create "
+                      "it (%s)", ctx, mine->ch_id, r,
+                      ucs_status_string((ucs_status_t)all[r].status));
+            status = (ucs_status_t)all[r].status;
+            goto err_unpublish;
+        }
+        if ((all[r].ch_id != mine->ch_id) || (all[r].sig != mine->sig)) {
+            ucs_error("mgi context %p: channel %u: rank %d created channel %u "
+                      "with other arguments; every rank must call "
+                      "mgi_ch_create with the same arguments in the same "
+                      "order", ctx, mine->ch_id, r, all[r].ch_id);
+            status = UCS_ERR_INVALID_PARAM;
+            goto err_unpublish;
+        }
+    }
+
+    pthread_mutex_lock(&ctx->lock);
+    status = mgi_ch_learn_peers(ctx, all);
+    if (status == UCS_OK) {
+        status = mgi_ch_make_routes(ctx, ch);
+    }
+    if (status == UCS_OK) {
+        for (i = 0; i < ch->nsrc; ++i) {
+            if (ch->lsrc[i].ep != NULL) {
+                ++ch->lsrc[i].ep->refcount;
+            }
+        }
+        for (i = 0; i < ch->ndst; ++i) {
+            if (ch->ldst[i].ep != NULL) {
+                ++ch->ldst[i].ep->refcount;
+            }
+        }
+        ++ctx->next_ch;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (status != UCS_OK) {
+        goto err_unpublish;
+    }
+
+    ucs_info("mgi channel %u: %u source(s), %u destination(s), %s%s", ch->id,
+             ch->nsrc, ch->ndst,
+             ch->tuple_size ? "schema" : "schemaless",
+             (ch->part_key >= 0) ? " + partition key" : "");
+    *ch_p = ch->id;
+    free(all);
+    free(mine);
+    return UCS_OK;
+
+err_unpublish:
+    if (ch != NULL) {
+        __atomic_store_n(&ctx->chs[ch->id], NULL, __ATOMIC_RELEASE);
+        if (status == UCS_OK) {
+            status = local_status;
+        }
+        /* other ranks failed: no peer has data for it, free it now */
+        usleep(1000);
+        mgi_channel_free(ch);
+    } else if (local_status != UCS_OK) {
+        status = local_status;
+    }
+out_free:
+    free(all);
+    free(mine);
+    return status;
+}
+
+/* Wait until every local sorter went through a full round. */
+static ucs_status_t mgi_ch_quiesce(mgi_context_t *ctx, mgi_ch_id_t id)
+{
+    uint32_t epoch[MGI_MAX_LOCAL_EPS];
+    uint64_t deadline;
+    unsigned i;
+
+    for (i = 0; i < ctx->neps; ++i) {
+        if (ctx->eps[i] != NULL) {
+            epoch[i] = __atomic_load_n(&ctx->eps[i]->sorter_epoch,
+                                       __ATOMIC_ACQUIRE);
+        }
+    }
+    deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    for (i = 0; i < ctx->neps; ++i) {
+        while ((ctx->eps[i] != NULL) &&
+               (__atomic_load_n(&ctx->eps[i]->sorter_epoch, __ATOMIC_ACQUIRE)
+                - epoch[i] < 2)) {
+            if (mgi_time_ns() > deadline) {
+                ucs_error("mgi channel %u: sorter of endpoint %u did not "
+                          "finish a round within %u ms", id,
+                          ctx->eps[i]->id, ctx->params.timeout_ms);
+                return UCS_ERR_TIMED_OUT;
+            }
+            usleep(10);
+        }
+    }
+    return UCS_OK;
+}
+
+ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
+{
+    mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
+    ucs_status_t status;
+    unsigned i;
+
+    if (ch == NULL) {
+        ucs_error("mgi context %p: delete of unknown channel %u", ctx, id);
+        return UCS_ERR_NO_ELEM;
+    }
+    for (i = 0; i < ch->nsrc; ++i) {
+        if ((ch->lsrc[i].ep != NULL) &&
+            (__atomic_load_n(&ch->lsrc[i].flushed, __ATOMIC_ACQUIRE) !=
+             MGI_SRC_FLUSHED)) {
+            ucs_error("mgi channel %u: busy, source endpoint %u has not "
+                      "flushed", id, ch->src[i]);
+            return UCS_ERR_BUSY;
+        }
+    }
+    for (i = 0; i < ch->ndst; ++i) {
+        mgi_ch_dst_t *d = &ch->ldst[i];
+        if (d->ep == NULL) {
+            continue;
+        }
+        if ((__atomic_load_n(&d->eof_sources, __ATOMIC_ACQUIRE) < ch->nsrc) ||
+            (mgi_ring_count(d->final) != 0)) {
+            ucs_error("mgi channel %u: busy, destination endpoint %u has not "
+                      "received everything (%u of %u sources at EOF, %u "
+                      "segments unread)", id, ch->dst[i], d->eof_sources,
+                      ch->nsrc, mgi_ring_count(d->final));
+            return UCS_ERR_BUSY;
+        }
+    }
+
+    __atomic_store_n(&ctx->chs[id], NULL, __ATOMIC_RELEASE);
+    status = mgi_ch_quiesce(ctx, id);
+    if (status != UCS_OK) {
+        return status; /* leak the channel rather than free it in use */
+    }
+    pthread_mutex_lock(&ctx->lock);
+    for (i = 0; i < ch->nsrc; ++i) {
+        if (ch->lsrc[i].ep != NULL) {
+            --ch->lsrc[i].ep->refcount;
+        }
+    }
+    for (i = 0; i < ch->ndst; ++i) {
+        if (ch->ldst[i].ep != NULL) {
+            --ch->ldst[i].ep->refcount;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    ucs_debug("mgi channel %u: deleted", id);
+    mgi_channel_free(ch);
+    return UCS_OK;
+}
+
+ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
+                          mgi_ch_attr_t *attr)
+{
+    mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
+    mgi_ch_dst_t *d;
+    unsigned i;
+    int di;
+
+    if (ch == NULL) {
+        ucs_error("mgi context %p: query of unknown channel %u", ctx, id);
+        return UCS_ERR_NO_ELEM;
+    }
+    di = mgi_ch_dst_index(ch, dst);
+    if ((di < 0) || (ch->ldst[di].ep == NULL)) {
+        ucs_error("mgi channel %u: endpoint %u is not a local destination",
+                  id, dst);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    d = &ch->ldst[di];
+    memset(attr, 0, sizeof(*attr));
+    attr->tuple_size = ch->tuple_size;
+    attr->nsrc       = ch->nsrc;
+    pthread_mutex_lock(&d->recv_lock);
+    attr->recv_tuples = d->recv_tuples;
+    attr->recv_bytes  = d->recv_bytes;
+    pthread_mutex_unlock(&d->recv_lock);
+    for (i = 0; i < ch->nsrc; ++i) {
+        attr->eof_count[i] = __atomic_load_n(&d->eof_count[i],
+                                             __ATOMIC_ACQUIRE);
+    }
+    return UCS_OK;
+}
+
+/* ------------------------------------------------------------ data calls */
+
+static mgi_channel_t *mgi_ch_get_src(mgi_context_t *ctx, mgi_ch_id_t id,
+                                     mgi_ep_id_t src, const char *what,
+                                     mgi_ch_src_t **s_p)
+{
+    mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
+    int si;
+
+    if (ch == NULL) {
+        ucs_error("mgi %s: unknown channel %u", what, id);
+        return NULL;
+    }
+    si = mgi_ch_src_index(ch, src);
+    if ((si < 0) || (ch->lsrc[si].ep == NULL)) {
+        ucs_error("mgi channel %u: %s from endpoint %u, not a local source "
+                  "of the channel", id, what, src);
+        return NULL;
+    }
+    *s_p = &ch->lsrc[si];
+    return ch;
+}
+
+static inline uint64_t mgi_load_key(const char *p, size_t size)
+{
+    uint8_t v8;
+    uint16_t v16;
+    uint32_t v32;
+    uint64_t v64;
+
+    switch (size) {
+    case 1: memcpy(&v8, p, 1);  return v8;
+    case 2: memcpy(&v16, p, 2); return v16;
+    case 4: memcpy(&v32, p, 4); return v32;
+    default: memcpy(&v64, p, 8); return v64;
+    }
+}
+
+ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
+                 const void *buf, size_t len, int dst)
+{
+    mgi_channel_t *ch;
+    mgi_ch_src_t *s;
+    mgi_msg_hdr_t hdr;
+    size_t tuple, done;
+    const char *p;
+
+    ch = mgi_ch_get_src(ctx, id, src, "send", &s);
+    if (ch == NULL) {
+        return (mgi_ch_lookup(ctx, id) == NULL) ? UCS_ERR_NO_ELEM :
+               UCS_ERR_INVALID_PARAM;
+    }
+    if (s->flushed != MGI_SRC_OPEN) {
+        ucs_error("mgi channel %u: send from endpoint %u after its flush", id,
+                  src);
+        return UCS_ERR_CANCELED;
+    }
+    if (ch->tuple_size != 0) {
+        tuple = ch->tuple_size;
+        if ((len == 0) || (len % tuple) != 0) {
+            ucs_error("mgi channel %u: send of %zu bytes from endpoint %u, "
+                      "not a multiple of the %zu-byte tuple", id, len, src,
+                      tuple);
+            return UCS_ERR_INVALID_PARAM;
+        }
+    } else {
+        tuple = len;
+        if ((len == 0) || (len > ch->max_tuple)) {
+            ucs_error("mgi channel %u: send of a %zu-byte tuple from endpoint "
+                      "%u, the channel takes 1..%zu bytes", id, len, src,
+                      ch->max_tuple);
+            return UCS_ERR_INVALID_PARAM;
+        }
+    }
+    if ((dst != MGI_DST_AUTO) &&
+        ((dst < 0) || (mgi_ch_dst_index(ch, (mgi_ep_id_t)dst) < 0))) {
+        ucs_error("mgi channel %u: send from endpoint %u to endpoint %d, not "
+                  "a destination of the channel", id, src, dst);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    hdr.ch  = id;
+    hdr.src = src;
+    hdr.len = (uint16_t)tuple;
+    for (done = 0, p = buf; done < len; done += tuple, p += tuple) {
+        if (dst != MGI_DST_AUTO) {
+            hdr.dst = (mgi_ep_id_t)dst;
+        } else if (ch->part_key >= 0) {
+            hdr.dst = ch->dst[mgi_load_key(p + ch->key_off, ch->key_size) %
+                              ch->ndst];
+        } else {
+            hdr.dst = MGI_EP_ID_ALL;
+        }
+        if (mgi_ring_append(s->ep->stage[0], &hdr, p, NULL) != MGI_RING_OK) {
+            break;
+        }
+    }
+    return done;
+}
+
+ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src)
+{
+    mgi_ch_src_t *s;
+    mgi_channel_t *ch;
+    mgi_ring_t *stage;
+    mgi_msg_hdr_t hdr;
+    uint32_t payload[2];
+
+    ch = mgi_ch_get_src(ctx, id, src, "flush", &s);
+    if (ch == NULL) {
+        return (mgi_ch_lookup(ctx, id) == NULL) ? UCS_ERR_NO_ELEM :
+               UCS_ERR_INVALID_PARAM;
+    }
+    stage = s->ep->stage[0];
+
+    switch (__atomic_load_n(&s->flushed, __ATOMIC_ACQUIRE)) {
+    case MGI_SRC_OPEN:
+        s->flush_seq      = __atomic_add_fetch(&stage->flush_seq, 1,
+                                               __ATOMIC_ACQ_REL);
+        s->flush_deadline = mgi_time_ns() +
+                            (uint64_t)ctx->params.timeout_ms * 1000000ull;
+        __atomic_store_n(&s->flushed, MGI_SRC_EOF_PENDING, __ATOMIC_RELEASE);
+        /* fall through */
+    case MGI_SRC_EOF_PENDING:
+        hdr.ch     = id;
+        hdr.dst    = MGI_EP_ID_ALL;
+        hdr.src    = src;
+        hdr.len    = MGI_MSG_LEN_EOF;
+        payload[0] = s->ep->nstage;
+        payload[1] = s->flush_seq;
+        if (mgi_ring_append(stage, &hdr, payload, NULL) != MGI_RING_OK) {
+            goto check_timeout; /* stage ring full: retry on the next call */
+        }
+        mgi_ring_append_close(stage); /* FULL: the EOF's segment is closed */
+        __atomic_store_n(&s->flushed, MGI_SRC_FLUSHING, __ATOMIC_RELEASE);
+        /* fall through */
+    case MGI_SRC_FLUSHING:
+        /* not flush_done >= seq: flushes of other channels through this
+         * stage ring may have overtaken ours while the ring was full */
+        if (__atomic_load_n(&s->delivered, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&s->flushed, MGI_SRC_FLUSHED, __ATOMIC_RELEASE);
+            ucs_debug("mgi channel %u: endpoint %u flushed", id, src);
+            return UCS_OK;
+        }
+        goto check_timeout;
+    default:
+        ucs_error("mgi channel %u: endpoint %u flushed twice", id, src);
+        return UCS_ERR_CANCELED;
+    }
+
+check_timeout:
+    if (ctx->mover_status != UCS_OK) {
+        ucs_error("mgi channel %u: flush of endpoint %u cannot complete, the "
+                  "mover stopped on %s", id, src,
+                  ucs_status_string(ctx->mover_status));
+        return ctx->mover_status;
+    }
+    if (mgi_time_ns() > s->flush_deadline) {
+        ucs_error("mgi channel %u: flush of endpoint %u not delivered after "
+                  "%u ms (stage ring %u/%u segments; is a destination not "
+                  "receiving?)", id, src, ctx->params.timeout_ms,
+                  mgi_ring_count(stage), stage->size);
+        return UCS_ERR_TIMED_OUT;
+    }
+    return UCS_INPROGRESS;
+}
+
+ucs_status_t mgi_flush(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src)
+{
+    unsigned idle = 0;
+    ucs_status_t status;
+
+    while ((status = mgi_flush_nb(ctx, id, src)) == UCS_INPROGRESS) {
+        mgi_idle(ctx, &idle);
+    }
+    return status;
+}
+
+ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
+                 void *buf, size_t cap)
+{
+    mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
+    size_t done       = 0;
+    uint32_t scap, off;
+    mgi_seg_hdr_t *seg;
+    mgi_msg_hdr_t *h  = NULL;
+    mgi_ch_dst_t *d;
+    int di, eof;
+
+    if (ch == NULL) {
+        ucs_error("mgi recv: unknown channel %u", id);
+        return UCS_ERR_NO_ELEM;
+    }
+    di = mgi_ch_dst_index(ch, dst);
+    if ((di < 0) || (ch->ldst[di].ep == NULL)) {
+        ucs_error("mgi channel %u: recv at endpoint %u, not a local "
+                  "destination of the channel", id, dst);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (cap < ((ch->tuple_size != 0) ? ch->tuple_size : 1)) {
+        ucs_error("mgi channel %u: recv buffer of %zu bytes at endpoint %u is "
+                  "smaller than a %zu-byte tuple", id, cap, dst,
+                  ch->tuple_size);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    d = &ch->ldst[di];
+    if (d->error) {
+        return UCS_ERR_IO_ERROR;
+    }
+    scap = mgi_ring_cap(d->final);
+    pthread_mutex_lock(&d->recv_lock);
+    eof = (__atomic_load_n(&d->eof_sources, __ATOMIC_ACQUIRE) == ch->nsrc);
+    while ((seg = mgi_ring_peek(d->final, 0)) != NULL) {
+        off = d->final->cons_off;
+        while ((h = mgi_seg_next(seg, scap, &off)) != NULL) {
+            if (done + h->len > cap) {
+                break;
+            }
+            memcpy((char*)buf + done, (char*)h + MGI_MSG_HDR_SIZE, h->len);
+            done += h->len;
+            d->recv_tuples++;
+            off += mgi_msg_size(h->len);
+            if (ch->tuple_size == 0) {
+                break; /* schemaless: one tuple per call */
+            }
+        }
+        d->final->cons_off = off;
+        if (mgi_seg_next(seg, scap, &off) == NULL) {
+            mgi_ring_release(d->final, 1);
+        } else {
+            break; /* buffer full, or one schemaless tuple */
+        }
+        if (ch->tuple_size == 0) {
+            break;
+        }
+    }
+    d->recv_bytes += done;
+    pthread_mutex_unlock(&d->recv_lock);
+
+    if ((done == 0) && (seg != NULL) && (h != NULL)) {
+        ucs_error("mgi channel %u: recv buffer of %zu bytes at endpoint %u is "
+                  "smaller than the next %u-byte tuple", id, cap, dst, h->len);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((done == 0) && eof) {
+        return MGI_EOF;
+    }
+    return done;
+}

@@ -1,0 +1,428 @@
+/**
+ * MGI context: parameters, bootstrap, UCP context / worker and the
+ * connections to every process of the job.
+ */
+#include "mgi_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t mgi_time_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void mgi_env_uint(const char *name, unsigned *val)
+{
+    const char *s = getenv(name);
+
+    if ((s != NULL) && (*s != '\0')) {
+        *val = (unsigned)strtoul(s, NULL, 0);
+    }
+}
+
+void mgi_context_params_init(mgi_context_params_t *p)
+{
+    const char *s;
+    unsigned seg = 0;
+
+    memset(p, 0, sizeof(*p));
+    p->rank             = 0;
+    p->size             = 1;
+    p->tuple_size       = 24;
+    p->producer_threads = 32;
+    p->batch            = 16;
+    p->stage_depth      = 8;
+    p->sort_depth       = 8;
+    p->recv_depth       = 8;
+    p->final_depth      = 8;
+    p->max_channels     = 256;
+    p->mover_batch      = 16;
+    p->timeout_ms       = 60000;
+    p->idle_us          = 50;
+    p->log_interval_ms  = 1000;
+
+    p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
+    if ((s = getenv("MGI_RANK")) != NULL) {
+        p->rank = atoi(s);
+    }
+    if ((s = getenv("MGI_NRANKS")) != NULL) {
+        p->size = atoi(s);
+    }
+    mgi_env_uint("MGI_SEG_SIZE", &seg);
+    p->seg_size = seg;
+    mgi_env_uint("MGI_TUPLE_SIZE", &p->tuple_size);
+    mgi_env_uint("MGI_PRODUCER_THREADS", &p->producer_threads);
+    mgi_env_uint("MGI_BATCH", &p->batch);
+    mgi_env_uint("MGI_STAGE_DEPTH", &p->stage_depth);
+    mgi_env_uint("MGI_SORT_DEPTH", &p->sort_depth);
+    mgi_env_uint("MGI_RECV_DEPTH", &p->recv_depth);
+    mgi_env_uint("MGI_FINAL_DEPTH", &p->final_depth);
+    mgi_env_uint("MGI_MAX_CHANNELS", &p->max_channels);
+    mgi_env_uint("MGI_MOVER_BATCH", &p->mover_batch);
+    mgi_env_uint("MGI_TIMEOUT_MS", &p->timeout_ms);
+    mgi_env_uint("MGI_IDLE_US", &p->idle_us);
+    mgi_env_uint("MGI_LOG_INTERVAL_MS", &p->log_interval_ms);
+}
+
+static int mgi_is_pow2(unsigned v)
+{
+    return (v != 0) && ((v & (v - 1)) == 0);
+}
+
+static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
+                                             size_t *seg_size_p)
+{
+    size_t seg = p->seg_size;
+
+    if (!mgi_is_pow2(p->stage_depth) || !mgi_is_pow2(p->sort_depth) ||
+        !mgi_is_pow2(p->recv_depth) || !mgi_is_pow2(p->final_depth)) {
+        ucs_error("mgi context: ring depths must be powers of two (stage %u "
+                  "sort %u recv %u final %u)", p->stage_depth, p->sort_depth,
+                  p->recv_depth, p->final_depth);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->batch == 0) || (p->producer_threads == 0) ||
+        (p->mover_batch == 0) || (p->max_channels == 0) ||
+        (p->max_channels > 0xffff)) {
+        ucs_error("mgi context: batch, producer_threads, mover_batch and "
+                  "max_channels (< 65536) must be positive");
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (seg == 0) {
+        /* paper §5.3: |S| x producer threads per block x N; rings are
+         * shared by the channels of an endpoint, so |S| is a hint */
+        if ((p->tuple_size == 0) || (p->tuple_size > MGI_MSG_MAX_LEN)) {
+            ucs_error("mgi context: tuple_size %u out of [1, %u]",
+                      p->tuple_size, MGI_MSG_MAX_LEN);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        seg = MGI_SEG_HDR_SIZE + (size_t)mgi_msg_size(p->tuple_size) *
+                                 p->producer_threads * p->batch;
+    }
+    seg = (seg + MGI_RING_LINE - 1) & ~(size_t)(MGI_RING_LINE - 1);
+    if ((seg < 256) || (seg > (512u << 10))) {
+        ucs_error("mgi context: segment size %zu out of [256, 512K]", seg);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    *seg_size_p = seg;
+    return UCS_OK;
+}
+
+ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
+                          const char *what, const void *obj)
+{
+    uint64_t deadline;
+    ucs_status_t status;
+
+    if (req == NULL) {
+        return UCS_OK;
+    }
+    if (UCS_PTR_IS_ERR(req)) {
+        ucs_error("mgi %s %p: %s", what, obj,
+                  ucs_status_string(UCS_PTR_STATUS(req)));
+        return UCS_PTR_STATUS(req);
+    }
+    deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    while ((status = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        ucp_worker_progress(ctx->worker);
+        if (mgi_time_ns() > deadline) {
+            ucs_error("mgi %s %p: not complete after %u ms", what, obj,
+                      ctx->params.timeout_ms);
+            ucp_request_cancel(ctx->worker, req);
+            ucp_request_free(req);
+            return UCS_ERR_TIMED_OUT;
+        }
+    }
+    ucp_request_free(req);
+    if (status != UCS_OK) {
+        ucs_error("mgi %s %p: %s", what, obj, ucs_status_string(status));
+    }
+    return status;
+}
+
+void mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds)
+{
+    if (++(*idle_rounds) < 64) {
+        mgi_cpu_relax();
+    } else if (ctx->params.idle_us > 0) {
+        usleep(ctx->params.idle_us);
+    } else {
+        sched_yield();
+    }
+}
+
+static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
+{
+    ucp_worker_attr_t wattr = {.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS};
+    ucp_ep_params_t ep_params;
+    uint64_t len, max_len = 0, *lens;
+    char *addrs = NULL;
+    ucs_status_t status;
+    int r;
+
+    status = ucp_worker_query(ctx->worker, &wattr);
+    if (status != UCS_OK) {
+        ucs_error("mgi context %p: ucp_worker_query: %s", ctx,
+                  ucs_status_string(status));
+        return status;
+    }
+
+    lens = calloc(ctx->size, sizeof(*lens));
+    if (lens == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out_release;
+    }
+    len    = wattr.address_length;
+    status = mgi_bootstrap_allgather(&ctx->bs, &len, lens, sizeof(len));
+    if (status != UCS_OK) {
+        goto out_free_lens;
+    }
+    for (r = 0; r < ctx->size; ++r) {
+        max_len = (lens[r] > max_len) ? lens[r] : max_len;
+    }
+    addrs = calloc(ctx->size + 1, max_len);
+    if (addrs == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out_free_lens;
+    }
+    memcpy(addrs + ctx->size * max_len, wattr.address, len);
+    status = mgi_bootstrap_allgather(&ctx->bs, addrs + ctx->size * max_len,
+                                     addrs, max_len);
+    if (status != UCS_OK) {
+        goto out_free_addrs;
+    }
+
+    for (r = 0; r < ctx->size; ++r) {
+        ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        ep_params.address    = (ucp_address_t*)(addrs + r * max_len);
+        status = ucp_ep_create(ctx->worker, &ep_params, &ctx->peers[r]);
+        if (status != UCS_OK) {
+            ucs_error("mgi context %p rank %d: cannot connect to rank %d: %s",
+                      ctx, ctx->rank, r, ucs_status_string(status));
+            goto out_free_addrs;
+        }
+    }
+
+out_free_addrs:
+    free(addrs);
+out_free_lens:
+    free(lens);
+out_release:
+    ucp_worker_release_address(ctx->worker, wattr.address);
+    return status;
+}
+
+static void mgi_context_disconnect(mgi_context_t *ctx)
+{
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    int r;
+
+    for (r = 0; r < ctx->size; ++r) {
+        if (ctx->peers[r] != NULL) {
+            mgi_ucp_wait(ctx, ucp_ep_close_nbx(ctx->peers[r], &param),
+                         "ep close", ctx->peers[r]);
+            ctx->peers[r] = NULL;
+        }
+    }
+}
+
+ucs_status_t mgi_context_create(const mgi_context_params_t *params,
+                                mgi_context_h *ctx_p)
+{
+    ucp_params_t ucp_params;
+    ucp_worker_params_t wparams;
+    ucp_config_t *config;
+    mgi_context_t *ctx;
+    ucs_status_t status;
+    int dummy = 0, *all;
+
+    ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    ctx->params = *params;
+    status      = mgi_context_check_params(params, &ctx->seg_size);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    pthread_mutex_init(&ctx->lock, NULL);
+
+    status = mgi_bootstrap_init(&ctx->bs, params);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    ctx->rank = ctx->bs.oob.rank;
+    ctx->size = ctx->bs.oob.size;
+    if (ctx->size > MGI_MAX_RANKS) {
+        ucs_error("mgi context: %d processes, at most %d", ctx->size,
+                  MGI_MAX_RANKS);
+        status = UCS_ERR_INVALID_PARAM;
+        goto err_bootstrap;
+    }
+
+    ctx->peers    = calloc(ctx->size, sizeof(*ctx->peers));
+    ctx->peer_eps = calloc(MGI_MAX_EPS, sizeof(*ctx->peer_eps));
+    ctx->lanes    = calloc(MGI_MAX_EPS, sizeof(*ctx->lanes));
+    ctx->chs      = calloc(params->max_channels, sizeof(*ctx->chs));
+    if ((ctx->peers == NULL) || (ctx->peer_eps == NULL) ||
+        (ctx->chs == NULL) || (ctx->lanes == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_arrays;
+    }
+
+    status = ucp_config_read(NULL, NULL, &config);
+    if (status != UCS_OK) {
+        goto err_arrays;
+    }
+    memset(&ucp_params, 0, sizeof(ucp_params));
+    ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |
+                                   UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    ucp_params.features          = UCP_FEATURE_RMA;
+    ucp_params.mt_workers_shared = 1;
+    status = ucp_init(&ucp_params, config, &ctx->ucp);
+    ucp_config_release(config);
+    if (status != UCS_OK) {
+        ucs_error("mgi context %p: ucp_init: %s", ctx,
+                  ucs_status_string(status));
+        goto err_arrays;
+    }
+
+    /* the mover progresses the worker; channel creation unpacks rkeys on
+     * the application's thread at the same time */
+    memset(&wparams, 0, sizeof(wparams));
+    wparams.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wparams.thread_mode = UCS_THREAD_MODE_MULTI;
+    status = ucp_worker_create(ctx->ucp, &wparams, &ctx->worker);
+    if (status != UCS_OK) {
+        ucs_error("mgi context %p: ucp_worker_create: %s", ctx,
+                  ucs_status_string(status));
+        goto err_ucp;
+    }
+
+    status = mgi_context_connect(ctx);
+    if (status != UCS_OK) {
+        goto err_worker;
+    }
+
+    status = mgi_mover_start(ctx);
+    if (status != UCS_OK) {
+        goto err_disconnect;
+    }
+
+    /* nobody returns before every rank is connected and moving */
+    all = calloc(ctx->size, sizeof(int));
+    if (all == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_mover;
+    }
+    status = mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
+    free(all);
+    if (status != UCS_OK) {
+        goto err_mover;
+    }
+
+    ucs_info("mgi context %p: rank %d of %d, segment %zu bytes, stage/sort/"
+             "recv/final depth %u/%u/%u/%u", ctx, ctx->rank, ctx->size,
+             ctx->seg_size, params->stage_depth, params->sort_depth,
+             params->recv_depth, params->final_depth);
+    *ctx_p = ctx;
+    return UCS_OK;
+
+err_mover:
+    mgi_mover_stop(ctx);
+err_disconnect:
+    mgi_context_disconnect(ctx);
+err_worker:
+    ucp_worker_destroy(ctx->worker);
+err_ucp:
+    ucp_cleanup(ctx->ucp);
+err_arrays:
+    free(ctx->lanes);
+    free(ctx->chs);
+    free(ctx->peer_eps);
+    free(ctx->peers);
+err_bootstrap:
+    mgi_bootstrap_fini(&ctx->bs);
+err_free:
+    free(ctx);
+    return status;
+}
+
+void mgi_context_destroy(mgi_context_h ctx)
+{
+    unsigned i;
+    int dummy = 0, *all;
+
+    /* peers may still read our rings: leave together */
+    all = calloc(ctx->size, sizeof(int));
+    if (all != NULL) {
+        mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
+        free(all);
+    }
+
+    for (i = 0; i < ctx->neps; ++i) {
+        if (ctx->eps[i] != NULL) {
+            mgi_sorter_stop(ctx->eps[i]);
+        }
+    }
+    for (i = 0; i < ctx->params.max_channels; ++i) {
+        if (ctx->chs[i] != NULL) {
+            mgi_channel_free(ctx->chs[i]);
+            ctx->chs[i] = NULL;
+        }
+    }
+    mgi_mover_quiesce(ctx);
+    for (i = 0; i < MGI_MAX_EPS; ++i) {
+        if (ctx->peer_eps[i].valid) {
+            ucp_rkey_destroy(ctx->peer_eps[i].rkey);
+            ctx->peer_eps[i].valid = 0;
+        }
+    }
+    /* the mover, idle now, keeps progressing the worker until every peer
+     * closed too: a TCP close completes only with the peer's progress */
+    mgi_context_disconnect(ctx);
+    all = calloc(ctx->size, sizeof(int));
+    if (all != NULL) {
+        mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
+        free(all);
+    }
+    mgi_mover_stop(ctx);
+    for (i = 0; i < ctx->neps; ++i) {
+        if (ctx->eps[i] != NULL) {
+            mgi_ep_destroy(ctx->eps[i]);
+        }
+    }
+    ucp_worker_destroy(ctx->worker);
+    ucp_cleanup(ctx->ucp);
+    mgi_bootstrap_fini(&ctx->bs);
+    for (i = 0; i < MGI_MAX_EPS; ++i) {
+        free(ctx->lanes[i]);
+    }
+    free(ctx->lanes);
+    free(ctx->chs);
+    free(ctx->peer_eps);
+    free(ctx->peers);
+    free(ctx);
+}
+
+int mgi_context_rank(mgi_context_h ctx)
+{
+    return ctx->rank;
+}
+
+int mgi_context_size(mgi_context_h ctx)
+{
+    return ctx->size;
+}
+
+ucs_status_t mgi_context_allgather(mgi_context_h ctx, const void *sbuf,
+                                   void *rbuf, size_t len)
+{
+    return mgi_bootstrap_allgather(&ctx->bs, sbuf, rbuf, len);
+}

@@ -1,0 +1,300 @@
+/**
+ * MGI endpoints: the rings of one endpoint and its sorter.
+ *
+ * Ring memory comes from mgi_ep_ring_alloc(): host memory for CPU
+ * endpoints. A GPU endpoint is this same layout in device memory (the
+ * receive region registered with ucp_mem_map as CUDA memory) with the
+ * sorter launched as a kernel instead of a host thread.
+ */
+#include "mgi_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The one place ring memory of an endpoint comes from: host memory here;
+ * device memory (cudaMalloc, or cuMemCreate for IPC) for a GPU endpoint. */
+static void *mgi_ep_ring_alloc(mgi_ep_t *ep, size_t len)
+{
+    void *p;
+
+    (void)ep;
+    if (posix_memalign(&p, 4096, len) != 0) {
+        return NULL;
+    }
+    memset(p, 0, len);
+    return p;
+}
+
+void mgi_ep_ring_free(mgi_ep_t *ep, void *p)
+{
+    (void)ep;
+    free(p);
+}
+
+mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
+{
+    size_t seg        = ep->ctx->seg_size;
+    mgi_ring_t *ring  = mgi_ep_ring_alloc(ep, mgi_ring_mem_size(depth, seg));
+
+    if (ring != NULL) {
+        mgi_ring_init(ring, depth, seg, flags);
+    }
+    return ring;
+}
+
+mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
+{
+    unsigned idx = id % MGI_MAX_LOCAL_EPS;
+
+    if ((MGI_EP_RANK(id) != ctx->rank) || (idx >= ctx->neps)) {
+        return NULL;
+    }
+    return ctx->eps[idx];
+}
+
+static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
+{
+    mgi_context_t *ctx = ep->ctx;
+    ucp_mem_map_params_t mparams;
+    ucs_status_t status;
+    unsigned lane;
+
+    ep->nlanes     = ctx->size + 1;
+    ep->lane_bytes = mgi_ring_mem_size(ctx->params.recv_depth,
+                                       ctx->seg_size);
+    ep->recv_mem   = mgi_ep_ring_alloc(ep, ep->lane_bytes * ep->nlanes);
+    if (ep->recv_mem == NULL) {
+        ucs_error("mgi ep %u: no memory for a %u-lane receive ring", ep->id,
+                  ep->nlanes);
+        return UCS_ERR_NO_MEMORY;
+    }
+    for (lane = 0; lane < ep->nlanes; ++lane) {
+        mgi_ring_init(mgi_ep_lane(ep, lane), ctx->params.recv_depth,
+                      ctx->seg_size,
+                      (lane == (unsigned)ctx->size) ? MGI_RING_F_APPEND : 0);
+    }
+
+    memset(&mparams, 0, sizeof(mparams));
+    mparams.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                         UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    mparams.address    = ep->recv_mem;
+    mparams.length     = ep->lane_bytes * ep->nlanes;
+    status = ucp_mem_map(ctx->ucp, &mparams, &ep->recv_memh);
+    if (status != UCS_OK) {
+        ucs_error("mgi ep %u: ucp_mem_map of the receive ring: %s", ep->id,
+                  ucs_status_string(status));
+        goto err_free;
+    }
+    status = ucp_rkey_pack(ctx->ucp, ep->recv_memh, &ep->rkey_buf,
+                           &ep->rkey_len);
+    if (status != UCS_OK) {
+        ucs_error("mgi ep %u: ucp_rkey_pack: %s", ep->id,
+                  ucs_status_string(status));
+        goto err_unmap;
+    }
+    if (ep->rkey_len > MGI_RKEY_MAX) {
+        ucs_error("mgi ep %u: packed rkey of %zu bytes, at most %d", ep->id,
+                  ep->rkey_len, MGI_RKEY_MAX);
+        status = UCS_ERR_EXCEEDS_LIMIT;
+        goto err_release_rkey;
+    }
+    return UCS_OK;
+
+err_release_rkey:
+    ucp_rkey_buffer_release(ep->rkey_buf);
+err_unmap:
+    ucp_mem_unmap(ctx->ucp, ep->recv_memh);
+err_free:
+    mgi_ep_ring_free(ep, ep->recv_mem);
+    return status;
+}
+
+ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
+                           mgi_ep_id_t *ep_p)
+{
+    mgi_ep_t *ep;
+    ucs_status_t status;
+    unsigned i;
+
+    if (params->device != MGI_EP_HOST) {
+        ucs_error("mgi context %p: GPU endpoint (device %d) not supported "
+                  "yet: CPU endpoints only (MGI_EP_HOST)", ctx,
+                  params->device);
+        return UCS_ERR_UNSUPPORTED;
+    }
+    if (params->blocks > 1) {
+        ucs_error("mgi context %p: a CPU endpoint has one user block, not %u",
+                  ctx, params->blocks);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->neps >= MGI_MAX_LOCAL_EPS) {
+        pthread_mutex_unlock(&ctx->lock);
+        ucs_error("mgi context %p: already %d endpoints in this process", ctx,
+                  MGI_MAX_LOCAL_EPS);
+        return UCS_ERR_EXCEEDS_LIMIT;
+    }
+
+    ep = calloc(1, sizeof(*ep));
+    if (ep == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_unlock;
+    }
+    ep->ctx    = ctx;
+    ep->index  = ctx->neps;
+    ep->id     = MGI_EP_ID(ctx->rank, ep->index);
+    ep->device = params->device;
+    ep->nstage = 1;
+    pthread_mutex_init(&ep->route_lock, NULL);
+
+    ep->routes     = calloc(MGI_MAX_EPS, sizeof(*ep->routes));
+    ep->route_list = calloc(MGI_MAX_EPS, sizeof(*ep->route_list));
+    ep->stage      = calloc(ep->nstage, sizeof(*ep->stage));
+    if ((ep->routes == NULL) || (ep->route_list == NULL) ||
+        (ep->stage == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    for (i = 0; i < ep->nstage; ++i) {
+        ep->stage[i] = mgi_ep_ring_create(ep, ctx->params.stage_depth,
+                                          MGI_RING_F_APPEND);
+        if (ep->stage[i] == NULL) {
+            status = UCS_ERR_NO_MEMORY;
+            goto err_free;
+        }
+    }
+
+    status = mgi_ep_recv_ring_create(ep);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+
+    status = mgi_sorter_start(ep);
+    if (status != UCS_OK) {
+        goto err_recv_ring;
+    }
+
+    ctx->eps[ep->index] = ep;
+    __atomic_store_n(&ctx->neps, ctx->neps + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&ctx->lock);
+    ucs_info("mgi ep %u: CPU endpoint, %u stage ring(s), receive ring of %u "
+             "lanes x %u segments x %zu bytes", ep->id, ep->nstage,
+             ep->nlanes, ctx->params.recv_depth, ctx->seg_size);
+    *ep_p = ep->id;
+    return UCS_OK;
+
+err_recv_ring:
+    ucp_rkey_buffer_release(ep->rkey_buf);
+    ucp_mem_unmap(ctx->ucp, ep->recv_memh);
+    mgi_ep_ring_free(ep, ep->recv_mem);
+err_free:
+    if (ep->stage != NULL) {
+        for (i = 0; i < ep->nstage; ++i) {
+            mgi_ep_ring_free(ep, ep->stage[i]);
+        }
+    }
+    free(ep->stage);
+    free(ep->route_list);
+    free(ep->routes);
+    free(ep);
+err_unlock:
+    pthread_mutex_unlock(&ctx->lock);
+    return status;
+}
+
+ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
+                              mgi_route_t **route_p)
+{
+    mgi_route_t *route;
+
+    mgi_context_t *ctx = ep->ctx;
+    mgi_lane_t *lane;
+
+    /* caller holds ctx->lock: lanes are shared by the context's routes */
+    lane = ctx->lanes[next_hop];
+    if (lane == NULL) {
+        lane = calloc(1, sizeof(*lane));
+        if (lane == NULL) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        lane->next_hop       = next_hop;
+        ctx->lanes[next_hop] = lane;
+    }
+
+    pthread_mutex_lock(&ep->route_lock);
+    route = ep->routes[next_hop];
+    if (route == NULL) {
+        route = calloc(1, sizeof(*route));
+        if (route == NULL) {
+            pthread_mutex_unlock(&ep->route_lock);
+            return UCS_ERR_NO_MEMORY;
+        }
+        route->lane     = lane;
+        route->ep       = ep;
+        route->next_hop = next_hop;
+        route->ring     = mgi_ep_ring_create(ep, ep->ctx->params.sort_depth,
+                                             MGI_RING_F_APPEND);
+        if (route->ring == NULL) {
+            free(route);
+            pthread_mutex_unlock(&ep->route_lock);
+            return UCS_ERR_NO_MEMORY;
+        }
+        ep->route_list[ep->nroutes] = route;
+        __atomic_store_n(&ep->routes[next_hop], route, __ATOMIC_RELEASE);
+        __atomic_store_n(&ep->nroutes, ep->nroutes + 1, __ATOMIC_RELEASE);
+        ucs_debug("mgi ep %u: sort ring to next hop %u", ep->id, next_hop);
+    }
+    pthread_mutex_unlock(&ep->route_lock);
+    *route_p = route;
+    return UCS_OK;
+}
+
+void mgi_ep_destroy(mgi_ep_t *ep)
+{
+    mgi_context_t *ctx = ep->ctx;
+    unsigned i;
+
+    mgi_sorter_stop(ep);
+    for (i = 0; i < ep->nroutes; ++i) {
+        mgi_ep_ring_free(ep, ep->route_list[i]->ring);
+        free(ep->route_list[i]);
+    }
+    for (i = 0; i < ep->nstage; ++i) {
+        mgi_ep_ring_free(ep, ep->stage[i]);
+    }
+    ucp_rkey_buffer_release(ep->rkey_buf);
+    ucp_mem_unmap(ctx->ucp, ep->recv_memh);
+    mgi_ep_ring_free(ep, ep->recv_mem);
+    ctx->eps[ep->index] = NULL;
+    free(ep->stage);
+    free(ep->route_list);
+    free(ep->routes);
+    free(ep);
+}
+
+ucs_status_t mgi_ep_delete(mgi_context_h ctx, mgi_ep_id_t id)
+{
+    mgi_ep_t *ep;
+
+    pthread_mutex_lock(&ctx->lock);
+    ep = mgi_ep_lookup(ctx, id);
+    if (ep == NULL) {
+        pthread_mutex_unlock(&ctx->lock);
+        ucs_error("mgi context %p: delete of unknown endpoint %u", ctx, id);
+        return UCS_ERR_NO_ELEM;
+    }
+    if (ep->refcount > 0) {
+        pthread_mutex_unlock(&ctx->lock);
+        ucs_error("mgi ep %u: still used by %u channel(s); delete them first",
+                  id, ep->refcount);
+        return UCS_ERR_BUSY;
+    }
+    /* the mover may be walking our routes: stop it while we go */
+    pthread_mutex_unlock(&ctx->lock);
+    mgi_mover_stop(ctx);
+    pthread_mutex_lock(&ctx->lock);
+    mgi_ep_destroy(ep);
+    pthread_mutex_unlock(&ctx->lock);
+    return mgi_mover_start(ctx);
+}

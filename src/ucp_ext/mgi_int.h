@@ -1,0 +1,204 @@
+/**
+ * MGI channels: private structures shared by the library's files.
+ *
+ * Per local endpoint (CPU now; a GPU endpoint places the same rings in
+ * device memory and runs the sorter as a kernel):
+ *   stage rings   one per user block, append mode, fed by mgi_send
+ *   sort rings    one per next hop, append mode, fed by the sorter
+ *   receive ring  one per endpoint, registered with UCP; split in lanes:
+ *                 lane r (r < nranks) is written by rank r's mover with
+ *                 RMA (segment mode, credit = free slots), lane nranks is
+ *                 the loopback lane written by the sorter (append mode)
+ *   final rings   one per (channel, consuming block), append mode
+ */
+#ifndef MGI_INT_H_
+#define MGI_INT_H_
+
+#include "mgi/mgi.h"
+#include "mgi/mgi_ring.h"
+
+#include <ucp/api/ucp.h>
+#include <ucs/debug/log_def.h>
+#include <pthread.h>
+
+#define MGI_MAX_EPS         ((MGI_MAX_RANKS + 1) * MGI_MAX_LOCAL_EPS)
+#define MGI_RKEY_MAX        512
+#define MGI_MAX_CH_SRC      64
+
+typedef struct mgi_context  mgi_context_t;
+typedef struct mgi_ep       mgi_ep_t;
+typedef struct mgi_channel  mgi_channel_t;
+
+/* ------------------------------------------------------------- bootstrap */
+
+typedef struct mgi_bootstrap {
+    mgi_oob_t oob;        /* the application's, or the TCP one */
+    void      *tcp;       /* TCP bootstrap state, NULL with an OOB */
+} mgi_bootstrap_t;
+
+ucs_status_t mgi_bootstrap_init(mgi_bootstrap_t *bs,
+                                const mgi_context_params_t *params);
+void         mgi_bootstrap_fini(mgi_bootstrap_t *bs);
+ucs_status_t mgi_bootstrap_allgather(mgi_bootstrap_t *bs, const void *sbuf,
+                                     void *rbuf, size_t len);
+
+/* ------------------------------------------------------------- endpoints */
+
+/* A remote (or local) endpoint's receive ring as seen by movers. */
+typedef struct mgi_peer_ep {
+    int        valid;
+    int        rank;
+    uint64_t   rbase;           /* address of its receive ring region */
+    ucp_rkey_h rkey;
+} mgi_peer_ep_t;
+
+/* Our lane in a next hop's receive ring: the mover is its only producer,
+ * shared by the routes of all local endpoints to that next hop. */
+typedef struct mgi_lane {
+    mgi_ep_id_t   next_hop;
+    uint32_t      tail;         /* our producer index in the remote lane */
+    uint32_t      head;         /* last fetched remote RHead (credits) */
+    uint32_t      round;        /* slots taken in the current mover round */
+    int           refresh;      /* credit read queued in this round */
+    uint32_t      head_buf;     /* landing buffer of the credit get */
+    uint32_t      tail_buf;     /* source buffer of the tail put */
+    uint64_t      stalls;       /* rounds without credit */
+} mgi_lane_t;
+
+/* One sort ring: tuples for one next hop, moved by the mover. */
+typedef struct mgi_route {
+    mgi_ep_t      *ep;          /* owning local endpoint */
+    mgi_ep_id_t   next_hop;
+    mgi_ring_t    *ring;        /* sort ring */
+    mgi_lane_t    *lane;
+    uint64_t      moved_segs;
+} mgi_route_t;
+
+struct mgi_ep {
+    mgi_context_t *ctx;
+    mgi_ep_id_t   id;
+    unsigned      index;        /* local index */
+    int           device;
+    unsigned      nstage;
+    mgi_ring_t    **stage;      /* [nstage] */
+    void          *recv_mem;    /* receive ring region: nlanes lanes */
+    size_t        lane_bytes;
+    unsigned      nlanes;
+    ucp_mem_h     recv_memh;
+    void          *rkey_buf;
+    size_t        rkey_len;
+    /* next hop -> route (sort ring), filled by mgi_ch_create */
+    mgi_route_t   **routes;     /* [MGI_MAX_EPS], NULL where none */
+    mgi_route_t   **route_list; /* dense list for the mover */
+    unsigned      nroutes;      /* published with release */
+    pthread_mutex_t route_lock;
+    /* sorter */
+    pthread_t     sorter;
+    int           sorter_running;
+    void          *sorter_state;
+    volatile int  stop;
+    uint32_t      sorter_epoch;
+    unsigned      refcount;     /* channels using this endpoint */
+};
+
+static inline mgi_ring_t *mgi_ep_lane(mgi_ep_t *ep, unsigned lane)
+{
+    return (mgi_ring_t*)((char*)ep->recv_mem + lane * ep->lane_bytes);
+}
+
+/* -------------------------------------------------------------- channels */
+
+typedef struct mgi_ch_dst {
+    mgi_ep_t       *ep;
+    mgi_ring_t     *final;      /* one consuming block on the host */
+    uint32_t       eof_count[MGI_MAX_CH_SRC];
+    uint32_t       eof_sources; /* sources complete; release-published */
+    int            error;       /* duplicate EOF, ... */
+    pthread_mutex_t recv_lock;
+    uint64_t       recv_tuples;
+    uint64_t       recv_bytes;
+    uint64_t       dispatched;  /* by the sorter */
+} mgi_ch_dst_t;
+
+typedef struct mgi_ch_src {
+    mgi_ep_t       *ep;
+    int            flushed;        /* MGI_SRC_* of mgi_channel.c */
+    int            delivered;      /* set by the sorter */
+    uint32_t       flush_seq;
+    uint64_t       flush_deadline;
+} mgi_ch_src_t;
+
+struct mgi_channel {
+    mgi_ch_id_t    id;
+    unsigned       nsrc, ndst;
+    mgi_ep_id_t    src[MGI_MAX_CH_SRC];
+    mgi_ep_id_t    *dst;
+    size_t         tuple_size;   /* 0: schemaless */
+    size_t         max_tuple;
+    int            part_key;
+    size_t         key_off, key_size;
+    mgi_ch_dst_t   *ldst;        /* [ndst], ep == NULL where not local */
+    mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */
+};
+
+/* ------------------------------------------------------------- context */
+
+struct mgi_context {
+    mgi_context_params_t params;
+    mgi_bootstrap_t  bs;
+    int              rank, size;
+    size_t           seg_size;
+    ucp_context_h    ucp;
+    ucp_worker_h     worker;
+    ucp_ep_h         *peers;       /* [size] */
+    mgi_peer_ep_t    *peer_eps;    /* [MGI_MAX_EPS] */
+    mgi_lane_t       **lanes;      /* [MGI_MAX_EPS], by next hop */
+    mgi_ep_t         *eps[MGI_MAX_LOCAL_EPS];
+    unsigned         neps;         /* local endpoints created so far */
+    mgi_channel_t    **chs;        /* [max_channels], read by sorters */
+    unsigned         next_ch;
+    pthread_mutex_t  lock;
+    /* mover */
+    pthread_t        mover;
+    void             *mover_state;
+    int              mover_running;
+    volatile int     mover_stop;
+    volatile int     mover_quiet;      /* progress only, move nothing */
+    volatile int     mover_quiet_ack;
+    ucs_status_t     mover_status;
+};
+
+/* context helpers */
+uint64_t     mgi_time_ns(void);
+ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
+                          const char *what, const void *obj);
+mgi_ep_t    *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id);
+void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
+
+/* endpoints */
+mgi_ring_t  *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags);
+void         mgi_ep_ring_free(mgi_ep_t *ep, void *ring);
+ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
+                              mgi_route_t **route_p);
+void         mgi_ep_destroy(mgi_ep_t *ep);
+
+/* routing: the one place the GIG planner's forwarding tables plug in */
+mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, mgi_ep_id_t src,
+                                mgi_ep_id_t dst);
+
+/* sorter (host threads) */
+ucs_status_t mgi_sorter_start(mgi_ep_t *ep);
+void         mgi_sorter_stop(mgi_ep_t *ep);
+
+/* mover */
+ucs_status_t mgi_mover_start(mgi_context_t *ctx);
+void         mgi_mover_stop(mgi_context_t *ctx);
+void         mgi_mover_quiesce(mgi_context_t *ctx);
+
+/* channels */
+mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id);
+int            mgi_ch_dst_index(const mgi_channel_t *ch, mgi_ep_id_t ep);
+int            mgi_ch_src_index(const mgi_channel_t *ch, mgi_ep_id_t ep);
+void           mgi_channel_free(mgi_channel_t *ch);
+
+#endif

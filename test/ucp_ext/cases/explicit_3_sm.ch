@@ -1,0 +1,1 @@
+np=3; args='explicit -t 50000'

@@ -1,0 +1,1 @@
+np=4; args='shuffle -s -t 100000'

@@ -1,0 +1,1 @@
+np=4; args='many2one -t 100000'

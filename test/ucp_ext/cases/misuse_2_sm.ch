@@ -1,0 +1,1 @@
+np=2; args=misuse

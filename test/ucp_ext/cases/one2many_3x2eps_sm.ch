@@ -1,0 +1,1 @@
+np=3; args='one2many -e 2 -t 200000'

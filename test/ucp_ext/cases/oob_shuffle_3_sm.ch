@@ -1,0 +1,1 @@
+oob=3; args='shuffle -t 100000'

@@ -1,0 +1,1 @@
+np=2; args='shuffle -t 500000'

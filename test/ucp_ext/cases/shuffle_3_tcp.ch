@@ -1,0 +1,1 @@
+np=3; tls=tcp,self; args='shuffle -t 100000'

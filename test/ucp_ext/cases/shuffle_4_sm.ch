@@ -1,0 +1,1 @@
+np=4; args='shuffle -t 100000'

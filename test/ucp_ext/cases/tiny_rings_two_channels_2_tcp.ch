@@ -1,0 +1,1 @@
+np=2; tls=tcp,self; export MGI_SEG_SIZE=512 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3; args='two_channels -e 2 -t 20000'

@@ -1,0 +1,1 @@
+np=3; args='two_channels -e 2 -t 50000'

@@ -1,0 +1,121 @@
+/**
+ * mgi_launch: run N ranks of a test program with the MGI TCP bootstrap on a
+ * free loopback port, under a global timeout.
+ *
+ *   mgi_launch -n NRANKS -t TIMEOUT_S -- program args...
+ *
+ * Exit status: 0 when every rank exited 0; 1 when a rank failed; 2 when the
+ * timeout fired (every rank is then killed, and the message says so).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_RANKS 64
+
+static int free_port(void)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof(sa);
+    int fd, port;
+
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family      = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if ((fd < 0) || (bind(fd, (struct sockaddr*)&sa, sizeof(sa)) != 0) ||
+        (getsockname(fd, (struct sockaddr*)&sa, &len) != 0)) {
+        perror("mgi_launch: free port");
+        exit(1);
+    }
+    port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
+}
+
+int main(int argc, char **argv)
+{
+    pid_t pids[MAX_RANKS];
+    int nranks = 2, timeout_s = 60, opt, i, status, failed = 0, left;
+    char addr[64], rank_s[16], size_s[16];
+    struct timespec start, now;
+    pid_t pid;
+
+    while ((opt = getopt(argc, argv, "n:t:")) != -1) {
+        switch (opt) {
+        case 'n': nranks = atoi(optarg); break;
+        case 't': timeout_s = atoi(optarg); break;
+        default:
+            fprintf(stderr, "usage: %s -n N -t SECONDS -- prog args\n",
+                    argv[0]);
+            return 1;
+        }
+    }
+    if ((optind >= argc) || (nranks < 1) || (nranks > MAX_RANKS)) {
+        fprintf(stderr, "usage: %s -n N -t SECONDS -- prog args\n", argv[0]);
+        return 1;
+    }
+
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d", free_port());
+    snprintf(size_s, sizeof(size_s), "%d", nranks);
+    for (i = 0; i < nranks; ++i) {
+        pid = fork();
+        if (pid == 0) {
+            snprintf(rank_s, sizeof(rank_s), "%d", i);
+            setenv("MGI_BOOTSTRAP", addr, 1);
+            setenv("MGI_RANK", rank_s, 1);
+            setenv("MGI_NRANKS", size_s, 1);
+            execvp(argv[optind], &argv[optind]);
+            fprintf(stderr, "mgi_launch: exec %s: %s\n", argv[optind],
+                    strerror(errno));
+            _exit(127);
+        }
+        pids[i] = pid;
+    }
+
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    left = nranks;
+    while (left > 0) {
+        pid = waitpid(-1, &status, WNOHANG);
+        if (pid > 0) {
+            for (i = 0; i < nranks; ++i) {
+                if (pids[i] == pid) {
+                    pids[i] = 0;
+                    --left;
+                    if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0)) {
+                        fprintf(stderr, "mgi_launch: rank %d %s %d\n", i,
+                                WIFEXITED(status) ? "exited with" :
+                                "killed by signal",
+                                WIFEXITED(status) ? WEXITSTATUS(status) :
+                                WTERMSIG(status));
+                        failed = 1;
+                    }
+                }
+            }
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec >= timeout_s) {
+            fprintf(stderr, "mgi_launch: TIMEOUT: %d of %d ranks still "
+                    "running after %d s (hung test); killing them\n", left,
+                    nranks, timeout_s);
+            for (i = 0; i < nranks; ++i) {
+                if (pids[i] > 0) {
+                    kill(pids[i], SIGKILL);
+                    waitpid(pids[i], NULL, 0);
+                }
+            }
+            return 2;
+        }
+        usleep(20000);
+    }
+    return failed;
+}

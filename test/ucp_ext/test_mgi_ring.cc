@@ -1,0 +1,340 @@
+/**
+ * Unit tests of the MGI ring protocol (mgi/mgi_ring.h) on the host:
+ * layout, append mode (STail reservation, pads, closing, wrap-around of
+ * the free-running indices), bulk enqueue/dequeue, and multi-threaded
+ * producer/consumer stress tests that check every message arrives once,
+ * intact and, per producer, in order.
+ */
+#include <mgi/mgi_ring.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+namespace {
+
+/* a protocol bug shows as a spin that never ends: fail it with a message */
+const unsigned test_timeout_s = 120;
+
+void on_timeout(int)
+{
+    static const char msg[] = "test_mgi_ring: TIMEOUT: a ring test hung\n";
+    ssize_t r = write(2, msg, sizeof(msg) - 1);
+    (void)r;
+    _exit(2);
+}
+
+struct watchdog {
+    watchdog()
+    {
+        signal(SIGALRM, on_timeout);
+        alarm(test_timeout_s);
+    }
+} watchdog_instance;
+
+struct ring_mem {
+    std::vector<uint64_t> buf;
+    mgi_ring_t *r;
+
+    ring_mem(uint32_t size, uint32_t seg, uint32_t flags) :
+        buf(mgi_ring_mem_size(size, seg) / 8 + 1)
+    {
+        r = reinterpret_cast<mgi_ring_t*>(buf.data());
+        EXPECT_EQ(0, mgi_ring_init(r, size, seg, flags));
+    }
+
+    /* move every index to `start` (to cross 2^32 soon) */
+    void start_at(uint32_t start)
+    {
+        r->prod_head = r->prod_tail = start;
+        r->cons_head = r->cons_tail = start;
+        for (uint32_t i = 0; i < r->size; ++i) {
+            mgi_ring_seg(r, start + i)->stail = (uint64_t)(start + i) << 32;
+        }
+    }
+};
+
+uint8_t pat(uint32_t a, uint32_t b, uint32_t k)
+{
+    return (uint8_t)(a * 13 + b * 7 + k);
+}
+
+/* append one message carrying (producer, seq) and a pattern */
+int append_msg(mgi_ring_t *r, uint16_t prod, uint32_t seq, uint16_t len)
+{
+    uint8_t payload[MGI_MSG_MAX_LEN];
+    mgi_msg_hdr_t h = {7, 3, prod, len};
+
+    memcpy(payload, &seq, sizeof(seq));
+    for (uint32_t k = 4; k < len; ++k) {
+        payload[k] = pat(prod, seq, k);
+    }
+    return mgi_ring_append(r, &h, payload, NULL);
+}
+
+void check_msg(const mgi_msg_hdr_t *h, uint16_t *prod, uint32_t *seq)
+{
+    const uint8_t *p = reinterpret_cast<const uint8_t*>(h) + MGI_MSG_HDR_SIZE;
+
+    ASSERT_EQ(7, h->ch);
+    ASSERT_EQ(3, h->dst);
+    memcpy(seq, p, sizeof(*seq));
+    *prod = h->src;
+    for (uint32_t k = 4; k < h->len; ++k) {
+        ASSERT_EQ(pat(h->src, *seq, k), p[k]) << "byte " << k;
+    }
+}
+
+} // namespace
+
+TEST(mgi_ring, layout)
+{
+    EXPECT_EQ(0u, offsetof(mgi_ring_t, prod_tail) / MGI_RING_LINE);
+    EXPECT_EQ(1u, offsetof(mgi_ring_t, cons_tail) / MGI_RING_LINE);
+    EXPECT_EQ(2u, offsetof(mgi_ring_t, seg_size) / MGI_RING_LINE);
+    EXPECT_EQ(384u, sizeof(mgi_ring_t));
+    EXPECT_EQ(16u, mgi_msg_size(5));
+    EXPECT_EQ(24u, mgi_msg_size(16));
+    EXPECT_EQ(16u, mgi_msg_size(MGI_MSG_LEN_EOF));
+
+    std::vector<uint64_t> buf(4096);
+    mgi_ring_t *r = reinterpret_cast<mgi_ring_t*>(buf.data());
+    EXPECT_NE(0, mgi_ring_init(r, 3, 256, 0));   /* not a power of two */
+    EXPECT_NE(0, mgi_ring_init(r, 4, 200, 0));   /* not 128-aligned */
+    EXPECT_NE(0, mgi_ring_init(r, 0, 256, 0));
+    EXPECT_EQ(0, mgi_ring_init(r, 4, 256, 0));
+    EXPECT_EQ(240u, mgi_ring_cap(r));
+}
+
+TEST(mgi_ring, append_fill_close_wrap)
+{
+    ring_mem m(4, 256, MGI_RING_F_APPEND);
+    mgi_ring_t *r = m.r;
+    uint32_t cap  = mgi_ring_cap(r);
+    uint32_t seq_in = 0, seq_out = 0;
+
+    m.start_at(0xfffffff0u);
+    for (int round = 0; round < 200; ++round) {
+        /* fill until full: a 40-byte message takes 48 bytes, 5 per segment */
+        int n = 0;
+        while (append_msg(r, 1, seq_in, 40) == MGI_RING_OK) {
+            ++seq_in;
+            ++n;
+        }
+        /* 4 segments: the 4th full closes nothing more (ring full) */
+        EXPECT_EQ(4u * (cap / 48), (unsigned)n);
+        EXPECT_EQ(4u, mgi_ring_ready(r, 8));
+        EXPECT_EQ(MGI_RING_FULL, append_msg(r, 1, seq_in, 40));
+
+        /* drain two segments, append three messages, close, drain all */
+        for (int s = 0; s < 2; ++s) {
+            mgi_seg_hdr_t *seg = mgi_ring_peek(r, 0);
+            ASSERT_NE(nullptr, seg);
+            uint32_t off = 0;
+            mgi_msg_hdr_t *h;
+            while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+                uint16_t prod;
+                uint32_t seq;
+                check_msg(h, &prod, &seq);
+                EXPECT_EQ(seq_out++, seq);
+                off += mgi_msg_size(h->len);
+            }
+            mgi_ring_release(r, 1);
+        }
+        for (int k = 0; k < 3; ++k) {
+            ASSERT_EQ(MGI_RING_OK, append_msg(r, 1, seq_in++, 40));
+        }
+        EXPECT_EQ(2u, mgi_ring_ready(r, 8));  /* partial one not ready */
+        EXPECT_EQ(MGI_RING_OK, mgi_ring_append_close(r));
+        EXPECT_EQ(3u, mgi_ring_ready(r, 8));
+        EXPECT_EQ(MGI_RING_OK, mgi_ring_append_close(r)); /* empty: no-op */
+        EXPECT_EQ(3u, mgi_ring_ready(r, 8));
+        mgi_seg_hdr_t *seg;
+        while ((seg = mgi_ring_peek(r, 0)) != NULL) {
+            uint32_t off = 0;
+            mgi_msg_hdr_t *h;
+            while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+                uint16_t prod;
+                uint32_t seq;
+                check_msg(h, &prod, &seq);
+                EXPECT_EQ(seq_out++, seq);
+                off += mgi_msg_size(h->len);
+            }
+            mgi_ring_release(r, 1);
+        }
+        EXPECT_EQ(0u, mgi_ring_count(r));
+    }
+    EXPECT_EQ(seq_in, seq_out);
+    /* the indices crossed 2^32 */
+    EXPECT_LT(r->cons_tail, 0x1000u);
+}
+
+TEST(mgi_ring, append_exact_fill_advances)
+{
+    ring_mem m(2, 256, MGI_RING_F_APPEND);
+    /* cap 240 = 10 messages of 24 bytes: the last one fills exactly */
+    for (uint32_t i = 0; i < 10; ++i) {
+        ASSERT_EQ(MGI_RING_OK, append_msg(m.r, 2, i, 16));
+    }
+    EXPECT_EQ(1u, mgi_ring_ready(m.r, 4));
+    EXPECT_EQ(1u, m.r->prod_tail);
+}
+
+TEST(mgi_ring, bulk_enqueue_dequeue)
+{
+    const uint32_t seg = 128;
+    ring_mem m(8, seg, 0);
+    std::vector<uint8_t> in(seg * 8), out(seg * 8);
+
+    m.start_at(0xfffffffcu);
+    for (int round = 0; round < 100; ++round) {
+        for (uint32_t i = 0; i < in.size(); ++i) {
+            in[i] = (uint8_t)(round + i);
+        }
+        EXPECT_EQ(5u, mgi_ring_enqueue_bulk(m.r, in.data(), 5));
+        EXPECT_EQ(0u, mgi_ring_enqueue_bulk(m.r, in.data(), 4)); /* 3 free */
+        EXPECT_EQ(3u, mgi_ring_enqueue_bulk(m.r, in.data() + 5 * seg, 3));
+        EXPECT_EQ(8u, mgi_ring_count(m.r));
+        EXPECT_EQ(0u, mgi_ring_dequeue_bulk(m.r, out.data(), 9));
+        EXPECT_EQ(8u, mgi_ring_dequeue_bulk(m.r, out.data(), 8));
+        EXPECT_EQ(in, out);
+        EXPECT_EQ(0u, mgi_ring_dequeue(m.r, out.data()));
+    }
+}
+
+TEST(mgi_ring, stress_bulk_mpmc)
+{
+    const int nprod = 3, ncons = 2, per_prod = 30000;
+    const uint32_t seg = 128;
+    ring_mem m(16, seg, 0);
+    std::vector<std::atomic<int>> seen(nprod * per_prod);
+    std::atomic<int> consumed(0);
+    std::vector<std::thread> th;
+
+    for (auto &s : seen) {
+        s = 0;
+    }
+    for (int p = 0; p < nprod; ++p) {
+        th.emplace_back([&, p]() {
+            uint32_t buf[4 * 32];
+            for (int i = 0; i < per_prod;) {
+                uint32_t n = 1 + (i % 4);
+                if (i + (int)n > per_prod) {
+                    n = per_prod - i;
+                }
+                for (uint32_t k = 0; k < n; ++k) {
+                    buf[k * 32]     = p;
+                    buf[k * 32 + 1] = i + k;
+                    buf[k * 32 + 2] = ~(uint32_t)(p * per_prod + i + k);
+                }
+                if (mgi_ring_enqueue_bulk(m.r, buf, n) == n) {
+                    i += n;
+                } else {
+                    sched_yield();
+                }
+            }
+        });
+    }
+    for (int c = 0; c < ncons; ++c) {
+        th.emplace_back([&]() {
+            uint32_t buf[2 * 32];
+            while (consumed.load() < nprod * per_prod) {
+                uint32_t n = mgi_ring_dequeue_bulk(m.r, buf, 2);
+                if (n == 0) {
+                    n = mgi_ring_dequeue_bulk(m.r, buf, 1);
+                }
+                if (n == 0) {
+                    sched_yield();
+                    continue;
+                }
+                for (uint32_t k = 0; k < n; ++k) {
+                    uint32_t id = buf[k * 32] * per_prod + buf[k * 32 + 1];
+                    ASSERT_EQ(~id, buf[k * 32 + 2]);
+                    seen[id]++;
+                }
+                consumed += n;
+            }
+        });
+    }
+    for (auto &t : th) {
+        t.join();
+    }
+    for (int i = 0; i < nprod * per_prod; ++i) {
+        ASSERT_EQ(1, seen[i].load()) << "item " << i;
+    }
+}
+
+/* Many producers append (with occasional flush-like closes), one consumer
+ * drains: every message once, intact, in order per producer. */
+TEST(mgi_ring, stress_append_mp_sc)
+{
+    const int nprod = 3, per_prod = 40000;
+    ring_mem m(4, 1024, MGI_RING_F_APPEND);
+    uint32_t cap = mgi_ring_cap(m.r);
+    std::atomic<int> done(0);
+    std::vector<std::thread> th;
+    std::vector<int64_t> last(nprod, -1);
+    long got = 0;
+
+    for (int p = 0; p < nprod; ++p) {
+        th.emplace_back([&, p]() {
+            for (int i = 0; i < per_prod;) {
+                uint16_t len = 4 + (uint16_t)((i * 29 + p * 11) % 180);
+                if (append_msg(m.r, p, i, len) == MGI_RING_OK) {
+                    ++i;
+                    if ((i % 997) == 0) {
+                        mgi_ring_append_close(m.r);
+                    }
+                } else {
+                    sched_yield();
+                }
+            }
+            while (mgi_ring_append_close(m.r) != MGI_RING_OK) {
+                sched_yield();
+            }
+            done++;
+        });
+    }
+
+    for (;;) {
+        mgi_seg_hdr_t *seg = mgi_ring_peek(m.r, 0);
+        if (seg == NULL) {
+            if (done.load() == nprod) {
+                /* the last closes may race with each other: close again */
+                mgi_ring_append_close(m.r);
+                if ((seg = mgi_ring_peek(m.r, 0)) == NULL) {
+                    break;
+                }
+            } else {
+                sched_yield();
+                continue;
+            }
+        }
+        uint32_t off = 0;
+        mgi_msg_hdr_t *h;
+        while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+            uint16_t prod;
+            uint32_t seq;
+            check_msg(h, &prod, &seq);
+            ASSERT_LT(prod, nprod);
+            ASSERT_EQ(last[prod] + 1, (int64_t)seq) << "producer " << prod;
+            last[prod] = seq;
+            ++got;
+            off += mgi_msg_size(h->len);
+        }
+        mgi_ring_release(m.r, 1);
+    }
+    for (auto &t : th) {
+        t.join();
+    }
+    EXPECT_EQ((long)nprod * per_prod, got);
+    for (int p = 0; p < nprod; ++p) {
+        EXPECT_EQ(per_prod - 1, last[p]);
+    }
+}
