@@ -33,11 +33,21 @@ refused MAX_SHORT 12q "memory units"
 refused MAX_BCOPY lots "memory units"
 refused BW fast "bandwidth"
 refused LAT soon "time value"
+refused PATHS direct,nvlink "comma-separated list of: \[direct|host|gpu\]"
+refused MULTIPATH_THRESH big "memory units"
+refused CHUNK_SIZE 1q "memory units"
+refused STAGE_BUFS many "unsigned integer"
+refused HOST_BW fast "bandwidth"
+refused ADAPT maybe "<y|n>"
 
 taken MAX_SHORT 32k 32K
 taken MAX_BCOPY 1m 1M
 taken MAX_POLL 4 4
 taken BW 100GBs 100.00GBps
 taken LAT 2us 2.00us
+taken PATHS host,gpu host,gpu
+taken MULTIPATH_THRESH 32m 32M
+taken RELAY_GPUS 2,3 2,3
+taken TOPO_FILE /etc/mgi.topo /etc/mgi.topo
 
 finish

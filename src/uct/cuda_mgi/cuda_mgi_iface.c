@@ -108,6 +108,13 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, relays),
      UCS_CONFIG_TYPE_STRING_ARRAY},
 
+    {"TOPO_FILE", "",
+     "A topology file (written by mgi_topo --write, and editable) to plan\n"
+     "the paths with instead of discovering this machine: forces the path\n"
+     "kinds it shows, e.g. a relay through a GPU on an NVSwitch host.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, topo_file),
+     UCS_CONFIG_TYPE_STRING},
+
     {"ADAPT", "y",
      "Move the paths' shares towards equal finishing times, so a slow or\n"
      "busy path (for example the host path while both GPUs send) gets less.",
@@ -673,9 +680,16 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     auto_bw                       = uct_cuda_mgi_iface_auto_bw(self, &pcie_bw);
     self->config.bandwidth        = UCS_CONFIG_BW_IS_AUTO(config->bandwidth) ?
                                     auto_bw : config->bandwidth;
-    self->config.host_bandwidth   =
-            UCS_CONFIG_BW_IS_AUTO(config->host_bandwidth) ?
-            pcie_bw : config->host_bandwidth;
+    self->config.host_bandwidth_auto =
+            UCS_CONFIG_BW_IS_AUTO(config->host_bandwidth);
+    self->config.host_bandwidth   = self->config.host_bandwidth_auto ?
+                                    pcie_bw : config->host_bandwidth;
+    if (strlen(config->topo_file) >= sizeof(self->config.topo_file)) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_TOPO_FILE is longer than %zu "
+                  "characters", sizeof(self->config.topo_file) - 1);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    strcpy(self->config.topo_file, config->topo_file);
 
     status = ucs_mpool_init(&self->event_mp, 0,
                             sizeof(uct_cuda_mgi_event_desc_t), 0,

@@ -13,6 +13,7 @@
 #include <ucs/datastruct/mpool.h>
 #include <ucs/datastruct/queue.h>
 #include <cuda.h>
+#include <limits.h>
 
 
 /* Upper bound of UCX_CUDA_MGI_MAX_STREAMS (streams are an array) */
@@ -37,6 +38,7 @@ typedef struct uct_cuda_mgi_iface_config {
     double             host_bandwidth;
     ucs_config_names_array_t relays;
     int                adapt;
+    char               *topo_file;
 } uct_cuda_mgi_iface_config_t;
 
 
@@ -96,6 +98,8 @@ struct uct_cuda_mgi_iface {
         int          relays[UCT_CUDA_MGI_MAX_GPUS];
         unsigned     num_relays;
         int          adapt;
+        int          host_bandwidth_auto;
+        char         topo_file[PATH_MAX];
     } config;
 };
 

@@ -10,6 +10,7 @@
 #include "cuda_mgi_stripe.h"
 #include "cuda_mgi_iface.h"
 #include "cuda_mgi_ep.h"
+#include "cuda_mgi_plan.h"
 
 #include <uct/cuda/base/cuda_iface.h>
 #include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
@@ -77,6 +78,10 @@ ucs_status_t uct_cuda_mgi_stripe_init(uct_cuda_mgi_iface_t *iface)
         if ((cuDeviceGet(&gpu->dev, i) != CUDA_SUCCESS) ||
             (cuDeviceGetUuid(&gpu->uuid, gpu->dev) != CUDA_SUCCESS)) {
             continue;
+        }
+        if (cuDeviceGetPCIBusId(gpu->pci, sizeof(gpu->pci), gpu->dev) !=
+            CUDA_SUCCESS) {
+            gpu->pci[0] = '\0';
         }
         if (gpu->dev == local_dev) {
             /* the interface's own context and stream serve the local GPU */
@@ -169,6 +174,80 @@ static void uct_cuda_mgi_route_add(uct_cuda_mgi_iface_t *iface,
 }
 
 
+/* The staged paths the GIG planner finds between the two GPUs (from
+ * UCX_CUDA_MGI_TOPO_FILE or this machine); 0 if it cannot say */
+static int uct_cuda_mgi_route_from_plan(uct_cuda_mgi_iface_t *iface,
+                                        uct_cuda_mgi_route_t *route)
+{
+    uct_cuda_mgi_stripe_t *st = &iface->stripe;
+    uct_cuda_mgi_plan_path_t paths[UCT_CUDA_MGI_MAX_STAGED];
+    uct_cuda_mgi_gpu_t *far;
+    unsigned i, n, g;
+    double direct;
+    int src, dst;
+
+    if (!st->plan_tried) {
+        st->plan_tried = 1;
+        if (uct_cuda_mgi_plan_open(iface->config.topo_file, &st->graph,
+                                   &st->plan) != UCS_OK) {
+            st->plan = NULL;
+        }
+    }
+
+    if ((st->plan == NULL) || (route->peer == NULL) ||
+        (route->peer == st->local)) {
+        return 0;
+    }
+
+    src = uct_cuda_mgi_plan_find_gpu(st->graph, st->local->pci,
+                                     (int)st->local->dev);
+    dst = uct_cuda_mgi_plan_find_gpu(st->graph, route->peer->pci,
+                                     (int)route->peer->dev);
+    if ((src == GIG_NONE) || (dst == GIG_NONE) ||
+        (uct_cuda_mgi_plan_route(st->plan, src, dst, iface->config.paths,
+                                 &direct, paths, UCT_CUDA_MGI_MAX_STAGED,
+                                 &n) != UCS_OK)) {
+        ucs_debug("cuda_mgi iface %p: the topology does not know GPUs %s "
+                  "and %s", iface, st->local->pci, route->peer->pci);
+        return 0;
+    }
+
+    if (direct > 0) {
+        route->direct_capacity = direct;
+    }
+
+    for (i = 0; i < n; ++i) {
+        if (paths[i].kind == UCT_CUDA_MGI_PATH_HOST) {
+            uct_cuda_mgi_route_add(iface, route, UCT_CUDA_MGI_PATH_HOST,
+                                   route->peer,
+                                   iface->config.host_bandwidth_auto ?
+                                   paths[i].capacity :
+                                   iface->config.host_bandwidth);
+            continue;
+        }
+
+        /* a relay GPU must be visible here to stage on it */
+        far = NULL;
+        for (g = 0; g < st->num_gpus; ++g) {
+            if (uct_cuda_mgi_plan_find_gpu(st->graph, st->gpus[g].pci,
+                                           (int)st->gpus[g].dev) ==
+                paths[i].via) {
+                far = &st->gpus[g];
+            }
+        }
+        if (far == NULL) {
+            ucs_debug("cuda_mgi iface %p: relay %s of the topology is not "
+                      "visible here", iface,
+                      st->graph->v[paths[i].via].name);
+            continue;
+        }
+        uct_cuda_mgi_route_add(iface, route, UCT_CUDA_MGI_PATH_GPU, far,
+                               paths[i].capacity);
+    }
+    return 1;
+}
+
+
 uct_cuda_mgi_route_t *
 uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
                           const uct_cuda_mgi_key_t *key)
@@ -199,7 +278,9 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
     route->peer            = uct_cuda_mgi_stripe_find_gpu(st, &key->ipc.uuid);
     route->direct_capacity = iface->config.bandwidth;
 
-    if ((iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_HOST)) &&
+    if (uct_cuda_mgi_route_from_plan(iface, route)) {
+        /* the planner chose the paths */
+    } else if ((iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_HOST)) &&
         (route->peer != NULL) && (route->peer != st->local)) {
         uct_cuda_mgi_route_add(iface, route, UCT_CUDA_MGI_PATH_HOST,
                                route->peer, iface->config.host_bandwidth);
@@ -233,8 +314,10 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
     }
     for (i = 0; i < route->num_staged; ++i) {
         route->staged[i].share = route->staged[i].capacity / total;
-        ucs_debug("cuda_mgi iface %p: route to pid %d GPU: %s path via CUDA "
-                  "device %d, %.1f GB/s, share %.3f", iface, key->ipc.pid,
+        ucs_info("cuda_mgi iface %p: route to GPU %s of pid %d: direct %.1f "
+                 "GB/s + %s path via CUDA device %d, %.1f GB/s, share %.3f",
+                 iface, (route->peer != NULL) ? route->peer->pci : "?",
+                 key->ipc.pid, route->direct_capacity / 1e9,
                   uct_cuda_mgi_path_kind_names[route->staged[i].kind],
                   (int)route->staged[i].far->dev,
                   route->staged[i].capacity / 1e9, route->staged[i].share);
@@ -389,6 +472,14 @@ void uct_cuda_mgi_stripe_cleanup(uct_cuda_mgi_iface_t *iface)
     }
     st->num_routes = 0;
     st->num_gpus   = 0;
+
+    if (st->plan != NULL) {
+        gig_plan_destroy(st->plan);
+        gig_graph_destroy(st->graph);
+        st->plan  = NULL;
+        st->graph = NULL;
+    }
+    st->plan_tried = 0;
 }
 
 

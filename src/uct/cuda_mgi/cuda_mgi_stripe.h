@@ -54,6 +54,7 @@ typedef struct uct_cuda_mgi_key   uct_cuda_mgi_key_t;
 typedef struct uct_cuda_mgi_gpu {
     CUdevice  dev;
     CUuuid    uuid;
+    char      pci[16];    /* PCI bus id, as the topology names it */
     CUcontext ctx;        /* its primary context, retained on first use */
     CUstream  stream;     /* the far hops issued on this GPU */
 } uct_cuda_mgi_gpu_t;
@@ -111,6 +112,9 @@ typedef struct uct_cuda_mgi_stripe_op {
 
 /* Per-interface state of the engine */
 typedef struct uct_cuda_mgi_stripe {
+    struct gig_graph     *graph;      /* the machine, for the planner */
+    struct gig_plan      *plan;       /* NULL: capacities from NVML */
+    int                  plan_tried;
     unsigned             num_gpus;
     uct_cuda_mgi_gpu_t   gpus[UCT_CUDA_MGI_MAX_GPUS];
     unsigned             num_routes;
