@@ -608,6 +608,34 @@ uct_cuda_mgi_stage_post(uct_cuda_mgi_iface_t *iface,
 }
 
 
+/* A part failed to issue: wait for what the others already issued (the
+ * caller releases the memory they use), then unmap the far mappings */
+static void uct_cuda_mgi_stripe_abort(uct_cuda_mgi_iface_t *iface,
+                                      uct_cuda_mgi_stripe_op_t *op,
+                                      CUstream direct_stream, int is_put,
+                                      pid_t pid, uintptr_t d_bptr)
+{
+    uct_cuda_mgi_stage_ring_t *ring;
+    unsigned i, hop;
+
+    cuStreamSynchronize(direct_stream);
+    for (i = 1; i < op->num_parts; ++i) {
+        ring = &op->route->staged[op->path[i]].ring[!is_put];
+        for (hop = 0; ring->initialized && (hop < 2); ++hop) {
+            if (uct_cuda_mgi_ctx_push(iface, ring->ctx[hop]) == UCS_OK) {
+                cuStreamSynchronize(ring->stream[hop]);
+                uct_cuda_mgi_ctx_pop();
+            }
+        }
+        if (uct_cuda_mgi_ctx_push(iface, op->far_ctx[i]) == UCS_OK) {
+            uct_cuda_ipc_unmap_memhandle(pid, d_bptr, op->far_mapped[i], 1);
+            uct_cuda_mgi_ctx_pop();
+        }
+    }
+    op->num_parts = 1;
+}
+
+
 ucs_status_t
 uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                          uct_cuda_mgi_route_t *route,
@@ -733,7 +761,8 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                 (CUdeviceptr)mapped + (remote_addr - key->ipc.d_bptr) + offset,
                 part[i + 1], events[n]);
         if (status != UCS_OK) {
-            /* what was issued still completes; report the failure */
+            uct_cuda_mgi_stripe_abort(iface, op, direct_stream, is_put,
+                                      key->ipc.pid, key->ipc.d_bptr);
             return status;
         }
         offset += part[i + 1];
