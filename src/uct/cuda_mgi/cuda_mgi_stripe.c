@@ -11,6 +11,7 @@
 #include "cuda_mgi_iface.h"
 #include "cuda_mgi_ep.h"
 #include "cuda_mgi_plan.h"
+#include "cuda_mgi_share.h"
 
 #include <uct/cuda/base/cuda_iface.h>
 #include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
@@ -28,11 +29,6 @@ const char *uct_cuda_mgi_path_kind_names[] = {
     [UCT_CUDA_MGI_PATH_LAST]   = NULL
 };
 
-
-/* How strongly one operation's finishing times move the shares */
-#define UCT_CUDA_MGI_ADAPT_GAIN   0.25
-/* A staged path below this share is dropped, then probed again */
-#define UCT_CUDA_MGI_MIN_SHARE    0.01
 
 
 #define UCT_CUDA_MGI_CU(_iface, _call) \
@@ -645,49 +641,23 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                          CUevent *events, uct_cuda_mgi_stripe_op_t *op)
 {
     int direct_ok = !!(iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT));
-    size_t align  = iface->config.chunk_size;
-    unsigned last_staged = 0;
+    double shares[UCT_CUDA_MGI_MAX_STAGED];
     size_t part[UCT_CUDA_MGI_MAX_PATHS];
-    size_t offset, staged = 0;
-    double sum = 0;
+    size_t offset;
     ucs_status_t status;
     unsigned i, n;
     CUresult cu_err;
     void *mapped;
 
-    /* horizontal split: staged parts in whole chunks, the rest direct;
-     * without the direct path the staged ones share everything */
+    /* horizontal split (see uct_cuda_mgi_share_split) */
     op->num_parts = 1;
     op->route     = route;
     op->post_time = ucs_time_to_sec(ucs_get_time());
     for (i = 0; i < route->num_staged; ++i) {
-        sum += route->staged[i].share;
+        shares[i] = route->staged[i].share;
     }
-    if (direct_ok || (sum <= 0)) {
-        sum = 1.0;
-    }
-    for (i = 0; i < route->num_staged; ++i) {
-        part[i + 1] = ucs_align_down(
-                (size_t)(length * (route->staged[i].share / sum)), align);
-        staged     += part[i + 1];
-        if (part[i + 1] > 0) {
-            last_staged = i + 1;
-        }
-    }
-    if (!direct_ok && (last_staged == 0)) {
-        /* too small to split: all of it through the widest staged path */
-        for (i = 0; i < route->num_staged; ++i) {
-            if ((last_staged == 0) ||
-                (route->staged[i].share > route->staged[last_staged - 1].share)) {
-                last_staged = i + 1;
-            }
-        }
-    }
-    if (!direct_ok && (last_staged > 0)) {
-        part[last_staged] += length - staged;
-        staged             = length;
-    }
-    part[0] = length - staged;
+    uct_cuda_mgi_share_split(length, shares, route->num_staged, direct_ok,
+                             iface->config.chunk_size, part);
 
     offset = part[0];
     if (part[0] > 0) {
@@ -778,7 +748,7 @@ void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
                               pid_t pid, uintptr_t d_bptr)
 {
     uct_cuda_mgi_route_t *route = op->route;
-    double t_direct, t_part, ratio, total, initial;
+    double t_direct, total, initial;
     unsigned i, p;
 
 
@@ -795,15 +765,12 @@ void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
 
     /* Move each staged share towards the point where its part lands
      * together with the direct part */
-    t_direct = ucs_max(op->done_time[0] - op->post_time, 1e-7);
+    t_direct = op->done_time[0] - op->post_time;
     for (i = 1; i < op->num_parts; ++i) {
         uct_cuda_mgi_stage_path_t *path = &route->staged[op->path[i]];
 
-        t_part      = ucs_max(op->done_time[i] - op->post_time, 1e-7);
-        ratio       = ucs_min(ucs_max(t_direct / t_part, 0.5), 2.0);
-        path->share = ucs_min(path->share *
-                              (1.0 + UCT_CUDA_MGI_ADAPT_GAIN * (ratio - 1.0)),
-                              0.5);
+        path->share = uct_cuda_mgi_share_adapt(
+                path->share, t_direct, op->done_time[i] - op->post_time);
     }
 
     /* a path that fell out of use is tried again now and then */
