@@ -15,22 +15,24 @@
 
 typedef struct {
     int       v, dst;
-    int       first_next;   /* index into nexts, -1 */
+    int       first_next;   /* index into nxt, -1 */
+    int       last_next;
     int       nnext;
 } gig_fwd_bentry_t;
 
 typedef struct {
     int       next;
     int       first_route;
+    int       last_route;
     int       nroutes;
     int       link;         /* next gig_fwd_bnext_t of the same entry */
 } gig_fwd_bnext_t;
 
 typedef struct {
-    int       via;          /* offset into vbuf */
+    int       frag[2];      /* the route's vertices, as in gig_cut_seg_t */
     int       nvia;
-    double    capacity;
     int       link;
+    double    capacity;
 } gig_fwd_broute_t;
 
 struct gig_fwd {
@@ -39,27 +41,29 @@ struct gig_fwd {
     gig_arena_t       arena;
 };
 
-/* Growable arrays and the (v, dst) -> entry hash of one build */
+/* Growable arrays and the vertex -> entry map of one build */
 typedef struct {
     const gig_graph_t *g;
+    const gig_frags_t *frags;
     gig_fwd_bentry_t  *ent;
     gig_fwd_bnext_t   *nxt;
     gig_fwd_broute_t  *rte;
     int               nent, nnxt, nrte, cent, cnxt, crte;
-    int               *vbuf;     /* the routes' unmanaged vertices */
-    int               nvbuf, cvbuf;
-    int               *pvert;    /* a concatenated path being added */
-    int               cpvert;
+    int               nvbuf;     /* vertices of all routes */
+    int               dst;       /* destination being added */
     int               *slot;     /* vertex -> entry for the current dst */
     int               *touched;  /* vertices with a slot set */
     int               ntouched;
 } gig_fwd_build_t;
 
+/* first size of the build arrays, then x4 */
+#define GIG_FWD_INIT_ELEMS  4096
+
 #define GIG_FWD_GROW(_b, _arr, _n, _c) \
     ({ \
         int _ok = 1; \
         if ((_b)->_n == (_b)->_c) { \
-            int _nc = ((_b)->_c == 0) ? 4096 : 4 * (_b)->_c; \
+            int _nc = ((_b)->_c == 0) ? GIG_FWD_INIT_ELEMS : 4 * (_b)->_c; \
             void *_p = realloc((_b)->_arr, _nc * sizeof(*(_b)->_arr)); \
             if (_p == NULL) { \
                 _ok = 0; \
@@ -71,14 +75,16 @@ typedef struct {
         _ok; \
     })
 
-static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
-                                int next, const int *via, int nvia,
-                                double capacity)
+/* v's entry for the current destination gets capacity on the route to next
+ * over the fragments frag0, frag1: merged into an identical route, else a
+ * new route (and next hop) after the existing ones */
+static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
+                                int frag0, int frag1, double capacity)
 {
     gig_fwd_bentry_t *e;
     gig_fwd_bnext_t *n;
     gig_fwd_broute_t *r;
-    int ei, ni, ri, x;
+    int ei, ni, ri;
 
     /* paths are visited destination by destination: a vertex has at most
      * one entry for the current destination, found through slot[] */
@@ -90,8 +96,9 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
         ei            = b->nent++;
         e             = &b->ent[ei];
         e->v          = v;
-        e->dst        = dst;
+        e->dst        = b->dst;
         e->first_next = -1;
+        e->last_next  = -1;
         e->nnext      = 0;
         b->slot[v]    = ei;
         b->touched[b->ntouched++] = v;
@@ -106,34 +113,27 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
         if (!GIG_FWD_GROW(b, nxt, nnxt, cnxt)) {
             return UCS_ERR_NO_MEMORY;
         }
-        ni              = b->nnxt++;
-        n               = &b->nxt[ni];
-        n->next         = next;
-        n->first_route  = -1;
-        n->nroutes      = 0;
-        n->link         = -1;
-        /* keep next hops in insertion order: append */
-        if (b->ent[ei].first_next < 0) {
-            b->ent[ei].first_next = ni;
+        ni             = b->nnxt++;
+        n              = &b->nxt[ni];
+        n->next        = next;
+        n->first_route = -1;
+        n->last_route  = -1;
+        n->nroutes     = 0;
+        n->link        = -1;
+        e              = &b->ent[ei];
+        /* next hops in insertion order */
+        if (e->first_next < 0) {
+            e->first_next = ni;
         } else {
-            int t = b->ent[ei].first_next;
-            while (b->nxt[t].link >= 0) {
-                t = b->nxt[t].link;
-            }
-            b->nxt[t].link = ni;
+            b->nxt[e->last_next].link = ni;
         }
-        b->ent[ei].nnext++;
+        e->last_next = ni;
+        e->nnext++;
     }
 
     for (ri = b->nxt[ni].first_route; ri >= 0; ri = b->rte[ri].link) {
         r = &b->rte[ri];
-        if (r->nvia != nvia) {
-            continue;
-        }
-        /* routes are a few vertices: a loop beats a memcmp call */
-        for (x = 0; (x < nvia) && (b->vbuf[r->via + x] == via[x]); ++x) {
-        }
-        if (x == nvia) {
+        if ((r->frag[0] == frag0) && (r->frag[1] == frag1)) {
             r->capacity += capacity;
             return UCS_OK;
         }
@@ -141,116 +141,54 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
     if (!GIG_FWD_GROW(b, rte, nrte, crte)) {
         return UCS_ERR_NO_MEMORY;
     }
-    /* the route keeps its own copy: paths may be transient */
-    while (b->nvbuf + nvia > b->cvbuf) {
-        int cap = (b->cvbuf == 0) ? 1024 : 2 * b->cvbuf;
-        int *vb = realloc(b->vbuf, cap * sizeof(int));
-        if (vb == NULL) {
-            return UCS_ERR_NO_MEMORY;
-        }
-        b->vbuf  = vb;
-        b->cvbuf = cap;
-    }
-    for (x = 0; x < nvia; ++x) {
-        b->vbuf[b->nvbuf + x] = via[x];
-    }
-    ri           = b->nrte++;
-    r            = &b->rte[ri];
-    r->via       = b->nvbuf;
-    b->nvbuf    += nvia;
-    r->nvia      = nvia;
-    r->capacity  = capacity;
-    r->link      = -1;
-    if (b->nxt[ni].first_route < 0) {
-        b->nxt[ni].first_route = ri;
+    ri          = b->nrte++;
+    r           = &b->rte[ri];
+    r->frag[0]  = frag0;
+    r->frag[1]  = frag1;
+    r->nvia     = gig_frags_len(b->frags, frag0) +
+                  gig_frags_len(b->frags, frag1);
+    r->capacity = capacity;
+    r->link     = -1;
+    b->nvbuf   += r->nvia;
+    n           = &b->nxt[ni];
+    if (n->first_route < 0) {
+        n->first_route = ri;
     } else {
-        int t = b->nxt[ni].first_route;
-        while (b->rte[t].link >= 0) {
-            t = b->rte[t].link;
-        }
-        b->rte[t].link = ri;
+        b->rte[n->last_route].link = ri;
     }
-    b->nxt[ni].nroutes++;
+    n->last_route = ri;
+    n->nroutes++;
     return UCS_OK;
 }
 
-static ucs_status_t gig_fwd_add_path(gig_fwd_build_t *b, const gig_path_t *p,
-                                     int dst)
+static ucs_status_t gig_fwd_add_segs(gig_fwd_build_t *b,
+                                     const gig_cut_path_t *cp,
+                                     double capacity)
 {
-    const gig_graph_t *g = b->g;
     ucs_status_t status;
-    int i, k;
+    int i;
 
-    for (i = 0; i + 1 < p->nvert;) {
-        for (k = i + 1; (k < p->nvert - 1) &&
-             (g->v[p->vert[k]].type > GIG_VTX_CPU); ++k) {
-        }
-        status = gig_fwd_add(b, p->vert[i], dst, p->vert[k], p->vert + i + 1,
-                             k - i - 1, p->capacity);
+    for (i = 0; i < cp->nseg; ++i) {
+        status = gig_fwd_add(b, cp->seg[i].v, cp->seg[i].next,
+                             cp->seg[i].frag[0], cp->seg[i].frag[1],
+                             capacity);
         if (status != UCS_OK) {
             return status;
         }
-        i = k;
     }
-    return UCS_OK;
-}
-
-/* The path u + d[1..] (joined at the network vertex) without copying it:
- * a route that crosses the join is assembled in a small buffer */
-static ucs_status_t gig_fwd_add_joined(gig_fwd_build_t *b,
-                                       const gig_path_t *u,
-                                       const gig_path_t *d, double capacity,
-                                       int dst)
-{
-    const gig_graph_t *g = b->g;
-    int n = u->nvert + d->nvert - 1;
-    ucs_status_t status;
-    const int *via;
-    int i, k, x, vi, vk;
-
-#define GIG_JOINED(_x) (((_x) < u->nvert) ? u->vert[(_x)] : \
-                        d->vert[(_x) - u->nvert + 1])
-    for (i = 0; i + 1 < n;) {
-        for (k = i + 1; (k < n - 1) && (g->v[GIG_JOINED(k)].type >
-                                        GIG_VTX_CPU); ++k) {
-        }
-        vi = GIG_JOINED(i);
-        vk = GIG_JOINED(k);
-        if (k <= u->nvert) {
-            via = u->vert + i + 1;           /* within s -> net */
-        } else if (i >= u->nvert - 1) {
-            via = d->vert + i - u->nvert + 2; /* within net -> d */
-        } else {
-            if (k - i - 1 > b->cpvert) {
-                int *pv = realloc(b->pvert, 2 * (k - i) * sizeof(int));
-                if (pv == NULL) {
-                    return UCS_ERR_NO_MEMORY;
-                }
-                b->pvert  = pv;
-                b->cpvert = 2 * (k - i);
-            }
-            for (x = i + 1; x < k; ++x) {
-                b->pvert[x - i - 1] = GIG_JOINED(x);
-            }
-            via = b->pvert;
-        }
-        status = gig_fwd_add(b, vi, dst, vk, via, k - i - 1, capacity);
-        if (status != UCS_OK) {
-            return status;
-        }
-        i = k;
-    }
-#undef GIG_JOINED
     return UCS_OK;
 }
 
 /* A pair on two servers: the pairing of s -> net with net -> d paths that
- * gig_plan_paths() would concatenate, added path by path from a scratch
- * buffer, without materializing (and caching) the pair's path set */
+ * gig_plan_paths() would concatenate, added from the halves' cuts without
+ * materializing (and caching) the pair's path set */
 static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
                                       const gig_pathset_t *up,
-                                      const gig_pathset_t *down, int dst)
+                                      const gig_cut_t *ucut,
+                                      const gig_pathset_t *down,
+                                      const gig_cut_t *dcut)
 {
+    const gig_cut_path_t *cu, *cd;
     ucs_status_t status;
     double r1, r2, m;
     int i = 0, j = 0;
@@ -258,14 +196,26 @@ static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
     r1 = (up->npaths > 0) ? up->paths[0].capacity : 0;
     r2 = (down->npaths > 0) ? down->paths[0].capacity : 0;
     while ((i < up->npaths) && (j < down->npaths)) {
-        m = (r1 < r2) ? r1 : r2;
-        status = gig_fwd_add_joined(b, &up->paths[i], &down->paths[j], m,
-                                    dst);
+        m      = (r1 < r2) ? r1 : r2;
+        cu     = &ucut->path[i];
+        cd     = &dcut->path[j];
+        status = gig_fwd_add_segs(b, cu, m);
+        if (status != UCS_OK) {
+            return status;
+        }
+        /* the joining route: the s -> net fragment ends at the network */
+        status = gig_fwd_add(b, cu->end, cd->end, cu->frag, cd->frag, m);
+        if (status != UCS_OK) {
+            return status;
+        }
+        status = gig_fwd_add_segs(b, cd, m);
         if (status != UCS_OK) {
             return status;
         }
         r1 -= m;
         r2 -= m;
+        /* capacities are whole MB/s: compare at half a unit, as
+         * gig_plan_paths() does */
         if ((r1 < 0.5 / GIG_UNITS_PER_GBPS) && (++i < up->npaths)) {
             r1 = up->paths[i].capacity;
         }
@@ -274,6 +224,33 @@ static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
         }
     }
     return UCS_OK;
+}
+
+static ucs_status_t gig_fwd_add_pathset(gig_fwd_build_t *b, gig_plan_t *plan,
+                                        const gig_pathset_t *ps)
+{
+    const gig_cut_t *cut;
+    ucs_status_t status;
+    int k;
+
+    status = gig_plan_cut(plan, ps, GIG_CUT_WHOLE, &cut);
+    for (k = 0; (status == UCS_OK) && (k < ps->npaths); ++k) {
+        status = gig_fwd_add_segs(b, &cut->path[k], ps->paths[k].capacity);
+    }
+    return status;
+}
+
+static void gig_fwd_copy_frag(const gig_frags_t *f, int id, int *dst)
+{
+    int n = gig_frags_len(f, id), i;
+    const int *src;
+
+    if (n > 0) {
+        src = gig_frags_seq(f, id);
+        for (i = 0; i < n; ++i) {
+            dst[i] = src[i];
+        }
+    }
 }
 
 /* Counting sort of the entries by (vertex, dst) and the public layout */
@@ -286,7 +263,7 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
     gig_fwd_route_t *routes;
     gig_fwd_table_t *t;
     int *vbuf;
-    int i, j, ni, ri, pass, key, nn = 0, nr = 0;
+    int i, ni, ri, pass, key, nn = 0, nr = 0;
 
     cnt = calloc(nv + 1, sizeof(int));
     ord = malloc((b->nent + 1) * sizeof(int));
@@ -333,7 +310,6 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
         goto err_nomem;
     }
 
-    memcpy(vbuf, b->vbuf, b->nvbuf * sizeof(int));
     t = fwd->tables - 1;
     for (i = 0; i < b->nent; ++i) {
         const gig_fwd_bentry_t *be = &b->ent[ord[i]];
@@ -352,11 +328,18 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
             nexts[nn].next    = b->nxt[ni].next;
             nexts[nn].nroutes = b->nxt[ni].nroutes;
             nexts[nn].routes  = &routes[nr];
-            for (ri = b->nxt[ni].first_route, j = 0; ri >= 0;
-                 ri = b->rte[ri].link, ++j) {
-                routes[nr].via      = vbuf + b->rte[ri].via;
-                routes[nr].nvia     = b->rte[ri].nvia;
-                routes[nr].capacity = b->rte[ri].capacity;
+            for (ri = b->nxt[ni].first_route; ri >= 0;
+                 ri = b->rte[ri].link) {
+                const gig_fwd_broute_t *br = &b->rte[ri];
+
+                gig_fwd_copy_frag(b->frags, br->frag[0], vbuf);
+                gig_fwd_copy_frag(b->frags, br->frag[1],
+                                  vbuf + gig_frags_len(b->frags,
+                                                       br->frag[0]));
+                routes[nr].via      = vbuf;
+                routes[nr].nvia     = br->nvia;
+                routes[nr].capacity = br->capacity;
+                vbuf               += br->nvia;
                 ++nr;
             }
             ++nn;
@@ -399,14 +382,76 @@ static int *gig_fwd_unique(const int *v, int n, int *n_p)
     return u;
 }
 
+static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
+{
+    free(b->ent);
+    free(b->nxt);
+    free(b->rte);
+    free(b->slot);
+    free(b->touched);
+}
+
+/* The tables of every (s, d) pair toward the current destination d: pairs
+ * through the network from the halves' cuts, others from their path set */
+static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
+                                    const int *srcs, int nsrc,
+                                    const gig_pathset_t **ups,
+                                    const gig_cut_t **ucuts)
+{
+    const gig_graph_t *g     = b->g;
+    const gig_pathset_t *down = NULL, *ps;
+    const gig_cut_t *dcut     = NULL;
+    ucs_status_t status;
+    int i, d = b->dst;
+
+    for (i = 0; i < nsrc; ++i) {
+        if (srcs[i] == d) {
+            continue;   /* loopback never leaves the endpoint */
+        }
+        if (gig_plan_is_split(plan, srcs[i], d) &&
+            (gig_plan_cached(plan, srcs[i], d) == NULL)) {
+            if (ups[i] == NULL) {
+                status = gig_plan_paths(plan, srcs[i], g->net, &ups[i]);
+                if (status == UCS_OK) {
+                    status = gig_plan_cut(plan, ups[i], GIG_CUT_HALF,
+                                          &ucuts[i]);
+                }
+                if (status != UCS_OK) {
+                    return status;
+                }
+            }
+            if (down == NULL) {
+                status = gig_plan_paths(plan, g->net, d, &down);
+                if (status == UCS_OK) {
+                    status = gig_plan_cut(plan, down, GIG_CUT_HALF, &dcut);
+                }
+                if (status != UCS_OK) {
+                    return status;
+                }
+            }
+            status = gig_fwd_add_split(b, ups[i], ucuts[i], down, dcut);
+        } else {
+            status = gig_plan_paths(plan, srcs[i], d, &ps);
+            if (status == UCS_OK) {
+                status = gig_fwd_add_pathset(b, plan, ps);
+            }
+        }
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+    return UCS_OK;
+}
+
 ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
                             int nsrc_in, const int *dsts_in, int ndst_in,
                             gig_fwd_t **fwd_p)
 {
     const gig_graph_t *g = gig_plan_graph(plan);
-    gig_fwd_build_t b;
-    const gig_pathset_t *ps, *up, *down;
+    const gig_pathset_t **ups = NULL;
+    const gig_cut_t **ucuts   = NULL;
     int *srcs = NULL, *dsts = NULL;
+    gig_fwd_build_t b;
     ucs_status_t status;
     gig_fwd_t *fwd = NULL;
     int i, j, k, nsrc = 0, ndst = 0;
@@ -422,41 +467,25 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
     }
     srcs      = gig_fwd_unique(srcs_in, nsrc_in, &nsrc);
     dsts      = gig_fwd_unique(dsts_in, ndst_in, &ndst);
+    ups       = calloc(nsrc + 1, sizeof(*ups));
+    ucuts     = calloc(nsrc + 1, sizeof(*ucuts));
     b.g       = g;
+    b.frags   = gig_plan_frags(plan);
     b.slot    = malloc((g->nv + 1) * sizeof(int));
     b.touched = malloc((g->nv + 1) * sizeof(int));
     fwd       = calloc(1, sizeof(*fwd));
     if ((fwd == NULL) || (b.slot == NULL) || (b.touched == NULL) ||
-        (srcs == NULL) || (dsts == NULL)) {
+        (srcs == NULL) || (dsts == NULL) || (ups == NULL) ||
+        (ucuts == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_free;
     }
     memset(b.slot, 0xff, (g->nv + 1) * sizeof(int));
     for (j = 0; j < ndst; ++j) {
-        for (i = 0; i < nsrc; ++i) {
-            if (srcs[i] == dsts[j]) {
-                continue;   /* loopback never leaves the endpoint */
-            }
-            status = gig_plan_halves(plan, srcs[i], dsts[j], &up, &down);
-            if (status == UCS_OK) {
-                status = gig_fwd_add_split(&b, up, down, dsts[j]);
-                if (status != UCS_OK) {
-                    goto err_free;
-                }
-                continue;
-            } else if (status != UCS_ERR_NO_ELEM) {
-                goto err_free;
-            }
-            status = gig_plan_paths(plan, srcs[i], dsts[j], &ps);
-            if (status != UCS_OK) {
-                goto err_free;
-            }
-            for (k = 0; k < ps->npaths; ++k) {
-                status = gig_fwd_add_path(&b, &ps->paths[k], dsts[j]);
-                if (status != UCS_OK) {
-                    goto err_free;
-                }
-            }
+        b.dst  = dsts[j];
+        status = gig_fwd_add_dst(&b, plan, srcs, nsrc, ups, ucuts);
+        if (status != UCS_OK) {
+            goto err_free;
         }
         for (k = 0; k < b.ntouched; ++k) {
             b.slot[b.touched[k]] = -1;
@@ -467,13 +496,9 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
     if (status != UCS_OK) {
         goto err_free;
     }
-    free(b.ent);
-    free(b.nxt);
-    free(b.rte);
-    free(b.slot);
-    free(b.touched);
-    free(b.vbuf);
-    free(b.pvert);
+    gig_fwd_build_cleanup(&b);
+    free(ups);
+    free(ucuts);
     free(srcs);
     free(dsts);
     *fwd_p = fwd;
@@ -481,13 +506,9 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
 
 err_free:
     gig_fwd_destroy(fwd);
-    free(b.ent);
-    free(b.nxt);
-    free(b.rte);
-    free(b.slot);
-    free(b.touched);
-    free(b.vbuf);
-    free(b.pvert);
+    gig_fwd_build_cleanup(&b);
+    free(ups);
+    free(ucuts);
     free(srcs);
     free(dsts);
     ucs_error("gig channel on '%s' (%d sources, %d destinations): "

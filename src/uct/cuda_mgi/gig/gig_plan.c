@@ -6,9 +6,16 @@
 #include "gig_int.h"
 
 #include <ucs/debug/log_def.h>
+#include <ucs/sys/compiler_def.h>
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A cached path set and what the forwarding tables derived from it */
+typedef struct gig_pathset_ext {
+    gig_pathset_t     ps;
+    gig_cut_t         *cut[GIG_CUT_LAST];
+} gig_pathset_ext_t;
 
 struct gig_plan {
     const gig_graph_t *graph;
@@ -16,6 +23,7 @@ struct gig_plan {
     int               *server;  /* vertex -> server, the BFS mask */
     unsigned char     *is_nic;
     gig_arena_t       arena;
+    gig_frags_t       frags;    /* route fragments of the cuts */
     gig_pathset_t     ***rows;   /* [src][dst] cached path sets */
     /* paths of the pair being planned */
     gig_path_t        *tmp;
@@ -100,6 +108,7 @@ void gig_plan_destroy(gig_plan_t *plan)
     }
     gig_flownet_cleanup(&plan->fn);
     gig_arena_cleanup(&plan->arena);
+    gig_frags_cleanup(&plan->frags);
     for (i = 0; i < plan->graph->nv; ++i) {
         free(plan->rows[i]);
     }
@@ -272,22 +281,25 @@ static void gig_paths_sort(gig_path_t *p, int n)
 static ucs_status_t gig_plan_commit(gig_plan_t *plan, int s, int t,
                                     const gig_pathset_t **ps_p)
 {
+    gig_pathset_ext_t *ext;
     gig_pathset_t *ps;
     ucs_status_t status;
     int i;
 
-    ps = gig_arena_alloc(&plan->arena, sizeof(*ps) +
-                         plan->ntmp * sizeof(gig_path_t));
-    if (ps == NULL) {
+    ext = gig_arena_alloc(&plan->arena, sizeof(*ext) +
+                          plan->ntmp * sizeof(gig_path_t));
+    if (ext == NULL) {
         ucs_error("gig plan of '%s': out of memory for a path set",
                   plan->graph->origin);
         return UCS_ERR_NO_MEMORY;
     }
+    memset(ext->cut, 0, sizeof(ext->cut));
+    ps = &ext->ps;
     gig_paths_sort(plan->tmp, plan->ntmp);
     ps->src    = s;
     ps->dst    = t;
     ps->npaths = plan->ntmp;
-    ps->paths  = (gig_path_t*)(ps + 1);
+    ps->paths  = (gig_path_t*)(ext + 1);
     ps->total  = 0;
     memcpy(ps->paths, plan->tmp, plan->ntmp * sizeof(gig_path_t));
     for (i = 0; i < ps->npaths; ++i) {
@@ -442,25 +454,40 @@ ucs_status_t gig_plan_paths(gig_plan_t *plan, int s, int t,
     return gig_plan_commit(plan, s, t, ps_p);
 }
 
-ucs_status_t gig_plan_halves(gig_plan_t *plan, int s, int t,
-                             const gig_pathset_t **up_p,
-                             const gig_pathset_t **down_p)
+const gig_pathset_t *gig_plan_cached(const gig_plan_t *plan, int s, int t)
+{
+    return (plan->rows[s] != NULL) ? plan->rows[s][t] : NULL;
+}
+
+int gig_plan_is_split(const gig_plan_t *plan, int s, int t)
 {
     const gig_graph_t *g = plan->graph;
+
+    return !(plan->flags & GIG_PLAN_F_PLAIN) && (g->net != GIG_NONE) &&
+           (s != g->net) && (t != g->net) &&
+           (g->v[s].server != g->v[t].server);
+}
+
+gig_frags_t *gig_plan_frags(gig_plan_t *plan)
+{
+    return &plan->frags;
+}
+
+ucs_status_t gig_plan_cut(gig_plan_t *plan, const gig_pathset_t *ps,
+                          gig_cut_mode_t mode, const gig_cut_t **cut_p)
+{
+    gig_pathset_ext_t *ext = ucs_container_of(ps, gig_pathset_ext_t, ps);
     ucs_status_t status;
 
-    if ((plan->flags & GIG_PLAN_F_PLAIN) || (g->net == GIG_NONE) ||
-        (s < 0) || (s >= g->nv) || (t < 0) || (t >= g->nv) ||
-        (s == g->net) || (t == g->net) ||
-        (g->v[s].server == g->v[t].server) ||
-        (gig_plan_cache_get(plan, s, t) != NULL)) {
-        return UCS_ERR_NO_ELEM;
+    if (ext->cut[mode] == NULL) {
+        status = gig_cut_make(plan->graph, &plan->frags, &plan->arena, ps,
+                              mode, &ext->cut[mode]);
+        if (status != UCS_OK) {
+            return status;
+        }
     }
-    status = gig_plan_ekc(plan, s, g->net, up_p);
-    if (status != UCS_OK) {
-        return status;
-    }
-    return gig_plan_ekc(plan, g->net, t, down_p);
+    *cut_p = ext->cut[mode];
+    return UCS_OK;
 }
 
 int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)
