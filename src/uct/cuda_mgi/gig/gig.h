@@ -268,6 +268,8 @@ ucs_status_t gig_maxflow_sets(const gig_graph_t *graph, const int *srcs,
 /* Counters, for tests and the benchmark */
 typedef struct gig_plan_stats {
     unsigned long     maxflow_runs;
+    unsigned long     shape_copies;  /* path sets translated from a server
+                                        of the same shape, no max-flow */
     unsigned long     cache_hits;
     unsigned long     cache_misses;
 } gig_plan_stats_t;

@@ -62,6 +62,28 @@ void         gig_flownet_reset(gig_flownet_t *fn);
 /* Edmonds-Karp from s to t; returns the max-flow in units */
 int64_t      gig_flownet_maxflow(gig_flownet_t *fn, int s, int t);
 
+/* Servers of the same shape (gig_shape.c): vertices numbered per server in
+ * id order; rep[s] is the first server of s's shape */
+typedef struct gig_shapes {
+    int         *first;     /* nservers + 1 offsets into vert */
+    int         *vert;      /* the vertices of each server, by id */
+    int         *local;     /* vertex -> its index in its server */
+    int         *rep;       /* server -> first server of the same shape */
+    int         nshapes;
+} gig_shapes_t;
+
+/* fn: the plan's residual network of g, as gig_flownet_init() built it */
+ucs_status_t gig_shapes_init(gig_shapes_t *sh, const gig_graph_t *g,
+                             const gig_flownet_t *fn);
+void         gig_shapes_cleanup(gig_shapes_t *sh);
+
+/* v (of any server, or the network) as the same vertex of server s */
+static inline int gig_shapes_map(const gig_shapes_t *sh, const gig_graph_t *g,
+                                 int v, int s)
+{
+    return (v == g->net) ? v : sh->vert[sh->first[s] + sh->local[v]];
+}
+
 /* A decomposed s-t path, vertices in a caller-provided buffer */
 typedef struct gig_rawpath {
     int         nvert;

@@ -24,6 +24,7 @@ struct gig_plan {
     unsigned char     *is_nic;
     gig_arena_t       arena;
     gig_frags_t       frags;    /* route fragments of the cuts */
+    gig_shapes_t      shapes;   /* servers planned alike; unset if plain */
     gig_pathset_t     ***rows;   /* [src][dst] cached path sets */
     /* paths of the pair being planned */
     gig_path_t        *tmp;
@@ -83,6 +84,13 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
         goto err_free;
     }
     gig_flownet_build_adj(&plan->fn);
+    if (!(flags & GIG_PLAN_F_PLAIN)) {
+        status = gig_shapes_init(&plan->shapes, g, &plan->fn);
+        if (status != UCS_OK) {
+            gig_flownet_cleanup(&plan->fn);
+            goto err_free;
+        }
+    }
     plan->flags     = flags;
     plan->fn.vmask  = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->server;
     plan->fn.is_nic = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->is_nic;
@@ -107,6 +115,7 @@ void gig_plan_destroy(gig_plan_t *plan)
         return;
     }
     gig_flownet_cleanup(&plan->fn);
+    gig_shapes_cleanup(&plan->shapes);
     gig_arena_cleanup(&plan->arena);
     gig_frags_cleanup(&plan->frags);
     for (i = 0; i < plan->graph->nv; ++i) {
@@ -317,11 +326,60 @@ static ucs_status_t gig_plan_commit(gig_plan_t *plan, int s, int t,
     return UCS_OK;
 }
 
+static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
+                                 const gig_pathset_t **ps_p);
+
+/* The pair's path set as the same pair's on the first server of the same
+ * shape (gig_shape.c), vertex ids translated */
+static ucs_status_t gig_plan_translate(gig_plan_t *plan, int s, int t,
+                                       int server, const gig_pathset_t **ps_p)
+{
+    const gig_graph_t *g   = plan->graph;
+    const gig_shapes_t *sh = &plan->shapes;
+    int rep                = sh->rep[server];
+    const gig_pathset_t *ps;
+    const gig_path_t *src;
+    ucs_status_t status;
+    gig_path_t *p;
+    int i, j, *vert;
+
+    status = gig_plan_ekc(plan, gig_shapes_map(sh, g, s, rep),
+                          gig_shapes_map(sh, g, t, rep), &ps);
+    if (status != UCS_OK) {
+        return status;
+    }
+    plan->ntmp = 0;
+    for (i = 0; i < ps->npaths; ++i) {
+        src  = &ps->paths[i];
+        vert = gig_arena_alloc(&plan->arena, src->nvert * sizeof(int));
+        if (vert == NULL) {
+            ucs_error("gig plan of '%s': out of memory for a path",
+                      g->origin);
+            return UCS_ERR_NO_MEMORY;
+        }
+        status = gig_plan_tmp_push(plan, &p);
+        if (status != UCS_OK) {
+            return status;
+        }
+        *p = *src;
+        for (j = 0; j < src->nvert; ++j) {
+            vert[j] = gig_shapes_map(sh, g, src->vert[j], server);
+        }
+        p->vert = vert;
+        if (p->via != GIG_NONE) {
+            p->via = gig_shapes_map(sh, g, p->via, server);
+        }
+    }
+    plan->stats.shape_copies++;
+    return gig_plan_commit(plan, s, t, ps_p);
+}
+
 /* Edmonds-Karp-Cache of Fig. 6, restricted to one server (+ the network) */
 static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
                                  const gig_pathset_t **ps_p)
 {
     const gig_graph_t *g = plan->graph;
+    int server           = (s != g->net) ? g->v[s].server : g->v[t].server;
     const gig_pathset_t *ps;
     ucs_status_t status;
 
@@ -332,9 +390,13 @@ static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
         return UCS_OK;
     }
     plan->stats.cache_misses++;
+    if (!(plan->flags & GIG_PLAN_F_PLAIN) &&
+        (plan->shapes.rep[server] != server)) {
+        return gig_plan_translate(plan, s, t, server, ps_p);
+    }
     plan->stats.maxflow_runs++;
 
-    plan->fn.mask_val = (s != g->net) ? g->v[s].server : g->v[t].server;
+    plan->fn.mask_val = server;
     plan->fn.extra_v  = ((s == g->net) || (t == g->net)) ? g->net : GIG_NONE;
     plan->fn.nic_mode = (t == g->net) ? GIG_NIC_UP :
                         (s == g->net) ? GIG_NIC_DOWN : GIG_NIC_BLOCK;
