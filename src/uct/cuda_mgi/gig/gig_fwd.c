@@ -5,6 +5,11 @@
  * Entries merge by destination, then by next hop; identical routes merge
  * into one with the capacities added.  A table owns its memory: it may
  * outlive the plan.
+ *
+ * Built one destination at a time: every entry for d is complete once the
+ * pairs (s, d) are added, so a small scratch (reused for every d, in cache)
+ * collects them and is then written out in the final layout; only the
+ * entries are reordered at the end, from by-destination to by-vertex.
  */
 #include "gig_int.h"
 
@@ -13,27 +18,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The scratch of one destination: entries, next hops, routes */
 typedef struct {
-    int       v, dst;
+    int       v;
     int       first_next;   /* index into nxt, -1 */
     int       last_next;
     int       nnext;
-} gig_fwd_bentry_t;
+} gig_fwd_sentry_t;
 
 typedef struct {
     int       next;
     int       first_route;
     int       last_route;
     int       nroutes;
-    int       link;         /* next gig_fwd_bnext_t of the same entry */
-} gig_fwd_bnext_t;
+    int       link;         /* next hop after this one in its entry */
+} gig_fwd_snext_t;
 
 typedef struct {
     int       frag[2];      /* the route's vertices, as in gig_cut_seg_t */
     int       nvia;
-    int       link;
+    int       link;         /* route after this one in its next hop */
     double    capacity;
-} gig_fwd_broute_t;
+} gig_fwd_sroute_t;
 
 struct gig_fwd {
     int               ntables;
@@ -41,67 +47,66 @@ struct gig_fwd {
     gig_arena_t       arena;
 };
 
-/* Growable arrays and the vertex -> entry map of one build */
 typedef struct {
     const gig_graph_t *g;
     const gig_frags_t *frags;
-    gig_fwd_bentry_t  *ent;
-    gig_fwd_bnext_t   *nxt;
-    gig_fwd_broute_t  *rte;
-    int               nent, nnxt, nrte, cent, cnxt, crte;
-    int               nvbuf;     /* vertices of all routes */
+    gig_fwd_t         *fwd;
     int               dst;       /* destination being added */
-    int               *slot;     /* vertex -> entry for the current dst */
-    int               *touched;  /* vertices with a slot set */
-    int               ntouched;
+    int               *slot;     /* vertex -> scratch entry, -1 */
+    /* scratch of the destination */
+    gig_fwd_sentry_t  *ent;
+    gig_fwd_snext_t   *nxt;
+    gig_fwd_sroute_t  *rte;
+    int               nent, nnxt, nrte, nvia, cent, cnxt, crte;
+    /* entries written so far, by destination, and their vertices */
+    gig_fwd_entry_t   *out;
+    int               *out_v;
+    int               nout, cout;
 } gig_fwd_build_t;
 
-/* first size of the build arrays, then x4 */
-#define GIG_FWD_INIT_ELEMS  4096
+/* first size of the growable arrays, then doubled */
+#define GIG_FWD_INIT_ELEMS  256
 
-#define GIG_FWD_GROW(_b, _arr, _n, _c) \
-    ({ \
-        int _ok = 1; \
-        if ((_b)->_n == (_b)->_c) { \
-            int _nc = ((_b)->_c == 0) ? GIG_FWD_INIT_ELEMS : 4 * (_b)->_c; \
-            void *_p = realloc((_b)->_arr, _nc * sizeof(*(_b)->_arr)); \
-            if (_p == NULL) { \
-                _ok = 0; \
-            } else { \
-                (_b)->_arr = _p; \
-                (_b)->_c   = _nc; \
-            } \
-        } \
-        _ok; \
-    })
+static int gig_fwd_grow(void **arr, int *cap, size_t elem)
+{
+    int ncap = (*cap == 0) ? GIG_FWD_INIT_ELEMS : 2 * *cap;
+    void *p  = realloc(*arr, (size_t)ncap * elem);
+
+    if (p == NULL) {
+        return 0;
+    }
+    *arr = p;
+    *cap = ncap;
+    return 1;
+}
+
+#define GIG_FWD_ROOM(_b, _arr, _n, _c) \
+    (((_b)->_n < (_b)->_c) || \
+     gig_fwd_grow((void**)&(_b)->_arr, &(_b)->_c, sizeof(*(_b)->_arr)))
 
 /* v's entry for the current destination gets capacity on the route to next
  * over the fragments frag0, frag1: merged into an identical route, else a
  * new route (and next hop) after the existing ones */
-static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
-                                int frag0, int frag1, double capacity)
+static inline ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
+                                       int frag0, int frag1, double capacity)
 {
-    gig_fwd_bentry_t *e;
-    gig_fwd_bnext_t *n;
-    gig_fwd_broute_t *r;
+    gig_fwd_sentry_t *e;
+    gig_fwd_snext_t *n;
+    gig_fwd_sroute_t *r;
     int ei, ni, ri;
 
-    /* paths are visited destination by destination: a vertex has at most
-     * one entry for the current destination, found through slot[] */
     ei = b->slot[v];
     if (ei < 0) {
-        if (!GIG_FWD_GROW(b, ent, nent, cent)) {
+        if (!GIG_FWD_ROOM(b, ent, nent, cent)) {
             return UCS_ERR_NO_MEMORY;
         }
         ei            = b->nent++;
         e             = &b->ent[ei];
         e->v          = v;
-        e->dst        = b->dst;
         e->first_next = -1;
         e->last_next  = -1;
         e->nnext      = 0;
         b->slot[v]    = ei;
-        b->touched[b->ntouched++] = v;
     }
 
     for (ni = b->ent[ei].first_next; ni >= 0; ni = b->nxt[ni].link) {
@@ -110,7 +115,7 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
         }
     }
     if (ni < 0) {
-        if (!GIG_FWD_GROW(b, nxt, nnxt, cnxt)) {
+        if (!GIG_FWD_ROOM(b, nxt, nnxt, cnxt)) {
             return UCS_ERR_NO_MEMORY;
         }
         ni             = b->nnxt++;
@@ -138,7 +143,7 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
             return UCS_OK;
         }
     }
-    if (!GIG_FWD_GROW(b, rte, nrte, crte)) {
+    if (!GIG_FWD_ROOM(b, rte, nrte, crte)) {
         return UCS_ERR_NO_MEMORY;
     }
     ri          = b->nrte++;
@@ -149,7 +154,7 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
                   gig_frags_len(b->frags, frag1);
     r->capacity = capacity;
     r->link     = -1;
-    b->nvbuf   += r->nvia;
+    b->nvia    += r->nvia;
     n           = &b->nxt[ni];
     if (n->first_route < 0) {
         n->first_route = ri;
@@ -240,7 +245,7 @@ static ucs_status_t gig_fwd_add_pathset(gig_fwd_build_t *b, gig_plan_t *plan,
     return status;
 }
 
-static void gig_fwd_copy_frag(const gig_frags_t *f, int id, int *dst)
+static int *gig_fwd_copy_frag(const gig_frags_t *f, int id, int *dst)
 {
     int n = gig_frags_len(f, id), i;
     const int *src;
@@ -251,110 +256,115 @@ static void gig_fwd_copy_frag(const gig_frags_t *f, int id, int *dst)
             dst[i] = src[i];
         }
     }
+    return dst + n;
 }
 
-/* Counting sort of the entries by (vertex, dst) and the public layout */
-static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
+/* Both arrays of the entries written so far, one capacity */
+static int gig_fwd_grow_out(gig_fwd_build_t *b)
 {
-    int nv = b->g->nv;
-    int *cnt = NULL, *ord = NULL, *tmp = NULL;
-    gig_fwd_entry_t *entries;
+    int cap_v = b->cout;
+
+    return gig_fwd_grow((void**)&b->out_v, &cap_v, sizeof(*b->out_v)) &&
+           gig_fwd_grow((void**)&b->out, &b->cout, sizeof(*b->out));
+}
+
+/* The destination's entries, complete now, in the final layout; the
+ * scratch is emptied for the next destination */
+static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
+{
+    const gig_fwd_sentry_t *se;
+    const gig_fwd_snext_t *sn;
+    const gig_fwd_sroute_t *sr;
     gig_fwd_next_t *nexts;
     gig_fwd_route_t *routes;
-    gig_fwd_table_t *t;
     int *vbuf;
-    int i, ni, ri, pass, key, nn = 0, nr = 0;
+    int i, ni, ri;
+
+    if (b->nent == 0) {
+        return UCS_OK;
+    }
+    nexts  = gig_arena_alloc(&b->fwd->arena, b->nnxt * sizeof(*nexts));
+    routes = gig_arena_alloc(&b->fwd->arena, b->nrte * sizeof(*routes));
+    vbuf   = gig_arena_alloc(&b->fwd->arena, (b->nvia + 1) * sizeof(int));
+    if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    for (i = 0; i < b->nent; ++i) {
+        if ((b->nout == b->cout) && !gig_fwd_grow_out(b)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        se                    = &b->ent[i];
+        b->out_v[b->nout]     = se->v;
+        b->out[b->nout].dst   = b->dst;
+        b->out[b->nout].nnext = se->nnext;
+        b->out[b->nout].next  = nexts;
+        b->nout++;
+        b->slot[se->v]        = -1;
+        for (ni = se->first_next; ni >= 0; ni = sn->link) {
+            sn              = &b->nxt[ni];
+            nexts->next     = sn->next;
+            nexts->nroutes  = sn->nroutes;
+            nexts->routes   = routes;
+            for (ri = sn->first_route; ri >= 0; ri = sr->link) {
+                sr               = &b->rte[ri];
+                routes->via      = vbuf;
+                routes->nvia     = sr->nvia;
+                routes->capacity = sr->capacity;
+                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[0], vbuf);
+                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[1], vbuf);
+                ++routes;
+            }
+            ++nexts;
+        }
+    }
+    b->nent = b->nnxt = b->nrte = b->nvia = 0;
+    return UCS_OK;
+}
+
+/* Entries by vertex (counting sort, stable: by destination within) and
+ * the tables */
+static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
+{
+    gig_fwd_t *fwd = b->fwd;
+    int nv         = b->g->nv;
+    gig_fwd_entry_t *entries;
+    gig_fwd_table_t *t;
+    int *cnt;
+    int i, v;
 
     cnt = calloc(nv + 1, sizeof(int));
-    ord = malloc((b->nent + 1) * sizeof(int));
-    tmp = malloc((b->nent + 1) * sizeof(int));
-    if ((cnt == NULL) || (ord == NULL) || (tmp == NULL)) {
-        goto err_nomem;
+    if (cnt == NULL) {
+        return UCS_ERR_NO_MEMORY;
     }
-    for (i = 0; i < b->nent; ++i) {
-        tmp[i] = i;
-    }
-    for (pass = 0; pass < 2; ++pass) {   /* by dst, then stable by vertex */
-        memset(cnt, 0, (nv + 1) * sizeof(int));
-        for (i = 0; i < b->nent; ++i) {
-            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
-            cnt[key + 1]++;
-        }
-        for (i = 0; i < nv; ++i) {
-            cnt[i + 1] += cnt[i];
-        }
-        for (i = 0; i < b->nent; ++i) {
-            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
-            ord[cnt[key]++] = tmp[i];
-        }
-        memcpy(tmp, ord, b->nent * sizeof(int));
-    }
-
     fwd->ntables = 0;
-    for (i = 0; i < b->nent; ++i) {
-        if ((i == 0) || (b->ent[ord[i]].v != b->ent[ord[i - 1]].v)) {
-            fwd->ntables++;
-        }
+    for (i = 0; i < b->nout; ++i) {
+        fwd->ntables += (cnt[b->out_v[i] + 1]++ == 0);
+    }
+    for (v = 0; v < nv; ++v) {
+        cnt[v + 1] += cnt[v];
     }
     fwd->tables = gig_arena_alloc(&fwd->arena, (fwd->ntables + 1) *
                                   sizeof(*fwd->tables));
-    entries     = gig_arena_alloc(&fwd->arena, (b->nent + 1) *
+    entries     = gig_arena_alloc(&fwd->arena, (b->nout + 1) *
                                   sizeof(*entries));
-    nexts       = gig_arena_alloc(&fwd->arena, (b->nnxt + 1) *
-                                  sizeof(*nexts));
-    routes      = gig_arena_alloc(&fwd->arena, (b->nrte + 1) *
-                                  sizeof(*routes));
-    vbuf        = gig_arena_alloc(&fwd->arena, (b->nvbuf + 1) * sizeof(int));
-    if ((fwd->tables == NULL) || (entries == NULL) || (nexts == NULL) ||
-        (routes == NULL) || (vbuf == NULL)) {
-        goto err_nomem;
+    if ((fwd->tables == NULL) || (entries == NULL)) {
+        free(cnt);
+        return UCS_ERR_NO_MEMORY;
     }
-
-    t = fwd->tables - 1;
-    for (i = 0; i < b->nent; ++i) {
-        const gig_fwd_bentry_t *be = &b->ent[ord[i]];
-
-        if ((i == 0) || (be->v != b->ent[ord[i - 1]].v)) {
+    t = fwd->tables;
+    for (v = 0; v < nv; ++v) {
+        if (cnt[v + 1] > cnt[v]) {
+            t->vertex   = v;
+            t->nentries = cnt[v + 1] - cnt[v];
+            t->entries  = &entries[cnt[v]];
             ++t;
-            t->vertex   = be->v;
-            t->nentries = 0;
-            t->entries  = &entries[i];
-        }
-        entries[i].dst   = be->dst;
-        entries[i].nnext = be->nnext;
-        entries[i].next  = &nexts[nn];
-        t->nentries++;
-        for (ni = be->first_next; ni >= 0; ni = b->nxt[ni].link) {
-            nexts[nn].next    = b->nxt[ni].next;
-            nexts[nn].nroutes = b->nxt[ni].nroutes;
-            nexts[nn].routes  = &routes[nr];
-            for (ri = b->nxt[ni].first_route; ri >= 0;
-                 ri = b->rte[ri].link) {
-                const gig_fwd_broute_t *br = &b->rte[ri];
-
-                gig_fwd_copy_frag(b->frags, br->frag[0], vbuf);
-                gig_fwd_copy_frag(b->frags, br->frag[1],
-                                  vbuf + gig_frags_len(b->frags,
-                                                       br->frag[0]));
-                routes[nr].via      = vbuf;
-                routes[nr].nvia     = br->nvia;
-                routes[nr].capacity = br->capacity;
-                vbuf               += br->nvia;
-                ++nr;
-            }
-            ++nn;
         }
     }
+    for (i = 0; i < b->nout; ++i) {
+        entries[cnt[b->out_v[i]]++] = b->out[i];
+    }
     free(cnt);
-    free(ord);
-    free(tmp);
     return UCS_OK;
-
-err_nomem:
-    free(cnt);
-    free(ord);
-    free(tmp);
-    return UCS_ERR_NO_MEMORY;
 }
 
 static int gig_fwd_cmp_int(const void *a, const void *b)
@@ -388,7 +398,8 @@ static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
     free(b->nxt);
     free(b->rte);
     free(b->slot);
-    free(b->touched);
+    free(b->out);
+    free(b->out_v);
 }
 
 /* The tables of every (s, d) pair toward the current destination d: pairs
@@ -440,7 +451,7 @@ static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
             return status;
         }
     }
-    return UCS_OK;
+    return gig_fwd_flush(b);
 }
 
 ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
@@ -453,7 +464,6 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
     int *srcs = NULL, *dsts = NULL;
     gig_fwd_build_t b;
     ucs_status_t status;
-    gig_fwd_t *fwd = NULL;
     int i, j, k, nsrc = 0, ndst = 0;
 
     memset(&b, 0, sizeof(b));
@@ -465,18 +475,16 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
             return UCS_ERR_INVALID_PARAM;
         }
     }
-    srcs      = gig_fwd_unique(srcs_in, nsrc_in, &nsrc);
-    dsts      = gig_fwd_unique(dsts_in, ndst_in, &ndst);
-    ups       = calloc(nsrc + 1, sizeof(*ups));
-    ucuts     = calloc(nsrc + 1, sizeof(*ucuts));
-    b.g       = g;
-    b.frags   = gig_plan_frags(plan);
-    b.slot    = malloc((g->nv + 1) * sizeof(int));
-    b.touched = malloc((g->nv + 1) * sizeof(int));
-    fwd       = calloc(1, sizeof(*fwd));
-    if ((fwd == NULL) || (b.slot == NULL) || (b.touched == NULL) ||
-        (srcs == NULL) || (dsts == NULL) || (ups == NULL) ||
-        (ucuts == NULL)) {
+    srcs    = gig_fwd_unique(srcs_in, nsrc_in, &nsrc);
+    dsts    = gig_fwd_unique(dsts_in, ndst_in, &ndst);
+    ups     = calloc(nsrc + 1, sizeof(*ups));
+    ucuts   = calloc(nsrc + 1, sizeof(*ucuts));
+    b.g     = g;
+    b.frags = gig_plan_frags(plan);
+    b.slot  = malloc((g->nv + 1) * sizeof(int));
+    b.fwd   = calloc(1, sizeof(*b.fwd));
+    if ((b.fwd == NULL) || (b.slot == NULL) || (srcs == NULL) ||
+        (dsts == NULL) || (ups == NULL) || (ucuts == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_free;
     }
@@ -487,33 +495,26 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
         if (status != UCS_OK) {
             goto err_free;
         }
-        for (k = 0; k < b.ntouched; ++k) {
-            b.slot[b.touched[k]] = -1;
-        }
-        b.ntouched = 0;
     }
-    status = gig_fwd_finish(&b, fwd);
+    status = gig_fwd_finish(&b);
     if (status != UCS_OK) {
         goto err_free;
     }
-    gig_fwd_build_cleanup(&b);
-    free(ups);
-    free(ucuts);
-    free(srcs);
-    free(dsts);
-    *fwd_p = fwd;
-    return UCS_OK;
+    *fwd_p = b.fwd;
+    b.fwd  = NULL;
 
 err_free:
-    gig_fwd_destroy(fwd);
+    gig_fwd_destroy(b.fwd);
     gig_fwd_build_cleanup(&b);
     free(ups);
     free(ucuts);
     free(srcs);
     free(dsts);
-    ucs_error("gig channel on '%s' (%d sources, %d destinations): "
-              "forwarding tables failed: %s", g->origin, nsrc_in, ndst_in,
-              ucs_status_string(status));
+    if (status != UCS_OK) {
+        ucs_error("gig channel on '%s' (%d sources, %d destinations): "
+                  "forwarding tables failed: %s", g->origin, nsrc_in,
+                  ndst_in, ucs_status_string(status));
+    }
     return status;
 }
 
