@@ -6,10 +6,10 @@
  * into one with the capacities added.  A table owns its memory: it may
  * outlive the plan.
  *
- * Built one destination at a time: every entry for d is complete once the
- * pairs (s, d) are added, so a small scratch (reused for every d, in cache)
- * collects them and is then written out in the final layout; only the
- * entries are reordered at the end, from by-destination to by-vertex.
+ * Built one destination at a time, in increasing order: every entry for d
+ * is complete once the pairs (s, d) are added, so a small scratch (reused
+ * for every d, in cache) collects them, and they are written out in the
+ * final layout, each entry appended to its vertex's table.
  */
 #include "gig_int.h"
 
@@ -43,8 +43,8 @@ typedef struct {
 
 struct gig_fwd {
     int               ntables;
-    gig_fwd_table_t   *tables;   /* sorted by vertex */
-    gig_arena_t       arena;
+    gig_fwd_table_t   *tables;   /* sorted by vertex; entries malloc'ed */
+    gig_arena_t       arena;     /* next hops, routes and their vertices */
 };
 
 typedef struct {
@@ -58,14 +58,14 @@ typedef struct {
     gig_fwd_snext_t   *nxt;
     gig_fwd_sroute_t  *rte;
     int               nent, nnxt, nrte, nvia, cent, cnxt, crte;
-    /* entries written so far, by destination, and their vertices */
-    gig_fwd_entry_t   *out;
-    int               *out_v;
-    int               nout, cout;
+    /* the tables so far, by vertex, and their entries' capacities */
+    gig_fwd_table_t   *tab;
+    int               *tab_cap;
 } gig_fwd_build_t;
 
-/* first size of the growable arrays, then doubled */
+/* first size of the scratch arrays and of a table, then doubled */
 #define GIG_FWD_INIT_ELEMS  256
+#define GIG_FWD_INIT_TABLE  8
 
 static int gig_fwd_grow(void **arr, int *cap, size_t elem)
 {
@@ -259,13 +259,24 @@ static int *gig_fwd_copy_frag(const gig_frags_t *f, int id, int *dst)
     return dst + n;
 }
 
-/* Both arrays of the entries written so far, one capacity */
-static int gig_fwd_grow_out(gig_fwd_build_t *b)
+/* Room for one more entry in v's table */
+static int gig_fwd_table_room(gig_fwd_build_t *b, int v)
 {
-    int cap_v = b->cout;
+    gig_fwd_table_t *t = &b->tab[v];
+    gig_fwd_entry_t *e;
+    int cap;
 
-    return gig_fwd_grow((void**)&b->out_v, &cap_v, sizeof(*b->out_v)) &&
-           gig_fwd_grow((void**)&b->out, &b->cout, sizeof(*b->out));
+    if (t->nentries < b->tab_cap[v]) {
+        return 1;
+    }
+    cap = (b->tab_cap[v] == 0) ? GIG_FWD_INIT_TABLE : 2 * b->tab_cap[v];
+    e   = realloc(t->entries, cap * sizeof(*e));
+    if (e == NULL) {
+        return 0;
+    }
+    t->entries    = e;
+    b->tab_cap[v] = cap;
+    return 1;
 }
 
 /* The destination's entries, complete now, in the final layout; the
@@ -275,6 +286,7 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
     const gig_fwd_sentry_t *se;
     const gig_fwd_snext_t *sn;
     const gig_fwd_sroute_t *sr;
+    gig_fwd_entry_t *e;
     gig_fwd_next_t *nexts;
     gig_fwd_route_t *routes;
     int *vbuf;
@@ -290,16 +302,15 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
         return UCS_ERR_NO_MEMORY;
     }
     for (i = 0; i < b->nent; ++i) {
-        if ((b->nout == b->cout) && !gig_fwd_grow_out(b)) {
+        se = &b->ent[i];
+        if (!gig_fwd_table_room(b, se->v)) {
             return UCS_ERR_NO_MEMORY;
         }
-        se                    = &b->ent[i];
-        b->out_v[b->nout]     = se->v;
-        b->out[b->nout].dst   = b->dst;
-        b->out[b->nout].nnext = se->nnext;
-        b->out[b->nout].next  = nexts;
-        b->nout++;
-        b->slot[se->v]        = -1;
+        e              = &b->tab[se->v].entries[b->tab[se->v].nentries++];
+        e->dst         = b->dst;
+        e->nnext       = se->nnext;
+        e->next        = nexts;
+        b->slot[se->v] = -1;
         for (ni = se->first_next; ni >= 0; ni = sn->link) {
             sn              = &b->nxt[ni];
             nexts->next     = sn->next;
@@ -321,49 +332,28 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
     return UCS_OK;
 }
 
-/* Entries by vertex (counting sort, stable: by destination within) and
- * the tables */
+/* The tables of the vertices that have entries, by vertex */
 static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
 {
     gig_fwd_t *fwd = b->fwd;
-    int nv         = b->g->nv;
-    gig_fwd_entry_t *entries;
-    gig_fwd_table_t *t;
-    int *cnt;
-    int i, v;
+    int v, n = 0;
 
-    cnt = calloc(nv + 1, sizeof(int));
-    if (cnt == NULL) {
+    for (v = 0; v < b->g->nv; ++v) {
+        n += (b->tab[v].nentries > 0);
+    }
+    fwd->tables = gig_arena_alloc(&fwd->arena,
+                                  (n + 1) * sizeof(*fwd->tables));
+    if (fwd->tables == NULL) {
         return UCS_ERR_NO_MEMORY;
     }
-    fwd->ntables = 0;
-    for (i = 0; i < b->nout; ++i) {
-        fwd->ntables += (cnt[b->out_v[i] + 1]++ == 0);
-    }
-    for (v = 0; v < nv; ++v) {
-        cnt[v + 1] += cnt[v];
-    }
-    fwd->tables = gig_arena_alloc(&fwd->arena, (fwd->ntables + 1) *
-                                  sizeof(*fwd->tables));
-    entries     = gig_arena_alloc(&fwd->arena, (b->nout + 1) *
-                                  sizeof(*entries));
-    if ((fwd->tables == NULL) || (entries == NULL)) {
-        free(cnt);
-        return UCS_ERR_NO_MEMORY;
-    }
-    t = fwd->tables;
-    for (v = 0; v < nv; ++v) {
-        if (cnt[v + 1] > cnt[v]) {
-            t->vertex   = v;
-            t->nentries = cnt[v + 1] - cnt[v];
-            t->entries  = &entries[cnt[v]];
-            ++t;
+    for (v = 0; v < b->g->nv; ++v) {
+        if (b->tab[v].nentries > 0) {
+            fwd->tables[fwd->ntables]        = b->tab[v];
+            fwd->tables[fwd->ntables].vertex = v;
+            fwd->ntables++;
+            b->tab[v].entries = NULL;   /* the fwd's now */
         }
     }
-    for (i = 0; i < b->nout; ++i) {
-        entries[cnt[b->out_v[i]]++] = b->out[i];
-    }
-    free(cnt);
     return UCS_OK;
 }
 
@@ -394,12 +384,19 @@ static int *gig_fwd_unique(const int *v, int n, int *n_p)
 
 static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
 {
+    int v;
+
     free(b->ent);
     free(b->nxt);
     free(b->rte);
     free(b->slot);
-    free(b->out);
-    free(b->out_v);
+    if (b->tab != NULL) {
+        for (v = 0; v < b->g->nv; ++v) {
+            free(b->tab[v].entries);
+        }
+    }
+    free(b->tab);
+    free(b->tab_cap);
 }
 
 /* The tables of every (s, d) pair toward the current destination d: pairs
@@ -481,9 +478,12 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
     ucuts   = calloc(nsrc + 1, sizeof(*ucuts));
     b.g     = g;
     b.frags = gig_plan_frags(plan);
-    b.slot  = malloc((g->nv + 1) * sizeof(int));
-    b.fwd   = calloc(1, sizeof(*b.fwd));
-    if ((b.fwd == NULL) || (b.slot == NULL) || (srcs == NULL) ||
+    b.slot    = malloc((g->nv + 1) * sizeof(int));
+    b.tab     = calloc(g->nv + 1, sizeof(*b.tab));
+    b.tab_cap = calloc(g->nv + 1, sizeof(*b.tab_cap));
+    b.fwd     = calloc(1, sizeof(*b.fwd));
+    if ((b.fwd == NULL) || (b.slot == NULL) || (b.tab == NULL) ||
+        (b.tab_cap == NULL) || (srcs == NULL) ||
         (dsts == NULL) || (ups == NULL) || (ucuts == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_free;
@@ -520,8 +520,13 @@ err_free:
 
 void gig_fwd_destroy(gig_fwd_t *fwd)
 {
+    int i;
+
     if (fwd == NULL) {
         return;
+    }
+    for (i = 0; i < fwd->ntables; ++i) {
+        free(fwd->tables[i].entries);
     }
     gig_arena_cleanup(&fwd->arena);
     free(fwd);

@@ -84,6 +84,23 @@ static inline int gig_shapes_map(const gig_shapes_t *sh, const gig_graph_t *g,
     return (v == g->net) ? v : sh->vert[sh->first[s] + sh->local[v]];
 }
 
+/* The plan's path sets by pair (gig_cache.c) */
+typedef struct gig_cache {
+    const gig_graph_t  *g;
+    const gig_shapes_t *sh;
+    gig_pathset_t      ***rows;  /* [src]: its server's vertices, then the
+                                    network; the network's: all vertices */
+    int64_t            *hkey;    /* other pairs: src * nv + dst */
+    gig_pathset_t      **hval;
+    int                hcap, hn;
+} gig_cache_t;
+
+ucs_status_t   gig_cache_init(gig_cache_t *c, const gig_graph_t *g,
+                              const gig_shapes_t *sh);
+void           gig_cache_cleanup(gig_cache_t *c);
+gig_pathset_t *gig_cache_get(const gig_cache_t *c, int s, int t);
+ucs_status_t   gig_cache_put(gig_cache_t *c, gig_pathset_t *ps);
+
 /* A decomposed s-t path, vertices in a caller-provided buffer */
 typedef struct gig_rawpath {
     int         nvert;

@@ -25,7 +25,7 @@ struct gig_plan {
     gig_arena_t       arena;
     gig_frags_t       frags;    /* route fragments of the cuts */
     gig_shapes_t      shapes;   /* servers planned alike; unset if plain */
-    gig_pathset_t     ***rows;   /* [src][dst] cached path sets */
+    gig_cache_t       cache;
     /* paths of the pair being planned */
     gig_path_t        *tmp;
     int               ntmp, tmp_cap;
@@ -67,11 +67,9 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
         goto err_nomem;
     }
     plan->graph  = g;
-    plan->rows   = calloc(g->nv + 1, sizeof(*plan->rows));
     plan->server = malloc((g->nv + 1) * sizeof(int));
     plan->is_nic = malloc(g->nv + 1);
-    if ((plan->rows == NULL) || (plan->server == NULL) ||
-        (plan->is_nic == NULL)) {
+    if ((plan->server == NULL) || (plan->is_nic == NULL)) {
         goto err_free;
     }
     for (i = 0; i < g->nv; ++i) {
@@ -84,12 +82,15 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
         goto err_free;
     }
     gig_flownet_build_adj(&plan->fn);
-    if (!(flags & GIG_PLAN_F_PLAIN)) {
-        status = gig_shapes_init(&plan->shapes, g, &plan->fn);
-        if (status != UCS_OK) {
-            gig_flownet_cleanup(&plan->fn);
-            goto err_free;
-        }
+    /* shapes number the vertices per server, which the cache uses too;
+     * a plain plan translates nothing */
+    status = gig_shapes_init(&plan->shapes, g, &plan->fn);
+    if (status != UCS_OK) {
+        goto err_flownet;
+    }
+    status = gig_cache_init(&plan->cache, g, &plan->shapes);
+    if (status != UCS_OK) {
+        goto err_shapes;
     }
     plan->flags     = flags;
     plan->fn.vmask  = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->server;
@@ -97,8 +98,11 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
     *plan_p        = plan;
     return UCS_OK;
 
+err_shapes:
+    gig_shapes_cleanup(&plan->shapes);
+err_flownet:
+    gig_flownet_cleanup(&plan->fn);
 err_free:
-    free(plan->rows);
     free(plan->server);
     free(plan->is_nic);
     free(plan);
@@ -109,19 +113,14 @@ err_nomem:
 
 void gig_plan_destroy(gig_plan_t *plan)
 {
-    int i;
-
     if (plan == NULL) {
         return;
     }
     gig_flownet_cleanup(&plan->fn);
+    gig_cache_cleanup(&plan->cache);
     gig_shapes_cleanup(&plan->shapes);
     gig_arena_cleanup(&plan->arena);
     gig_frags_cleanup(&plan->frags);
-    for (i = 0; i < plan->graph->nv; ++i) {
-        free(plan->rows[i]);
-    }
-    free(plan->rows);
     free(plan->server);
     free(plan->is_nic);
     free(plan->tmp);
@@ -138,29 +137,21 @@ void gig_plan_get_stats(const gig_plan_t *plan, gig_plan_stats_t *stats)
     *stats = plan->stats;
 }
 
-/* The cache: one lazily allocated row of nv path sets per source vertex;
- * sources are GPUs and the network vertex, so this stays O(GPUs x nv) */
 static gig_pathset_t *gig_plan_cache_get(gig_plan_t *plan, int s, int t)
 {
-    return (plan->rows[s] != NULL) ? plan->rows[s][t] : NULL;
+    return gig_cache_get(&plan->cache, s, t);
 }
 
 static ucs_status_t gig_plan_cache_put(gig_plan_t *plan, gig_pathset_t *ps)
 {
-    gig_pathset_t **row = plan->rows[ps->src];
+    ucs_status_t status = gig_cache_put(&plan->cache, ps);
 
-    if (row == NULL) {
-        row = calloc(plan->graph->nv, sizeof(*row));
-        if (row == NULL) {
-            ucs_error("gig plan of '%s': out of memory for the cache row of "
-                      "%s", plan->graph->origin,
-                      plan->graph->v[ps->src].name);
-            return UCS_ERR_NO_MEMORY;
-        }
-        plan->rows[ps->src] = row;
+    if (status != UCS_OK) {
+        ucs_error("gig plan of '%s': out of memory caching the paths %s -> "
+                  "%s", plan->graph->origin, plan->graph->v[ps->src].name,
+                  plan->graph->v[ps->dst].name);
     }
-    row[ps->dst] = ps;
-    return UCS_OK;
+    return status;
 }
 
 static ucs_status_t gig_plan_tmp_push(gig_plan_t *plan, gig_path_t **path_p)
@@ -518,7 +509,7 @@ ucs_status_t gig_plan_paths(gig_plan_t *plan, int s, int t,
 
 const gig_pathset_t *gig_plan_cached(const gig_plan_t *plan, int s, int t)
 {
-    return (plan->rows[s] != NULL) ? plan->rows[s][t] : NULL;
+    return gig_cache_get(&plan->cache, s, t);
 }
 
 int gig_plan_is_split(const gig_plan_t *plan, int s, int t)
