@@ -36,7 +36,7 @@ typedef struct {
 
 typedef struct {
     int       frag[2];      /* the route's vertices, as in gig_cut_seg_t */
-    int       nvia;
+    int       nvia[2];      /* their lengths */
     int       link;         /* route after this one in its next hop */
     double    capacity;
 } gig_fwd_sroute_t;
@@ -58,14 +58,13 @@ typedef struct {
     gig_fwd_snext_t   *nxt;
     gig_fwd_sroute_t  *rte;
     int               nent, nnxt, nrte, nvia, cent, cnxt, crte;
-    /* the tables so far, by vertex, and their entries' capacities */
+    /* the tables so far, by vertex */
     gig_fwd_table_t   *tab;
-    int               *tab_cap;
+    int               dsts_left; /* the current one and those after it */
 } gig_fwd_build_t;
 
-/* first size of the scratch arrays and of a table, then doubled */
+/* first size of the scratch arrays, then doubled */
 #define GIG_FWD_INIT_ELEMS  256
-#define GIG_FWD_INIT_TABLE  8
 
 static int gig_fwd_grow(void **arr, int *cap, size_t elem)
 {
@@ -150,11 +149,11 @@ static inline ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
     r           = &b->rte[ri];
     r->frag[0]  = frag0;
     r->frag[1]  = frag1;
-    r->nvia     = gig_frags_len(b->frags, frag0) +
-                  gig_frags_len(b->frags, frag1);
+    r->nvia[0]  = gig_frags_len(b->frags, frag0);
+    r->nvia[1]  = gig_frags_len(b->frags, frag1);
     r->capacity = capacity;
     r->link     = -1;
-    b->nvia    += r->nvia;
+    b->nvia    += r->nvia[0] + r->nvia[1];
     n           = &b->nxt[ni];
     if (n->first_route < 0) {
         n->first_route = ri;
@@ -245,10 +244,10 @@ static ucs_status_t gig_fwd_add_pathset(gig_fwd_build_t *b, gig_plan_t *plan,
     return status;
 }
 
-static int *gig_fwd_copy_frag(const gig_frags_t *f, int id, int *dst)
+static int *gig_fwd_copy_frag(const gig_frags_t *f, int id, int n, int *dst)
 {
-    int n = gig_frags_len(f, id), i;
     const int *src;
+    int i;
 
     if (n > 0) {
         src = gig_frags_seq(f, id);
@@ -259,24 +258,17 @@ static int *gig_fwd_copy_frag(const gig_frags_t *f, int id, int *dst)
     return dst + n;
 }
 
-/* Room for one more entry in v's table */
+/* Room for one more entry in v's table: on its first entry, room for the
+ * rest of the destinations (a table has one entry per destination at
+ * most), trimmed at the end */
 static int gig_fwd_table_room(gig_fwd_build_t *b, int v)
 {
     gig_fwd_table_t *t = &b->tab[v];
-    gig_fwd_entry_t *e;
-    int cap;
 
-    if (t->nentries < b->tab_cap[v]) {
-        return 1;
+    if (t->entries == NULL) {
+        t->entries = malloc(b->dsts_left * sizeof(*t->entries));
     }
-    cap = (b->tab_cap[v] == 0) ? GIG_FWD_INIT_TABLE : 2 * b->tab_cap[v];
-    e   = realloc(t->entries, cap * sizeof(*e));
-    if (e == NULL) {
-        return 0;
-    }
-    t->entries    = e;
-    b->tab_cap[v] = cap;
-    return 1;
+    return t->entries != NULL;
 }
 
 /* The destination's entries, complete now, in the final layout; the
@@ -319,10 +311,12 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
             for (ri = sn->first_route; ri >= 0; ri = sr->link) {
                 sr               = &b->rte[ri];
                 routes->via      = vbuf;
-                routes->nvia     = sr->nvia;
+                routes->nvia     = sr->nvia[0] + sr->nvia[1];
                 routes->capacity = sr->capacity;
-                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[0], vbuf);
-                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[1], vbuf);
+                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[0], sr->nvia[0],
+                                         vbuf);
+                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[1], sr->nvia[1],
+                                         vbuf);
                 ++routes;
             }
             ++nexts;
@@ -336,6 +330,7 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
 static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
 {
     gig_fwd_t *fwd = b->fwd;
+    gig_fwd_entry_t *e;
     int v, n = 0;
 
     for (v = 0; v < b->g->nv; ++v) {
@@ -348,6 +343,12 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
     }
     for (v = 0; v < b->g->nv; ++v) {
         if (b->tab[v].nentries > 0) {
+            /* trimmed in place */
+            e = realloc(b->tab[v].entries,
+                        b->tab[v].nentries * sizeof(*e));
+            if (e != NULL) {
+                b->tab[v].entries = e;
+            }
             fwd->tables[fwd->ntables]        = b->tab[v];
             fwd->tables[fwd->ntables].vertex = v;
             fwd->ntables++;
@@ -396,7 +397,6 @@ static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
         }
     }
     free(b->tab);
-    free(b->tab_cap);
 }
 
 /* The tables of every (s, d) pair toward the current destination d: pairs
@@ -409,15 +409,20 @@ static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
     const gig_graph_t *g     = b->g;
     const gig_pathset_t *down = NULL, *ps;
     const gig_cut_t *dcut     = NULL;
+    int d                     = b->dst;
+    int split                 = gig_plan_splits(plan) && (d != g->net);
     ucs_status_t status;
-    int i, d = b->dst;
+    int i;
 
     for (i = 0; i < nsrc; ++i) {
         if (srcs[i] == d) {
             continue;   /* loopback never leaves the endpoint */
         }
-        if (gig_plan_is_split(plan, srcs[i], d) &&
-            (gig_plan_cached(plan, srcs[i], d) == NULL)) {
+        /* two servers: through the network, unless planned as a pair */
+        if (split && (srcs[i] != g->net) &&
+            (g->v[srcs[i]].server != g->v[d].server) &&
+            ((gig_plan_ncross(plan) == 0) ||
+             (gig_plan_cached(plan, srcs[i], d) == NULL))) {
             if (ups[i] == NULL) {
                 status = gig_plan_paths(plan, srcs[i], g->net, &ups[i]);
                 if (status == UCS_OK) {
@@ -480,18 +485,18 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
     b.frags = gig_plan_frags(plan);
     b.slot    = malloc((g->nv + 1) * sizeof(int));
     b.tab     = calloc(g->nv + 1, sizeof(*b.tab));
-    b.tab_cap = calloc(g->nv + 1, sizeof(*b.tab_cap));
     b.fwd     = calloc(1, sizeof(*b.fwd));
     if ((b.fwd == NULL) || (b.slot == NULL) || (b.tab == NULL) ||
-        (b.tab_cap == NULL) || (srcs == NULL) ||
+        (srcs == NULL) ||
         (dsts == NULL) || (ups == NULL) || (ucuts == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_free;
     }
     memset(b.slot, 0xff, (g->nv + 1) * sizeof(int));
     for (j = 0; j < ndst; ++j) {
-        b.dst  = dsts[j];
-        status = gig_fwd_add_dst(&b, plan, srcs, nsrc, ups, ucuts);
+        b.dst       = dsts[j];
+        b.dsts_left = ndst - j;
+        status      = gig_fwd_add_dst(&b, plan, srcs, nsrc, ups, ucuts);
         if (status != UCS_OK) {
             goto err_free;
         }

@@ -179,8 +179,10 @@ ucs_status_t gig_plan_cut(gig_plan_t *plan, const gig_pathset_t *ps,
 gig_frags_t *gig_plan_frags(gig_plan_t *plan);
 /* The cached path set of a pair, NULL if not planned yet */
 const gig_pathset_t *gig_plan_cached(const gig_plan_t *plan, int s, int t);
-/* Whether the pair is planned through the network (gig_plan_paths) */
-int          gig_plan_is_split(const gig_plan_t *plan, int s, int t);
+/* Whether pairs on two servers are planned through the network
+ * (gig_plan_paths), and how many such pairs are cached as pairs */
+int          gig_plan_splits(const gig_plan_t *plan);
+int          gig_plan_ncross(const gig_plan_t *plan);
 
 /* Arena for results that live as long as their owner */
 typedef struct gig_arena_chunk gig_arena_chunk_t;

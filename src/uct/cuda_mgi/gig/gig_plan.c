@@ -512,13 +512,14 @@ const gig_pathset_t *gig_plan_cached(const gig_plan_t *plan, int s, int t)
     return gig_cache_get(&plan->cache, s, t);
 }
 
-int gig_plan_is_split(const gig_plan_t *plan, int s, int t)
+int gig_plan_splits(const gig_plan_t *plan)
 {
-    const gig_graph_t *g = plan->graph;
+    return !(plan->flags & GIG_PLAN_F_PLAIN) && (plan->graph->net != GIG_NONE);
+}
 
-    return !(plan->flags & GIG_PLAN_F_PLAIN) && (g->net != GIG_NONE) &&
-           (s != g->net) && (t != g->net) &&
-           (g->v[s].server != g->v[t].server);
+int gig_plan_ncross(const gig_plan_t *plan)
+{
+    return plan->cache.hn;
 }
 
 gig_frags_t *gig_plan_frags(gig_plan_t *plan)
