@@ -1,7 +1,8 @@
 /*
  * Transfer Optimizer (paper §4.3, Fig. 6): paths for a (source, destination)
  * pair by Edmonds-Karp on the pair's server, or hierarchically through the
- * network vertex for ends on different servers; every result cached.
+ * network vertex for ends on different servers; every result cached.  On
+ * servers of one shape (gig_shape.c) Edmonds-Karp runs on the first only.
  */
 #include "gig_int.h"
 
@@ -381,7 +382,7 @@ static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
         return UCS_OK;
     }
     plan->stats.cache_misses++;
-    if (!(plan->flags & GIG_PLAN_F_PLAIN) &&
+    if (!(plan->flags & (GIG_PLAN_F_PLAIN | GIG_PLAN_F_NO_SHAPES)) &&
         (plan->shapes.rep[server] != server)) {
         return gig_plan_translate(plan, s, t, server, ps_p);
     }
