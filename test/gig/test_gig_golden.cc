@@ -242,6 +242,14 @@ void graph_cases(const std::string &name, const gig_graph_t *g,
             gig_plan_destroy(p);
         }});
     }
+    if ((g->net != GIG_NONE) && !ep.empty() && (ep.size() <= big)) {
+        /* the network vertex as a channel end (whole halves as paths) */
+        cases.push_back({name + "/net-ends", [=](digest &h) {
+            gig_plan_t *p = plan_of(g, 0);
+            add_channel(h, p, ep_net, ep_net);
+            gig_plan_destroy(p);
+        }});
+    }
     if (gp.size() <= 100) {
         /* the baseline planner */
         cases.push_back({name + "/plain", [=](digest &h) {
