@@ -240,8 +240,12 @@ ucs_status_t gig_plan_create(const gig_graph_t *graph, gig_plan_t **plan_p);
 
 /* GIG_PLAN_F_PLAIN: the benchmark's baseline, every pair by Edmonds-Karp
  * over the whole graph as it is (no server restriction, no hierarchy
- * through the network, NICs may be crossed like switches) */
-#define GIG_PLAN_F_PLAIN   1u
+ * through the network, NICs may be crossed like switches).
+ * GIG_PLAN_F_NO_SHAPES: the reference for the shape cache, every pair by
+ * its own Edmonds-Karp even on servers of one shape (same answers, slower;
+ * a plain plan never shares) */
+#define GIG_PLAN_F_PLAIN      1u
+#define GIG_PLAN_F_NO_SHAPES  2u
 ucs_status_t gig_plan_create_flags(const gig_graph_t *graph, unsigned flags,
                                    gig_plan_t **plan_p);
 void         gig_plan_destroy(gig_plan_t *plan);
@@ -249,7 +253,10 @@ const gig_graph_t *gig_plan_graph(const gig_plan_t *plan);
 
 /* Paths from src to dst (Fig. 6): Edmonds-Karp on the server of both ends,
  * or through the network vertex (s -> net, net -> d, concatenated) for ends
- * on different servers.  Cached: the result lives as long as the plan. */
+ * on different servers.  Cached: the result lives as long as the plan.  A
+ * server of the same shape as an earlier one (same vertices, edges,
+ * capacities and adjacency order, numbered per server) gets that server's
+ * answer with the vertex ids translated: the same as its own max-flow. */
 ucs_status_t gig_plan_paths(gig_plan_t *plan, int src, int dst,
                             const gig_pathset_t **pathset_p);
 /* Copies up to max shares (capacity / total) of the path set into shares */
@@ -268,6 +275,8 @@ ucs_status_t gig_maxflow_sets(const gig_graph_t *graph, const int *srcs,
 /* Counters, for tests and the benchmark */
 typedef struct gig_plan_stats {
     unsigned long     maxflow_runs;
+    unsigned long     shape_copies;  /* path sets translated from a server
+                                        of the same shape, no max-flow */
     unsigned long     cache_hits;
     unsigned long     cache_misses;
 } gig_plan_stats_t;
@@ -308,7 +317,8 @@ typedef struct gig_fwd gig_fwd_t;
 /* Channel creation: paths for every (s, d) pair with s != d (the same
  * pairing as gig_plan_paths(); pairs on different servers are built from
  * the cached halves s -> net, net -> d without caching the pair itself),
- * then the tables.  The tables own their memory and may outlive the plan;
+ * then the tables.  Each path set is cut at its managed vertices once per
+ * plan, so a second channel on the same plan costs the tables only.  The tables own their memory and may outlive the plan;
  * the next hops of an entry come in the order of the paths (direct first).
  * A destination listed twice counts once. */
 ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,

@@ -5,6 +5,11 @@
  * Entries merge by destination, then by next hop; identical routes merge
  * into one with the capacities added.  A table owns its memory: it may
  * outlive the plan.
+ *
+ * Built one destination at a time, in increasing order: every entry for d
+ * is complete once the pairs (s, d) are added, so a small scratch (reused
+ * for every d, in cache) collects them, and they are written out in the
+ * final layout, each entry appended to its vertex's table.
  */
 #include "gig_int.h"
 
@@ -13,88 +18,94 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The scratch of one destination: entries, next hops, routes */
 typedef struct {
-    int       v, dst;
-    int       first_next;   /* index into nexts, -1 */
+    int       v;
+    int       first_next;   /* index into nxt, -1 */
+    int       last_next;
     int       nnext;
-} gig_fwd_bentry_t;
+} gig_fwd_sentry_t;
 
 typedef struct {
     int       next;
     int       first_route;
+    int       last_route;
     int       nroutes;
-    int       link;         /* next gig_fwd_bnext_t of the same entry */
-} gig_fwd_bnext_t;
+    int       link;         /* next hop after this one in its entry */
+} gig_fwd_snext_t;
 
 typedef struct {
-    int       via;          /* offset into vbuf */
-    int       nvia;
+    int       frag[2];      /* the route's vertices, as in gig_cut_seg_t */
+    int       nvia[2];      /* their lengths */
+    int       link;         /* route after this one in its next hop */
     double    capacity;
-    int       link;
-} gig_fwd_broute_t;
+} gig_fwd_sroute_t;
 
 struct gig_fwd {
     int               ntables;
-    gig_fwd_table_t   *tables;   /* sorted by vertex */
-    gig_arena_t       arena;
+    gig_fwd_table_t   *tables;   /* sorted by vertex; entries malloc'ed */
+    gig_arena_t       arena;     /* next hops, routes and their vertices */
 };
 
-/* Growable arrays and the (v, dst) -> entry hash of one build */
 typedef struct {
     const gig_graph_t *g;
-    gig_fwd_bentry_t  *ent;
-    gig_fwd_bnext_t   *nxt;
-    gig_fwd_broute_t  *rte;
-    int               nent, nnxt, nrte, cent, cnxt, crte;
-    int               *vbuf;     /* the routes' unmanaged vertices */
-    int               nvbuf, cvbuf;
-    int               *pvert;    /* a concatenated path being added */
-    int               cpvert;
-    int               *slot;     /* vertex -> entry for the current dst */
-    int               *touched;  /* vertices with a slot set */
-    int               ntouched;
+    const gig_frags_t *frags;
+    gig_fwd_t         *fwd;
+    int               dst;       /* destination being added */
+    int               *slot;     /* vertex -> scratch entry, -1 */
+    /* scratch of the destination */
+    gig_fwd_sentry_t  *ent;
+    gig_fwd_snext_t   *nxt;
+    gig_fwd_sroute_t  *rte;
+    int               nent, nnxt, nrte, nvia, cent, cnxt, crte;
+    /* the tables so far, by vertex */
+    gig_fwd_table_t   *tab;
+    int               dsts_left; /* the current one and those after it */
 } gig_fwd_build_t;
 
-#define GIG_FWD_GROW(_b, _arr, _n, _c) \
-    ({ \
-        int _ok = 1; \
-        if ((_b)->_n == (_b)->_c) { \
-            int _nc = ((_b)->_c == 0) ? 4096 : 4 * (_b)->_c; \
-            void *_p = realloc((_b)->_arr, _nc * sizeof(*(_b)->_arr)); \
-            if (_p == NULL) { \
-                _ok = 0; \
-            } else { \
-                (_b)->_arr = _p; \
-                (_b)->_c   = _nc; \
-            } \
-        } \
-        _ok; \
-    })
+/* first size of the scratch arrays, then doubled */
+#define GIG_FWD_INIT_ELEMS  256
 
-static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
-                                int next, const int *via, int nvia,
-                                double capacity)
+static int gig_fwd_grow(void **arr, int *cap, size_t elem)
 {
-    gig_fwd_bentry_t *e;
-    gig_fwd_bnext_t *n;
-    gig_fwd_broute_t *r;
-    int ei, ni, ri, x;
+    int ncap = (*cap == 0) ? GIG_FWD_INIT_ELEMS : 2 * *cap;
+    void *p  = realloc(*arr, (size_t)ncap * elem);
 
-    /* paths are visited destination by destination: a vertex has at most
-     * one entry for the current destination, found through slot[] */
+    if (p == NULL) {
+        return 0;
+    }
+    *arr = p;
+    *cap = ncap;
+    return 1;
+}
+
+#define GIG_FWD_ROOM(_b, _arr, _n, _c) \
+    (((_b)->_n < (_b)->_c) || \
+     gig_fwd_grow((void**)&(_b)->_arr, &(_b)->_c, sizeof(*(_b)->_arr)))
+
+/* v's entry for the current destination gets capacity on the route to next
+ * over the fragments frag0, frag1: merged into an identical route, else a
+ * new route (and next hop) after the existing ones */
+static inline ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
+                                       int frag0, int frag1, double capacity)
+{
+    gig_fwd_sentry_t *e;
+    gig_fwd_snext_t *n;
+    gig_fwd_sroute_t *r;
+    int ei, ni, ri;
+
     ei = b->slot[v];
     if (ei < 0) {
-        if (!GIG_FWD_GROW(b, ent, nent, cent)) {
+        if (!GIG_FWD_ROOM(b, ent, nent, cent)) {
             return UCS_ERR_NO_MEMORY;
         }
         ei            = b->nent++;
         e             = &b->ent[ei];
         e->v          = v;
-        e->dst        = dst;
         e->first_next = -1;
+        e->last_next  = -1;
         e->nnext      = 0;
         b->slot[v]    = ei;
-        b->touched[b->ntouched++] = v;
     }
 
     for (ni = b->ent[ei].first_next; ni >= 0; ni = b->nxt[ni].link) {
@@ -103,154 +114,85 @@ static ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int dst,
         }
     }
     if (ni < 0) {
-        if (!GIG_FWD_GROW(b, nxt, nnxt, cnxt)) {
+        if (!GIG_FWD_ROOM(b, nxt, nnxt, cnxt)) {
             return UCS_ERR_NO_MEMORY;
         }
-        ni              = b->nnxt++;
-        n               = &b->nxt[ni];
-        n->next         = next;
-        n->first_route  = -1;
-        n->nroutes      = 0;
-        n->link         = -1;
-        /* keep next hops in insertion order: append */
-        if (b->ent[ei].first_next < 0) {
-            b->ent[ei].first_next = ni;
+        ni             = b->nnxt++;
+        n              = &b->nxt[ni];
+        n->next        = next;
+        n->first_route = -1;
+        n->last_route  = -1;
+        n->nroutes     = 0;
+        n->link        = -1;
+        e              = &b->ent[ei];
+        /* next hops in insertion order */
+        if (e->first_next < 0) {
+            e->first_next = ni;
         } else {
-            int t = b->ent[ei].first_next;
-            while (b->nxt[t].link >= 0) {
-                t = b->nxt[t].link;
-            }
-            b->nxt[t].link = ni;
+            b->nxt[e->last_next].link = ni;
         }
-        b->ent[ei].nnext++;
+        e->last_next = ni;
+        e->nnext++;
     }
 
     for (ri = b->nxt[ni].first_route; ri >= 0; ri = b->rte[ri].link) {
         r = &b->rte[ri];
-        if (r->nvia != nvia) {
-            continue;
-        }
-        /* routes are a few vertices: a loop beats a memcmp call */
-        for (x = 0; (x < nvia) && (b->vbuf[r->via + x] == via[x]); ++x) {
-        }
-        if (x == nvia) {
+        if ((r->frag[0] == frag0) && (r->frag[1] == frag1)) {
             r->capacity += capacity;
             return UCS_OK;
         }
     }
-    if (!GIG_FWD_GROW(b, rte, nrte, crte)) {
+    if (!GIG_FWD_ROOM(b, rte, nrte, crte)) {
         return UCS_ERR_NO_MEMORY;
     }
-    /* the route keeps its own copy: paths may be transient */
-    while (b->nvbuf + nvia > b->cvbuf) {
-        int cap = (b->cvbuf == 0) ? 1024 : 2 * b->cvbuf;
-        int *vb = realloc(b->vbuf, cap * sizeof(int));
-        if (vb == NULL) {
-            return UCS_ERR_NO_MEMORY;
-        }
-        b->vbuf  = vb;
-        b->cvbuf = cap;
-    }
-    for (x = 0; x < nvia; ++x) {
-        b->vbuf[b->nvbuf + x] = via[x];
-    }
-    ri           = b->nrte++;
-    r            = &b->rte[ri];
-    r->via       = b->nvbuf;
-    b->nvbuf    += nvia;
-    r->nvia      = nvia;
-    r->capacity  = capacity;
-    r->link      = -1;
-    if (b->nxt[ni].first_route < 0) {
-        b->nxt[ni].first_route = ri;
+    ri          = b->nrte++;
+    r           = &b->rte[ri];
+    r->frag[0]  = frag0;
+    r->frag[1]  = frag1;
+    r->nvia[0]  = gig_frags_len(b->frags, frag0);
+    r->nvia[1]  = gig_frags_len(b->frags, frag1);
+    r->capacity = capacity;
+    r->link     = -1;
+    b->nvia    += r->nvia[0] + r->nvia[1];
+    n           = &b->nxt[ni];
+    if (n->first_route < 0) {
+        n->first_route = ri;
     } else {
-        int t = b->nxt[ni].first_route;
-        while (b->rte[t].link >= 0) {
-            t = b->rte[t].link;
-        }
-        b->rte[t].link = ri;
+        b->rte[n->last_route].link = ri;
     }
-    b->nxt[ni].nroutes++;
+    n->last_route = ri;
+    n->nroutes++;
     return UCS_OK;
 }
 
-static ucs_status_t gig_fwd_add_path(gig_fwd_build_t *b, const gig_path_t *p,
-                                     int dst)
+static ucs_status_t gig_fwd_add_segs(gig_fwd_build_t *b,
+                                     const gig_cut_path_t *cp,
+                                     double capacity)
 {
-    const gig_graph_t *g = b->g;
     ucs_status_t status;
-    int i, k;
+    int i;
 
-    for (i = 0; i + 1 < p->nvert;) {
-        for (k = i + 1; (k < p->nvert - 1) &&
-             (g->v[p->vert[k]].type > GIG_VTX_CPU); ++k) {
-        }
-        status = gig_fwd_add(b, p->vert[i], dst, p->vert[k], p->vert + i + 1,
-                             k - i - 1, p->capacity);
+    for (i = 0; i < cp->nseg; ++i) {
+        status = gig_fwd_add(b, cp->seg[i].v, cp->seg[i].next,
+                             cp->seg[i].frag[0], cp->seg[i].frag[1],
+                             capacity);
         if (status != UCS_OK) {
             return status;
         }
-        i = k;
     }
-    return UCS_OK;
-}
-
-/* The path u + d[1..] (joined at the network vertex) without copying it:
- * a route that crosses the join is assembled in a small buffer */
-static ucs_status_t gig_fwd_add_joined(gig_fwd_build_t *b,
-                                       const gig_path_t *u,
-                                       const gig_path_t *d, double capacity,
-                                       int dst)
-{
-    const gig_graph_t *g = b->g;
-    int n = u->nvert + d->nvert - 1;
-    ucs_status_t status;
-    const int *via;
-    int i, k, x, vi, vk;
-
-#define GIG_JOINED(_x) (((_x) < u->nvert) ? u->vert[(_x)] : \
-                        d->vert[(_x) - u->nvert + 1])
-    for (i = 0; i + 1 < n;) {
-        for (k = i + 1; (k < n - 1) && (g->v[GIG_JOINED(k)].type >
-                                        GIG_VTX_CPU); ++k) {
-        }
-        vi = GIG_JOINED(i);
-        vk = GIG_JOINED(k);
-        if (k <= u->nvert) {
-            via = u->vert + i + 1;           /* within s -> net */
-        } else if (i >= u->nvert - 1) {
-            via = d->vert + i - u->nvert + 2; /* within net -> d */
-        } else {
-            if (k - i - 1 > b->cpvert) {
-                int *pv = realloc(b->pvert, 2 * (k - i) * sizeof(int));
-                if (pv == NULL) {
-                    return UCS_ERR_NO_MEMORY;
-                }
-                b->pvert  = pv;
-                b->cpvert = 2 * (k - i);
-            }
-            for (x = i + 1; x < k; ++x) {
-                b->pvert[x - i - 1] = GIG_JOINED(x);
-            }
-            via = b->pvert;
-        }
-        status = gig_fwd_add(b, vi, dst, vk, via, k - i - 1, capacity);
-        if (status != UCS_OK) {
-            return status;
-        }
-        i = k;
-    }
-#undef GIG_JOINED
     return UCS_OK;
 }
 
 /* A pair on two servers: the pairing of s -> net with net -> d paths that
- * gig_plan_paths() would concatenate, added path by path from a scratch
- * buffer, without materializing (and caching) the pair's path set */
+ * gig_plan_paths() would concatenate, added from the halves' cuts without
+ * materializing (and caching) the pair's path set */
 static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
                                       const gig_pathset_t *up,
-                                      const gig_pathset_t *down, int dst)
+                                      const gig_cut_t *ucut,
+                                      const gig_pathset_t *down,
+                                      const gig_cut_t *dcut)
 {
+    const gig_cut_path_t *cu, *cd;
     ucs_status_t status;
     double r1, r2, m;
     int i = 0, j = 0;
@@ -258,14 +200,26 @@ static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
     r1 = (up->npaths > 0) ? up->paths[0].capacity : 0;
     r2 = (down->npaths > 0) ? down->paths[0].capacity : 0;
     while ((i < up->npaths) && (j < down->npaths)) {
-        m = (r1 < r2) ? r1 : r2;
-        status = gig_fwd_add_joined(b, &up->paths[i], &down->paths[j], m,
-                                    dst);
+        m      = (r1 < r2) ? r1 : r2;
+        cu     = &ucut->path[i];
+        cd     = &dcut->path[j];
+        status = gig_fwd_add_segs(b, cu, m);
+        if (status != UCS_OK) {
+            return status;
+        }
+        /* the joining route: the s -> net fragment ends at the network */
+        status = gig_fwd_add(b, cu->end, cd->end, cu->frag, cd->frag, m);
+        if (status != UCS_OK) {
+            return status;
+        }
+        status = gig_fwd_add_segs(b, cd, m);
         if (status != UCS_OK) {
             return status;
         }
         r1 -= m;
         r2 -= m;
+        /* capacities are whole MB/s: compare at half a unit, as
+         * gig_plan_paths() does */
         if ((r1 < 0.5 / GIG_UNITS_PER_GBPS) && (++i < up->npaths)) {
             r1 = up->paths[i].capacity;
         }
@@ -276,102 +230,132 @@ static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
     return UCS_OK;
 }
 
-/* Counting sort of the entries by (vertex, dst) and the public layout */
-static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b, gig_fwd_t *fwd)
+static ucs_status_t gig_fwd_add_pathset(gig_fwd_build_t *b, gig_plan_t *plan,
+                                        const gig_pathset_t *ps)
 {
-    int nv = b->g->nv;
-    int *cnt = NULL, *ord = NULL, *tmp = NULL;
-    gig_fwd_entry_t *entries;
+    const gig_cut_t *cut;
+    ucs_status_t status;
+    int k;
+
+    status = gig_plan_cut(plan, ps, GIG_CUT_WHOLE, &cut);
+    for (k = 0; (status == UCS_OK) && (k < ps->npaths); ++k) {
+        status = gig_fwd_add_segs(b, &cut->path[k], ps->paths[k].capacity);
+    }
+    return status;
+}
+
+static int *gig_fwd_copy_frag(const gig_frags_t *f, int id, int n, int *dst)
+{
+    const int *src;
+    int i;
+
+    if (n > 0) {
+        src = gig_frags_seq(f, id);
+        for (i = 0; i < n; ++i) {
+            dst[i] = src[i];
+        }
+    }
+    return dst + n;
+}
+
+/* Room for one more entry in v's table: on its first entry, room for the
+ * rest of the destinations (a table has one entry per destination at
+ * most), trimmed at the end */
+static int gig_fwd_table_room(gig_fwd_build_t *b, int v)
+{
+    gig_fwd_table_t *t = &b->tab[v];
+
+    if (t->entries == NULL) {
+        t->entries = malloc(b->dsts_left * sizeof(*t->entries));
+    }
+    return t->entries != NULL;
+}
+
+/* The destination's entries, complete now, in the final layout; the
+ * scratch is emptied for the next destination */
+static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
+{
+    const gig_fwd_sentry_t *se;
+    const gig_fwd_snext_t *sn;
+    const gig_fwd_sroute_t *sr;
+    gig_fwd_entry_t *e;
     gig_fwd_next_t *nexts;
     gig_fwd_route_t *routes;
-    gig_fwd_table_t *t;
     int *vbuf;
-    int i, j, ni, ri, pass, key, nn = 0, nr = 0;
+    int i, ni, ri;
 
-    cnt = calloc(nv + 1, sizeof(int));
-    ord = malloc((b->nent + 1) * sizeof(int));
-    tmp = malloc((b->nent + 1) * sizeof(int));
-    if ((cnt == NULL) || (ord == NULL) || (tmp == NULL)) {
-        goto err_nomem;
+    if (b->nent == 0) {
+        return UCS_OK;
+    }
+    nexts  = gig_arena_alloc(&b->fwd->arena, b->nnxt * sizeof(*nexts));
+    routes = gig_arena_alloc(&b->fwd->arena, b->nrte * sizeof(*routes));
+    vbuf   = gig_arena_alloc(&b->fwd->arena, (b->nvia + 1) * sizeof(int));
+    if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
+        return UCS_ERR_NO_MEMORY;
     }
     for (i = 0; i < b->nent; ++i) {
-        tmp[i] = i;
-    }
-    for (pass = 0; pass < 2; ++pass) {   /* by dst, then stable by vertex */
-        memset(cnt, 0, (nv + 1) * sizeof(int));
-        for (i = 0; i < b->nent; ++i) {
-            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
-            cnt[key + 1]++;
+        se = &b->ent[i];
+        if (!gig_fwd_table_room(b, se->v)) {
+            return UCS_ERR_NO_MEMORY;
         }
-        for (i = 0; i < nv; ++i) {
-            cnt[i + 1] += cnt[i];
-        }
-        for (i = 0; i < b->nent; ++i) {
-            key = pass ? b->ent[tmp[i]].v : b->ent[tmp[i]].dst;
-            ord[cnt[key]++] = tmp[i];
-        }
-        memcpy(tmp, ord, b->nent * sizeof(int));
-    }
-
-    fwd->ntables = 0;
-    for (i = 0; i < b->nent; ++i) {
-        if ((i == 0) || (b->ent[ord[i]].v != b->ent[ord[i - 1]].v)) {
-            fwd->ntables++;
-        }
-    }
-    fwd->tables = gig_arena_alloc(&fwd->arena, (fwd->ntables + 1) *
-                                  sizeof(*fwd->tables));
-    entries     = gig_arena_alloc(&fwd->arena, (b->nent + 1) *
-                                  sizeof(*entries));
-    nexts       = gig_arena_alloc(&fwd->arena, (b->nnxt + 1) *
-                                  sizeof(*nexts));
-    routes      = gig_arena_alloc(&fwd->arena, (b->nrte + 1) *
-                                  sizeof(*routes));
-    vbuf        = gig_arena_alloc(&fwd->arena, (b->nvbuf + 1) * sizeof(int));
-    if ((fwd->tables == NULL) || (entries == NULL) || (nexts == NULL) ||
-        (routes == NULL) || (vbuf == NULL)) {
-        goto err_nomem;
-    }
-
-    memcpy(vbuf, b->vbuf, b->nvbuf * sizeof(int));
-    t = fwd->tables - 1;
-    for (i = 0; i < b->nent; ++i) {
-        const gig_fwd_bentry_t *be = &b->ent[ord[i]];
-
-        if ((i == 0) || (be->v != b->ent[ord[i - 1]].v)) {
-            ++t;
-            t->vertex   = be->v;
-            t->nentries = 0;
-            t->entries  = &entries[i];
-        }
-        entries[i].dst   = be->dst;
-        entries[i].nnext = be->nnext;
-        entries[i].next  = &nexts[nn];
-        t->nentries++;
-        for (ni = be->first_next; ni >= 0; ni = b->nxt[ni].link) {
-            nexts[nn].next    = b->nxt[ni].next;
-            nexts[nn].nroutes = b->nxt[ni].nroutes;
-            nexts[nn].routes  = &routes[nr];
-            for (ri = b->nxt[ni].first_route, j = 0; ri >= 0;
-                 ri = b->rte[ri].link, ++j) {
-                routes[nr].via      = vbuf + b->rte[ri].via;
-                routes[nr].nvia     = b->rte[ri].nvia;
-                routes[nr].capacity = b->rte[ri].capacity;
-                ++nr;
+        e              = &b->tab[se->v].entries[b->tab[se->v].nentries++];
+        e->dst         = b->dst;
+        e->nnext       = se->nnext;
+        e->next        = nexts;
+        b->slot[se->v] = -1;
+        for (ni = se->first_next; ni >= 0; ni = sn->link) {
+            sn              = &b->nxt[ni];
+            nexts->next     = sn->next;
+            nexts->nroutes  = sn->nroutes;
+            nexts->routes   = routes;
+            for (ri = sn->first_route; ri >= 0; ri = sr->link) {
+                sr               = &b->rte[ri];
+                routes->via      = vbuf;
+                routes->nvia     = sr->nvia[0] + sr->nvia[1];
+                routes->capacity = sr->capacity;
+                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[0], sr->nvia[0],
+                                         vbuf);
+                vbuf = gig_fwd_copy_frag(b->frags, sr->frag[1], sr->nvia[1],
+                                         vbuf);
+                ++routes;
             }
-            ++nn;
+            ++nexts;
         }
     }
-    free(cnt);
-    free(ord);
-    free(tmp);
+    b->nent = b->nnxt = b->nrte = b->nvia = 0;
     return UCS_OK;
+}
 
-err_nomem:
-    free(cnt);
-    free(ord);
-    free(tmp);
-    return UCS_ERR_NO_MEMORY;
+/* The tables of the vertices that have entries, by vertex */
+static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
+{
+    gig_fwd_t *fwd = b->fwd;
+    gig_fwd_entry_t *e;
+    int v, n = 0;
+
+    for (v = 0; v < b->g->nv; ++v) {
+        n += (b->tab[v].nentries > 0);
+    }
+    fwd->tables = gig_arena_alloc(&fwd->arena,
+                                  (n + 1) * sizeof(*fwd->tables));
+    if (fwd->tables == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    for (v = 0; v < b->g->nv; ++v) {
+        if (b->tab[v].nentries > 0) {
+            /* trimmed in place */
+            e = realloc(b->tab[v].entries,
+                        b->tab[v].nentries * sizeof(*e));
+            if (e != NULL) {
+                b->tab[v].entries = e;
+            }
+            fwd->tables[fwd->ntables]        = b->tab[v];
+            fwd->tables[fwd->ntables].vertex = v;
+            fwd->ntables++;
+            b->tab[v].entries = NULL;   /* the fwd's now */
+        }
+    }
+    return UCS_OK;
 }
 
 static int gig_fwd_cmp_int(const void *a, const void *b)
@@ -399,16 +383,89 @@ static int *gig_fwd_unique(const int *v, int n, int *n_p)
     return u;
 }
 
+static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
+{
+    int v;
+
+    free(b->ent);
+    free(b->nxt);
+    free(b->rte);
+    free(b->slot);
+    if (b->tab != NULL) {
+        for (v = 0; v < b->g->nv; ++v) {
+            free(b->tab[v].entries);
+        }
+    }
+    free(b->tab);
+}
+
+/* The tables of every (s, d) pair toward the current destination d: pairs
+ * through the network from the halves' cuts, others from their path set */
+static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
+                                    const int *srcs, int nsrc,
+                                    const gig_pathset_t **ups,
+                                    const gig_cut_t **ucuts)
+{
+    const gig_graph_t *g     = b->g;
+    const gig_pathset_t *down = NULL, *ps;
+    const gig_cut_t *dcut     = NULL;
+    int d                     = b->dst;
+    int split                 = gig_plan_splits(plan) && (d != g->net);
+    ucs_status_t status;
+    int i;
+
+    for (i = 0; i < nsrc; ++i) {
+        if (srcs[i] == d) {
+            continue;   /* loopback never leaves the endpoint */
+        }
+        /* two servers: through the network, unless planned as a pair */
+        if (split && (srcs[i] != g->net) &&
+            (g->v[srcs[i]].server != g->v[d].server) &&
+            ((gig_plan_ncross(plan) == 0) ||
+             (gig_plan_cached(plan, srcs[i], d) == NULL))) {
+            if (ups[i] == NULL) {
+                status = gig_plan_paths(plan, srcs[i], g->net, &ups[i]);
+                if (status == UCS_OK) {
+                    status = gig_plan_cut(plan, ups[i], GIG_CUT_HALF,
+                                          &ucuts[i]);
+                }
+                if (status != UCS_OK) {
+                    return status;
+                }
+            }
+            if (down == NULL) {
+                status = gig_plan_paths(plan, g->net, d, &down);
+                if (status == UCS_OK) {
+                    status = gig_plan_cut(plan, down, GIG_CUT_HALF, &dcut);
+                }
+                if (status != UCS_OK) {
+                    return status;
+                }
+            }
+            status = gig_fwd_add_split(b, ups[i], ucuts[i], down, dcut);
+        } else {
+            status = gig_plan_paths(plan, srcs[i], d, &ps);
+            if (status == UCS_OK) {
+                status = gig_fwd_add_pathset(b, plan, ps);
+            }
+        }
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+    return gig_fwd_flush(b);
+}
+
 ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
                             int nsrc_in, const int *dsts_in, int ndst_in,
                             gig_fwd_t **fwd_p)
 {
     const gig_graph_t *g = gig_plan_graph(plan);
-    gig_fwd_build_t b;
-    const gig_pathset_t *ps, *up, *down;
+    const gig_pathset_t **ups = NULL;
+    const gig_cut_t **ucuts   = NULL;
     int *srcs = NULL, *dsts = NULL;
+    gig_fwd_build_t b;
     ucs_status_t status;
-    gig_fwd_t *fwd = NULL;
     int i, j, k, nsrc = 0, ndst = 0;
 
     memset(&b, 0, sizeof(b));
@@ -420,86 +477,61 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
             return UCS_ERR_INVALID_PARAM;
         }
     }
-    srcs      = gig_fwd_unique(srcs_in, nsrc_in, &nsrc);
-    dsts      = gig_fwd_unique(dsts_in, ndst_in, &ndst);
-    b.g       = g;
+    srcs    = gig_fwd_unique(srcs_in, nsrc_in, &nsrc);
+    dsts    = gig_fwd_unique(dsts_in, ndst_in, &ndst);
+    ups     = calloc(nsrc + 1, sizeof(*ups));
+    ucuts   = calloc(nsrc + 1, sizeof(*ucuts));
+    b.g     = g;
+    b.frags = gig_plan_frags(plan);
     b.slot    = malloc((g->nv + 1) * sizeof(int));
-    b.touched = malloc((g->nv + 1) * sizeof(int));
-    fwd       = calloc(1, sizeof(*fwd));
-    if ((fwd == NULL) || (b.slot == NULL) || (b.touched == NULL) ||
-        (srcs == NULL) || (dsts == NULL)) {
+    b.tab     = calloc(g->nv + 1, sizeof(*b.tab));
+    b.fwd     = calloc(1, sizeof(*b.fwd));
+    if ((b.fwd == NULL) || (b.slot == NULL) || (b.tab == NULL) ||
+        (srcs == NULL) ||
+        (dsts == NULL) || (ups == NULL) || (ucuts == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_free;
     }
     memset(b.slot, 0xff, (g->nv + 1) * sizeof(int));
     for (j = 0; j < ndst; ++j) {
-        for (i = 0; i < nsrc; ++i) {
-            if (srcs[i] == dsts[j]) {
-                continue;   /* loopback never leaves the endpoint */
-            }
-            status = gig_plan_halves(plan, srcs[i], dsts[j], &up, &down);
-            if (status == UCS_OK) {
-                status = gig_fwd_add_split(&b, up, down, dsts[j]);
-                if (status != UCS_OK) {
-                    goto err_free;
-                }
-                continue;
-            } else if (status != UCS_ERR_NO_ELEM) {
-                goto err_free;
-            }
-            status = gig_plan_paths(plan, srcs[i], dsts[j], &ps);
-            if (status != UCS_OK) {
-                goto err_free;
-            }
-            for (k = 0; k < ps->npaths; ++k) {
-                status = gig_fwd_add_path(&b, &ps->paths[k], dsts[j]);
-                if (status != UCS_OK) {
-                    goto err_free;
-                }
-            }
+        b.dst       = dsts[j];
+        b.dsts_left = ndst - j;
+        status      = gig_fwd_add_dst(&b, plan, srcs, nsrc, ups, ucuts);
+        if (status != UCS_OK) {
+            goto err_free;
         }
-        for (k = 0; k < b.ntouched; ++k) {
-            b.slot[b.touched[k]] = -1;
-        }
-        b.ntouched = 0;
     }
-    status = gig_fwd_finish(&b, fwd);
+    status = gig_fwd_finish(&b);
     if (status != UCS_OK) {
         goto err_free;
     }
-    free(b.ent);
-    free(b.nxt);
-    free(b.rte);
-    free(b.slot);
-    free(b.touched);
-    free(b.vbuf);
-    free(b.pvert);
-    free(srcs);
-    free(dsts);
-    *fwd_p = fwd;
-    return UCS_OK;
+    *fwd_p = b.fwd;
+    b.fwd  = NULL;
 
 err_free:
-    gig_fwd_destroy(fwd);
-    free(b.ent);
-    free(b.nxt);
-    free(b.rte);
-    free(b.slot);
-    free(b.touched);
-    free(b.vbuf);
-    free(b.pvert);
+    gig_fwd_destroy(b.fwd);
+    gig_fwd_build_cleanup(&b);
+    free(ups);
+    free(ucuts);
     free(srcs);
     free(dsts);
-    ucs_error("gig channel on '%s' (%d sources, %d destinations): "
-              "forwarding tables failed: %s", g->origin, nsrc_in, ndst_in,
-              ucs_status_string(status));
+    if (status != UCS_OK) {
+        ucs_error("gig channel on '%s' (%d sources, %d destinations): "
+                  "forwarding tables failed: %s", g->origin, nsrc_in,
+                  ndst_in, ucs_status_string(status));
+    }
     return status;
 }
 
 void gig_fwd_destroy(gig_fwd_t *fwd)
 {
+    int i;
+
     if (fwd == NULL) {
         return;
+    }
+    for (i = 0; i < fwd->ntables; ++i) {
+        free(fwd->tables[i].entries);
     }
     gig_arena_cleanup(&fwd->arena);
     free(fwd);

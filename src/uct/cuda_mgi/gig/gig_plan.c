@@ -1,14 +1,22 @@
 /*
  * Transfer Optimizer (paper §4.3, Fig. 6): paths for a (source, destination)
  * pair by Edmonds-Karp on the pair's server, or hierarchically through the
- * network vertex for ends on different servers; every result cached.
+ * network vertex for ends on different servers; every result cached.  On
+ * servers of one shape (gig_shape.c) Edmonds-Karp runs on the first only.
  */
 #include "gig_int.h"
 
 #include <ucs/debug/log_def.h>
+#include <ucs/sys/compiler_def.h>
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A cached path set and what the forwarding tables derived from it */
+typedef struct gig_pathset_ext {
+    gig_pathset_t     ps;
+    gig_cut_t         *cut[GIG_CUT_LAST];
+} gig_pathset_ext_t;
 
 struct gig_plan {
     const gig_graph_t *graph;
@@ -16,7 +24,9 @@ struct gig_plan {
     int               *server;  /* vertex -> server, the BFS mask */
     unsigned char     *is_nic;
     gig_arena_t       arena;
-    gig_pathset_t     ***rows;   /* [src][dst] cached path sets */
+    gig_frags_t       frags;    /* route fragments of the cuts */
+    gig_shapes_t      shapes;   /* servers planned alike; unset if plain */
+    gig_cache_t       cache;
     /* paths of the pair being planned */
     gig_path_t        *tmp;
     int               ntmp, tmp_cap;
@@ -58,11 +68,9 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
         goto err_nomem;
     }
     plan->graph  = g;
-    plan->rows   = calloc(g->nv + 1, sizeof(*plan->rows));
     plan->server = malloc((g->nv + 1) * sizeof(int));
     plan->is_nic = malloc(g->nv + 1);
-    if ((plan->rows == NULL) || (plan->server == NULL) ||
-        (plan->is_nic == NULL)) {
+    if ((plan->server == NULL) || (plan->is_nic == NULL)) {
         goto err_free;
     }
     for (i = 0; i < g->nv; ++i) {
@@ -75,14 +83,27 @@ ucs_status_t gig_plan_create_flags(const gig_graph_t *g, unsigned flags,
         goto err_free;
     }
     gig_flownet_build_adj(&plan->fn);
+    /* shapes number the vertices per server, which the cache uses too;
+     * a plain plan translates nothing */
+    status = gig_shapes_init(&plan->shapes, g, &plan->fn);
+    if (status != UCS_OK) {
+        goto err_flownet;
+    }
+    status = gig_cache_init(&plan->cache, g, &plan->shapes);
+    if (status != UCS_OK) {
+        goto err_shapes;
+    }
     plan->flags     = flags;
     plan->fn.vmask  = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->server;
     plan->fn.is_nic = (flags & GIG_PLAN_F_PLAIN) ? NULL : plan->is_nic;
     *plan_p        = plan;
     return UCS_OK;
 
+err_shapes:
+    gig_shapes_cleanup(&plan->shapes);
+err_flownet:
+    gig_flownet_cleanup(&plan->fn);
 err_free:
-    free(plan->rows);
     free(plan->server);
     free(plan->is_nic);
     free(plan);
@@ -93,17 +114,14 @@ err_nomem:
 
 void gig_plan_destroy(gig_plan_t *plan)
 {
-    int i;
-
     if (plan == NULL) {
         return;
     }
     gig_flownet_cleanup(&plan->fn);
+    gig_cache_cleanup(&plan->cache);
+    gig_shapes_cleanup(&plan->shapes);
     gig_arena_cleanup(&plan->arena);
-    for (i = 0; i < plan->graph->nv; ++i) {
-        free(plan->rows[i]);
-    }
-    free(plan->rows);
+    gig_frags_cleanup(&plan->frags);
     free(plan->server);
     free(plan->is_nic);
     free(plan->tmp);
@@ -120,29 +138,21 @@ void gig_plan_get_stats(const gig_plan_t *plan, gig_plan_stats_t *stats)
     *stats = plan->stats;
 }
 
-/* The cache: one lazily allocated row of nv path sets per source vertex;
- * sources are GPUs and the network vertex, so this stays O(GPUs x nv) */
 static gig_pathset_t *gig_plan_cache_get(gig_plan_t *plan, int s, int t)
 {
-    return (plan->rows[s] != NULL) ? plan->rows[s][t] : NULL;
+    return gig_cache_get(&plan->cache, s, t);
 }
 
 static ucs_status_t gig_plan_cache_put(gig_plan_t *plan, gig_pathset_t *ps)
 {
-    gig_pathset_t **row = plan->rows[ps->src];
+    ucs_status_t status = gig_cache_put(&plan->cache, ps);
 
-    if (row == NULL) {
-        row = calloc(plan->graph->nv, sizeof(*row));
-        if (row == NULL) {
-            ucs_error("gig plan of '%s': out of memory for the cache row of "
-                      "%s", plan->graph->origin,
-                      plan->graph->v[ps->src].name);
-            return UCS_ERR_NO_MEMORY;
-        }
-        plan->rows[ps->src] = row;
+    if (status != UCS_OK) {
+        ucs_error("gig plan of '%s': out of memory caching the paths %s -> "
+                  "%s", plan->graph->origin, plan->graph->v[ps->src].name,
+                  plan->graph->v[ps->dst].name);
     }
-    row[ps->dst] = ps;
-    return UCS_OK;
+    return status;
 }
 
 static ucs_status_t gig_plan_tmp_push(gig_plan_t *plan, gig_path_t **path_p)
@@ -272,22 +282,25 @@ static void gig_paths_sort(gig_path_t *p, int n)
 static ucs_status_t gig_plan_commit(gig_plan_t *plan, int s, int t,
                                     const gig_pathset_t **ps_p)
 {
+    gig_pathset_ext_t *ext;
     gig_pathset_t *ps;
     ucs_status_t status;
     int i;
 
-    ps = gig_arena_alloc(&plan->arena, sizeof(*ps) +
-                         plan->ntmp * sizeof(gig_path_t));
-    if (ps == NULL) {
+    ext = gig_arena_alloc(&plan->arena, sizeof(*ext) +
+                          plan->ntmp * sizeof(gig_path_t));
+    if (ext == NULL) {
         ucs_error("gig plan of '%s': out of memory for a path set",
                   plan->graph->origin);
         return UCS_ERR_NO_MEMORY;
     }
+    memset(ext->cut, 0, sizeof(ext->cut));
+    ps = &ext->ps;
     gig_paths_sort(plan->tmp, plan->ntmp);
     ps->src    = s;
     ps->dst    = t;
     ps->npaths = plan->ntmp;
-    ps->paths  = (gig_path_t*)(ps + 1);
+    ps->paths  = (gig_path_t*)(ext + 1);
     ps->total  = 0;
     memcpy(ps->paths, plan->tmp, plan->ntmp * sizeof(gig_path_t));
     for (i = 0; i < ps->npaths; ++i) {
@@ -305,11 +318,60 @@ static ucs_status_t gig_plan_commit(gig_plan_t *plan, int s, int t,
     return UCS_OK;
 }
 
+static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
+                                 const gig_pathset_t **ps_p);
+
+/* The pair's path set as the same pair's on the first server of the same
+ * shape (gig_shape.c), vertex ids translated */
+static ucs_status_t gig_plan_translate(gig_plan_t *plan, int s, int t,
+                                       int server, const gig_pathset_t **ps_p)
+{
+    const gig_graph_t *g   = plan->graph;
+    const gig_shapes_t *sh = &plan->shapes;
+    int rep                = sh->rep[server];
+    const gig_pathset_t *ps;
+    const gig_path_t *src;
+    ucs_status_t status;
+    gig_path_t *p;
+    int i, j, *vert;
+
+    status = gig_plan_ekc(plan, gig_shapes_map(sh, g, s, rep),
+                          gig_shapes_map(sh, g, t, rep), &ps);
+    if (status != UCS_OK) {
+        return status;
+    }
+    plan->ntmp = 0;
+    for (i = 0; i < ps->npaths; ++i) {
+        src  = &ps->paths[i];
+        vert = gig_arena_alloc(&plan->arena, src->nvert * sizeof(int));
+        if (vert == NULL) {
+            ucs_error("gig plan of '%s': out of memory for a path",
+                      g->origin);
+            return UCS_ERR_NO_MEMORY;
+        }
+        status = gig_plan_tmp_push(plan, &p);
+        if (status != UCS_OK) {
+            return status;
+        }
+        *p = *src;
+        for (j = 0; j < src->nvert; ++j) {
+            vert[j] = gig_shapes_map(sh, g, src->vert[j], server);
+        }
+        p->vert = vert;
+        if (p->via != GIG_NONE) {
+            p->via = gig_shapes_map(sh, g, p->via, server);
+        }
+    }
+    plan->stats.shape_copies++;
+    return gig_plan_commit(plan, s, t, ps_p);
+}
+
 /* Edmonds-Karp-Cache of Fig. 6, restricted to one server (+ the network) */
 static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
                                  const gig_pathset_t **ps_p)
 {
     const gig_graph_t *g = plan->graph;
+    int server           = (s != g->net) ? g->v[s].server : g->v[t].server;
     const gig_pathset_t *ps;
     ucs_status_t status;
 
@@ -320,9 +382,13 @@ static ucs_status_t gig_plan_ekc(gig_plan_t *plan, int s, int t,
         return UCS_OK;
     }
     plan->stats.cache_misses++;
+    if (!(plan->flags & (GIG_PLAN_F_PLAIN | GIG_PLAN_F_NO_SHAPES)) &&
+        (plan->shapes.rep[server] != server)) {
+        return gig_plan_translate(plan, s, t, server, ps_p);
+    }
     plan->stats.maxflow_runs++;
 
-    plan->fn.mask_val = (s != g->net) ? g->v[s].server : g->v[t].server;
+    plan->fn.mask_val = server;
     plan->fn.extra_v  = ((s == g->net) || (t == g->net)) ? g->net : GIG_NONE;
     plan->fn.nic_mode = (t == g->net) ? GIG_NIC_UP :
                         (s == g->net) ? GIG_NIC_DOWN : GIG_NIC_BLOCK;
@@ -442,25 +508,41 @@ ucs_status_t gig_plan_paths(gig_plan_t *plan, int s, int t,
     return gig_plan_commit(plan, s, t, ps_p);
 }
 
-ucs_status_t gig_plan_halves(gig_plan_t *plan, int s, int t,
-                             const gig_pathset_t **up_p,
-                             const gig_pathset_t **down_p)
+const gig_pathset_t *gig_plan_cached(const gig_plan_t *plan, int s, int t)
 {
-    const gig_graph_t *g = plan->graph;
+    return gig_cache_get(&plan->cache, s, t);
+}
+
+int gig_plan_splits(const gig_plan_t *plan)
+{
+    return !(plan->flags & GIG_PLAN_F_PLAIN) && (plan->graph->net != GIG_NONE);
+}
+
+int gig_plan_ncross(const gig_plan_t *plan)
+{
+    return plan->cache.hn;
+}
+
+gig_frags_t *gig_plan_frags(gig_plan_t *plan)
+{
+    return &plan->frags;
+}
+
+ucs_status_t gig_plan_cut(gig_plan_t *plan, const gig_pathset_t *ps,
+                          gig_cut_mode_t mode, const gig_cut_t **cut_p)
+{
+    gig_pathset_ext_t *ext = ucs_container_of(ps, gig_pathset_ext_t, ps);
     ucs_status_t status;
 
-    if ((plan->flags & GIG_PLAN_F_PLAIN) || (g->net == GIG_NONE) ||
-        (s < 0) || (s >= g->nv) || (t < 0) || (t >= g->nv) ||
-        (s == g->net) || (t == g->net) ||
-        (g->v[s].server == g->v[t].server) ||
-        (gig_plan_cache_get(plan, s, t) != NULL)) {
-        return UCS_ERR_NO_ELEM;
+    if (ext->cut[mode] == NULL) {
+        status = gig_cut_make(plan->graph, &plan->frags, &plan->arena, ps,
+                              mode, &ext->cut[mode]);
+        if (status != UCS_OK) {
+            return status;
+        }
     }
-    status = gig_plan_ekc(plan, s, g->net, up_p);
-    if (status != UCS_OK) {
-        return status;
-    }
-    return gig_plan_ekc(plan, g->net, t, down_p);
+    *cut_p = ext->cut[mode];
+    return UCS_OK;
 }
 
 int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)
