@@ -9,6 +9,7 @@
 
 #include "cuda_mgi_iface.h"
 #include "cuda_mgi_ep.h"
+#include "gig/gig.h"
 
 #include <uct/cuda/base/cuda_iface.h>
 #include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
@@ -60,8 +61,9 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      UCS_CONFIG_TYPE_MEMUNITS},
 
     {"BW", "auto",
-     "Bandwidth reported to UCX for GPU-to-GPU copies. \"auto\": from the\n"
-     "active NVLinks (NVML) of GPU 0, or its PCIe link if it has none.",
+     "Bandwidth of the direct path. \"auto\": the active NVLinks (NVML) of\n"
+     "GPU 0 at the rate one copy engine achieves (83 % of the links' rate,\n"
+     "measured on H200), or its PCIe link if it has none.",
      ucs_offsetof(uct_cuda_mgi_iface_config_t, bandwidth),
      UCS_CONFIG_TYPE_BW},
 
@@ -96,8 +98,8 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      UCS_CONFIG_TYPE_UINT},
 
     {"HOST_BW", "auto",
-     "Starting estimate of the host path's bandwidth. \"auto\": from the\n"
-     "GPU's PCIe link (NVML), 80 % of its raw rate.",
+     "Starting estimate of the host path's bandwidth. \"auto\": the\n"
+     "planner's, or from the GPU's PCIe link (NVML; Gen5 x16 = 55 GB/s).",
      ucs_offsetof(uct_cuda_mgi_iface_config_t, host_bandwidth),
      UCS_CONFIG_TYPE_BW},
 
@@ -134,32 +136,32 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
 static UCS_CLASS_DECLARE_DELETE_FUNC(uct_cuda_mgi_iface_t, uct_iface_t);
 
 
-/* Per-direction NVLink bandwidth (bytes/s) that a copy engine achieves, by
- * compute capability major.  Hopper: 397 GB/s over 18 links measured on
- * H200 (cuMemcpyDtoDAsync, 1 GiB); older: the links' 25 GB/s, derated. */
-static double uct_cuda_mgi_nvlink_bw(int cc_major)
+/* What one copy-engine stream achieves of the links' rate: 397 GB/s of the
+ * 478 GB/s of NV18 on H200 (cuMemcpyDtoDAsync, 1 GiB) */
+#define UCT_CUDA_MGI_NVLINK_EFFICIENCY 0.83
+
+/* PCIe: the planner's table (measured D2H on H200 for Gen5 x16) */
+static double uct_cuda_mgi_pcie_bw(unsigned gen, unsigned width)
 {
-    switch (cc_major) {
-    case 9:
-        return 22.0e9;
-    case 8:
-        return 22.0e9;
-    case 7:
-        return 22.0e9;
-    default:
-        return 18.0e9;
-    }
+    return gig_cap_pcie((int)gen, width) * 1e9;
 }
 
 
-static double uct_cuda_mgi_pcie_bw(unsigned gen, unsigned width)
+/* NVLink generation of a GPU generation (compute capability major) */
+static int uct_cuda_mgi_nvlink_gen(int cc_major)
 {
-    /* ~1 GB/s per lane at Gen3, doubling per generation, 80 % usable:
-     * Gen5 x16 gives 51 GB/s, as cuMemcpyDtoHAsync measures on H200 */
-    if ((gen == 0) || (width == 0)) {
-        return 12.0e9;
+    switch (cc_major) {
+    case 6:
+        return GIG_NVLINK_V1;
+    case 7:
+        return GIG_NVLINK_V2;
+    case 8:
+        return GIG_NVLINK_V3;
+    case 9:
+        return GIG_NVLINK_V4;
+    default:
+        return GIG_NVLINK_V5;
     }
-    return 0.8e9 * width * (double)(1u << ucs_min(gen, 6)) / 8.0;
 }
 
 
@@ -207,8 +209,10 @@ static double uct_cuda_mgi_iface_auto_bw(uct_cuda_mgi_iface_t *iface,
     }
 
     pcie_bw = uct_cuda_mgi_pcie_bw(gen, width);
-    bw      = (links > 0) ? links * uct_cuda_mgi_nvlink_bw(cc_major) :
-                            pcie_bw;
+    bw      = (links > 0) ?
+              gig_cap_nvlink(uct_cuda_mgi_nvlink_gen(cc_major), links) * 1e9 *
+              UCT_CUDA_MGI_NVLINK_EFFICIENCY :
+              pcie_bw;
     *pcie_bw_p = pcie_bw;
 
     ucs_debug("cuda_mgi iface %p: bandwidth %.1f GB/s (%u NVLinks, PCIe "
