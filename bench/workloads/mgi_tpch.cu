@@ -100,12 +100,14 @@ int mgi_tpch_gpu_lineitem_offsets(const mgi_tpch_params_t *p, uint64_t begin,
     mgi_tpch_lines_kernel<<<mgi_tpch_grid(n), MGI_TPCH_BLOCK, 0, s>>>(
             *p, begin, n, off);
     MGI_TPCH_CUDA(cudaGetLastError());
-    MGI_TPCH_CUDA(cub::DeviceScan::InclusiveSum(tmp, tmp_size, off + 1,
-                                                off + 1, n, s));
-    MGI_TPCH_CUDA(cudaMallocAsync(&tmp, tmp_size, s));
-    MGI_TPCH_CUDA(cub::DeviceScan::InclusiveSum(tmp, tmp_size, off + 1,
-                                                off + 1, n, s));
-    MGI_TPCH_CUDA(cudaFreeAsync(tmp, s));
+    if (n > 0) {
+        MGI_TPCH_CUDA(cub::DeviceScan::InclusiveSum(tmp, tmp_size, off + 1,
+                                                    off + 1, n, s));
+        MGI_TPCH_CUDA(cudaMallocAsync(&tmp, tmp_size + 1, s));
+        MGI_TPCH_CUDA(cub::DeviceScan::InclusiveSum(tmp, tmp_size, off + 1,
+                                                    off + 1, n, s));
+        MGI_TPCH_CUDA(cudaFreeAsync(tmp, s));
+    }
     MGI_TPCH_CUDA(cudaMemcpyAsync(&total, off + n, sizeof(total),
                                   cudaMemcpyDeviceToHost, s));
     MGI_TPCH_CUDA(cudaStreamSynchronize(s));
