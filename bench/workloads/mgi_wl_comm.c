@@ -185,7 +185,7 @@ int mgi_wl_barrier(mgi_wl_boot_t *b)
 
 /* ------------------------------------------------------------------ UCX */
 
-int mgi_wl_ucx_init(mgi_wl_ucx_t *u, mgi_wl_boot_t *boot)
+int mgi_wl_ucx_init(mgi_wl_ucx_t *u, mgi_wl_boot_t *boot, const char *tls)
 {
     ucp_params_t params;
     ucp_worker_params_t wparams;
@@ -203,6 +203,13 @@ int mgi_wl_ucx_init(mgi_wl_ucx_t *u, mgi_wl_boot_t *boot)
     status  = ucp_config_read(NULL, NULL, &config);
     if (status != UCS_OK) {
         goto err_status;
+    }
+    if (tls != NULL) {
+        status = ucp_config_modify(config, "TLS", tls);
+        if (status != UCS_OK) {
+            ucp_config_release(config);
+            goto err_status;
+        }
     }
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_PARAM_FIELD_FEATURES;

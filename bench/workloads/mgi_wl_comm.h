@@ -53,8 +53,10 @@ typedef struct mgi_wl_ucx {
     uint32_t       round;                   /* tags of one exchange */
 } mgi_wl_ucx_t;
 
-/* Context (tag feature), one worker, endpoints to every other rank. */
-int mgi_wl_ucx_init(mgi_wl_ucx_t *u, mgi_wl_boot_t *boot);
+/* Context (tag feature), one worker, endpoints to every other rank.
+ * tls: NULL for UCX_TLS from the environment, else the transports to use
+ * (as UCX_TLS would name them).  Collective. */
+int mgi_wl_ucx_init(mgi_wl_ucx_t *u, mgi_wl_boot_t *boot, const char *tls);
 void mgi_wl_ucx_cleanup(mgi_wl_ucx_t *u);
 
 /* All-to-all of variable-size blocks: block d of send is

@@ -6,6 +6,9 @@
  *
  *   nccl    partition kernel, then grouped ncclSend/ncclRecv (counts, data)
  *   ucx     partition kernel, then ucp_tag_send_nbx/recv_nbx per peer
+ *           (transports from UCX_TLS, e.g. sm,self,cuda_copy,cuda_ipc)
+ *   ucx_mgi the same with the transports set to sm,self,cuda_copy,cuda_mgi
+ *           (or $MGI_WL_UCX_MGI_TLS)
  *   single  GroupBy / Join of the whole data set on GPU 0, no exchange
  *   mgi     MGI channels with the device API: ABSENT until channels have GPU
  *           endpoints (see mgi_wl_variants[] below)
@@ -16,7 +19,7 @@
  * per measurement and writes JSON.
  *
  * Usage: mgi_workloads --op exchange|groupby|join|many2one|one2many|p2p|
- *                      gencheck  [--variant nccl,ucx,single|all]
+ *                      gencheck  [--variant nccl,ucx,ucx_mgi,single|all]
  *                      [--gpus G] [--sf SF | --gib GIB_PER_GPU] [--zipf T]
  *                      [--seed S] [--iters N] [--warmup N] [--json FILE]
  */
@@ -654,7 +657,20 @@ static int wl_nccl_transfer(wl_rank_t *w, wl_table_t *t)
 
 static int wl_ucx_init(wl_rank_t *w)
 {
-    WL_CHECK(mgi_wl_ucx_init(&w->ucx, w->boot));
+    WL_CHECK(mgi_wl_ucx_init(&w->ucx, w->boot, NULL));
+    w->have_ucx = 1;
+    return 0;
+}
+
+/* The same UCX-only exchange over the cuda_mgi transport (striping across
+ * the planner's paths), in the same run as the others. */
+static int wl_ucx_mgi_init(wl_rank_t *w)
+{
+    const char *tls = getenv("MGI_WL_UCX_MGI_TLS");
+
+    WL_CHECK(mgi_wl_ucx_init(&w->ucx, w->boot,
+                             (tls != NULL) ? tls :
+                             "sm,self,cuda_copy,cuda_mgi"));
     w->have_ucx = 1;
     return 0;
 }
@@ -714,6 +730,7 @@ static const wl_variant_t mgi_wl_variants[] = {
      "MGI channels have no GPU endpoints yet (src/ucp_ext)"},
     {"nccl", wl_nccl_init, wl_nccl_fini, wl_nccl_transfer, NULL},
     {"ucx", wl_ucx_init, wl_ucx_fini, wl_ucx_transfer, NULL},
+    {"ucx_mgi", wl_ucx_mgi_init, wl_ucx_fini, wl_ucx_transfer, NULL},
 };
 
 static int wl_variant_selected(const wl_opts_t *o, const char *name)
@@ -1353,7 +1370,7 @@ static void wl_usage(const char *argv0)
     fprintf(stderr,
             "usage: %s --op exchange|groupby|join|many2one|one2many|p2p|"
             "gencheck\n"
-            "          [--variant nccl,ucx,single,mgi|all] [--gpus G]\n"
+            "          [--variant nccl,ucx,ucx_mgi,single,mgi|all] [--gpus G]\n"
             "          [--sf SF | --gib LINEITEM_GIB_PER_GPU] [--zipf THETA]\n"
             "          [--seed S] [--iters N] [--warmup N] [--json FILE]\n",
             argv0);

@@ -3,7 +3,7 @@
  * and its allgather, the UCX-only all-to-all (host memory, any UCX_TLS), the
  * way a failing rank ends the run, and loading NCCL with dlopen.
  *
- *   test_mgi_wl_comm exchange NRANKS     every byte of 3 rounds checked
+ *   test_mgi_wl_comm exchange NRANKS [TLS]  every byte of 3 rounds checked
  *   test_mgi_wl_comm fail NRANKS         rank 1 fails: the run must end, rc 1
  *   test_mgi_wl_comm nccl                $MGI_NCCL_LIB (or libnccl.so.2)
  */
@@ -45,13 +45,12 @@ static int exchange_main(mgi_wl_boot_t *b, void *arg)
     unsigned char *send, *recv;
     mgi_wl_ucx_t u;
 
-    (void)arg;
     CHECK(mgi_wl_allgather(b, &me, sizeof(me), all) == 0);
     for (r = 0; r < n; ++r) {
         CHECK(all[r] == r);
     }
     CHECK(mgi_wl_barrier(b) == 0);
-    CHECK(mgi_wl_ucx_init(&u, b) == 0);
+    CHECK(mgi_wl_ucx_init(&u, b, (const char*)arg) == 0);
     for (k = 0; k < 3; ++k) {
         send_off[0] = 0;
         for (r = 0; r < n; ++r) {
@@ -111,7 +110,9 @@ int main(int argc, char **argv)
     mgi_wl_nccl_t nccl;
 
     if (strcmp(mode, "exchange") == 0) {
-        rc = mgi_wl_boot_run(n, exchange_main, NULL);
+        /* argv[3]: transports through ucp_config_modify, else UCX_TLS */
+        rc = mgi_wl_boot_run(n, exchange_main,
+                             (argc > 3) ? (void*)argv[3] : NULL);
         printf("exchange %d ranks: %s\n", n, rc ? "FAIL" : "ok");
         return rc;
     }

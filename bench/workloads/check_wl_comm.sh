@@ -1,0 +1,33 @@
+#!/bin/sh
+#
+# The workload program's host communication on the CPU: the UCX-only
+# all-to-all over shared memory and TCP with 1-4 ranks (every byte checked),
+# a failing rank that must end the run instead of hanging it, and NCCL
+# loaded with dlopen from the CUDA toolkit (or $MGI_NCCL_LIB).
+#
+set -u
+t=./test_mgi_wl_comm
+rc=0
+run() {  # timeout-guarded; the name of the case, then the command
+    name=$1; shift
+    if timeout 120 "$@"; then
+        echo "PASS: $name"
+    else
+        echo "FAIL: $name"; rc=1
+    fi
+}
+for n in 1 2 4; do
+    run "alltoall $n ranks sm" env UCX_TLS=sm,self $t exchange $n
+done
+run "alltoall 3 ranks tcp" env UCX_TLS=tcp,self $t exchange 3
+run "alltoall 3 ranks, transports by ucp_config_modify" \
+    env UCX_TLS=bogus $t exchange 3 tcp,self
+run "a failing rank ends the run" env UCX_TLS=sm,self $t fail 4
+
+lib=${MGI_NCCL_LIB:-${CUDA_HOME:-/usr/local/cuda}/lib64/libnccl.so.2}
+if [ -e "$lib" ]; then
+    run "dlopen NCCL" env MGI_NCCL_LIB="$lib" $t nccl
+else
+    echo "SKIP: dlopen NCCL (no $lib)"
+fi
+exit $rc
