@@ -26,6 +26,7 @@
 #include "mgi_tpch.h"
 #include "mgi_wl_comm.h"
 #include "mgi_wl_ref.h"
+#include "mgi_wl_report.h"
 
 #include <cuda_runtime.h>
 
@@ -36,7 +37,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
-#include <string>
 #include <vector>
 
 #define WL_BLOCK          256
@@ -322,12 +322,7 @@ static __global__ void wl_join_probe(const mgi_wl_tuple_t *in, uint64_t n,
 
 /* --------------------------------------------------------- rank state */
 
-typedef struct {
-    double partition_ms;
-    double transfer_ms;
-    double compute_ms;
-    double total_ms;
-} wl_times_t;
+typedef mgi_wl_times_t wl_times_t;
 
 /* one table's shuffle: input, partitioned output, received tuples */
 typedef struct {
@@ -848,114 +843,7 @@ static void wl_verify_acc(wl_rank_t *w, const char *what,
 
 /* -------------------------------------------------------------- report */
 
-typedef struct {
-    char        op[16];
-    char        variant[16];
-    int         iters;
-    wl_times_t  t[64];          /* max over ranks, per iteration */
-    double      input_bytes;    /* all ranks' input tuples, all tables */
-    double      cross_bytes;    /* bytes that left their GPU */
-    int         verified;
-} wl_result_t;
-
-static std::vector<wl_result_t> wl_results;
-static std::vector<std::pair<std::string, std::string> > wl_absent;
-
-static double wl_median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : (v.size() % 2) ? v[v.size() / 2] :
-           0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-static void wl_print(const wl_opts_t *o, const mgi_wl_spec_t *spec,
-                     const wl_result_t *r)
-{
-    std::vector<double> tot, part, xfer, comp;
-    int i;
-
-    for (i = 0; i < r->iters; ++i) {
-        tot.push_back(r->t[i].total_ms);
-        part.push_back(r->t[i].partition_ms);
-        xfer.push_back(r->t[i].transfer_ms);
-        comp.push_back(r->t[i].compute_ms);
-    }
-    char zipf[32] = "off";
-
-    if (o->zipf >= 0) {
-        snprintf(zipf, sizeof(zipf), "%.2f", o->zipf);
-    }
-    printf("%-9s %-7s gpus=%d sf=%.3f zipf=%s input_GB=%.3f "
-           "cross_GB=%.3f partition_ms=%.3f transfer_ms=%.3f "
-           "compute_ms=%.3f total_ms=%.3f GB/s=%.1f cross_GB/s=%.1f "
-           "verify=%s\n",
-           r->op, r->variant, o->gpus, spec->tpch.sf, zipf,
-           r->input_bytes / 1e9, r->cross_bytes / 1e9, wl_median(part),
-           wl_median(xfer), wl_median(comp), wl_median(tot),
-           r->input_bytes / 1e6 / std::max(wl_median(tot), 1e-9),
-           r->cross_bytes / 1e6 / std::max(wl_median(tot), 1e-9),
-           r->verified ? "ok" : "FAILED");
-    fflush(stdout);
-}
-
-static int wl_write_json(const wl_opts_t *o, const mgi_wl_spec_t *spec,
-                         const char *device, int nccl_version)
-{
-    FILE *f = fopen(o->json, "w");
-    const char *tls = getenv("UCX_TLS");
-    size_t k;
-    int i;
-
-    if (f == NULL) {
-        perror(o->json);
-        return -1;
-    }
-    fprintf(f, "{\n  \"program\": \"mgi_workloads\",\n  \"format\": 1,\n");
-    fprintf(f, "  \"op\": \"%s\",\n  \"gpus\": %d,\n  \"sf\": %.6f,\n",
-            wl_op_names[o->op], o->gpus, spec->tpch.sf);
-    fprintf(f, "  \"seed\": %llu,\n  \"n_orders\": %llu,\n",
-            (unsigned long long)o->seed,
-            (unsigned long long)spec->tpch.n_orders);
-    if (o->zipf < 0) {
-        fprintf(f, "  \"zipf\": null,\n");
-    } else {
-        fprintf(f, "  \"zipf\": %.4f,\n", o->zipf);
-    }
-    fprintf(f, "  \"device\": \"%s\",\n  \"nccl_version\": %d,\n", device,
-            nccl_version);
-    fprintf(f, "  \"ucx_tls\": \"%s\",\n", (tls != NULL) ? tls : "");
-    fprintf(f, "  \"absent\": [");
-    for (k = 0; k < wl_absent.size(); ++k) {
-        fprintf(f, "%s{\"variant\": \"%s\", \"why\": \"%s\"}",
-                k ? ", " : "", wl_absent[k].first.c_str(),
-                wl_absent[k].second.c_str());
-    }
-    fprintf(f, "],\n  \"results\": [\n");
-    for (k = 0; k < wl_results.size(); ++k) {
-        const wl_result_t *r = &wl_results[k];
-        std::vector<double> tot;
-        fprintf(f, "    {\"op\": \"%s\", \"variant\": \"%s\", "
-                "\"verified\": %s, \"input_bytes\": %.0f, "
-                "\"cross_bytes\": %.0f, \"iters\": [", r->op, r->variant,
-                r->verified ? "true" : "false", r->input_bytes,
-                r->cross_bytes);
-        for (i = 0; i < r->iters; ++i) {
-            tot.push_back(r->t[i].total_ms);
-            fprintf(f, "%s{\"partition_ms\": %.4f, \"transfer_ms\": %.4f, "
-                    "\"compute_ms\": %.4f, \"total_ms\": %.4f}",
-                    i ? ", " : "", r->t[i].partition_ms,
-                    r->t[i].transfer_ms, r->t[i].compute_ms,
-                    r->t[i].total_ms);
-        }
-        fprintf(f, "], \"median_total_ms\": %.4f, \"gbps\": %.3f, "
-                "\"cross_gbps\": %.3f}%s\n", wl_median(tot),
-                r->input_bytes / 1e6 / std::max(wl_median(tot), 1e-9),
-                r->cross_bytes / 1e6 / std::max(wl_median(tot), 1e-9),
-                (k + 1 < wl_results.size()) ? "," : "");
-    }
-    fprintf(f, "  ]\n}\n");
-    return (fclose(f) == 0) ? 0 : -1;
-}
+static mgi_wl_report_t wl_report;     /* filled on rank 0 */
 
 /* ------------------------------------------------------------ the runs */
 
@@ -1069,7 +957,7 @@ static double wl_input_bytes(const wl_rank_t *w)
 static int wl_run_variant(wl_rank_t *w, const wl_variant_t *v)
 {
     const wl_opts_t *o = w->opts;
-    wl_result_t res;
+    mgi_wl_result_t res;
     wl_times_t t, tmax;
     int i, ok, all_ok, init_ok, inits[MGI_WL_MAX_RANKS], r;
 
@@ -1081,10 +969,9 @@ static int wl_run_variant(wl_rank_t *w, const wl_variant_t *v)
     for (r = 0; r < w->G; ++r) {
         if (!inits[r]) {
             if (w->me == 0) {
-                printf("%-9s %-7s not run: rank %d could not set it up\n",
-                       res.op, res.variant, r);
-                wl_absent.push_back(std::make_pair(std::string(v->name),
-                        std::string("setup failed (see stderr)")));
+                mgi_wl_report_absent(&wl_report, v->name,
+                                     "setup failed on a rank (see stderr)",
+                                     stdout);
             }
             v->fini(w);
             return 0;
@@ -1107,8 +994,7 @@ static int wl_run_variant(wl_rank_t *w, const wl_variant_t *v)
     res.input_bytes = wl_input_bytes(w);
     res.cross_bytes = wl_cross_bytes(w);
     if (w->me == 0) {
-        wl_print(o, &w->spec, &res);
-        wl_results.push_back(res);
+        mgi_wl_report_add(&wl_report, &res, stdout);
     }
     return all_ok ? 0 : 1;
 }
@@ -1120,7 +1006,7 @@ static int wl_run_single(wl_rank_t *w)
     mgi_wl_tuple_t *l = NULL, *ord = NULL;
     uint64_t nl = 0, no = 0, want_n = 0, want_sum = 0;
     unsigned long long acc[2];
-    wl_result_t res;
+    mgi_wl_result_t res;
     wl_times_t t;
     int i, ok = 1, d, rc = 0;
 
@@ -1159,8 +1045,7 @@ static int wl_run_single(wl_rank_t *w)
         cudaFree(ord);
         res.verified    = ok;
         res.input_bytes = (double)(nl + no) * sizeof(mgi_wl_tuple_t);
-        wl_print(o, &w->spec, &res);
-        wl_results.push_back(res);
+        mgi_wl_report_add(&wl_report, &res, stdout);
         rc = ok ? 0 : 1;
     }
     WL_CHECK(mgi_wl_barrier(w->boot));
@@ -1302,6 +1187,15 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
         WL_CHECK(mgi_tpch_gpu_zipf_upload(w->zipf_host, &w->zipf_dev));
         w->spec.zipf = w->zipf_host;
     }
+    snprintf(wl_report.op, sizeof(wl_report.op), "%s", wl_op_names[o->op]);
+    wl_report.gpus     = w->G;
+    wl_report.sf       = w->spec.tpch.sf;
+    wl_report.seed     = o->seed;
+    wl_report.n_orders = w->spec.tpch.n_orders;
+    wl_report.zipf     = o->zipf;
+    snprintf(wl_report.device, sizeof(wl_report.device), "%s", device);
+    snprintf(wl_report.ucx_tls, sizeof(wl_report.ucx_tls), "%s",
+             (getenv("UCX_TLS") != NULL) ? getenv("UCX_TLS") : "");
     if (o->op == WL_OP_GENCHECK) {
         return wl_gencheck(w);
     }
@@ -1338,10 +1232,7 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
         }
         if (v->transfer == NULL) {
             if (w->me == 0) {
-                printf("%-9s %-7s absent: %s\n", wl_op_names[o->op], v->name,
-                       v->absent);
-                wl_absent.push_back(std::make_pair(std::string(v->name),
-                                                   std::string(v->absent)));
+                mgi_wl_report_absent(&wl_report, v->name, v->absent, stdout);
             }
             continue;
         }
@@ -1354,11 +1245,8 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
         failed |= wl_run_single(w);
     }
     if ((w->me == 0) && (o->json != NULL)) {
-        int ver = 0;
-        if (w->nccl.lib != NULL) {
-            ver = w->nccl.version;
-        }
-        failed |= (wl_write_json(o, &w->spec, device, ver) != 0);
+        wl_report.nccl_version = (w->nccl.lib != NULL) ? w->nccl.version : 0;
+        failed |= (mgi_wl_report_json(&wl_report, o->json) != 0);
     }
     return failed;
 }
