@@ -23,6 +23,12 @@ run "alltoall 3 ranks tcp" env UCX_TLS=tcp,self $t exchange 3
 run "alltoall 3 ranks, transports by ucp_config_modify" \
     env UCX_TLS=bogus $t exchange 3 tcp,self
 run "a failing rank ends the run" env UCX_TLS=sm,self $t fail 4
+# no GPU driver here: UCX loads no cuda transport, and that must be seen
+if ! ls /dev/nvidia0 >/dev/null 2>&1; then
+    run "a cuda transport UCX did not load is reported" \
+        $t tlcheck 2 "sm,self,cuda_copy,cuda_mgi|cuda_copy"
+fi
+run "no cuda transport asked, none missing" $t tlcheck 2 "sm,self|"
 
 lib=${MGI_NCCL_LIB:-${CUDA_HOME:-/usr/local/cuda}/lib64/libnccl.so.2}
 if [ -e "$lib" ]; then

@@ -285,14 +285,16 @@ err_status:
     return -1;
 }
 
-void mgi_wl_ucx_cleanup(mgi_wl_ucx_t *u)
+void mgi_wl_ucx_cleanup(mgi_wl_ucx_t *u, int sync)
 {
     ucp_request_param_t param;
     void *req;
     int r;
 
     /* nobody may still be sending to an endpoint we close */
-    mgi_wl_barrier(u->boot);
+    if (sync) {
+        mgi_wl_barrier(u->boot);
+    }
     for (r = 0; r < u->boot->size; ++r) {
         if (u->eps[r] == NULL) {
             continue;
@@ -309,9 +311,47 @@ void mgi_wl_ucx_cleanup(mgi_wl_ucx_t *u)
         }
         u->eps[r] = NULL;
     }
-    mgi_wl_barrier(u->boot);
+    if (sync) {
+        mgi_wl_barrier(u->boot);
+    }
     ucp_worker_destroy(u->worker);
     ucp_cleanup(u->context);
+}
+
+const char *mgi_wl_ucx_missing_tl(mgi_wl_ucx_t *u, const char *tls,
+                                  char *buf, size_t len)
+{
+    char *info = NULL, *list, *tok, *save = NULL, pat[64];
+    const char *missing = NULL;
+    size_t info_len = 0;
+    FILE *f;
+
+    if (tls == NULL) {
+        return NULL;
+    }
+    f = open_memstream(&info, &info_len);
+    if (f == NULL) {
+        return NULL;
+    }
+    /* its resource lines name each transport as "tl/device" */
+    ucp_context_print_info(u->context, f);
+    fclose(f);
+    list = strdup(tls);
+    for (tok = strtok_r(list, ",", &save); (tok != NULL) && (list != NULL);
+         tok = strtok_r(NULL, ",", &save)) {
+        if (strncmp(tok, "cuda", 4) != 0) {
+            continue;
+        }
+        snprintf(pat, sizeof(pat), " %s/", tok);
+        if (strstr(info, pat) == NULL) {
+            snprintf(buf, len, "%s", tok);
+            missing = buf;
+            break;
+        }
+    }
+    free(list);
+    free(info);
+    return missing;
 }
 
 static ucp_tag_t mgi_wl_tag(uint32_t round, int src)

@@ -57,7 +57,17 @@ typedef struct mgi_wl_ucx {
  * tls: NULL for UCX_TLS from the environment, else the transports to use
  * (as UCX_TLS would name them).  Collective. */
 int mgi_wl_ucx_init(mgi_wl_ucx_t *u, mgi_wl_boot_t *boot, const char *tls);
-void mgi_wl_ucx_cleanup(mgi_wl_ucx_t *u);
+/* sync: barrier with the other ranks first (all must call it); 0 when
+ * only some ranks clean up (a failed setup). */
+void mgi_wl_ucx_cleanup(mgi_wl_ucx_t *u, int sync);
+
+/* UCX skips transports it cannot load with only a warning, so a run that
+ * asked for cuda_ipc or cuda_mgi could silently measure something else.
+ * Returns the first name in the comma-separated `tls` that starts with
+ * "cuda" and is not among the context's resources (into buf), or NULL when
+ * all are there. */
+const char *mgi_wl_ucx_missing_tl(mgi_wl_ucx_t *u, const char *tls,
+                                  char *buf, size_t len);
 
 /* All-to-all of variable-size blocks: block d of send is
  * [send_off[d], send_off[d+1]) bytes, block s of recv is

@@ -590,8 +590,9 @@ static int wl_nccl_init(wl_rank_t *w)
     return 0;
 }
 
-static void wl_nccl_fini(wl_rank_t *w)
+static void wl_nccl_fini(wl_rank_t *w, int sync)
 {
+    (void)sync;
     if (w->have_nccl) {
         w->nccl.CommDestroy(w->comm);
         w->have_nccl = 0;
@@ -650,11 +651,36 @@ static int wl_nccl_transfer(wl_rank_t *w, wl_table_t *t)
 
 /* ---------------------------------------------------------------- UCX */
 
-static int wl_ucx_init(wl_rank_t *w)
+static void wl_ucx_fini(wl_rank_t *w, int sync)
 {
-    WL_CHECK(mgi_wl_ucx_init(&w->ucx, w->boot, NULL));
+    if (w->have_ucx) {
+        mgi_wl_ucx_cleanup(&w->ucx, sync);
+        w->have_ucx = 0;
+    }
+}
+
+/* UCX with the cuda transports that were asked for, or not at all */
+static int wl_ucx_setup(wl_rank_t *w, const char *tls)
+{
+    const char *asked = (tls != NULL) ? tls : getenv("UCX_TLS");
+    const char *missing;
+    char buf[64];
+
+    WL_CHECK(mgi_wl_ucx_init(&w->ucx, w->boot, tls));
+    missing = mgi_wl_ucx_missing_tl(&w->ucx, asked, buf, sizeof(buf));
+    if (missing != NULL) {
+        fprintf(stderr, "mgi_workloads rank %d: UCX did not load %s (of "
+                "%s)\n", w->me, missing, asked);
+        mgi_wl_ucx_cleanup(&w->ucx, 0);
+        return -1;
+    }
     w->have_ucx = 1;
     return 0;
+}
+
+static int wl_ucx_init(wl_rank_t *w)
+{
+    return wl_ucx_setup(w, NULL);
 }
 
 /* The same UCX-only exchange over the cuda_mgi transport (striping across
@@ -663,19 +689,8 @@ static int wl_ucx_mgi_init(wl_rank_t *w)
 {
     const char *tls = getenv("MGI_WL_UCX_MGI_TLS");
 
-    WL_CHECK(mgi_wl_ucx_init(&w->ucx, w->boot,
-                             (tls != NULL) ? tls :
-                             "sm,self,cuda_copy,cuda_mgi"));
-    w->have_ucx = 1;
-    return 0;
-}
-
-static void wl_ucx_fini(wl_rank_t *w)
-{
-    if (w->have_ucx) {
-        mgi_wl_ucx_cleanup(&w->ucx);
-        w->have_ucx = 0;
-    }
+    return wl_ucx_setup(w, (tls != NULL) ? tls :
+                           "sm,self,cuda_copy,cuda_mgi");
 }
 
 static int wl_ucx_transfer(wl_rank_t *w, wl_table_t *t)
@@ -711,7 +726,7 @@ static int wl_ucx_transfer(wl_rank_t *w, wl_table_t *t)
 typedef struct wl_variant {
     const char *name;
     int       (*init)(wl_rank_t *w);
-    void      (*fini)(wl_rank_t *w);
+    void      (*fini)(wl_rank_t *w, int sync);  /* sync: all ranks call */
     int       (*transfer)(wl_rank_t *w, wl_table_t *t);
     const char *absent;   /* why there is no implementation */
 } wl_variant_t;
@@ -973,7 +988,7 @@ static int wl_run_variant(wl_rank_t *w, const wl_variant_t *v)
                                      "setup failed on a rank (see stderr)",
                                      stdout);
             }
-            v->fini(w);
+            v->fini(w, 0);
             return 0;
         }
     }
@@ -989,7 +1004,7 @@ static int wl_run_variant(wl_rank_t *w, const wl_variant_t *v)
             res.t[res.iters++] = tmax;
         }
     }
-    v->fini(w);
+    v->fini(w, 1);
     res.verified    = all_ok;
     res.input_bytes = wl_input_bytes(w);
     res.cross_bytes = wl_cross_bytes(w);

@@ -5,6 +5,8 @@
  *
  *   test_mgi_wl_comm exchange NRANKS [TLS]  every byte of 3 rounds checked
  *   test_mgi_wl_comm fail NRANKS         rank 1 fails: the run must end, rc 1
+ *   test_mgi_wl_comm tlcheck NRANKS "TLS|MISSING"   a cuda transport that
+ *                                        UCX did not load is reported
  *   test_mgi_wl_comm nccl                $MGI_NCCL_LIB (or libnccl.so.2)
  */
 #include "mgi_wl_comm.h"
@@ -86,8 +88,30 @@ static int exchange_main(mgi_wl_boot_t *b, void *arg)
         free(send);
         free(recv);
     }
-    mgi_wl_ucx_cleanup(&u);
+    mgi_wl_ucx_cleanup(&u, 1);
     printf("rank %d/%d: 3 rounds of all-to-all checked\n", me, n);
+    return 0;
+}
+
+/* arg: "TLS|EXPECTED" where EXPECTED is the transport that must be
+ * reported missing, or empty for none */
+static int tlcheck_main(mgi_wl_boot_t *b, void *arg)
+{
+    char tls[256], buf[64], *bar;
+    const char *missing;
+    mgi_wl_ucx_t u;
+
+    snprintf(tls, sizeof(tls), "%s", (const char*)arg);
+    bar  = strchr(tls, '|');
+    CHECK(bar != NULL);
+    *bar = '\0';
+    CHECK(mgi_wl_ucx_init(&u, b, tls) == 0);
+    missing = mgi_wl_ucx_missing_tl(&u, tls, buf, sizeof(buf));
+    printf("rank %d: %s: missing %s\n", b->rank, tls,
+           (missing != NULL) ? missing : "none");
+    CHECK((bar[1] == '\0') ? (missing == NULL) :
+          ((missing != NULL) && (strcmp(missing, bar + 1) == 0)));
+    mgi_wl_ucx_cleanup(&u, 1);
     return 0;
 }
 
@@ -116,6 +140,10 @@ int main(int argc, char **argv)
         printf("exchange %d ranks: %s\n", n, rc ? "FAIL" : "ok");
         return rc;
     }
+    if (strcmp(mode, "tlcheck") == 0) {
+        return mgi_wl_boot_run(n, tlcheck_main,
+                               (argc > 3) ? argv[3] : (char*)"sm,self|");
+    }
     if (strcmp(mode, "fail") == 0) {
         rc = mgi_wl_boot_run(n, fail_main, NULL);
         printf("failing rank ends the run: %s\n", rc ? "ok" : "FAIL");
@@ -128,6 +156,7 @@ int main(int argc, char **argv)
         printf("NCCL %d from %s\n", nccl.version, nccl.path);
         return (nccl.version >= 20000) ? 0 : 1;
     }
-    fprintf(stderr, "usage: %s exchange|fail [N] | nccl\n", argv[0]);
+    fprintf(stderr, "usage: %s exchange|fail|tlcheck [N] [ARG] | nccl\n",
+            argv[0]);
     return 2;
 }
