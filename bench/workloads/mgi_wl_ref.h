@@ -29,8 +29,9 @@ typedef struct mgi_wl_tuple {
 /* Who sends what to whom (paper §6.1, §6.3) */
 typedef enum {
     MGI_WL_PATTERN_EXCHANGE = 0, /* all to all by key % G (many-to-many) */
-    MGI_WL_PATTERN_MANY2ONE,     /* ranks > 0 send keys with key % G == 0
-                                    to rank 0, keep the rest */
+    MGI_WL_PATTERN_MANY2ONE,     /* ranks > 0 hold data, send keys with
+                                    key % G == 0 (1/G) to rank 0, keep the
+                                    rest; rank 0 holds none */
     MGI_WL_PATTERN_ONE2MANY,     /* rank 0 alone has data, sends by key % G */
     MGI_WL_PATTERN_P2P,          /* rank 0 alone has data, sends all to 1 */
     MGI_WL_PATTERN_LAST
@@ -73,8 +74,15 @@ MGI_TPCH_HD int mgi_wl_dest(mgi_wl_pattern_t pat, int64_t key, int src,
 /* Does rank `r` hold input for this pattern?  (Data of slice r of G.) */
 MGI_TPCH_HD int mgi_wl_has_input(mgi_wl_pattern_t pat, int r)
 {
-    return ((pat != MGI_WL_PATTERN_ONE2MANY) && (pat != MGI_WL_PATTERN_P2P)) ||
-           (r == 0);
+    switch (pat) {
+    case MGI_WL_PATTERN_MANY2ONE:
+        return r != 0;
+    case MGI_WL_PATTERN_ONE2MANY:
+    case MGI_WL_PATTERN_P2P:
+        return r == 0;
+    default:
+        return 1;
+    }
 }
 
 /* The workload: data, GPUs, pattern */

@@ -172,6 +172,17 @@ TEST(wl_ref_patterns, exchange_counts_match_brute_force)
                 }
             }
         }
+        if (pat == MGI_WL_PATTERN_MANY2ONE) {
+            for (int d = 0; d < 4; ++d) {
+                EXPECT_EQ(0u, ref.l_count[0][d]);       /* rank 0: none */
+            }
+            /* 1/G of each sender's tuples goes to rank 0 */
+            for (int s = 1; s < 4; ++s) {
+                double part = (double)ref.l_count[s][0] /
+                              (ref.l_count[s][0] + ref.l_count[s][s]);
+                EXPECT_NEAR(0.25, part, 0.02) << s;
+            }
+        }
         if (pat == MGI_WL_PATTERN_P2P) {
             EXPECT_EQ(0u, ref.l_count[0][0]);
             EXPECT_EQ(0u, ref.l_count[0][2]);
