@@ -333,6 +333,7 @@ typedef struct {
     uint64_t        cap;
     uint64_t        send_off[MGI_WL_MAX_GPUS + 1];  /* tuples */
     uint64_t        recv_off[MGI_WL_MAX_GPUS + 1];
+    int             by_source;      /* recv grouped by source (recv_off) */
 } wl_table_t;
 
 typedef struct wl_rank {
@@ -537,6 +538,7 @@ static int wl_recv_layout(wl_rank_t *w, wl_table_t *t, const uint64_t *got)
 {
     int s;
 
+    t->by_source   = 1;
     t->recv_off[0] = 0;
     for (s = 0; s < w->G; ++s) {
         t->recv_off[s + 1] = t->recv_off[s] + got[s];
@@ -717,30 +719,45 @@ static int wl_ucx_transfer(wl_rank_t *w, wl_table_t *t)
 /* ------------------------------------------------------ variant table */
 
 /*
- * A variant moves one table from `in` (this rank's input) to `recv`
- * (grouped by source, recv_off filled), timing its partition and transfer.
- * MGI pipelines partitioning into the transfer (device-side sends into
- * channels), so its entry will implement `shuffle` as one step; the two
- * baselines implement it as partition kernel + host-driven transfer.
+ * A variant moves one table from t->in (this rank's input) to t->recv.
+ *
+ *   transfer  the baselines: the common partition kernel (wl_partition)
+ *             has grouped t->part by destination and filled t->send_off;
+ *             transfer moves the groups and fills t->recv grouped by
+ *             source (t->recv_off), so the answer is checked per source.
+ *   shuffle   the MGI hook: partition and transfer as one pipelined step
+ *             (user kernels call mgi_dev_send on a channel whose partition
+ *             key is the tuple's key; the destination drains mgi_dev_recv
+ *             into t->recv).  It fills t->send_off (tuples sent to each
+ *             destination) and sets t->recv_off[0] = 0, t->recv_off[G] =
+ *             tuples received, t->by_source = 0: arrival order mixes
+ *             sources, so the answer is checked as this destination's
+ *             total.  It adds its own phases' times into *times (called
+ *             twice for a join; partition_ms may stay 0 where the phases
+ *             overlap).
+ *
+ * An entry with neither is reported absent with its reason.
  */
 typedef struct wl_variant {
     const char *name;
     int       (*init)(wl_rank_t *w);
     void      (*fini)(wl_rank_t *w, int sync);  /* sync: all ranks call */
     int       (*transfer)(wl_rank_t *w, wl_table_t *t);
+    int       (*shuffle)(wl_rank_t *w, wl_table_t *t, wl_times_t *times);
     const char *absent;   /* why there is no implementation */
 } wl_variant_t;
 
 static const wl_variant_t mgi_wl_variants[] = {
-    /* The MGI-channel variant plugs in here: a shuffle whose partition
-     * kernel calls mgi_dev_send on a channel (partition key = key) and
-     * whose receive side drains mgi_dev_recv into t->recv.  It needs
-     * channels with GPU endpoints (src/ucp_ext), which do not exist yet. */
-    {"mgi", NULL, NULL, NULL,
+    /* The MGI-channel variant plugs in here (init: mgi_context_create,
+     * endpoints on this GPU, mgi_ch_create with the tuple schema and the
+     * key as partition key; shuffle: as above; fini: mgi_ch_delete ...).
+     * It needs channels with GPU endpoints (src/ucp_ext), which do not
+     * exist yet, so it has no implementation here. */
+    {"mgi", NULL, NULL, NULL, NULL,
      "MGI channels have no GPU endpoints yet (src/ucp_ext)"},
-    {"nccl", wl_nccl_init, wl_nccl_fini, wl_nccl_transfer, NULL},
-    {"ucx", wl_ucx_init, wl_ucx_fini, wl_ucx_transfer, NULL},
-    {"ucx_mgi", wl_ucx_mgi_init, wl_ucx_fini, wl_ucx_transfer, NULL},
+    {"nccl", wl_nccl_init, wl_nccl_fini, wl_nccl_transfer, NULL, NULL},
+    {"ucx", wl_ucx_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
+    {"ucx_mgi", wl_ucx_mgi_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
 };
 
 static int wl_variant_selected(const wl_opts_t *o, const char *name)
@@ -805,27 +822,40 @@ static int wl_verify_recv(wl_rank_t *w, wl_table_t *t, int orders, int *ok)
 {
     unsigned long long acc[2];
     uint64_t n, want_n, want_sum;
-    int s;
+    int s, first, last;
 
-    for (s = 0; s < w->G; ++s) {
-        n        = t->recv_off[s + 1] - t->recv_off[s];
-        want_n   = orders ? w->ref.o_count[s][w->me] : w->ref.l_count[s][w->me];
-        want_sum = orders ? w->ref.o_sum[s][w->me] : w->ref.l_sum[s][w->me];
+    /* per source where the layout says, else this destination's total */
+    for (s = 0; s < (t->by_source ? w->G : 1); ++s) {
+        first    = t->by_source ? s : 0;
+        last     = t->by_source ? s : w->G - 1;
+        n        = t->recv_off[t->by_source ? s + 1 : w->G] -
+                   t->recv_off[first];
+        want_n   = 0;
+        want_sum = 0;
+        for (int src = first; src <= last; ++src) {
+            want_n   += orders ? w->ref.o_count[src][w->me] :
+                                 w->ref.l_count[src][w->me];
+            want_sum += orders ? w->ref.o_sum[src][w->me] :
+                                 w->ref.l_sum[src][w->me];
+        }
         WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
                                 w->stream));
         if (n > 0) {
             wl_checksum<<<wl_grid(n, WL_BLOCK * 8), WL_BLOCK, 0,
-                          w->stream>>>(t->recv + t->recv_off[s], n, w->d_acc);
+                          w->stream>>>(t->recv + t->recv_off[first], n,
+                                       w->d_acc);
             WL_CUDA(cudaGetLastError());
         }
         WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, sizeof(acc),
                                 cudaMemcpyDeviceToHost, w->stream));
         WL_CUDA(cudaStreamSynchronize(w->stream));
         if ((n != want_n) || (acc[0] != want_sum)) {
-            fprintf(stderr, "mgi_workloads rank %d: %s from rank %d: %llu "
-                    "tuples sum %016llx, expected %llu sum %016llx\n", w->me,
-                    orders ? "orders" : "lineitem", s, (unsigned long long)n,
-                    acc[0], (unsigned long long)want_n,
+            fprintf(stderr, "mgi_workloads rank %d: %s from %s %d: %llu "
+                    "tuples sum %016llx, expected %llu sum %016llx\n",
+                    w->me, orders ? "orders" : "lineitem",
+                    t->by_source ? "rank" : "all ranks, first", first,
+                    (unsigned long long)n, acc[0],
+                    (unsigned long long)want_n,
                     (unsigned long long)want_sum);
             *ok = 0;
         }
@@ -909,6 +939,10 @@ static int wl_iteration(wl_rank_t *w, const wl_variant_t *v, wl_times_t *t,
     WL_CHECK(mgi_wl_barrier(w->boot));
     t0 = wl_now_ms();
     for (k = 0; k < (join ? 2 : 1); ++k) {
+        if (v->shuffle != NULL) {
+            WL_CHECK(v->shuffle(w, tabs[k], t));
+            continue;
+        }
         WL_CUDA(cudaEventRecord(w->ev[0], w->stream));
         WL_CHECK(wl_partition(w, tabs[k]));
         WL_CUDA(cudaEventRecord(w->ev[1], w->stream));
@@ -1277,7 +1311,7 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
         if (!wl_variant_selected(o, v->name)) {
             continue;
         }
-        if (v->transfer == NULL) {
+        if ((v->transfer == NULL) && (v->shuffle == NULL)) {
             if (w->me == 0) {
                 mgi_wl_report_absent(&wl_report, v->name, v->absent, stdout);
             }

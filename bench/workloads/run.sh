@@ -21,6 +21,7 @@
 #                    reported absent until MGI channels have GPU endpoints)
 #   MGI_WL_UCX_TLS   transports of the ucx variant
 #                    (default sm,self,cuda_copy,cuda_ipc)
+#   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run
 #
 # Writes OUTDIR/<run>.txt (all output) and OUTDIR/<run>.json per run,
 # OUTDIR/summary.txt (the result lines), OUTDIR/png/ (when matplotlib is
@@ -104,6 +105,17 @@ run() {  # NAME ARGS...
 
 # the GPU generator equals the host reference byte for byte
 run gencheck --op gencheck --sf 1 --zipf 1.0
+
+# every op once on small data first: a crash or a wrong answer shows in
+# seconds, not after the large runs (results under smoke/, not plotted)
+mkdir -p "$out/smoke"
+for op in exchange groupby join many2one one2many p2p; do
+    run "smoke/$op" --op "$op" --sf 0.05 --warmup 0 --variant "$variants"
+done
+if [ "$failed" -ne 0 ] && [ -z "${MGI_WL_FORCE:-}" ]; then
+    echo "== smoke runs failed: stopping (MGI_WL_FORCE=1 goes on)"
+    exit 1
+fi
 
 for op in exchange groupby join; do
     run "${op}" --op "$op" --gib "$gib" --variant "$variants"
