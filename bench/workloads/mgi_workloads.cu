@@ -779,7 +779,10 @@ static int wl_variant_selected(const wl_opts_t *o, const char *name)
 static int wl_groupby(wl_rank_t *w, const mgi_wl_tuple_t *in, uint64_t n,
                       unsigned long long acc[2])
 {
-    WL_CHECK(wl_table_reserve(w, n));
+    /* groups: at most the tuples, and at most the orders (every key, Zipf
+     * or not, is some order's orderkey) */
+    WL_CHECK(wl_table_reserve(w, std::min<uint64_t>(n,
+                                                    w->spec.tpch.n_orders)));
     WL_CUDA(cudaMemsetAsync(w->table, 0, w->table_size * sizeof(wl_slot_t),
                             w->stream));
     WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc), w->stream));

@@ -2,6 +2,7 @@
 """Charts of mgi_workloads runs: PNG files from the JSON it writes.
 
     plot.py OUTDIR RUN.json [RUN.json ...]     (or a directory of them)
+    plot.py --table RUN.json [...]             text table only (no matplotlib)
 
 Writes into OUTDIR:
   exchange_<gpus>gpu.png   throughput (GB/s of input) per variant, for the
@@ -20,10 +21,7 @@ import os
 import statistics
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib, imported only when charts are drawn
 
 VARIANT_ORDER = ["mgi", "nccl", "ucx", "ucx_mgi", "single"]
 PATTERNS = ["exchange", "many2one", "one2many", "p2p"]
@@ -194,10 +192,56 @@ def plot_zipf(runs, out_dir):
     return outs
 
 
+def table(runs, out=sys.stdout):
+    """One row per (op, zipf, variant): the figure that matters, and its
+    ratio against nccl and ucx of the same run (>1: better than them)."""
+    print("%-9s %-5s %-8s %10s %8s %8s %s" % (
+        "op", "zipf", "variant", "value", "x_nccl", "x_ucx", "verified"),
+        file=out)
+    for r in sorted(runs, key=lambda r: (r["op"], r.get("zipf") or -1)):
+        op = r["op"]
+        vals = {}
+        for res in r["results"]:
+            if op in PATTERNS:
+                vals[res["variant"]] = statistics.median(rate(res, op))
+            else:
+                vals[res["variant"]] = med(res, "total_ms")
+        for res in sorted(r["results"], key=lambda x: vkey(x["variant"])):
+            v = res["variant"]
+            cells = []
+            for base in ["nccl", "ucx"]:
+                if base not in vals or base == v or not vals[v]:
+                    cells.append("-")
+                elif op in PATTERNS:
+                    cells.append("%.2f" % (vals[v] / vals[base]))
+                else:
+                    cells.append("%.2f" % (vals[base] / vals[v]))
+            unit = "GB/s" if op in PATTERNS else "ms"
+            z = r.get("zipf")
+            print("%-9s %-5s %-8s %7.1f%-4s %8s %8s %s" % (
+                op, "-" if z is None else "%.1f" % z, v, vals[v], unit,
+                cells[0], cells[1], "yes" if res["verified"] else "NO"),
+                file=out)
+        for a in r.get("absent", []):
+            z = r.get("zipf")
+            print("%-9s %-5s %-8s absent: %s" % (
+                op, "-" if z is None else "%.1f" % z, a["variant"], a["why"]),
+                file=out)
+
+
 def main(argv):
+    global plt
+    if len(argv) >= 3 and argv[1] == "--table":
+        runs = load(argv[2:])
+        table(runs)
+        return 0 if runs else 1
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+    plt = pyplot
     out_dir = argv[1]
     os.makedirs(out_dir, exist_ok=True)
     runs = load(argv[2:])
@@ -207,6 +251,8 @@ def main(argv):
         return 1
     outs = (plot_throughput(runs, out_dir) + plot_times(runs, out_dir) +
             plot_zipf(runs, out_dir))
+    with open(os.path.join(out_dir, "ratios.txt"), "w") as fh:
+        table(runs, fh)
     return 0 if outs else 1
 
 

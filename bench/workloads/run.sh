@@ -58,7 +58,11 @@ find_nccl() {
              /usr/lib/python3/dist-packages/nvidia/nccl/lib/libnccl.so.2; do
         [ -e "$c" ] && { echo "$c"; return 0; }
     done
-    for py in /opt/torch/.venv/bin/python python3; do
+    # ratios against nccl and ucx (GB/s: higher is better; ms: x = base/this)
+python3 "$here/plot.py" --table "$out" | tee "$out/ratios.txt" ||
+    /opt/torch/.venv/bin/python "$here/plot.py" --table "$out" \
+        > "$out/ratios.txt"
+for py in /opt/torch/.venv/bin/python python3; do
         c=$("$py" -c 'import os, nvidia.nccl as n; p = list(n.__path__)[0]
 print(os.path.join(p, "lib", "libnccl.so.2"))' 2>/dev/null) &&
             [ -e "$c" ] && { echo "$c"; return 0; }

@@ -14,6 +14,12 @@ for f in "$dir"/json/*.json; do
     "$py" -m json.tool "$f" >/dev/null || { echo "FAIL: $f is not JSON"; exit 1; }
 done
 echo "PASS: $(ls "$dir"/json/*.json | wc -l) JSON files parse"
+"$py" "$(dirname "$0")/plot.py" --table "$dir/json" > "$dir/table.txt"
+grep -q '^exchange  -     ucx_mgi' "$dir/table.txt" &&
+    grep -q '^groupby   -     single' "$dir/table.txt" &&
+    grep -q 'absent: MGI channels' "$dir/table.txt" ||
+    { echo "FAIL: plot.py --table"; cat "$dir/table.txt"; exit 1; }
+echo "PASS: plot.py --table"
 if ! "$py" -c 'import matplotlib' 2>/dev/null; then
     echo "SKIP: plot.py (no matplotlib for $py)"
     exit 77
