@@ -122,22 +122,49 @@ static __global__ void wl_pack_orders(const int64_t *key, const int32_t *val,
     }
 }
 
-/* Partition, pass 1: tuples per destination (shared-memory histogram, one
- * global atomic per block and destination). */
+/*
+ * Count `dst` in the block's shared histogram, one shared atomic per group
+ * of lanes with the same destination (with few destinations, a per-thread
+ * atomic would serialize most of the warp on one address).  Every lane of
+ * the warp calls it; dst < 0 counts nothing.  Returns the lane's position
+ * among the block's tuples for dst.
+ */
+static __device__ __forceinline__ unsigned wl_warp_count(unsigned int *hist,
+                                                         int dst)
+{
+    unsigned lane  = threadIdx.x % 32;
+    unsigned peers = __match_any_sync(0xffffffffu, dst);
+    int leader     = __ffs(peers) - 1;
+    unsigned base  = 0;
+
+    if ((dst >= 0) && ((int)lane == leader)) {
+        base = atomicAdd(&hist[dst], (unsigned)__popc(peers));
+    }
+    base = __shfl_sync(0xffffffffu, base, leader);
+    return base + __popc(peers & ((1u << lane) - 1));
+}
+
+/* Partition, pass 1: tuples per destination (shared-memory histogram per
+ * tile, one global atomic per block and destination). */
 static __global__ void wl_histogram(const mgi_wl_tuple_t *in, uint64_t n,
                                     mgi_wl_pattern_t pat, int me, int G,
                                     unsigned long long *count)
 {
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
-    uint64_t i;
+    uint64_t tile, i;
+    int k;
 
     if (threadIdx.x < G) {
         hist[threadIdx.x] = 0;
     }
     __syncthreads();
-    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        atomicAdd(&hist[mgi_wl_dest(pat, in[i].key, me, G)], 1u);
+    for (tile = (uint64_t)blockIdx.x * WL_TILE; tile < n;
+         tile += (uint64_t)gridDim.x * WL_TILE) {
+        for (k = 0; k < WL_ITEMS; ++k) {
+            i = tile + (uint64_t)k * WL_BLOCK + threadIdx.x;
+            wl_warp_count(hist, (i < n) ?
+                          mgi_wl_dest(pat, in[i].key, me, G) : -1);
+        }
     }
     __syncthreads();
     if (threadIdx.x < G) {
@@ -146,7 +173,8 @@ static __global__ void wl_histogram(const mgi_wl_tuple_t *in, uint64_t n,
 }
 
 /* Partition, pass 2: scatter a tile per block; each block reserves its
- * range per destination with one atomic on the destination's cursor. */
+ * range per destination with one atomic on the destination's cursor.
+ * Launched with the same grid as wl_histogram. */
 static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
                                   mgi_wl_pattern_t pat, int me, int G,
                                   unsigned long long *cursor,
@@ -166,14 +194,13 @@ static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
         }
         __syncthreads();
         for (k = 0; k < WL_ITEMS; ++k) {
-            i = tile + (uint64_t)k * WL_BLOCK + threadIdx.x;
+            i      = tile + (uint64_t)k * WL_BLOCK + threadIdx.x;
+            dst[k] = -1;
             if (i < n) {
                 t[k]   = in[i];
                 dst[k] = mgi_wl_dest(pat, t[k].key, me, G);
-                pos[k] = atomicAdd(&hist[dst[k]], 1u);
-            } else {
-                dst[k] = -1;
             }
+            pos[k] = wl_warp_count(hist, dst[k]);
         }
         __syncthreads();
         if (threadIdx.x < G) {

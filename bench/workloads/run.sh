@@ -22,6 +22,9 @@
 #   MGI_WL_UCX_TLS   transports of the ucx variant
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run
+#   MGI_WL_PHASES    which parts, default "gencheck smoke ops patterns zipf";
+#                    a subset splits the evaluation over several calls into
+#                    the same OUTDIR (summary, ratios and charts cover all)
 #
 # Writes OUTDIR/<run>.txt (all output) and OUTDIR/<run>.json per run,
 # OUTDIR/summary.txt (the result lines), OUTDIR/png/ (when matplotlib is
@@ -37,6 +40,8 @@ iters=${MGI_WL_ITERS:-5}
 thetas=${MGI_WL_THETAS:-"0 0.5 1.0 1.5"}
 zipf_ops=${MGI_WL_ZIPF_OPS:-"exchange groupby join"}
 variants=${MGI_WL_VARIANTS:-all}
+phases=" ${MGI_WL_PHASES:-gencheck smoke ops patterns zipf} "
+phase() { [[ $phases == *" $1 "* ]]; }
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
@@ -86,7 +91,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( ncpu / gpus > 0 ? ncpu / gpus : 1 
 
 mkdir -p "$out" || die "cannot create $out"
 failed=0
-{
+[ -e "$out/machine.txt" ] || {
     echo "# $(date -u) $(hostname)"
     echo "# bin $bin"
     echo "# MGI_NCCL_LIB=$MGI_NCCL_LIB UCX_TLS=$UCX_TLS OMP_NUM_THREADS=$OMP_NUM_THREADS"
@@ -108,31 +113,41 @@ run() {  # NAME ARGS...
 }
 
 # the GPU generator equals the host reference byte for byte
-run gencheck --op gencheck --sf 1 --zipf 1.0
+if phase gencheck; then
+    run gencheck --op gencheck --sf 1 --zipf 1.0
+fi
 
 # every op once on small data first: a crash or a wrong answer shows in
 # seconds, not after the large runs (results under smoke/, not plotted)
-mkdir -p "$out/smoke"
-for op in exchange groupby join many2one one2many p2p; do
-    run "smoke/$op" --op "$op" --sf 0.05 --warmup 0 --variant "$variants"
-done
-if [ "$failed" -ne 0 ] && [ -z "${MGI_WL_FORCE:-}" ]; then
-    echo "== smoke runs failed: stopping (MGI_WL_FORCE=1 goes on)"
-    exit 1
+if phase smoke; then
+    mkdir -p "$out/smoke"
+    for op in exchange groupby join many2one one2many p2p; do
+        run "smoke/$op" --op "$op" --sf 0.05 --warmup 0 --variant "$variants"
+    done
+    if [ "$failed" -ne 0 ] && [ -z "${MGI_WL_FORCE:-}" ]; then
+        echo "== smoke runs failed: stopping (MGI_WL_FORCE=1 goes on)"
+        exit 1
+    fi
 fi
 
-for op in exchange groupby join; do
-    run "${op}" --op "$op" --gib "$gib" --variant "$variants"
-done
-for op in many2one one2many p2p; do
-    run "${op}" --op "$op" --gib "$gib" --variant "$variants"
-done
-for op in $zipf_ops; do
-    for t in $thetas; do
-        run "${op}_zipf${t}" --op "$op" --gib "$gib" --zipf "$t" \
-            --variant "$variants"
+if phase ops; then
+    for op in exchange groupby join; do
+        run "${op}" --op "$op" --gib "$gib" --variant "$variants"
     done
-done
+fi
+if phase patterns; then
+    for op in many2one one2many p2p; do
+        run "${op}" --op "$op" --gib "$gib" --variant "$variants"
+    done
+fi
+if phase zipf; then
+    for op in $zipf_ops; do
+        for t in $thetas; do
+            run "${op}_zipf${t}" --op "$op" --gib "$gib" --zipf "$t" \
+                --variant "$variants"
+        done
+    done
+fi
 
 grep -hE '^(gencheck|[a-z0-9]+ +[a-z_]+ +(gpus=|absent))' "$out"/*.txt \
     > "$out/summary.txt"
