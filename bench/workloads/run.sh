@@ -22,6 +22,7 @@
 #   MGI_WL_UCX_TLS   transports of the ucx variant
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run
+#   MGI_WL_TIMEOUT   seconds one run may take (default 300)
 #   MGI_WL_PHASES    which parts, default "gencheck smoke ops patterns zipf";
 #                    a subset splits the evaluation over several calls into
 #                    the same OUTDIR (summary, ratios and charts cover all)
@@ -103,7 +104,7 @@ cat "$out/machine.txt"
 run() {  # NAME ARGS...
     local name=$1; shift
     echo "== $name: $*"
-    timeout 900 "$bin" --gpus "$gpus" --iters "$iters" --json "$out/$name.json" \
+    timeout "${MGI_WL_TIMEOUT:-300}" "$bin" --gpus "$gpus" --iters "$iters" --json "$out/$name.json" \
         "$@" 2>&1 | tee "$out/$name.txt"
     local rc=${PIPESTATUS[0]}
     if [ "$rc" -ne 0 ]; then
