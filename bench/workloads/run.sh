@@ -58,10 +58,10 @@ fi
 # NCCL: the GPU host has it in a Python package (nvidia-nccl-cu13), not
 # installed system-wide; it is found there, never carried in the bundle.
 find_nccl() {
-    local py c
-    for c in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2 \
-             /usr/local/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2 \
-             /usr/lib/python3/dist-packages/nvidia/nccl/lib/libnccl.so.2; do
+    local py c tail=nvidia/nccl/lib/libnccl.so.2
+    for c in /opt/torch/.venv/lib/python3*/site-packages/$tail \
+             /usr/local/lib/python3*/dist-packages/$tail \
+             /usr/lib/python3/dist-packages/$tail; do
         [ -e "$c" ] && { echo "$c"; return 0; }
     done
     # ratios against nccl and ucx (GB/s: higher is better; ms: x = base/this)
@@ -88,14 +88,16 @@ export UCX_TLS=${MGI_WL_UCX_TLS:-sm,self,cuda_copy,cuda_ipc}
 export UCX_WARN_UNUSED_ENV_VARS=n
 # the CPU reference runs in every rank: share the cores
 ncpu=$(nproc 2>/dev/null || echo 2)
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( ncpu / gpus > 0 ? ncpu / gpus : 1 ))}
+threads=$(( ncpu / gpus > 0 ? ncpu / gpus : 1 ))
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$threads}
 
 mkdir -p "$out" || die "cannot create $out"
 failed=0
 [ -e "$out/machine.txt" ] || {
     echo "# $(date -u) $(hostname)"
     echo "# bin $bin"
-    echo "# MGI_NCCL_LIB=$MGI_NCCL_LIB UCX_TLS=$UCX_TLS OMP_NUM_THREADS=$OMP_NUM_THREADS"
+    echo "# MGI_NCCL_LIB=$MGI_NCCL_LIB UCX_TLS=$UCX_TLS" \
+         "OMP_NUM_THREADS=$OMP_NUM_THREADS"
     nvidia-smi -L
     nvidia-smi topo -m 2>&1 | head -20
 } > "$out/machine.txt" 2>&1
@@ -104,8 +106,8 @@ cat "$out/machine.txt"
 run() {  # NAME ARGS...
     local name=$1; shift
     echo "== $name: $*"
-    timeout "${MGI_WL_TIMEOUT:-300}" "$bin" --gpus "$gpus" --iters "$iters" --json "$out/$name.json" \
-        "$@" 2>&1 | tee "$out/$name.txt"
+    timeout "${MGI_WL_TIMEOUT:-300}" "$bin" --gpus "$gpus" --iters "$iters" \
+        --json "$out/$name.json" "$@" 2>&1 | tee "$out/$name.txt"
     local rc=${PIPESTATUS[0]}
     if [ "$rc" -ne 0 ]; then
         echo "== $name: FAILED (exit $rc)"

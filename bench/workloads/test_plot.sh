@@ -11,7 +11,8 @@ trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/json"
 ./test_mgi_wl_report "$dir/json" >/dev/null
 for f in "$dir"/json/*.json; do
-    "$py" -m json.tool "$f" >/dev/null || { echo "FAIL: $f is not JSON"; exit 1; }
+    "$py" -m json.tool "$f" >/dev/null ||
+        { echo "FAIL: $f is not JSON"; exit 1; }
 done
 echo "PASS: $(ls "$dir"/json/*.json | wc -l) JSON files parse"
 "$py" "$(dirname "$0")/plot.py" --table "$dir/json" > "$dir/table.txt"
