@@ -64,11 +64,7 @@ find_nccl() {
              /usr/lib/python3/dist-packages/$tail; do
         [ -e "$c" ] && { echo "$c"; return 0; }
     done
-    # ratios against nccl and ucx (GB/s: higher is better; ms: x = base/this)
-python3 "$here/plot.py" --table "$out" | tee "$out/ratios.txt" ||
-    /opt/torch/.venv/bin/python "$here/plot.py" --table "$out" \
-        > "$out/ratios.txt"
-for py in /opt/torch/.venv/bin/python python3; do
+    for py in /opt/torch/.venv/bin/python python3; do
         c=$("$py" -c 'import os, nvidia.nccl as n; p = list(n.__path__)[0]
 print(os.path.join(p, "lib", "libnccl.so.2"))' 2>/dev/null) &&
             [ -e "$c" ] && { echo "$c"; return 0; }
@@ -161,6 +157,10 @@ if grep -q 'verify=FAILED' "$out/summary.txt"; then
     failed=1
 fi
 
+# ratios against nccl and ucx (GB/s: higher is better; ms: x = base/this)
+python3 "$here/plot.py" --table "$out" | tee "$out/ratios.txt" ||
+    /opt/torch/.venv/bin/python "$here/plot.py" --table "$out" \
+        > "$out/ratios.txt"
 for py in /opt/torch/.venv/bin/python python3; do
     if "$py" -c 'import matplotlib' 2>/dev/null; then
         "$py" "$here/plot.py" "$out/png" "$out" || failed=1
