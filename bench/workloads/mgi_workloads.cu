@@ -1256,7 +1256,7 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
     unsigned what = 0;
     char device[256] = "";
     cudaDeviceProp prop;
-    int ndev = 0, failed = 0, i;
+    int ndev = 0, failed = 0, i, rc;
     size_t k;
     double t0;
 
@@ -1347,13 +1347,23 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
             }
             continue;
         }
-        failed |= wl_run_variant(w, v);
+        rc = wl_run_variant(w, v);
+        if (rc < 0) {
+            /* an error mid-variant leaves the ranks out of step: end the
+             * run (the hub stops the others; the JSON has what was done) */
+            return 1;
+        }
+        failed |= rc;
     }
     if (wl_variant_selected(o, "single") &&
         ((o->op == WL_OP_GROUPBY) || (o->op == WL_OP_JOIN))) {
         wl_table_free(&w->l);
         wl_table_free(&w->o);
-        failed |= wl_run_single(w);
+        rc = wl_run_single(w);
+        if (rc < 0) {
+            return 1;
+        }
+        failed |= rc;
     }
     if ((w->me == 0) && (o->json != NULL)) {
         wl_report.nccl_version = (w->nccl.lib != NULL) ? w->nccl.version : 0;
