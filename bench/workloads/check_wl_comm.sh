@@ -30,6 +30,23 @@ if ! ls /dev/nvidia0 >/dev/null 2>&1; then
 fi
 run "no cuda transport asked, none missing" $t tlcheck 2 "sm,self|"
 
+# a killed launcher takes its ranks with it (no GPU processes left behind)
+pids=$(mktemp)
+timeout -s KILL 3 $t sleep 3 "$pids" >/dev/null 2>&1
+sleep 1
+left=0
+for p in $(cat "$pids"); do
+    kill -0 "$p" 2>/dev/null && left=$((left + 1))
+done
+if [ "$(wc -l < "$pids")" -eq 3 ] && [ "$left" -eq 0 ]; then
+    echo "PASS: ranks die with a killed launcher"
+else
+    echo "FAIL: ranks die with a killed launcher ($left of" \
+         "$(wc -l < "$pids") left)"
+    rc=1
+fi
+rm -f "$pids"
+
 lib=${MGI_NCCL_LIB:-${CUDA_HOME:-/usr/local/cuda}/lib64/libnccl.so.2}
 if [ -e "$lib" ]; then
     run "dlopen NCCL" env MGI_NCCL_LIB="$lib" $t nccl

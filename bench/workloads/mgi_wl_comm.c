@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +107,12 @@ int mgi_wl_boot_run(int size, mgi_wl_rank_main_t rank_main, void *arg)
             return 1;
         }
         if (pid[r] == 0) {
+            /* a rank never outlives the launcher (timeouts kill it; GPU
+             * processes left behind would hold the GPUs) */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() == 1) {
+                _exit(1);
+            }
             for (q = 0; q < size; ++q) {
                 close(pair[q][0]);
                 if (q != r) {

@@ -7,6 +7,7 @@
  *   test_mgi_wl_comm fail NRANKS         rank 1 fails: the run must end, rc 1
  *   test_mgi_wl_comm tlcheck NRANKS "TLS|MISSING"   a cuda transport that
  *                                        UCX did not load is reported
+ *   test_mgi_wl_comm sleep NRANKS FILE   ranks write their pids, then sleep
  *   test_mgi_wl_comm nccl                $MGI_NCCL_LIB (or libnccl.so.2)
  */
 #include "mgi_wl_comm.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHECK(_cond) \
     do { \
@@ -115,6 +117,18 @@ static int tlcheck_main(mgi_wl_boot_t *b, void *arg)
     return 0;
 }
 
+/* arg: a file each rank appends its pid to; then it waits to be killed */
+static int sleep_main(mgi_wl_boot_t *b, void *arg)
+{
+    FILE *f = fopen((const char*)arg, "a");
+
+    CHECK(f != NULL);
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    sleep(60);
+    return 0;
+}
+
 static int fail_main(mgi_wl_boot_t *b, void *arg)
 {
     char buf[MGI_WL_MAX_RANKS];
@@ -143,6 +157,9 @@ int main(int argc, char **argv)
     if (strcmp(mode, "tlcheck") == 0) {
         return mgi_wl_boot_run(n, tlcheck_main,
                                (argc > 3) ? argv[3] : (char*)"sm,self|");
+    }
+    if ((strcmp(mode, "sleep") == 0) && (argc > 3)) {
+        return mgi_wl_boot_run(n, sleep_main, argv[3]);
     }
     if (strcmp(mode, "fail") == 0) {
         rc = mgi_wl_boot_run(n, fail_main, NULL);
