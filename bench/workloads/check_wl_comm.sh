@@ -30,16 +30,26 @@ if ! ls /dev/nvidia0 >/dev/null 2>&1; then
 fi
 run "no cuda transport asked, none missing" $t tlcheck 2 "sm,self|"
 
-# a killed launcher takes its ranks with it (no GPU processes left behind)
+# a killed launcher takes its ranks with it (no GPU processes left behind):
+# only the launcher is killed, as a timeout in another process group would
 pids=$(mktemp)
-timeout -s KILL 3 $t sleep 3 "$pids" >/dev/null 2>&1
+$t sleep 3 "$pids" >/dev/null 2>&1 &
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    [ "$(wc -l < "$pids")" -ge 3 ] && break
+    sleep 1
+done
+launcher=$(awk 'NR == 1 {print $1}' "$pids")
+[ -n "$launcher" ] && kill -KILL "$launcher" 2>/dev/null
 sleep 1
 left=0
-for p in $(cat "$pids"); do
+for p in $(awk '{print $2}' "$pids"); do
     # a zombie is dead (its new parent may never reap it here)
     state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' \
             "/proc/$p/status" 2>/dev/null)
-    [ -n "$state" ] && [ "$state" != Z ] && left=$((left + 1))
+    if [ -n "$state" ] && [ "$state" != Z ]; then
+        left=$((left + 1))
+        kill -KILL "$p" 2>/dev/null
+    fi
 done
 if [ "$(wc -l < "$pids")" -eq 3 ] && [ "$left" -eq 0 ]; then
     echo "PASS: ranks die with a killed launcher"

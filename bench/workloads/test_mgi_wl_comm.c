@@ -117,13 +117,14 @@ static int tlcheck_main(mgi_wl_boot_t *b, void *arg)
     return 0;
 }
 
-/* arg: a file each rank appends its pid to; then it waits to be killed */
+/* arg: a file each rank appends "launcher-pid rank-pid" to; then it waits
+ * to be killed */
 static int sleep_main(mgi_wl_boot_t *b, void *arg)
 {
     FILE *f = fopen((const char*)arg, "a");
 
     CHECK(f != NULL);
-    fprintf(f, "%d\n", (int)getpid());
+    fprintf(f, "%d %d\n", (int)getppid(), (int)getpid());
     fclose(f);
     sleep(60);
     return 0;
