@@ -1,0 +1,1457 @@
+/**
+ * mgi_workloads: the paper's data-processing evaluation (§6.1-6.3, §6.6) as
+ * one program.  One process per GPU (forked here), TPC-H-like data
+ * generated on each GPU in place, and every variant run on the same data in
+ * the same invocation:
+ *
+ *   nccl    partition kernel, then grouped ncclSend/ncclRecv (counts, data)
+ *   ucx     partition kernel, then ucp_tag_send_nbx/recv_nbx per peer
+ *           (transports from UCX_TLS, e.g. sm,self,cuda_copy,cuda_ipc)
+ *   ucx_mgi the same with the transports set to sm,self,cuda_copy,cuda_mgi
+ *           (or $MGI_WL_UCX_MGI_TLS)
+ *   single  GroupBy / Join of the whole data set on GPU 0, no exchange
+ *   mgi     MGI channels with the device API: ABSENT until channels have GPU
+ *           endpoints (see mgi_wl_variants[] below)
+ *
+ * Every run checks each variant's answer (per-source tuple counts and
+ * checksums after the shuffle, groups and matches with their checksums)
+ * against the CPU reference computed from the generator, prints one line
+ * per measurement and writes JSON.
+ *
+ * Usage: mgi_workloads --op exchange|groupby|join|many2one|one2many|p2p|
+ *                      gencheck  [--variant nccl,ucx,ucx_mgi,single|all]
+ *                      [--gpus G] [--sf SF | --gib GIB_PER_GPU] [--zipf T]
+ *                      [--seed S] [--iters N] [--warmup N] [--json FILE]
+ */
+#include "mgi_tpch.h"
+#include "mgi_wl_comm.h"
+#include "mgi_wl_ref.h"
+#include "mgi_wl_report.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <vector>
+
+#define WL_BLOCK          256
+#define WL_ITEMS          8      /* tuples per thread in a partition tile */
+#define WL_TILE           (WL_BLOCK * WL_ITEMS)
+#define WL_REDUCE_BLOCKS  1024
+
+#define WL_CUDA(_call) \
+    do { \
+        cudaError_t _e = (_call); \
+        if (_e != cudaSuccess) { \
+            fprintf(stderr, "mgi_workloads rank %d: %s failed: %s " \
+                    "(%s:%d)\n", wl_rank_id, #_call, \
+                    cudaGetErrorString(_e), __FILE__, __LINE__); \
+            return -1; \
+        } \
+    } while (0)
+
+#define WL_CHECK(_call) \
+    do { \
+        if ((_call) != 0) { \
+            return -1; \
+        } \
+    } while (0)
+
+static int wl_rank_id = -1;
+
+/* ------------------------------------------------------------- options */
+
+typedef enum {
+    WL_OP_EXCHANGE, WL_OP_GROUPBY, WL_OP_JOIN, WL_OP_MANY2ONE,
+    WL_OP_ONE2MANY, WL_OP_P2P, WL_OP_GENCHECK
+} wl_op_t;
+
+static const char *wl_op_names[] = {"exchange", "groupby", "join",
+                                    "many2one", "one2many", "p2p",
+                                    "gencheck"};
+
+typedef struct {
+    wl_op_t     op;
+    char        variants[256];
+    int         gpus;
+    double      sf;
+    double      gib;
+    double      zipf;       /* < 0: no Zipf key */
+    uint64_t    seed;
+    int         iters;
+    int         warmup;
+    const char *json;
+} wl_opts_t;
+
+/* ------------------------------------------------------------- kernels */
+
+static unsigned wl_grid(uint64_t n, unsigned per_block)
+{
+    uint64_t g = (n + per_block - 1) / per_block;
+
+    return (unsigned)std::max<uint64_t>(1, std::min<uint64_t>(g, 1u << 20));
+}
+
+static __global__ void wl_pack_lineitem(const int64_t *key,
+                                        const int64_t *val, uint64_t n,
+                                        mgi_wl_tuple_t *out)
+{
+    uint64_t i;
+
+    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        out[i].key = key[i];
+        out[i].val = val[i];
+    }
+}
+
+static __global__ void wl_pack_orders(const int64_t *key, const int32_t *val,
+                                      uint64_t n, mgi_wl_tuple_t *out)
+{
+    uint64_t i;
+
+    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        out[i].key = key[i];
+        out[i].val = val[i];
+    }
+}
+
+/*
+ * Count `dst` in the block's shared histogram, one shared atomic per group
+ * of lanes with the same destination (with few destinations, a per-thread
+ * atomic would serialize most of the warp on one address).  Every lane of
+ * the warp calls it; dst < 0 counts nothing.  Returns the lane's position
+ * among the block's tuples for dst.
+ */
+static __device__ __forceinline__ unsigned wl_warp_count(unsigned int *hist,
+                                                         int dst)
+{
+    unsigned lane  = threadIdx.x % 32;
+    unsigned peers = __match_any_sync(0xffffffffu, dst);
+    int leader     = __ffs(peers) - 1;
+    unsigned base  = 0;
+
+    if ((dst >= 0) && ((int)lane == leader)) {
+        base = atomicAdd(&hist[dst], (unsigned)__popc(peers));
+    }
+    base = __shfl_sync(0xffffffffu, base, leader);
+    return base + __popc(peers & ((1u << lane) - 1));
+}
+
+/* Partition, pass 1: tuples per destination (shared-memory histogram per
+ * tile, one global atomic per block and destination). */
+static __global__ void wl_histogram(const mgi_wl_tuple_t *in, uint64_t n,
+                                    mgi_wl_pattern_t pat, int me, int G,
+                                    unsigned long long *count)
+{
+    __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
+    uint64_t tile, i;
+    int k;
+
+    if (threadIdx.x < G) {
+        hist[threadIdx.x] = 0;
+    }
+    __syncthreads();
+    for (tile = (uint64_t)blockIdx.x * WL_TILE; tile < n;
+         tile += (uint64_t)gridDim.x * WL_TILE) {
+        for (k = 0; k < WL_ITEMS; ++k) {
+            i = tile + (uint64_t)k * WL_BLOCK + threadIdx.x;
+            wl_warp_count(hist, (i < n) ?
+                          mgi_wl_dest(pat, in[i].key, me, G) : -1);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x < G) {
+        atomicAdd(&count[threadIdx.x], (unsigned long long)hist[threadIdx.x]);
+    }
+}
+
+/* Partition, pass 2: scatter a tile per block; each block reserves its
+ * range per destination with one atomic on the destination's cursor.
+ * Launched with the same grid as wl_histogram. */
+static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
+                                  mgi_wl_pattern_t pat, int me, int G,
+                                  unsigned long long *cursor,
+                                  mgi_wl_tuple_t *out)
+{
+    __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
+    __shared__ unsigned long long base[MGI_WL_MAX_GPUS];
+    mgi_wl_tuple_t t[WL_ITEMS];
+    unsigned pos[WL_ITEMS];
+    int dst[WL_ITEMS], k;
+    uint64_t tile, i;
+
+    for (tile = (uint64_t)blockIdx.x * WL_TILE; tile < n;
+         tile += (uint64_t)gridDim.x * WL_TILE) {
+        if (threadIdx.x < G) {
+            hist[threadIdx.x] = 0;
+        }
+        __syncthreads();
+        for (k = 0; k < WL_ITEMS; ++k) {
+            i      = tile + (uint64_t)k * WL_BLOCK + threadIdx.x;
+            dst[k] = -1;
+            if (i < n) {
+                t[k]   = in[i];
+                dst[k] = mgi_wl_dest(pat, t[k].key, me, G);
+            }
+            pos[k] = wl_warp_count(hist, dst[k]);
+        }
+        __syncthreads();
+        if (threadIdx.x < G) {
+            base[threadIdx.x] = atomicAdd(&cursor[threadIdx.x],
+                    (unsigned long long)hist[threadIdx.x]);
+        }
+        __syncthreads();
+        for (k = 0; k < WL_ITEMS; ++k) {
+            if (dst[k] >= 0) {
+                out[base[dst[k]] + pos[k]] = t[k];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* Sum of tuple hashes of in[0..n) into acc[0] (and n into acc[1]) */
+static __global__ void wl_checksum(const mgi_wl_tuple_t *in, uint64_t n,
+                                   unsigned long long *acc)
+{
+    unsigned long long s = 0;
+    uint64_t i;
+    int o;
+
+    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        s += mgi_wl_tuple_hash(in[i].key, in[i].val);
+    }
+    for (o = 16; o > 0; o /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, o);
+    }
+    if ((threadIdx.x % 32) == 0) {
+        atomicAdd(&acc[0], s);
+    }
+}
+
+typedef struct {
+    unsigned long long key;    /* 0: empty (keys are >= 1) */
+    unsigned long long val;
+} wl_slot_t;
+
+static __device__ __forceinline__ uint64_t wl_slot_of(int64_t key,
+                                                      uint64_t mask)
+{
+    return mgi_tpch_mix64((uint64_t)key) & mask;
+}
+
+static __global__ void wl_groupby_insert(const mgi_wl_tuple_t *in, uint64_t n,
+                                         wl_slot_t *tab, uint64_t mask)
+{
+    unsigned long long key, prev;
+    uint64_t i, h;
+
+    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        key = (unsigned long long)in[i].key;
+        for (h = wl_slot_of(in[i].key, mask);; h = (h + 1) & mask) {
+            prev = tab[h].key;
+            if (prev == 0) {
+                prev = atomicCAS(&tab[h].key, 0ull, key);
+            }
+            if ((prev == 0) || (prev == key)) {
+                atomicAdd(&tab[h].val, (unsigned long long)in[i].val);
+                break;
+            }
+        }
+    }
+}
+
+/* groups into acc[1], sum of group hashes into acc[0] */
+static __global__ void wl_groupby_result(const wl_slot_t *tab, uint64_t size,
+                                         unsigned long long *acc)
+{
+    unsigned long long s = 0, c = 0;
+    uint64_t i;
+    int o;
+
+    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < size;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        if (tab[i].key != 0) {
+            s += mgi_wl_group_hash((int64_t)tab[i].key, (int64_t)tab[i].val);
+            ++c;
+        }
+    }
+    for (o = 16; o > 0; o /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, o);
+        c += __shfl_down_sync(0xffffffffu, c, o);
+    }
+    if ((threadIdx.x % 32) == 0) {
+        atomicAdd(&acc[0], s);
+        atomicAdd(&acc[1], c);
+    }
+}
+
+/* build side keys are unique (orderkey) */
+static __global__ void wl_join_build(const mgi_wl_tuple_t *in, uint64_t n,
+                                     wl_slot_t *tab, uint64_t mask)
+{
+    uint64_t i, h;
+
+    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        for (h = wl_slot_of(in[i].key, mask);; h = (h + 1) & mask) {
+            if (atomicCAS(&tab[h].key, 0ull,
+                          (unsigned long long)in[i].key) == 0) {
+                tab[h].val = (unsigned long long)in[i].val;
+                break;
+            }
+        }
+    }
+}
+
+/* matches into acc[1], sum of join hashes into acc[0] */
+static __global__ void wl_join_probe(const mgi_wl_tuple_t *in, uint64_t n,
+                                     const wl_slot_t *tab, uint64_t mask,
+                                     unsigned long long *acc)
+{
+    unsigned long long s = 0, c = 0, k;
+    uint64_t i, h;
+    int o;
+
+    for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        for (h = wl_slot_of(in[i].key, mask);; h = (h + 1) & mask) {
+            k = tab[h].key;
+            if (k == (unsigned long long)in[i].key) {
+                s += mgi_wl_join_hash(in[i].key, in[i].val,
+                                      (int64_t)tab[h].val);
+                ++c;
+                break;
+            }
+            if (k == 0) {
+                break;
+            }
+        }
+    }
+    for (o = 16; o > 0; o /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, o);
+        c += __shfl_down_sync(0xffffffffu, c, o);
+    }
+    if ((threadIdx.x % 32) == 0) {
+        atomicAdd(&acc[0], s);
+        atomicAdd(&acc[1], c);
+    }
+}
+
+/* --------------------------------------------------------- rank state */
+
+typedef mgi_wl_times_t wl_times_t;
+
+/* one table's shuffle: input, partitioned output, received tuples */
+typedef struct {
+    mgi_wl_tuple_t *in;
+    uint64_t        n_in;
+    mgi_wl_tuple_t *part;           /* n_in tuples, grouped by destination */
+    mgi_wl_tuple_t *recv;           /* cap tuples */
+    uint64_t        cap;
+    uint64_t        send_off[MGI_WL_MAX_GPUS + 1];  /* tuples */
+    uint64_t        recv_off[MGI_WL_MAX_GPUS + 1];
+    int             by_source;      /* recv grouped by source (recv_off) */
+} wl_table_t;
+
+typedef struct wl_rank {
+    mgi_wl_boot_t     *boot;
+    const wl_opts_t   *opts;
+    int                me, G;
+    mgi_wl_spec_t      spec;
+    mgi_tpch_zipf_t   *zipf_host;
+    mgi_tpch_zipf_t   *zipf_dev;
+    cudaStream_t       stream;
+    cudaEvent_t        ev[4];
+    unsigned long long *d_count;    /* G counts / cursors, 2 accumulators */
+    unsigned long long *d_acc;
+    wl_table_t         l, o;        /* lineitem, orders */
+    wl_slot_t         *table;
+    uint64_t           table_size;  /* slots, a power of two */
+    mgi_wl_answer_t    ref;
+    mgi_wl_nccl_t      nccl;
+    ncclComm_t         comm;
+    mgi_wl_ucx_t       ucx;
+    int                have_nccl, have_ucx;
+} wl_rank_t;
+
+static double wl_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double wl_event_ms(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+
+    cudaEventElapsedTime(&ms, a, b);
+    return ms;
+}
+
+/* ----------------------------------------------------- data generation */
+
+/* Generate this rank's lineitem slice (orders [b, e)) as tuples. */
+static int wl_gen_lineitem(wl_rank_t *w, uint64_t b, uint64_t e,
+                           mgi_wl_tuple_t **out, uint64_t *n)
+{
+    mgi_tpch_lineitem_t c;
+    uint64_t *offsets = NULL;
+    int64_t *key = NULL, *val = NULL;
+
+    WL_CHECK(mgi_tpch_gpu_lineitem_offsets(&w->spec.tpch, b, e, &offsets, n,
+                                           w->stream));
+    WL_CUDA(cudaMalloc((void**)&key, (*n + 1) * sizeof(int64_t)));
+    WL_CUDA(cudaMalloc((void**)&val, (*n + 1) * sizeof(int64_t)));
+    WL_CUDA(cudaMalloc((void**)out, (*n + 1) * sizeof(mgi_wl_tuple_t)));
+    memset(&c, 0, sizeof(c));
+    if (w->spec.zipf != NULL) {
+        c.zkey = key;
+    } else {
+        c.orderkey = key;
+    }
+    c.extendedprice = val;
+    WL_CHECK(mgi_tpch_gpu_lineitem_gen(&w->spec.tpch, w->zipf_dev, b, e,
+                                       offsets, &c, w->stream));
+    wl_pack_lineitem<<<wl_grid(*n, WL_BLOCK), WL_BLOCK, 0, w->stream>>>(
+            key, val, *n, *out);
+    WL_CUDA(cudaGetLastError());
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    cudaFree(offsets);
+    cudaFree(key);
+    cudaFree(val);
+    return 0;
+}
+
+static int wl_gen_orders(wl_rank_t *w, uint64_t b, uint64_t e,
+                         mgi_wl_tuple_t **out, uint64_t *n)
+{
+    mgi_tpch_orders_t c;
+    int64_t *key = NULL;
+    int32_t *val = NULL;
+
+    *n = e - b;
+    WL_CUDA(cudaMalloc((void**)&key, (*n + 1) * sizeof(int64_t)));
+    WL_CUDA(cudaMalloc((void**)&val, (*n + 1) * sizeof(int32_t)));
+    WL_CUDA(cudaMalloc((void**)out, (*n + 1) * sizeof(mgi_wl_tuple_t)));
+    c.orderkey  = key;
+    c.custkey   = val;
+    c.orderdate = NULL;
+    WL_CHECK(mgi_tpch_gpu_orders_gen(&w->spec.tpch, b, e, &c, w->stream));
+    wl_pack_orders<<<wl_grid(*n, WL_BLOCK), WL_BLOCK, 0, w->stream>>>(
+            key, val, *n, *out);
+    WL_CUDA(cudaGetLastError());
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    cudaFree(key);
+    cudaFree(val);
+    return 0;
+}
+
+/* Input of this rank and room to receive: the receive capacity is every
+ * rank's input (any skew fits). */
+static int wl_table_setup(wl_rank_t *w, wl_table_t *t, int orders)
+{
+    uint64_t b, e, all[MGI_WL_MAX_RANKS];
+    int r;
+
+    memset(t, 0, sizeof(*t));
+    mgi_tpch_slice(w->spec.tpch.n_orders, w->me, w->G, &b, &e);
+    if (!mgi_wl_has_input(w->spec.pattern, w->me)) {
+        e = b;
+    }
+    if (orders) {
+        WL_CHECK(wl_gen_orders(w, b, e, &t->in, &t->n_in));
+    } else {
+        WL_CHECK(wl_gen_lineitem(w, b, e, &t->in, &t->n_in));
+    }
+    WL_CHECK(mgi_wl_allgather(w->boot, &t->n_in, sizeof(t->n_in), all));
+    for (r = 0; r < w->G; ++r) {
+        t->cap += all[r];
+    }
+    WL_CUDA(cudaMalloc((void**)&t->part,
+                       (t->n_in + 1) * sizeof(mgi_wl_tuple_t)));
+    WL_CUDA(cudaMalloc((void**)&t->recv,
+                       (t->cap + 1) * sizeof(mgi_wl_tuple_t)));
+    return 0;
+}
+
+static void wl_table_free(wl_table_t *t)
+{
+    cudaFree(t->in);
+    cudaFree(t->part);
+    cudaFree(t->recv);
+    memset(t, 0, sizeof(*t));
+}
+
+static int wl_table_reserve(wl_rank_t *w, uint64_t keys)
+{
+    uint64_t size = 1024;
+
+    while (size < 2 * keys) {
+        size *= 2;
+    }
+    if (size <= w->table_size) {
+        return 0;
+    }
+    cudaFree(w->table);
+    w->table = NULL;
+    WL_CUDA(cudaMalloc((void**)&w->table, size * sizeof(wl_slot_t)));
+    w->table_size = size;
+    return 0;
+}
+
+/* ------------------------------------------------------------ partition */
+
+/* Histogram + scatter of t->in into t->part; fills t->send_off.  Timed with
+ * CUDA events by the caller. */
+static int wl_partition(wl_rank_t *w, wl_table_t *t)
+{
+    unsigned long long count[MGI_WL_MAX_GPUS];
+    int d;
+
+    WL_CUDA(cudaMemsetAsync(w->d_count, 0, w->G * sizeof(*w->d_count),
+                            w->stream));
+    if (t->n_in > 0) {
+        wl_histogram<<<wl_grid(t->n_in, WL_TILE), WL_BLOCK, 0, w->stream>>>(
+                t->in, t->n_in, w->spec.pattern, w->me, w->G, w->d_count);
+        WL_CUDA(cudaGetLastError());
+    }
+    WL_CUDA(cudaMemcpyAsync(count, w->d_count, w->G * sizeof(*count),
+                            cudaMemcpyDeviceToHost, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    t->send_off[0] = 0;
+    for (d = 0; d < w->G; ++d) {
+        t->send_off[d + 1] = t->send_off[d] + count[d];
+        count[d]           = t->send_off[d];        /* cursors */
+    }
+    WL_CUDA(cudaMemcpyAsync(w->d_count, count, w->G * sizeof(*count),
+                            cudaMemcpyHostToDevice, w->stream));
+    if (t->n_in > 0) {
+        wl_scatter<<<wl_grid(t->n_in, WL_TILE), WL_BLOCK, 0, w->stream>>>(
+                t->in, t->n_in, w->spec.pattern, w->me, w->G, w->d_count,
+                t->part);
+        WL_CUDA(cudaGetLastError());
+    }
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
+/* Received tuples from self: a local copy, in every variant. */
+static int wl_copy_self(wl_rank_t *w, wl_table_t *t)
+{
+    uint64_t n = t->send_off[w->me + 1] - t->send_off[w->me];
+
+    if (n > 0) {
+        WL_CUDA(cudaMemcpyAsync(t->recv + t->recv_off[w->me],
+                                t->part + t->send_off[w->me],
+                                n * sizeof(mgi_wl_tuple_t),
+                                cudaMemcpyDeviceToDevice, w->stream));
+    }
+    return 0;
+}
+
+static int wl_recv_layout(wl_rank_t *w, wl_table_t *t, const uint64_t *got)
+{
+    int s;
+
+    t->by_source   = 1;
+    t->recv_off[0] = 0;
+    for (s = 0; s < w->G; ++s) {
+        t->recv_off[s + 1] = t->recv_off[s] + got[s];
+    }
+    if (t->recv_off[w->G] > t->cap) {
+        fprintf(stderr, "mgi_workloads rank %d: %llu tuples to receive, "
+                "room for %llu\n", w->me,
+                (unsigned long long)t->recv_off[w->G],
+                (unsigned long long)t->cap);
+        return -1;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- NCCL */
+
+#define WL_NCCL(_call) \
+    do { \
+        ncclResult_t _r = (_call); \
+        if (_r != ncclSuccess) { \
+            fprintf(stderr, "mgi_workloads rank %d: %s failed: %s\n", \
+                    wl_rank_id, #_call, w->nccl.GetErrorString(_r)); \
+            return -1; \
+        } \
+    } while (0)
+
+static int wl_nccl_init(wl_rank_t *w)
+{
+    ncclUniqueId id, all[MGI_WL_MAX_RANKS];
+    int loaded, loads[MGI_WL_MAX_RANKS], r;
+
+    /* all ranks agree that NCCL is there before any waits inside it */
+    loaded = (w->nccl.lib != NULL) || (mgi_wl_nccl_load(&w->nccl) == 0);
+    WL_CHECK(mgi_wl_allgather(w->boot, &loaded, sizeof(loaded), loads));
+    for (r = 0; r < w->G; ++r) {
+        if (!loads[r]) {
+            return -1;
+        }
+    }
+    if (w->me == 0) {
+        printf("# NCCL %d from %s\n", w->nccl.version, w->nccl.path);
+        fflush(stdout);
+    }
+    memset(&id, 0, sizeof(id));
+    if (w->me == 0) {
+        WL_NCCL(w->nccl.GetUniqueId(&id));
+    }
+    WL_CHECK(mgi_wl_allgather(w->boot, &id, sizeof(id), all));
+    WL_NCCL(w->nccl.CommInitRank(&w->comm, w->G, all[0], w->me));
+    w->have_nccl = 1;
+    return 0;
+}
+
+static void wl_nccl_fini(wl_rank_t *w, int sync)
+{
+    (void)sync;
+    if (w->have_nccl) {
+        w->nccl.CommDestroy(w->comm);
+        w->have_nccl = 0;
+    }
+}
+
+static int wl_nccl_transfer(wl_rank_t *w, wl_table_t *t)
+{
+    unsigned long long *d_send = w->d_count, *d_recv = w->d_count + 16;
+    uint64_t cnt[MGI_WL_MAX_GPUS], got[MGI_WL_MAX_GPUS];
+    int p;
+
+    /* counts first: 8 bytes to and from every peer, one group */
+    for (p = 0; p < w->G; ++p) {
+        cnt[p] = t->send_off[p + 1] - t->send_off[p];
+    }
+    WL_CUDA(cudaMemcpyAsync(d_send, cnt, w->G * sizeof(*cnt),
+                            cudaMemcpyHostToDevice, w->stream));
+    WL_NCCL(w->nccl.GroupStart());
+    for (p = 0; p < w->G; ++p) {
+        if (p != w->me) {
+            WL_NCCL(w->nccl.Send(d_send + p, 1, ncclUint64, p, w->comm,
+                                 w->stream));
+            WL_NCCL(w->nccl.Recv(d_recv + p, 1, ncclUint64, p, w->comm,
+                                 w->stream));
+        }
+    }
+    WL_NCCL(w->nccl.GroupEnd());
+    WL_CUDA(cudaMemcpyAsync(got, d_recv, w->G * sizeof(*got),
+                            cudaMemcpyDeviceToHost, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    got[w->me] = cnt[w->me];
+    WL_CHECK(wl_recv_layout(w, t, got));
+    /* then the data, one group */
+    WL_NCCL(w->nccl.GroupStart());
+    for (p = 0; p < w->G; ++p) {
+        if ((p == w->me)) {
+            continue;
+        }
+        if (cnt[p] > 0) {
+            WL_NCCL(w->nccl.Send(t->part + t->send_off[p],
+                                 cnt[p] * sizeof(mgi_wl_tuple_t), ncclUint8,
+                                 p, w->comm, w->stream));
+        }
+        if (got[p] > 0) {
+            WL_NCCL(w->nccl.Recv(t->recv + t->recv_off[p],
+                                 got[p] * sizeof(mgi_wl_tuple_t), ncclUint8,
+                                 p, w->comm, w->stream));
+        }
+    }
+    WL_NCCL(w->nccl.GroupEnd());
+    WL_CHECK(wl_copy_self(w, t));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
+/* ---------------------------------------------------------------- UCX */
+
+static void wl_ucx_fini(wl_rank_t *w, int sync)
+{
+    if (w->have_ucx) {
+        mgi_wl_ucx_cleanup(&w->ucx, sync);
+        w->have_ucx = 0;
+    }
+}
+
+/* UCX with the cuda transports that were asked for, or not at all */
+static int wl_ucx_setup(wl_rank_t *w, const char *tls)
+{
+    const char *asked = (tls != NULL) ? tls : getenv("UCX_TLS");
+    const char *missing;
+    char buf[64];
+
+    WL_CHECK(mgi_wl_ucx_init(&w->ucx, w->boot, tls));
+    missing = mgi_wl_ucx_missing_tl(&w->ucx, asked, buf, sizeof(buf));
+    if (missing != NULL) {
+        fprintf(stderr, "mgi_workloads rank %d: UCX did not load %s (of "
+                "%s)\n", w->me, missing, asked);
+        mgi_wl_ucx_cleanup(&w->ucx, 0);
+        return -1;
+    }
+    w->have_ucx = 1;
+    return 0;
+}
+
+static int wl_ucx_init(wl_rank_t *w)
+{
+    return wl_ucx_setup(w, NULL);
+}
+
+/* The same UCX-only exchange over the cuda_mgi transport (striping across
+ * the planner's paths), in the same run as the others. */
+static int wl_ucx_mgi_init(wl_rank_t *w)
+{
+    const char *tls = getenv("MGI_WL_UCX_MGI_TLS");
+
+    return wl_ucx_setup(w, (tls != NULL) ? tls :
+                           "sm,self,cuda_copy,cuda_mgi");
+}
+
+static int wl_ucx_transfer(wl_rank_t *w, wl_table_t *t)
+{
+    uint64_t cnt[MGI_WL_MAX_GPUS], got[MGI_WL_MAX_GPUS];
+    uint64_t soff[MGI_WL_MAX_GPUS + 1], roff[MGI_WL_MAX_GPUS + 1];
+    int p;
+
+    for (p = 0; p < w->G; ++p) {
+        cnt[p] = t->send_off[p + 1] - t->send_off[p];
+    }
+    WL_CHECK(mgi_wl_ucx_alltoall_u64(&w->ucx, cnt, got));
+    WL_CHECK(wl_recv_layout(w, t, got));
+    for (p = 0; p <= w->G; ++p) {
+        soff[p] = t->send_off[p] * sizeof(mgi_wl_tuple_t);
+        roff[p] = t->recv_off[p] * sizeof(mgi_wl_tuple_t);
+    }
+    WL_CHECK(wl_copy_self(w, t));
+    WL_CHECK(mgi_wl_ucx_alltoallv(&w->ucx, t->part, soff, t->recv, roff));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
+/* ------------------------------------------------------ variant table */
+
+/*
+ * A variant moves one table from t->in (this rank's input) to t->recv.
+ *
+ *   transfer  the baselines: the common partition kernel (wl_partition)
+ *             has grouped t->part by destination and filled t->send_off;
+ *             transfer moves the groups and fills t->recv grouped by
+ *             source (t->recv_off), so the answer is checked per source.
+ *   shuffle   the MGI hook: partition and transfer as one pipelined step
+ *             (user kernels call mgi_dev_send on a channel whose partition
+ *             key is the tuple's key; the destination drains mgi_dev_recv
+ *             into t->recv).  It fills t->send_off (tuples sent to each
+ *             destination) and sets t->recv_off[0] = 0, t->recv_off[G] =
+ *             tuples received, t->by_source = 0: arrival order mixes
+ *             sources, so the answer is checked as this destination's
+ *             total.  It adds its own phases' times into *times (called
+ *             twice for a join; partition_ms may stay 0 where the phases
+ *             overlap).
+ *
+ * An entry with neither is reported absent with its reason.
+ */
+typedef struct wl_variant {
+    const char *name;
+    int       (*init)(wl_rank_t *w);
+    void      (*fini)(wl_rank_t *w, int sync);  /* sync: all ranks call */
+    int       (*transfer)(wl_rank_t *w, wl_table_t *t);
+    int       (*shuffle)(wl_rank_t *w, wl_table_t *t, wl_times_t *times);
+    const char *absent;   /* why there is no implementation */
+} wl_variant_t;
+
+static const wl_variant_t mgi_wl_variants[] = {
+    /* The MGI-channel variant plugs in here (init: mgi_context_create,
+     * endpoints on this GPU, mgi_ch_create with the tuple schema and the
+     * key as partition key; shuffle: as above; fini: mgi_ch_delete ...).
+     * It needs channels with GPU endpoints (src/ucp_ext), which do not
+     * exist yet, so it has no implementation here. */
+    {"mgi", NULL, NULL, NULL, NULL,
+     "MGI channels have no GPU endpoints yet (src/ucp_ext)"},
+    {"nccl", wl_nccl_init, wl_nccl_fini, wl_nccl_transfer, NULL, NULL},
+    {"ucx", wl_ucx_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
+    {"ucx_mgi", wl_ucx_mgi_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
+};
+
+static int wl_variant_selected(const wl_opts_t *o, const char *name)
+{
+    char buf[256], *tok, *save = NULL;
+
+    snprintf(buf, sizeof(buf), "%s", o->variants);
+    for (tok = strtok_r(buf, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        if ((strcmp(tok, "all") == 0) || (strcmp(tok, name) == 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- compute */
+
+static int wl_groupby(wl_rank_t *w, const mgi_wl_tuple_t *in, uint64_t n,
+                      unsigned long long acc[2])
+{
+    /* groups: at most the tuples, and at most the orders (every key, Zipf
+     * or not, is some order's orderkey) */
+    WL_CHECK(wl_table_reserve(w, std::min<uint64_t>(n,
+                                                    w->spec.tpch.n_orders)));
+    WL_CUDA(cudaMemsetAsync(w->table, 0, w->table_size * sizeof(wl_slot_t),
+                            w->stream));
+    WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc), w->stream));
+    wl_groupby_insert<<<wl_grid(n, WL_BLOCK), WL_BLOCK, 0, w->stream>>>(
+            in, n, w->table, w->table_size - 1);
+    WL_CUDA(cudaGetLastError());
+    wl_groupby_result<<<WL_REDUCE_BLOCKS, WL_BLOCK, 0, w->stream>>>(
+            w->table, w->table_size, w->d_acc);
+    WL_CUDA(cudaGetLastError());
+    WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, 2 * sizeof(*acc),
+                            cudaMemcpyDeviceToHost, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
+static int wl_join(wl_rank_t *w, const mgi_wl_tuple_t *orders, uint64_t no,
+                   const mgi_wl_tuple_t *lines, uint64_t nl,
+                   unsigned long long acc[2])
+{
+    WL_CHECK(wl_table_reserve(w, no));
+    WL_CUDA(cudaMemsetAsync(w->table, 0, w->table_size * sizeof(wl_slot_t),
+                            w->stream));
+    WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc), w->stream));
+    wl_join_build<<<wl_grid(no, WL_BLOCK), WL_BLOCK, 0, w->stream>>>(
+            orders, no, w->table, w->table_size - 1);
+    WL_CUDA(cudaGetLastError());
+    wl_join_probe<<<wl_grid(nl, WL_BLOCK), WL_BLOCK, 0, w->stream>>>(
+            lines, nl, w->table, w->table_size - 1, w->d_acc);
+    WL_CUDA(cudaGetLastError());
+    WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, 2 * sizeof(*acc),
+                            cudaMemcpyDeviceToHost, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
+/* ------------------------------------------------------- verification */
+
+/* Per-source checksums of t->recv against the reference. */
+static int wl_verify_recv(wl_rank_t *w, wl_table_t *t, int orders, int *ok)
+{
+    unsigned long long acc[2];
+    uint64_t n, want_n, want_sum;
+    int s, first, last;
+
+    /* per source where the layout says, else this destination's total */
+    for (s = 0; s < (t->by_source ? w->G : 1); ++s) {
+        first    = t->by_source ? s : 0;
+        last     = t->by_source ? s : w->G - 1;
+        n        = t->recv_off[t->by_source ? s + 1 : w->G] -
+                   t->recv_off[first];
+        want_n   = 0;
+        want_sum = 0;
+        for (int src = first; src <= last; ++src) {
+            want_n   += orders ? w->ref.o_count[src][w->me] :
+                                 w->ref.l_count[src][w->me];
+            want_sum += orders ? w->ref.o_sum[src][w->me] :
+                                 w->ref.l_sum[src][w->me];
+        }
+        WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
+                                w->stream));
+        if (n > 0) {
+            wl_checksum<<<wl_grid(n, WL_BLOCK * 8), WL_BLOCK, 0,
+                          w->stream>>>(t->recv + t->recv_off[first], n,
+                                       w->d_acc);
+            WL_CUDA(cudaGetLastError());
+        }
+        WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, sizeof(acc),
+                                cudaMemcpyDeviceToHost, w->stream));
+        WL_CUDA(cudaStreamSynchronize(w->stream));
+        if ((n != want_n) || (acc[0] != want_sum)) {
+            fprintf(stderr, "mgi_workloads rank %d: %s from %s %d: %llu "
+                    "tuples sum %016llx, expected %llu sum %016llx\n",
+                    w->me, orders ? "orders" : "lineitem",
+                    t->by_source ? "rank" : "all ranks, first", first,
+                    (unsigned long long)n, acc[0],
+                    (unsigned long long)want_n,
+                    (unsigned long long)want_sum);
+            *ok = 0;
+        }
+    }
+    /* what this rank sent must be what the reference says too */
+    for (s = 0; s < w->G; ++s) {
+        n      = t->send_off[s + 1] - t->send_off[s];
+        want_n = orders ? w->ref.o_count[w->me][s] : w->ref.l_count[w->me][s];
+        if (n != want_n) {
+            fprintf(stderr, "mgi_workloads rank %d: sent %llu tuples to %d, "
+                    "expected %llu\n", w->me, (unsigned long long)n, s,
+                    (unsigned long long)want_n);
+            *ok = 0;
+        }
+    }
+    return 0;
+}
+
+static void wl_verify_acc(wl_rank_t *w, const char *what,
+                          const unsigned long long acc[2], uint64_t want_n,
+                          uint64_t want_sum, int *ok)
+{
+    if ((acc[1] != want_n) || (acc[0] != want_sum)) {
+        fprintf(stderr, "mgi_workloads rank %d: %s: %llu, sum %016llx; "
+                "expected %llu, sum %016llx\n", w->me, what, acc[1], acc[0],
+                (unsigned long long)want_n, (unsigned long long)want_sum);
+        *ok = 0;
+    }
+}
+
+/* -------------------------------------------------------------- report */
+
+static mgi_wl_report_t wl_report;     /* filled on rank 0 */
+
+/* JSON after every variant, so a later failure keeps what was measured */
+static void wl_save(wl_rank_t *w)
+{
+    if ((w->me == 0) && (w->opts->json != NULL)) {
+        wl_report.nccl_version = (w->nccl.lib != NULL) ? w->nccl.version : 0;
+        mgi_wl_report_json(&wl_report, w->opts->json);
+    }
+}
+
+/* ------------------------------------------------------------ the runs */
+
+/* max of each time over ranks; verified only if every rank verified */
+static int wl_gather(wl_rank_t *w, const wl_times_t *mine, int my_ok,
+                     wl_times_t *max, int *all_ok)
+{
+    struct { wl_times_t t; int ok; } me, all[MGI_WL_MAX_RANKS];
+    int r;
+
+    memset(&me, 0, sizeof(me));
+    me.t  = *mine;
+    me.ok = my_ok;
+    WL_CHECK(mgi_wl_allgather(w->boot, &me, sizeof(me), all));
+    memset(max, 0, sizeof(*max));
+    *all_ok = 1;
+    for (r = 0; r < w->G; ++r) {
+        max->partition_ms = std::max(max->partition_ms, all[r].t.partition_ms);
+        max->transfer_ms  = std::max(max->transfer_ms, all[r].t.transfer_ms);
+        max->compute_ms   = std::max(max->compute_ms, all[r].t.compute_ms);
+        max->total_ms     = std::max(max->total_ms, all[r].t.total_ms);
+        *all_ok          &= all[r].ok;
+    }
+    return 0;
+}
+
+/* One iteration of a distributed variant: shuffle the table(s), compute. */
+static int wl_iteration(wl_rank_t *w, const wl_variant_t *v, wl_times_t *t,
+                        int verify, int *ok)
+{
+    wl_op_t op = w->opts->op;
+    int join   = (op == WL_OP_JOIN);
+    unsigned long long acc[2];
+    wl_table_t *tabs[2] = {&w->l, &w->o};
+    double t0, t1;
+    int k;
+
+    memset(t, 0, sizeof(*t));
+    WL_CHECK(mgi_wl_barrier(w->boot));
+    t0 = wl_now_ms();
+    for (k = 0; k < (join ? 2 : 1); ++k) {
+        if (v->shuffle != NULL) {
+            WL_CHECK(v->shuffle(w, tabs[k], t));
+            continue;
+        }
+        WL_CUDA(cudaEventRecord(w->ev[0], w->stream));
+        WL_CHECK(wl_partition(w, tabs[k]));
+        WL_CUDA(cudaEventRecord(w->ev[1], w->stream));
+        WL_CUDA(cudaEventSynchronize(w->ev[1]));
+        t->partition_ms += wl_event_ms(w->ev[0], w->ev[1]);
+        t1 = wl_now_ms();
+        WL_CHECK(v->transfer(w, tabs[k]));
+        t->transfer_ms += wl_now_ms() - t1;
+    }
+    WL_CUDA(cudaEventRecord(w->ev[2], w->stream));
+    if (op == WL_OP_GROUPBY) {
+        WL_CHECK(wl_groupby(w, w->l.recv, w->l.recv_off[w->G], acc));
+    } else if (join) {
+        WL_CHECK(wl_join(w, w->o.recv, w->o.recv_off[w->G], w->l.recv,
+                         w->l.recv_off[w->G], acc));
+    }
+    WL_CUDA(cudaEventRecord(w->ev[3], w->stream));
+    WL_CUDA(cudaEventSynchronize(w->ev[3]));
+    t->compute_ms = wl_event_ms(w->ev[2], w->ev[3]);
+    t->total_ms   = wl_now_ms() - t0;
+    if (!verify) {
+        return 0;
+    }
+    WL_CHECK(wl_verify_recv(w, &w->l, 0, ok));
+    if (join) {
+        WL_CHECK(wl_verify_recv(w, &w->o, 1, ok));
+        wl_verify_acc(w, "join matches", acc, w->ref.matches[w->me],
+                      w->ref.join_sum[w->me], ok);
+    } else if (op == WL_OP_GROUPBY) {
+        wl_verify_acc(w, "groups", acc, w->ref.groups[w->me],
+                      w->ref.group_sum[w->me], ok);
+    }
+    return 0;
+}
+
+static double wl_cross_bytes(const wl_rank_t *w)
+{
+    double b = 0;
+    int s, d;
+
+    for (s = 0; s < w->G; ++s) {
+        for (d = 0; d < w->G; ++d) {
+            if (s != d) {
+                b += (double)w->ref.l_count[s][d];
+                if (w->opts->op == WL_OP_JOIN) {
+                    b += (double)w->ref.o_count[s][d];
+                }
+            }
+        }
+    }
+    return b * sizeof(mgi_wl_tuple_t);
+}
+
+static double wl_input_bytes(const wl_rank_t *w)
+{
+    double b = 0;
+    int s, d;
+
+    for (s = 0; s < w->G; ++s) {
+        for (d = 0; d < w->G; ++d) {
+            b += (double)w->ref.l_count[s][d];
+            if (w->opts->op == WL_OP_JOIN) {
+                b += (double)w->ref.o_count[s][d];
+            }
+        }
+    }
+    return b * sizeof(mgi_wl_tuple_t);
+}
+
+static int wl_run_variant(wl_rank_t *w, const wl_variant_t *v)
+{
+    const wl_opts_t *o = w->opts;
+    mgi_wl_result_t res;
+    wl_times_t t, tmax;
+    int i, ok, all_ok, init_ok, inits[MGI_WL_MAX_RANKS], r;
+
+    memset(&res, 0, sizeof(res));
+    snprintf(res.op, sizeof(res.op), "%s", wl_op_names[o->op]);
+    snprintf(res.variant, sizeof(res.variant), "%s", v->name);
+    init_ok = (v->init(w) == 0);
+    WL_CHECK(mgi_wl_allgather(w->boot, &init_ok, sizeof(init_ok), inits));
+    for (r = 0; r < w->G; ++r) {
+        if (!inits[r]) {
+            if (w->me == 0) {
+                mgi_wl_report_absent(&wl_report, v->name,
+                                     "setup failed on a rank (see stderr)",
+                                     stdout);
+            }
+            v->fini(w, 0);
+            return 0;
+        }
+    }
+    all_ok = 1;
+    for (i = 0; i < o->warmup + o->iters; ++i) {
+        ok = 1;
+        /* every iteration is checked: a variant that is right once and
+         * wrong later is wrong */
+        WL_CHECK(wl_iteration(w, v, &t, 1, &ok));
+        WL_CHECK(wl_gather(w, &t, ok, &tmax, &r));
+        all_ok &= r;
+        if (i >= o->warmup) {
+            res.t[res.iters++] = tmax;
+        }
+    }
+    v->fini(w, 1);
+    res.verified    = all_ok;
+    res.input_bytes = wl_input_bytes(w);
+    res.cross_bytes = wl_cross_bytes(w);
+    if (w->me == 0) {
+        mgi_wl_report_add(&wl_report, &res, stdout);
+        wl_save(w);
+    }
+    return all_ok ? 0 : 1;
+}
+
+/* GroupBy / Join of the whole data set on this GPU alone: data generated
+ * in place (not timed), then the operator, timed, every iteration checked
+ * against the reference totals.  Returns -1 on a CUDA error. */
+static int wl_single_compute(wl_rank_t *w, mgi_wl_result_t *res,
+                             mgi_wl_tuple_t **l, mgi_wl_tuple_t **ord)
+{
+    const wl_opts_t *o = w->opts;
+    uint64_t nl = 0, no = 0, want_n = 0, want_sum = 0;
+    unsigned long long acc[2];
+    wl_times_t t;
+    int i, d, ok = 1;
+
+    WL_CHECK(wl_gen_lineitem(w, 0, w->spec.tpch.n_orders, l, &nl));
+    if (o->op == WL_OP_JOIN) {
+        WL_CHECK(wl_gen_orders(w, 0, w->spec.tpch.n_orders, ord, &no));
+    }
+    for (d = 0; d < w->G; ++d) {
+        want_n   += (o->op == WL_OP_JOIN) ? w->ref.matches[d] :
+                                            w->ref.groups[d];
+        want_sum += (o->op == WL_OP_JOIN) ? w->ref.join_sum[d] :
+                                            w->ref.group_sum[d];
+    }
+    for (i = 0; i < o->warmup + o->iters; ++i) {
+        memset(&t, 0, sizeof(t));
+        WL_CUDA(cudaEventRecord(w->ev[2], w->stream));
+        if (o->op == WL_OP_JOIN) {
+            WL_CHECK(wl_join(w, *ord, no, *l, nl, acc));
+        } else {
+            WL_CHECK(wl_groupby(w, *l, nl, acc));
+        }
+        WL_CUDA(cudaEventRecord(w->ev[3], w->stream));
+        WL_CUDA(cudaEventSynchronize(w->ev[3]));
+        t.compute_ms = wl_event_ms(w->ev[2], w->ev[3]);
+        t.total_ms   = t.compute_ms;
+        wl_verify_acc(w, "single", acc, want_n, want_sum, &ok);
+        if (i >= o->warmup) {
+            res->t[res->iters++] = t;
+        }
+    }
+    res->verified    = ok;
+    res->input_bytes = (double)(nl + no) * sizeof(mgi_wl_tuple_t);
+    return 0;
+}
+
+/* Rank 0 runs the single-GPU variant while the others wait; a failure
+ * (e.g. the whole data set does not fit one GPU) is reported, not fatal. */
+static int wl_run_single(wl_rank_t *w)
+{
+    mgi_wl_tuple_t *l = NULL, *ord = NULL;
+    mgi_wl_result_t res;
+    int rc = 0;
+
+    memset(&res, 0, sizeof(res));
+    snprintf(res.op, sizeof(res.op), "%s", wl_op_names[w->opts->op]);
+    snprintf(res.variant, sizeof(res.variant), "single");
+    if (w->me == 0) {
+        if (wl_single_compute(w, &res, &l, &ord) == 0) {
+            mgi_wl_report_add(&wl_report, &res, stdout);
+            rc = res.verified ? 0 : 1;
+        } else {
+            mgi_wl_report_absent(&wl_report, "single",
+                                 "failed on GPU 0 (see stderr)", stdout);
+            cudaGetLastError();     /* not sticky: clear it */
+        }
+        cudaFree(l);
+        cudaFree(ord);
+        cudaFree(w->table);
+        w->table      = NULL;
+        w->table_size = 0;
+    }
+    WL_CHECK(mgi_wl_barrier(w->boot));
+    return rc;
+}
+
+/* GPU generator against the host generator, byte for byte, this rank's
+ * slice, all columns. */
+static int wl_gencheck(wl_rank_t *w)
+{
+    uint64_t b, e, n, *offsets = NULL;
+    mgi_tpch_lineitem_t dc, hc;
+    mgi_tpch_orders_t dor, hor;
+    int ok = 1, all[MGI_WL_MAX_RANKS], r;
+    std::vector<char> h, g;
+    size_t k;
+
+    mgi_tpch_slice(w->spec.tpch.n_orders, w->me, w->G, &b, &e);
+    WL_CHECK(mgi_tpch_gpu_lineitem_offsets(&w->spec.tpch, b, e, &offsets, &n,
+                                           w->stream));
+    if (n != mgi_tpch_lineitem_count(&w->spec.tpch, b, e)) {
+        fprintf(stderr, "gencheck rank %d: GPU counts %llu lineitems\n",
+                w->me, (unsigned long long)n);
+        ok = 0;
+    }
+    /* columns back to back: 8+8+4+1+4+8+4+4 = 41 bytes a row */
+    const size_t widths[] = {8, 8, 4, 1, 4, 8, 4, 4};
+    size_t off[9] = {0};
+    for (k = 0; k < 8; ++k) {
+        /* every column 8-byte aligned: the GPU faults on misaligned stores */
+        off[k + 1] = off[k] + (widths[k] * (n + 1) + 7) / 8 * 8;
+    }
+    h.assign(off[8], 0);
+    g.assign(off[8], 1);
+    char *d = NULL;
+    WL_CUDA(cudaMalloc((void**)&d, off[8]));
+    WL_CUDA(cudaMemset(d, 0, off[8]));
+#define WL_COLS(_c, _base) \
+    _c.orderkey      = (int64_t*)(_base + off[0]); \
+    _c.zkey          = (w->spec.zipf != NULL) ? \
+                       (int64_t*)(_base + off[1]) : NULL; \
+    _c.partkey       = (int32_t*)(_base + off[2]); \
+    _c.linenumber    = (int8_t*)(_base + off[3]); \
+    _c.quantity      = (int32_t*)(_base + off[4]); \
+    _c.extendedprice = (int64_t*)(_base + off[5]); \
+    _c.discount      = (int32_t*)(_base + off[6]); \
+    _c.tax           = (int32_t*)(_base + off[7]);
+    WL_COLS(dc, d);
+    WL_COLS(hc, h.data());
+#undef WL_COLS
+    WL_CHECK(mgi_tpch_gpu_lineitem_gen(&w->spec.tpch, w->zipf_dev, b, e,
+                                       offsets, &dc, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    WL_CUDA(cudaMemcpy(g.data(), d, off[8], cudaMemcpyDeviceToHost));
+    mgi_tpch_lineitem_gen(&w->spec.tpch, w->spec.zipf, b, e, &hc);
+    if (h != g) {
+        fprintf(stderr, "gencheck rank %d: lineitem bytes differ\n", w->me);
+        ok = 0;
+    }
+    cudaFree(d);
+    cudaFree(offsets);
+    /* orders */
+    size_t no = e - b, ob = no * (8 + 4 + 4);
+    std::vector<char> ho(ob, 0), go(ob, 1);
+    WL_CUDA(cudaMalloc((void**)&d, ob + 1));
+    dor.orderkey  = (int64_t*)d;
+    dor.custkey   = (int32_t*)(d + no * 8);
+    dor.orderdate = (int32_t*)(d + no * 12);
+    hor.orderkey  = (int64_t*)ho.data();
+    hor.custkey   = (int32_t*)(ho.data() + no * 8);
+    hor.orderdate = (int32_t*)(ho.data() + no * 12);
+    WL_CHECK(mgi_tpch_gpu_orders_gen(&w->spec.tpch, b, e, &dor, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    WL_CUDA(cudaMemcpy(go.data(), d, ob, cudaMemcpyDeviceToHost));
+    mgi_tpch_orders_gen(&w->spec.tpch, b, e, &hor);
+    if (ho != go) {
+        fprintf(stderr, "gencheck rank %d: orders bytes differ\n", w->me);
+        ok = 0;
+    }
+    cudaFree(d);
+    WL_CHECK(mgi_wl_allgather(w->boot, &ok, sizeof(ok), all));
+    for (r = 0; r < w->G; ++r) {
+        ok &= all[r];
+    }
+    if (w->me == 0) {
+        printf("gencheck  gpus=%d sf=%.3f zipf=%s rows=%llu(rank0) "
+               "gpu_equals_host=%s\n", w->G, w->spec.tpch.sf,
+               (w->spec.zipf != NULL) ? "on" : "off", (unsigned long long)n,
+               ok ? "ok" : "FAILED");
+    }
+    return ok ? 0 : 1;
+}
+
+static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
+{
+    const wl_opts_t *o = (const wl_opts_t*)arg;
+    wl_rank_t *w = new wl_rank_t();
+    unsigned what = 0;
+    char device[256] = "";
+    cudaDeviceProp prop;
+    int ndev = 0, failed = 0, i, rc;
+    size_t k;
+    double t0;
+
+    wl_rank_id = boot->rank;
+    w->boot    = boot;
+    w->opts    = o;
+    w->me      = boot->rank;
+    w->G       = boot->size;
+    WL_CUDA(cudaGetDeviceCount(&ndev));
+    if (ndev < w->G) {
+        fprintf(stderr, "mgi_workloads: %d GPUs asked, %d visible\n", w->G,
+                ndev);
+        return 1;
+    }
+    WL_CUDA(cudaSetDevice(w->me));
+    WL_CUDA(cudaGetDeviceProperties(&prop, w->me));
+    snprintf(device, sizeof(device), "%s", prop.name);
+    WL_CUDA(cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking));
+    for (i = 0; i < 4; ++i) {
+        WL_CUDA(cudaEventCreate(&w->ev[i]));
+    }
+    WL_CUDA(cudaMalloc((void**)&w->d_count, 32 * sizeof(*w->d_count)));
+    WL_CUDA(cudaMalloc((void**)&w->d_acc, 2 * sizeof(*w->d_acc)));
+
+    memset(&w->spec, 0, sizeof(w->spec));
+    mgi_tpch_params_init(&w->spec.tpch, o->seed, o->sf);
+    w->spec.gpus    = w->G;
+    w->spec.pattern = (o->op == WL_OP_MANY2ONE) ? MGI_WL_PATTERN_MANY2ONE :
+                      (o->op == WL_OP_ONE2MANY) ? MGI_WL_PATTERN_ONE2MANY :
+                      (o->op == WL_OP_P2P) ? MGI_WL_PATTERN_P2P :
+                                             MGI_WL_PATTERN_EXCHANGE;
+    if (o->zipf >= 0) {
+        w->zipf_host = new mgi_tpch_zipf_t;
+        if (mgi_tpch_zipf_init(w->zipf_host, w->spec.tpch.n_orders,
+                               o->zipf) != 0) {
+            fprintf(stderr, "mgi_workloads: bad Zipf theta %g\n", o->zipf);
+            return 1;
+        }
+        WL_CHECK(mgi_tpch_gpu_zipf_upload(w->zipf_host, &w->zipf_dev));
+        w->spec.zipf = w->zipf_host;
+    }
+    snprintf(wl_report.op, sizeof(wl_report.op), "%s", wl_op_names[o->op]);
+    wl_report.gpus     = w->G;
+    wl_report.sf       = w->spec.tpch.sf;
+    wl_report.seed     = o->seed;
+    wl_report.n_orders = w->spec.tpch.n_orders;
+    wl_report.zipf     = o->zipf;
+    snprintf(wl_report.device, sizeof(wl_report.device), "%s", device);
+    snprintf(wl_report.ucx_tls, sizeof(wl_report.ucx_tls), "%s",
+             (getenv("UCX_TLS") != NULL) ? getenv("UCX_TLS") : "");
+    if (o->op == WL_OP_GENCHECK) {
+        return wl_gencheck(w);
+    }
+
+    /* data in place on each GPU, then the reference on the host */
+    t0 = wl_now_ms();
+    WL_CHECK(wl_table_setup(w, &w->l, 0));
+    if (o->op == WL_OP_JOIN) {
+        WL_CHECK(wl_table_setup(w, &w->o, 1));
+    }
+    what = MGI_WL_REF_EXCHANGE |
+           ((o->op == WL_OP_JOIN) ? MGI_WL_REF_ORDERS | MGI_WL_REF_JOIN : 0) |
+           ((o->op == WL_OP_GROUPBY) ? MGI_WL_REF_GROUPBY : 0);
+    if (mgi_wl_ref_compute(&w->spec, what, &w->ref) != 0) {
+        fprintf(stderr, "mgi_workloads: reference failed\n");
+        return 1;
+    }
+    WL_CHECK(mgi_wl_barrier(boot));
+    if (w->me == 0) {
+        printf("# %s on %d x %s: sf %.3f, %llu orders, lineitem tuples "
+               "%.3f GB/GPU (rank 0), zipf %s, setup + reference %.1f s\n",
+               wl_op_names[o->op], w->G, device, w->spec.tpch.sf,
+               (unsigned long long)w->spec.tpch.n_orders,
+               w->l.n_in * 16.0 / 1e9, (o->zipf < 0) ? "off" : "on",
+               (wl_now_ms() - t0) / 1e3);
+        fflush(stdout);
+    }
+
+    for (k = 0; k < sizeof(mgi_wl_variants) / sizeof(mgi_wl_variants[0]);
+         ++k) {
+        const wl_variant_t *v = &mgi_wl_variants[k];
+        if (!wl_variant_selected(o, v->name)) {
+            continue;
+        }
+        if ((v->transfer == NULL) && (v->shuffle == NULL)) {
+            if (w->me == 0) {
+                mgi_wl_report_absent(&wl_report, v->name, v->absent, stdout);
+            }
+            continue;
+        }
+        rc = wl_run_variant(w, v);
+        if (rc < 0) {
+            /* an error mid-variant leaves the ranks out of step: end the
+             * run (the hub stops the others; the JSON has what was done) */
+            return 1;
+        }
+        failed |= rc;
+    }
+    if (wl_variant_selected(o, "single") &&
+        ((o->op == WL_OP_GROUPBY) || (o->op == WL_OP_JOIN))) {
+        wl_table_free(&w->l);
+        wl_table_free(&w->o);
+        rc = wl_run_single(w);
+        if (rc < 0) {
+            return 1;
+        }
+        failed |= rc;
+    }
+    if ((w->me == 0) && (o->json != NULL)) {
+        wl_report.nccl_version = (w->nccl.lib != NULL) ? w->nccl.version : 0;
+        failed |= (mgi_wl_report_json(&wl_report, o->json) != 0);
+    }
+    return failed;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void wl_usage(const char *argv0)
+{
+    fprintf(stderr,
+            "usage: %s --op exchange|groupby|join|many2one|one2many|p2p|"
+            "gencheck\n"
+            "          [--variant nccl,ucx,ucx_mgi,single,mgi|all] [--gpus G]\n"
+            "          [--sf SF | --gib LINEITEM_GIB_PER_GPU] [--zipf THETA]\n"
+            "          [--seed S] [--iters N] [--warmup N] [--json FILE]\n",
+            argv0);
+}
+
+int main(int argc, char **argv)
+{
+    wl_opts_t o;
+    int i, k;
+
+    memset(&o, 0, sizeof(o));
+    o.op     = WL_OP_EXCHANGE;
+    snprintf(o.variants, sizeof(o.variants), "all");
+    o.gpus   = 2;
+    o.sf     = 1.0;
+    o.zipf   = -1;
+    o.seed   = 20260101;
+    o.iters  = 5;
+    o.warmup = 1;
+    for (i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+        if ((v == NULL) && (strcmp(a, "--help") != 0)) {
+            wl_usage(argv[0]);
+            return 2;
+        }
+        if (strcmp(a, "--op") == 0) {
+            for (k = 0; k <= WL_OP_GENCHECK; ++k) {
+                if (strcmp(v, wl_op_names[k]) == 0) {
+                    break;
+                }
+            }
+            if (k > WL_OP_GENCHECK) {
+                wl_usage(argv[0]);
+                return 2;
+            }
+            o.op = (wl_op_t)k;
+        } else if (strcmp(a, "--variant") == 0) {
+            snprintf(o.variants, sizeof(o.variants), "%s", v);
+        } else if (strcmp(a, "--gpus") == 0) {
+            o.gpus = atoi(v);
+        } else if (strcmp(a, "--sf") == 0) {
+            o.sf = atof(v);
+        } else if (strcmp(a, "--gib") == 0) {
+            o.gib = atof(v);
+        } else if (strcmp(a, "--zipf") == 0) {
+            o.zipf = atof(v);
+        } else if (strcmp(a, "--seed") == 0) {
+            o.seed = strtoull(v, NULL, 0);
+        } else if (strcmp(a, "--iters") == 0) {
+            o.iters = atoi(v);
+        } else if (strcmp(a, "--warmup") == 0) {
+            o.warmup = atoi(v);
+        } else if (strcmp(a, "--json") == 0) {
+            o.json = v;
+        } else {
+            wl_usage(argv[0]);
+            return 2;
+        }
+        ++i;
+    }
+    if ((o.gpus < 1) || (o.gpus > MGI_WL_MAX_GPUS) || (o.iters < 1) ||
+        (o.iters + o.warmup > 64) || (o.warmup < 0) || !(o.sf > 0) ||
+        ((o.op == WL_OP_P2P) && (o.gpus < 2)) || (o.zipf > 10)) {
+        wl_usage(argv[0]);
+        return 2;
+    }
+    if (o.gib > 0) {
+        /* 16-byte lineitem tuples, 6M lineitems per SF (4 per order) */
+        o.sf = o.gib * 1073741824.0 * o.gpus / 16.0 /
+               (4.0 * MGI_TPCH_ORDERS_PER_SF);
+    }
+    /* multicast stays off on shared GPU hosts */
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    return mgi_wl_boot_run(o.gpus, wl_rank_main, &o);
+}
