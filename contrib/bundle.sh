@@ -38,6 +38,11 @@ for f in "$ucx/bin/mgi_topo" "$top/test/gtest_cuda_mgi" \
          "$top/test/.libs/gtest_cuda_mgi" "$top/bench/"*/.libs/* ; do
     [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$out/bin/"
 done
+for f in "$top/bench/workloads/mgi_workloads" "$top/test/ucp_ext/gpu_ring_test"; do
+    [ -x "$f" ] && cp "$f" "$out/bin/"
+done
+cp "$top/bench/workloads/run.sh" "$out/run/workloads.sh"
+cp "$top/bench/workloads/plot.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/bench/perftest_compare.sh" \
    "$top/bench/multipath_sweep.sh" "$out/run/"
 
