@@ -70,6 +70,17 @@ SRC
     mark apt
 fi
 
+# matplotlib draws the workloads' charts (bench/workloads/plot.py)
+if ! done_ matplotlib && [ "${MGI_NO_APT:-0}" != 1 ]; then
+    if python3 -c 'import matplotlib' 2>/dev/null ||
+       python3 -m pip install -q matplotlib >"$deps/pip.log" 2>&1; then
+        mark matplotlib
+    else
+        log "warning: could not install matplotlib (log: $deps/pip.log);" \
+            "the chart test will be skipped"
+    fi
+fi
+
 # --- 2. NVML: header and library from Debian's non-free section -------------
 # libnvidia-ml-dev would pull in the whole driver, which a build machine
 # without a GPU neither has nor needs: unpack the header and the library
