@@ -51,6 +51,7 @@
 #define MGI_GPU_SLOT_LOOPBACK   (-2)
 #define MGI_GPU_NO_DST          0xffffu
 #define MGI_GPU_STOP_POLL       32     /* rounds between stop-flag reads */
+#define MGI_GPU_DST_CACHE       16     /* route lookups cached per walk */
 
 #define MGI_CUDA_CALL(_call, _fmt, ...) \
     ({ \
@@ -279,14 +280,22 @@ __device__ static void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const mgi_msg_hdr_t *h;
     mgi_gpu_dch_t *ch;
     mgi_ring_t *ring;
-    uint16_t cache_id = 0xffff;
+    uint16_t cache_id = 0xffff, ch_id = 0xffff;
     mgi_ring_t *cache_final = NULL;
+    /* the tables change only by appending: cache lookups for the walk,
+     * a global load per message would cost more than the walk itself */
+    uint16_t dc_dst[MGI_GPU_DST_CACHE];
+    mgi_ring_t *dc_ring[MGI_GPU_DST_CACHE];
     int t;
 
     p->nemit    = 0;
     p->ntgt     = 0;
     p->at_end   = 0;
     p->stop_eof = 0;
+    ch          = NULL;
+    for (k = 0; k < MGI_GPU_DST_CACHE; ++k) {
+        dc_dst[k] = MGI_GPU_NO_DST;
+    }
     for (;;) {
         if (off + MGI_MSG_HDR_SIZE > cap) {
             p->at_end = 1;
@@ -302,7 +311,10 @@ __device__ static void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             break;
         }
         size = mgi_msg_size(h->len);
-        ch   = mgi_gpu_ch(d, h->ch);
+        if (h->ch != ch_id) {
+            ch_id = h->ch;
+            ch    = mgi_gpu_ch(d, ch_id);
+        }
         if (ch == NULL) {
             mgi_gpu_count(&d->status->blk[blockIdx.x].dropped);
             off += size;
@@ -353,7 +365,12 @@ __device__ static void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                  ch->dst[k]);
             }
         } else {
-            ring = mgi_gpu_send_target(d, h->dst);
+            k = h->dst % MGI_GPU_DST_CACHE;
+            if (dc_dst[k] != h->dst) {
+                dc_dst[k]  = h->dst;
+                dc_ring[k] = mgi_gpu_send_target(d, h->dst);
+            }
+            ring = dc_ring[k];
             if (ring == NULL) {
                 mgi_gpu_count(&d->status->blk[blockIdx.x].dropped);
                 off += size;

@@ -75,7 +75,7 @@ step groupby_1proc_2gpu 300 mgi_gpu_test groupby -l 2 -n $n -b 8
 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings 300 mgi_launch -n 2 -t 280 -- \
-        mgi_gpu_test groupby -n 200000 -b 4
+        mgi_gpu_test groupby -n 200000 -b 4 -t 32
 
 # 256 MiB of tuples each
 step send_bw_64B_2proc 300 mgi_launch -n 2 -t 280 -- \

@@ -430,12 +430,30 @@ static void barrier(mgi_context_h ctx)
     CHECK_UCS(mgi_context_allgather(ctx, &me, all.data(), sizeof(int)));
 }
 
-static mgi_context_h ctx_create(void)
+/* Segments must take a whole block's send: tuple_size sizes them (as
+ * MGI_TUPLE_SIZE would), unless MGI_SEG_SIZE says otherwise. */
+static mgi_context_h ctx_create(unsigned tuple_size, unsigned threads)
 {
     mgi_context_params_t p;
     mgi_context_h ctx;
 
     mgi_context_params_init(&p);
+    if (getenv("MGI_TUPLE_SIZE") == NULL) {
+        p.tuple_size = tuple_size;
+    }
+    {
+        size_t msg = (tuple_size + 7) / 8 * 8 + 8, seg = p.seg_size;
+        if (seg == 0) {
+            seg = 16 + msg * p.producer_threads * p.batch;
+        }
+        seg = (seg + 127) / 128 * 128;
+        if (threads * msg > seg - 16) {
+            fprintf(stderr, "%u threads x %zu-byte messages do not fit a "
+                    "segment of %zu bytes: fewer threads (-t) or a larger "
+                    "MGI_SEG_SIZE\n", threads, msg, seg);
+            exit(2);
+        }
+    }
     CHECK_UCS(mgi_context_create(&p, &ctx));
     g_rank = mgi_context_rank(ctx);
     return ctx;
@@ -443,7 +461,7 @@ static mgi_context_h ctx_create(void)
 
 static int run_groupby(const opts &o)
 {
-    mgi_context_h ctx = ctx_create();
+    mgi_context_h ctx = ctx_create(sizeof(gb_tuple), o.threads);
     int local = (o.local > 0) ? o.local : 1, rank = g_rank, ok = 1;
     int nproc = mgi_context_size(ctx), dev0;
     std::vector<gpu_ep> eps(local);
@@ -599,6 +617,7 @@ static double copy_engine_gbs(size_t bytes)
     cudaGetLastError();
     CHECK_CUDA(cudaMalloc(&a, bytes));
     CHECK_CUDA(cudaMemset(a, 1, bytes));
+    CHECK_CUDA(cudaDeviceSynchronize()); /* no sorter runs yet */
     CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CHECK_CUDA(cudaEventCreate(&e0));
     CHECK_CUDA(cudaEventCreate(&e1));
@@ -649,7 +668,7 @@ static int run_stream(const opts &o, int sorter)
         }
         ce = copy_engine_gbs(bytes);
     }
-    ctx   = ctx_create();
+    ctx   = ctx_create(o.size, o.threads);
     rank  = g_rank;
     nproc = mgi_context_size(ctx);
     local = sorter ? 1 : ((o.local > 0) ? o.local : 1);

@@ -110,6 +110,9 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
         }
     }
     total = __shfl_sync(0xffffffffu, incl, 31);
+    if (total > mgi_ring_cap(r)) {
+        return 0; /* never fits a segment: size segments for the warp */
+    }
     if ((lane == 0) && (total > 0)) {
         mgi_seg_hdr_t *seg;
         ok = (mgi_ring_append_reserve(r, total, &seg, &off, &pos) ==
@@ -155,7 +158,9 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     my_off = (sz > 0) ? atomicAdd(&s_total, sz) : 0;
     __syncthreads();
     if (threadIdx.x == 0) {
-        s_ok = (s_total > 0) &&
+        /* a reservation larger than a segment would never fit: refuse it
+         * (MGI_SEG_SIZE / MGI_TUPLE_SIZE size segments for the block) */
+        s_ok = (s_total > 0) && (s_total <= mgi_ring_cap(mgi_dev_stage(h))) &&
                (mgi_ring_append_reserve(mgi_dev_stage(h), s_total, &s_seg,
                                         &s_off, &s_pos) == MGI_RING_OK);
     }
