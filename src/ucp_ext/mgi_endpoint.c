@@ -223,11 +223,9 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     ctx->eps[ep->index] = ep;
     __atomic_store_n(&ctx->neps, ctx->neps + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ctx->lock);
-    ucs_info("mgi ep %u: %s endpoint%s%.0d, %u stage ring(s), receive ring "
-             "of %u lanes x %u segments x %zu bytes", ep->id,
-             mgi_ep_is_gpu(ep) ? "GPU" : "CPU",
-             mgi_ep_is_gpu(ep) ? " on device " : "",
-             mgi_ep_is_gpu(ep) ? ep->device : 0, ep->nstage,
+    ucs_info("mgi ep %u: %s endpoint (device %d), %u stage ring(s), receive "
+             "ring of %u lanes x %u segments x %zu bytes", ep->id,
+             mgi_ep_is_gpu(ep) ? "GPU" : "CPU", ep->device, ep->nstage,
              ep->nlanes, ctx->params.recv_depth, ctx->seg_size);
     *ep_p = ep->id;
     return UCS_OK;
