@@ -83,6 +83,9 @@ step send_bw_64B_2proc 300 mgi_launch -n 2 -t 280 -- \
 step send_bw_16B_2proc 300 mgi_launch -n 2 -t 280 -- \
     mgi_gpu_test bench -s 16 -n 16777216 -b 32
 step send_bw_64B_1proc 300 mgi_gpu_test bench -l 2 -s 64 -n 4194304 -b 32
+# more sorter blocks: the sender's stage rings spread over them
+MGI_SORTER_BLOCKS=8 step send_bw_64B_2proc_8sorters 300 \
+    mgi_launch -n 2 -t 280 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32
 
 for r in per-block global; do
     for c in 1 0; do
