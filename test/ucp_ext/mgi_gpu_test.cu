@@ -126,6 +126,13 @@ __host__ __device__ static inline uint64_t bench_word(uint64_t seq, unsigned w)
     return w == 0 ? seq : (seq * 0x9e3779b97f4a7c15ull) ^ w;
 }
 
+/* Block: past the deadline? The same answer for every thread (the device
+ * calls hold barriers: a thread leaving alone would hang the others). */
+__device__ static inline int timed_out(unsigned long long deadline)
+{
+    return __syncthreads_or(dev_now() > deadline);
+}
+
 #define RECV_TUPLES 256
 
 /* Block: receive what is there, apply f to every tuple. Returns bytes,
@@ -167,7 +174,7 @@ __device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
         if (rsize > 0) {
             block_recv(h, rbuf, rsize, f);
         }
-        if (dev_now() > deadline) {
+        if (timed_out(deadline)) {
             return -1;
         }
     }
@@ -191,7 +198,7 @@ __device__ static unsigned block_finish(const mgi_dev_ch_t *h, int flush,
         if (rsize > 0) {
             block_recv(h, rbuf, rsize, f);
         }
-        if (dev_now() > deadline) {
+        if (timed_out(deadline)) {
             return PH_FLUSH;
         }
     }
@@ -203,7 +210,7 @@ __device__ static unsigned block_finish(const mgi_dev_ch_t *h, int flush,
         if (r == MGI_DEV_EOF) {
             return 0;
         }
-        if ((r == 0) && (dev_now() > deadline)) {
+        if (timed_out(deadline) && (r == 0)) {
             return PH_RECV;
         }
     }
