@@ -585,6 +585,14 @@ static void misuse(test_t *t)
 
     EXPECT_STATUS(t, mgi_ep_create(t->ctx, &ep_params, &id),
                   UCS_ERR_NO_DEVICE);
+    {
+        /* device handles: GPU endpoints of the channel only */
+        mgi_dev_ch_t h;
+        EXPECT_STATUS(t, mgi_ch_device_handle(t->ctx, 999, me, &h),
+                      UCS_ERR_NO_ELEM);
+        EXPECT_STATUS(t, mgi_ch_device_handle(t->ctx, ch, me, &h),
+                      UCS_ERR_INVALID_PARAM);
+    }
     EXPECT_STATUS(t, mgi_send(t->ctx, 999, me, &tp, sizeof(tp), -1),
                   UCS_ERR_NO_ELEM);
     EXPECT_STATUS(t, mgi_recv(t->ctx, 999, me, big, sizeof(big)),
