@@ -21,6 +21,11 @@
 #define MGI_GPU_NO_DST          0xffffu
 #define MGI_GPU_STOP_POLL       32     /* rounds between stop-flag reads */
 #define MGI_GPU_DST_CACHE       16     /* route lookups cached per walk */
+/* mgi_seg_hdr_t::reserved of segments the GPU sorter fills: 0 unknown,
+ * MGI_SEG_KEY + 1 when every message is of one (channel, destination),
+ * MGI_SEG_MIXED otherwise (or an EOF is in it) */
+#define MGI_SEG_KEY(_ch, _dst)  (((uint32_t)(_dst) << 16) | (uint32_t)(_ch))
+#define MGI_SEG_MIXED           0xffffffffu
 
 #if defined(__CUDACC__)
 #  define MGI_SDEV             __device__ static
@@ -33,6 +38,8 @@
 #  define MGI_FENCE()          __threadfence()
 #  define MGI_FENCE_SYSTEM()   __threadfence_system()
 #  define MGI_ATOMIC_ADD(_p, _v) atomicAdd((_p), (_v))
+#  define MGI_ATOMIC_CAS(_p, _e, _v) atomicCAS((_p), (_e), (_v))
+#  define MGI_ATOMIC_EXCH(_p, _v) atomicExch((_p), (_v))
 /* L2 only: a ring slot held another generation before */
 #  define MGI_LDCG16(_dst, _src) \
     (*(uint4*)(_dst) = __ldcg((const uint4*)(_src)))
@@ -56,6 +63,15 @@ extern unsigned long mgi_selfcheck_blocked;
 #  define MGI_FENCE_SYSTEM()   __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #  define MGI_ATOMIC_ADD(_p, _v) \
     __atomic_fetch_add((_p), (_v), __ATOMIC_ACQ_REL)
+static inline uint32_t mgi_emu_cas(uint32_t *p, uint32_t e, uint32_t v)
+{
+    __atomic_compare_exchange_n(p, &e, v, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    return e; /* the old value */
+}
+#  define MGI_ATOMIC_CAS(_p, _e, _v) mgi_emu_cas((_p), (_e), (_v))
+#  define MGI_ATOMIC_EXCH(_p, _v) \
+    __atomic_exchange_n((_p), (_v), __ATOMIC_ACQ_REL)
 #  define MGI_LDCG16(_dst, _src) memcpy((_dst), (_src), 16)
 #endif
 
@@ -143,6 +159,7 @@ typedef struct mgi_gpu_pass {
     mgi_ring_t    *tgt_ring[MGI_GPU_MAX_TARGETS];
     uint32_t      tgt_bytes[MGI_GPU_MAX_TARGETS];
     uint32_t      tgt_cnt[MGI_GPU_MAX_TARGETS];
+    uint32_t      tgt_key[MGI_GPU_MAX_TARGETS]; /* MGI_SEG_KEY or MIXED */
     uint32_t      tgt_first[MGI_GPU_MAX_TARGETS + 1];
     uint32_t      tgt_word0[MGI_GPU_MAX_TARGETS + 1];
     mgi_seg_hdr_t *tgt_seg[MGI_GPU_MAX_TARGETS];
@@ -154,9 +171,11 @@ typedef struct mgi_gpu_pass {
     uint32_t      ntouched;
     mgi_seg_hdr_t *seg;
     uint32_t      start;
+    int           whole;    /* mgi_gpu_ring_whole's decision */
     int           stop;
     uint32_t      round;
-    unsigned long long sorted, dispatched;
+    unsigned long long sorted, dispatched;   /* tuples walked */
+    unsigned long long whole_segs;           /* lane segments moved whole */
 } mgi_gpu_pass_t;
 
 /* Emission arrays, dynamic shared memory after the segment copy. */
@@ -230,9 +249,16 @@ MGI_SDEV_INLINE int mgi_gpu_tgt(mgi_gpu_pass_t *p, mgi_ring_t *ring)
 MGI_SDEV_INLINE void mgi_gpu_emit_add(mgi_gpu_pass_t *p,
                                                mgi_gpu_emit_t *e, int t,
                                                uint32_t off, uint32_t size,
-                                               uint16_t dst)
+                                               uint16_t dst, uint32_t key)
 {
     uint32_t i = p->nemit++;
+
+    /* one (channel, destination) for all of the target's messages? */
+    if (p->tgt_cnt[t] == 0) {
+        p->tgt_key[t] = key;
+    } else if (p->tgt_key[t] != key) {
+        p->tgt_key[t] = MGI_SEG_MIXED;
+    }
 
     e->src[i]      = off;
     e->size[i]     = (uint16_t)size;
@@ -310,7 +336,8 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             if ((t < 0) || (p->nemit == MGI_GPU_MAX_EMIT)) {
                 break;
             }
-            mgi_gpu_emit_add(p, e, t, off, size, MGI_GPU_NO_DST);
+            mgi_gpu_emit_add(p, e, t, off, size, MGI_GPU_NO_DST,
+                             MGI_SEG_KEY(h->ch, h->dst));
         } else if (h->dst == MGI_EP_ID_ALL) {
             n = ch->ndst;
             if (p->nemit + n > MGI_GPU_MAX_EMIT) {
@@ -335,7 +362,7 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                     continue;
                 }
                 mgi_gpu_emit_add(p, e, mgi_gpu_tgt(p, ring), off, size,
-                                 ch->dst[k]);
+                                 ch->dst[k], MGI_SEG_KEY(h->ch, ch->dst[k]));
             }
         } else {
             k = h->dst % MGI_GPU_DST_CACHE;
@@ -353,7 +380,8 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             if ((t < 0) || (p->nemit == MGI_GPU_MAX_EMIT)) {
                 break;
             }
-            mgi_gpu_emit_add(p, e, t, off, size, MGI_GPU_NO_DST);
+            mgi_gpu_emit_add(p, e, t, off, size, MGI_GPU_NO_DST,
+                             MGI_SEG_KEY(h->ch, h->dst));
         }
         off += size;
     }
@@ -378,6 +406,20 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
 MGI_SDEV_INLINE uint64_t mgi_gpu_set_dst(uint64_t v, uint16_t dst)
 {
     return (v & ~(0xffffull << 16)) | ((uint64_t)dst << 16);
+}
+
+/* Mark a segment that a reservation of messages of one (channel,
+ * destination) `key` is in: the receiving sorter moves a segment whose
+ * every reservation had the same key whole, without walking it (see
+ * mgi_gpu_ring_whole). Before the reservation commits. */
+MGI_SDEV_INLINE void mgi_gpu_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
+{
+    uint32_t want = (key == MGI_SEG_MIXED) ? MGI_SEG_MIXED : key + 1;
+    uint32_t old  = MGI_ATOMIC_CAS(&seg->reserved, 0u, want);
+
+    if ((old != 0) && (old != want)) {
+        MGI_ATOMIC_EXCH(&seg->reserved, MGI_SEG_MIXED);
+    }
 }
 
 /* Thread 0: pad and commit a reservation that will not be used. */
@@ -428,6 +470,9 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
             }
         }
         return 0;
+    }
+    for (t = tid; t < p->ntgt; t += nth) {  /* before the commits */
+        mgi_gpu_seg_mark(p->tgt_seg[t], p->tgt_key[t]);
     }
 
     if (d->coalesce) {
@@ -547,6 +592,7 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     pd->n     = 0;
     for (k = 0; k < n; ++k) {
         m = mgi_seg_payload(seg[k]) + off[k];
+        mgi_gpu_seg_mark(seg[k], MGI_SEG_MIXED); /* EOFs are walked */
         memcpy(m, h, sz);
         ((mgi_msg_hdr_t*)m)->dst = ch->dst[k];
         MGI_FENCE();
@@ -615,6 +661,57 @@ MGI_SDEV void mgi_gpu_touch(mgi_gpu_pass_t *p)
     }
 }
 
+/* Block, receive side: a lane segment whose messages are all of one
+ * channel and for this endpoint goes to a final ring whole: one
+ * reservation of a full segment, a 16-byte copy per thread, no walk.
+ * Returns 1 when moved, 0 when the segment must be walked, -1 when the
+ * final ring is full. */
+MGI_SDEV int mgi_gpu_ring_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                                mgi_ring_t *ring)
+{
+    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    const uint32_t cap = mgi_ring_cap(ring);
+    mgi_gpu_dch_t *ch;
+    mgi_ring_t *fr;
+    uint32_t flag, key, i;
+
+    if (tid == 0) {
+        p->whole = 0;
+        flag     = mgi_ld_acq32(&p->seg->reserved);
+        key      = flag - 1;
+        ch       = ((p->start == 0) && (flag != 0) &&
+                    (flag != MGI_SEG_MIXED) && ((key >> 16) == d->id)) ?
+                   mgi_gpu_ch(d, (uint16_t)key) : NULL;
+        if ((ch != NULL) && (ch->nfinal > 0) &&
+            (ch->self_dst != MGI_GPU_NO_DST)) {
+            fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
+            p->tgt_ring[0] = fr;
+            /* a full segment's worth fits only a fresh segment, at 0 */
+            p->whole = (mgi_ring_append_reserve(fr, cap, &p->tgt_seg[0],
+                                                &p->tgt_off[0],
+                                                &p->tgt_pos[0]) ==
+                        MGI_RING_OK) ? 1 : -1;
+        }
+    }
+    MGI_SYNC();
+    if (p->whole <= 0) {
+        return p->whole;
+    }
+    for (i = tid; i < cap / 16; i += nth) {
+        MGI_LDCG16(mgi_seg_payload(p->tgt_seg[0]) + 16 * i,
+                   mgi_seg_payload(p->seg) + 16 * i);
+    }
+    MGI_FENCE();
+    MGI_SYNC();
+    if (tid == 0) {
+        mgi_ring_append_commit(p->tgt_ring[0], p->tgt_seg[0], p->tgt_off[0],
+                               cap, p->tgt_pos[0]);
+        mgi_ring_release(ring, 1);
+        p->whole_segs++;
+    }
+    return 1;
+}
+
 /* Block: consume ready segments of one ring (stage ring or receive lane).
  * Returns 1 on progress. */
 MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
@@ -636,6 +733,15 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         MGI_SYNC();
         if (p->seg == NULL) {
             break;
+        }
+        if (recv_side) {
+            ok = mgi_gpu_ring_whole(d, p, ring);
+            if (ok > 0) {
+                progress = 1;
+                continue;
+            } else if (ok < 0) {
+                break;
+            }
         }
         cap = mgi_ring_cap(ring);           /* a multiple of 16 */
         a16 = p->start & ~15u;

@@ -160,7 +160,7 @@ typedef struct mgi_msg_hdr {
 typedef struct mgi_seg_hdr {
     uint64_t stail;  /* STail: generation << 32 | bytes reserved */
     uint32_t commit; /* bytes written; == capacity when the segment is full */
-    uint32_t reserved;
+    uint32_t reserved; /* GPU sorter: content mark; else 0 */
 } mgi_seg_hdr_t;
 
 typedef struct mgi_ring {
@@ -465,7 +465,8 @@ MGI_INLINE void mgi_ring_release(mgi_ring_t *r, uint32_t n)
 
     for (i = 0; i < n; ++i) {
         mgi_seg_hdr_t *seg = mgi_ring_seg(r, c + i);
-        seg->commit = 0;
+        seg->commit   = 0;
+        seg->reserved = 0;
         mgi_st_rel64(&seg->stail, (uint64_t)(c + i + r->size) << 32);
     }
     r->cons_off  = 0;
