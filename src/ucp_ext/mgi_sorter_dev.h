@@ -2,8 +2,8 @@
  * MGI sorter of a GPU endpoint: the device side (structures the kernel
  * reads, the pass over a segment, EOF and flush handling, one round of the
  * loop), private to libmgi. Written for a CUDA block; compiled for the
- * host too, as one "block" of one thread, so that test_mgi_sorter can run
- * this very code on the CPU (see the emulation macros below).
+ * host too, a block being a few host threads meeting at a barrier, so that
+ * test_mgi_sorter runs this very code on the CPU (emulation macros below).
  */
 #ifndef MGI_SORTER_DEV_H_
 #define MGI_SORTER_DEV_H_
@@ -44,8 +44,11 @@
 #  define MGI_LDCG16(_dst, _src) \
     (*(uint4*)(_dst) = __ldcg((const uint4*)(_src)))
 #else
-/* host emulation: one block of one thread, block number set by the test */
-extern unsigned mgi_emu_bid, mgi_emu_nblk;
+/* host emulation: a block is mgi_emu_nth host threads (thread-local
+ * mgi_emu_tid) meeting at mgi_emu_sync(); the test sets them up */
+extern unsigned mgi_emu_bid, mgi_emu_nblk, mgi_emu_nth;
+extern thread_local unsigned mgi_emu_tid;
+void mgi_emu_sync(void);
 #  if defined(MGI_SORTER_SELFCHECK)
 #    include <stdio.h>
 #    include <stdlib.h>
@@ -54,11 +57,11 @@ extern unsigned long mgi_selfcheck_blocked;
 #  endif
 #  define MGI_SDEV             static
 #  define MGI_SDEV_INLINE      static inline
-#  define MGI_TID              0u
-#  define MGI_NTH              1u
+#  define MGI_TID              mgi_emu_tid
+#  define MGI_NTH              mgi_emu_nth
 #  define MGI_BID              mgi_emu_bid
 #  define MGI_NBLK             mgi_emu_nblk
-#  define MGI_SYNC()           do { } while (0)
+#  define MGI_SYNC()           mgi_emu_sync()
 #  define MGI_FENCE()          __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #  define MGI_FENCE_SYSTEM()   __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #  define MGI_ATOMIC_ADD(_p, _v) \
@@ -460,7 +463,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     MGI_SYNC();
     if (p->blocked) {
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
-        ++mgi_selfcheck_blocked;
+        mgi_selfcheck_blocked += (tid == 0);
 #endif
         for (t = tid; t < p->ntgt; t += nth) {
             if (p->tgt_ok[t]) {
@@ -526,8 +529,10 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
             }
         }
     }
+    MGI_FENCE();
+    MGI_SYNC();
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
-    for (i = 0; i < p->nemit; ++i) {
+    for (i = 0; (tid == 0) && (i < p->nemit); ++i) {
         t   = e->tgt[i];
         dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] + e->dst_off[i];
         if (memcmp(dst + 8, seg + e->src[i] + 8, e->size[i] - 8) != 0) {
@@ -538,8 +543,6 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         }
     }
 #endif
-    MGI_FENCE();
-    MGI_SYNC();
     for (t = tid; t < p->ntgt; t += nth) {
         mgi_ring_append_commit(p->tgt_ring[t], p->tgt_seg[t], p->tgt_off[t],
                                p->tgt_bytes[t], p->tgt_pos[t]);

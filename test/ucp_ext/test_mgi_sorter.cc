@@ -16,11 +16,23 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
+#include <pthread.h>
 #include <map>
 #include <set>
 #include <vector>
 
-unsigned mgi_emu_bid = 0, mgi_emu_nblk = 1;
+unsigned mgi_emu_bid = 0, mgi_emu_nblk = 1, mgi_emu_nth = 1;
+thread_local unsigned mgi_emu_tid = 0;
+static pthread_barrier_t mgi_emu_barrier;
+
+void mgi_emu_sync(void)
+{
+    if (mgi_emu_nth > 1) {
+        pthread_barrier_wait(&mgi_emu_barrier);
+    }
+}
 #if defined(MGI_SORTER_SELFCHECK)
 unsigned long mgi_selfcheck_blocked = 0;
 #endif
@@ -144,9 +156,56 @@ struct sorter_fixture {
 
     ~sorter_fixture()
     {
+        stop_threads();
         for (void *p : mem) {
             free(p);
         }
+    }
+
+    /* threads 1..nth-1 of the emulated block; the caller is thread 0 */
+    std::vector<std::thread> workers;
+    pthread_barrier_t go;
+    std::atomic<int> quit{0};
+
+    void start_threads(unsigned nth)
+    {
+        mgi_emu_nth = nth;
+        if (nth == 1) {
+            return;
+        }
+        pthread_barrier_init(&mgi_emu_barrier, NULL, nth);
+        pthread_barrier_init(&go, NULL, nth);
+        for (unsigned t = 1; t < nth; ++t) {
+            workers.emplace_back([this, t]() {
+                mgi_emu_tid = t;
+                for (;;) {
+                    pthread_barrier_wait(&go);
+                    if (quit.load()) {
+                        return;
+                    }
+                    mgi_gpu_round(&dep, &blk[mgi_emu_bid],
+                                  &pass[mgi_emu_bid], &emit[mgi_emu_bid],
+                                  smem[mgi_emu_bid].data());
+                    pthread_barrier_wait(&go);
+                }
+            });
+        }
+    }
+
+    void stop_threads()
+    {
+        if (workers.empty()) {
+            return;
+        }
+        quit = 1;
+        pthread_barrier_wait(&go);
+        for (auto &w : workers) {
+            w.join();
+        }
+        workers.clear();
+        pthread_barrier_destroy(&go);
+        pthread_barrier_destroy(&mgi_emu_barrier);
+        mgi_emu_nth = 1;
     }
 
     /* one round of every sorter block */
@@ -154,10 +213,17 @@ struct sorter_fixture {
     {
         int progress = 0;
         mgi_emu_nblk = nblk;
+        mgi_emu_tid  = 0;
         for (unsigned b = 0; b < nblk; ++b) {
             mgi_emu_bid = b;
+            if (!workers.empty()) {
+                pthread_barrier_wait(&go);
+            }
             progress |= mgi_gpu_round(&dep, &blk[b], &pass[b], &emit[b],
                                       smem[b].data());
+            if (!workers.empty()) {
+                pthread_barrier_wait(&go);
+            }
         }
         return progress;
     }
@@ -213,9 +279,11 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 }
 
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
-                int coalesce, unsigned nblk, int per_stage)
+                int coalesce, unsigned nblk, int per_stage, unsigned nth = 1)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce);
+
+    f.start_threads(nth);
     const uint16_t dsts[4] = {SELF, HOP_A, HOP_B, MGI_EP_ID_ALL};
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> seq_out;
     order_check next_mover[2], next_final[2];
@@ -412,4 +480,26 @@ TEST(mgi_sorter, tiny_rings_two_blocks)
 TEST(mgi_sorter, large_segments)
 {
     run_sorter(64 * 1024, 2, 2, 1, 1, 20000);
+}
+
+/* blocks of several threads: the barriers, the strided loops, the
+ * per-target reservations by different threads */
+TEST(mgi_sorter, coalesced_two_blocks_4_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 4);
+}
+
+TEST(mgi_sorter, per_tuple_one_block_3_threads)
+{
+    run_sorter(1024, 4, 4, 0, 1, 3000, 3);
+}
+
+TEST(mgi_sorter, tiny_rings_two_blocks_8_threads)
+{
+    run_sorter(256, 2, 2, 1, 2, 1500, 8);
+}
+
+TEST(mgi_sorter, large_segments_32_threads)
+{
+    run_sorter(64 * 1024, 2, 2, 1, 1, 5000, 32);
 }
