@@ -18,7 +18,10 @@
  * for the micro-benchmark). A pass is all or nothing: when a target ring
  * is full, the reservations already taken are committed as padding and
  * the segment is tried again in the next round, so no state is kept
- * between rounds but the read offset of the ring.
+ * between rounds but the read offset of the ring. A receive segment whose
+ * messages are all of one (channel, destination) moves to a final ring
+ * whole. The device code is in mgi_sorter_dev.h (also built for the host
+ * by test_mgi_sorter); this file holds the kernel and the host side.
  *
  * Host and device meet in three places only:
  *  - tables (routes, channels) written by the host with cudaMemcpyAsync
