@@ -65,9 +65,44 @@ int mgi_ch_src_index(const mgi_channel_t *ch, mgi_ep_id_t ep)
     return -1;
 }
 
+/* Local GPU endpoint number i of the channel (sources and destinations,
+ * each once), or NULL past the end. */
+static mgi_ep_t *mgi_ch_gpu_ep(const mgi_channel_t *ch, unsigned *i)
+{
+    mgi_ep_t *ep;
+    unsigned j;
+
+    for (; *i < ch->nsrc + ch->ndst; ++*i) {
+        ep = (*i < ch->nsrc) ? ch->lsrc[*i].ep : ch->ldst[*i - ch->nsrc].ep;
+        if ((ep == NULL) || !mgi_ep_is_gpu(ep)) {
+            continue;
+        }
+        for (j = 0; j < ch->nsrc; ++j) {      /* a source first seen here? */
+            if ((j < *i) && (ch->lsrc[j].ep == ep)) {
+                break;
+            }
+        }
+        if ((j < ch->nsrc) && (j < *i)) {
+            continue;
+        }
+        ++*i;
+        return ep;
+    }
+    return NULL;
+}
+
 void mgi_channel_free(mgi_channel_t *ch)
 {
     unsigned i;
+    mgi_ep_t *ep;
+
+    if ((ch->lsrc != NULL) && (ch->ldst != NULL)) {
+        for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
+            if (ch->gpu[ep->index] != NULL) {
+                mgi_gpu_ch_remove(ep, ch);
+            }
+        }
+    }
 
     if (ch->ldst != NULL) {
         for (i = 0; i < ch->ndst; ++i) {
@@ -222,10 +257,11 @@ static uint64_t mgi_ch_signature(mgi_context_t *ctx, const mgi_channel_t *ch)
 }
 
 static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
-                                 mgi_channel_t **ch_p)
+                                 mgi_ch_id_t id, mgi_channel_t **ch_p)
 {
     mgi_channel_t *ch;
     ucs_status_t status;
+    mgi_ep_t *ep;
     unsigned i;
 
     ch = calloc(1, sizeof(*ch));
@@ -261,10 +297,28 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
             continue;
         }
         pthread_mutex_init(&d->recv_lock, NULL);
+        if (mgi_ep_is_gpu(d->ep)) {
+            continue; /* final rings per consuming block: mgi_gpu_ch_add */
+        }
         d->final = mgi_ep_ring_create(d->ep, ctx->params.final_depth,
                                       MGI_RING_F_APPEND);
         if (d->final == NULL) {
             status = UCS_ERR_NO_MEMORY;
+            goto err_free;
+        }
+    }
+    ch->id = id;
+    for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
+        if (ch->ndst > MGI_GPU_MAX_TARGETS) {
+            ucs_error("mgi context %p: a channel of GPU endpoint %u has %u "
+                      "destinations, at most %d", ctx, ep->id, ch->ndst,
+                      MGI_GPU_MAX_TARGETS);
+            status = UCS_ERR_EXCEEDS_LIMIT;
+            goto err_free;
+        }
+        /* before the allgather: peers may send as soon as it ends */
+        status = mgi_gpu_ch_add(ep, ch);
+        if (status != UCS_OK) {
             goto err_free;
         }
     }
@@ -350,6 +404,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     mgi_ch_wire_t *mine, *all;
     mgi_channel_t *ch = NULL;
     ucs_status_t status, local_status;
+    mgi_ep_t *ep;
     unsigned i;
     int r;
 
@@ -368,7 +423,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
                   ctx, ctx->params.max_channels);
         local_status = UCS_ERR_EXCEEDS_LIMIT;
     } else {
-        local_status = mgi_ch_alloc(ctx, params, &ch);
+        local_status = mgi_ch_alloc(ctx, params, mine->ch_id, &ch);
     }
     if (local_status == UCS_OK) {
         ch->id    = mine->ch_id;
@@ -417,6 +472,9 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     if (status == UCS_OK) {
         status = mgi_ch_make_routes(ctx, ch);
     }
+    for (i = 0; (status == UCS_OK) && ((ep = mgi_ch_gpu_ep(ch, &i)) != NULL);) {
+        status = mgi_gpu_ch_routes(ep, ch);
+    }
     if (status == UCS_OK) {
         for (i = 0; i < ch->nsrc; ++i) {
             if (ch->lsrc[i].ep != NULL) {
@@ -462,6 +520,12 @@ out_free:
     return status;
 }
 
+static uint32_t mgi_ch_sorter_epoch(mgi_ep_t *ep)
+{
+    return mgi_ep_is_gpu(ep) ? mgi_gpu_sorter_epoch(ep) :
+           __atomic_load_n(&ep->sorter_epoch, __ATOMIC_ACQUIRE);
+}
+
 /* Wait until every local sorter went through a full round. */
 static ucs_status_t mgi_ch_quiesce(mgi_context_t *ctx, mgi_ch_id_t id)
 {
@@ -471,15 +535,13 @@ static ucs_status_t mgi_ch_quiesce(mgi_context_t *ctx, mgi_ch_id_t id)
 
     for (i = 0; i < ctx->neps; ++i) {
         if (ctx->eps[i] != NULL) {
-            epoch[i] = __atomic_load_n(&ctx->eps[i]->sorter_epoch,
-                                       __ATOMIC_ACQUIRE);
+            epoch[i] = mgi_ch_sorter_epoch(ctx->eps[i]);
         }
     }
     deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
     for (i = 0; i < ctx->neps; ++i) {
         while ((ctx->eps[i] != NULL) &&
-               (__atomic_load_n(&ctx->eps[i]->sorter_epoch, __ATOMIC_ACQUIRE)
-                - epoch[i] < 2)) {
+               (mgi_ch_sorter_epoch(ctx->eps[i]) - epoch[i] < 2)) {
             if (mgi_time_ns() > deadline) {
                 ucs_error("mgi channel %u: sorter of endpoint %u did not "
                           "finish a round within %u ms", id,
@@ -496,14 +558,21 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
 {
     mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
     ucs_status_t status;
+    mgi_ep_t *ep;
     unsigned i;
 
     if (ch == NULL) {
         ucs_error("mgi context %p: delete of unknown channel %u", ctx, id);
         return UCS_ERR_NO_ELEM;
     }
+    for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
+        status = mgi_gpu_ch_check_done(ep, ch);
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
     for (i = 0; i < ch->nsrc; ++i) {
-        if ((ch->lsrc[i].ep != NULL) &&
+        if ((ch->lsrc[i].ep != NULL) && !mgi_ep_is_gpu(ch->lsrc[i].ep) &&
             (__atomic_load_n(&ch->lsrc[i].flushed, __ATOMIC_ACQUIRE) !=
              MGI_SRC_FLUSHED)) {
             ucs_error("mgi channel %u: busy, source endpoint %u has not "
@@ -513,7 +582,7 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
     }
     for (i = 0; i < ch->ndst; ++i) {
         mgi_ch_dst_t *d = &ch->ldst[i];
-        if (d->ep == NULL) {
+        if ((d->ep == NULL) || mgi_ep_is_gpu(d->ep)) {
             continue;
         }
         if ((__atomic_load_n(&d->eof_sources, __ATOMIC_ACQUIRE) < ch->nsrc) ||
@@ -568,6 +637,11 @@ ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
     }
     d = &ch->ldst[di];
     memset(attr, 0, sizeof(*attr));
+    if (mgi_ep_is_gpu(d->ep)) {
+        attr->tuple_size = ch->tuple_size;
+        attr->nsrc       = ch->nsrc;
+        return UCS_OK; /* counters live on the GPU */
+    }
     attr->tuple_size = ch->tuple_size;
     attr->nsrc       = ch->nsrc;
     pthread_mutex_lock(&d->recv_lock);
@@ -595,9 +669,11 @@ static mgi_channel_t *mgi_ch_get_src(mgi_context_t *ctx, mgi_ch_id_t id,
         return NULL;
     }
     si = mgi_ch_src_index(ch, src);
-    if ((si < 0) || (ch->lsrc[si].ep == NULL)) {
-        ucs_error("mgi channel %u: %s from endpoint %u, not a local source "
-                  "of the channel", id, what, src);
+    if ((si < 0) || (ch->lsrc[si].ep == NULL) ||
+        mgi_ep_is_gpu(ch->lsrc[si].ep)) {
+        ucs_error("mgi channel %u: %s from endpoint %u, not a local CPU "
+                  "source of the channel (GPU endpoints: mgi_device.cuh)", id,
+                  what, src);
         return NULL;
     }
     *s_p = &ch->lsrc[si];
@@ -775,8 +851,9 @@ ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
         return UCS_ERR_NO_ELEM;
     }
     di = mgi_ch_dst_index(ch, dst);
-    if ((di < 0) || (ch->ldst[di].ep == NULL)) {
-        ucs_error("mgi channel %u: recv at endpoint %u, not a local "
+    if ((di < 0) || (ch->ldst[di].ep == NULL) ||
+        mgi_ep_is_gpu(ch->ldst[di].ep)) {
+        ucs_error("mgi channel %u: recv at endpoint %u, not a local CPU "
                   "destination of the channel", id, dst);
         return UCS_ERR_INVALID_PARAM;
     }
@@ -830,4 +907,22 @@ ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
         return MGI_EOF;
     }
     return done;
+}
+
+ucs_status_t mgi_ch_device_handle(mgi_context_h ctx, mgi_ch_id_t id,
+                                  mgi_ep_id_t ep_id, mgi_dev_ch_t *h)
+{
+    mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
+    mgi_ep_t *ep      = mgi_ep_lookup(ctx, ep_id);
+
+    if (ch == NULL) {
+        ucs_error("mgi device handle: unknown channel %u", id);
+        return UCS_ERR_NO_ELEM;
+    }
+    if ((ep == NULL) || !mgi_ep_is_gpu(ep) || (ch->gpu[ep->index] == NULL)) {
+        ucs_error("mgi channel %u: device handle for endpoint %u, not a "
+                  "local GPU endpoint of the channel", id, ep_id);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    return mgi_gpu_ch_handle(ep, ch, h);
 }

@@ -46,6 +46,10 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->timeout_ms       = 60000;
     p->idle_us          = 50;
     p->log_interval_ms  = 1000;
+    p->sort_mirror      = 0;
+    p->sorter_blocks    = 2;
+    p->sorter_threads   = 256;
+    p->sorter_coalesce  = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     if ((s = getenv("MGI_RANK")) != NULL) {
@@ -68,6 +72,10 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_TIMEOUT_MS", &p->timeout_ms);
     mgi_env_uint("MGI_IDLE_US", &p->idle_us);
     mgi_env_uint("MGI_LOG_INTERVAL_MS", &p->log_interval_ms);
+    mgi_env_uint("MGI_SORT_MIRROR", &p->sort_mirror);
+    mgi_env_uint("MGI_SORTER_BLOCKS", &p->sorter_blocks);
+    mgi_env_uint("MGI_SORTER_THREADS", &p->sorter_threads);
+    mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
 }
 
 static int mgi_is_pow2(unsigned v)
@@ -246,7 +254,8 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     if (ctx == NULL) {
         return UCS_ERR_NO_MEMORY;
     }
-    ctx->params = *params;
+    ctx->params       = *params;
+    ctx->mover_device = MGI_EP_HOST;
     status      = mgi_context_check_params(params, &ctx->seg_size);
     if (status != UCS_OK) {
         goto err_free;

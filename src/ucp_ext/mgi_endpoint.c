@@ -1,23 +1,24 @@
 /**
  * MGI endpoints: the rings of one endpoint and its sorter.
  *
- * Ring memory comes from mgi_ep_ring_alloc(): host memory for CPU
+ * Ring memory comes from mgi_ep_ring_create(): host memory for CPU
  * endpoints. A GPU endpoint is this same layout in device memory (the
  * receive region registered with ucp_mem_map as CUDA memory) with the
- * sorter launched as a kernel instead of a host thread.
+ * sorter launched as a persistent kernel instead of a host thread, and
+ * its sort rings seen by the mover through mirrors (mgi_ring_mirror_t).
  */
 #include "mgi_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The one place ring memory of an endpoint comes from: host memory here;
- * device memory (cudaMalloc, or cuMemCreate for IPC) for a GPU endpoint. */
-static void *mgi_ep_ring_alloc(mgi_ep_t *ep, size_t len)
+/* The one place ring memory of an endpoint comes from: host memory for a
+ * CPU endpoint; device memory for a GPU endpoint, initialized from a host
+ * image (mgi_ring_init() runs on the host only). */
+static void *mgi_ep_host_alloc(size_t len)
 {
     void *p;
 
-    (void)ep;
     if (posix_memalign(&p, 4096, len) != 0) {
         return NULL;
     }
@@ -27,19 +28,40 @@ static void *mgi_ep_ring_alloc(mgi_ep_t *ep, size_t len)
 
 void mgi_ep_ring_free(mgi_ep_t *ep, void *p)
 {
-    (void)ep;
-    free(p);
+    if (p == NULL) {
+        return;
+    }
+    if (mgi_ep_is_gpu(ep)) {
+        mgi_gpu_ring_free(ep, p);
+    } else {
+        free(p);
+    }
+}
+
+/* Host image of `len` bytes in `image` -> the endpoint's ring memory. */
+static void *mgi_ep_ring_place(mgi_ep_t *ep, void *image, size_t len)
+{
+    void *ring;
+
+    if (!mgi_ep_is_gpu(ep)) {
+        return image;
+    }
+    ring = mgi_gpu_ring_create(ep, image, len);
+    free(image);
+    return ring;
 }
 
 mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
 {
-    size_t seg        = ep->ctx->seg_size;
-    mgi_ring_t *ring  = mgi_ep_ring_alloc(ep, mgi_ring_mem_size(depth, seg));
+    size_t seg  = ep->ctx->seg_size;
+    size_t len  = mgi_ring_mem_size(depth, seg);
+    void *image = mgi_ep_host_alloc(len);
 
-    if (ring != NULL) {
-        mgi_ring_init(ring, depth, seg, flags);
+    if (image == NULL) {
+        return NULL;
     }
-    return ring;
+    mgi_ring_init(image, depth, seg, flags);
+    return mgi_ep_ring_place(ep, image, len);
 }
 
 mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
@@ -58,20 +80,25 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
     ucp_mem_map_params_t mparams;
     ucs_status_t status;
     unsigned lane;
+    void *image;
 
     ep->nlanes     = ctx->size + 1;
     ep->lane_bytes = mgi_ring_mem_size(ctx->params.recv_depth,
                                        ctx->seg_size);
-    ep->recv_mem   = mgi_ep_ring_alloc(ep, ep->lane_bytes * ep->nlanes);
-    if (ep->recv_mem == NULL) {
+    image          = mgi_ep_host_alloc(ep->lane_bytes * ep->nlanes);
+    if (image == NULL) {
         ucs_error("mgi ep %u: no memory for a %u-lane receive ring", ep->id,
                   ep->nlanes);
         return UCS_ERR_NO_MEMORY;
     }
     for (lane = 0; lane < ep->nlanes; ++lane) {
-        mgi_ring_init(mgi_ep_lane(ep, lane), ctx->params.recv_depth,
-                      ctx->seg_size,
+        mgi_ring_init((mgi_ring_t*)((char*)image + lane * ep->lane_bytes),
+                      ctx->params.recv_depth, ctx->seg_size,
                       (lane == (unsigned)ctx->size) ? MGI_RING_F_APPEND : 0);
+    }
+    ep->recv_mem = mgi_ep_ring_place(ep, image, ep->lane_bytes * ep->nlanes);
+    if (ep->recv_mem == NULL) {
+        return UCS_ERR_NO_MEMORY;
     }
 
     memset(&mparams, 0, sizeof(mparams));
@@ -79,6 +106,12 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
                          UCP_MEM_MAP_PARAM_FIELD_LENGTH;
     mparams.address    = ep->recv_mem;
     mparams.length     = ep->lane_bytes * ep->nlanes;
+    if (mgi_ep_is_gpu(ep)) {
+        /* movers of other GPUs put here: UCX's CUDA transports (cuda_mgi)
+         * pack IPC handles of this region into the rkey */
+        mparams.field_mask |= UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+        mparams.memory_type = UCS_MEMORY_TYPE_CUDA;
+    }
     status = ucp_mem_map(ctx->ucp, &mparams, &ep->recv_memh);
     if (status != UCS_OK) {
         ucs_error("mgi ep %u: ucp_mem_map of the receive ring: %s", ep->id,
@@ -114,17 +147,19 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
 {
     mgi_ep_t *ep;
     ucs_status_t status;
-    unsigned i;
+    unsigned i, blocks;
 
-    if (params->device != MGI_EP_HOST) {
-        ucs_error("mgi context %p: GPU endpoint (device %d) not supported "
-                  "yet: CPU endpoints only (MGI_EP_HOST)", ctx,
-                  params->device);
-        return UCS_ERR_UNSUPPORTED;
-    }
-    if (params->blocks > 1) {
+    blocks = (params->blocks == 0) ? 1 : params->blocks;
+    if ((params->device == MGI_EP_HOST) && (blocks > 1)) {
         ucs_error("mgi context %p: a CPU endpoint has one user block, not %u",
                   ctx, params->blocks);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((params->device != MGI_EP_HOST) &&
+        ((params->device < 0) || (blocks > MGI_GPU_MAX_BLOCKS))) {
+        ucs_error("mgi context %p: GPU endpoint on device %d with %u user "
+                  "blocks (at most %d)", ctx, params->device, blocks,
+                  MGI_GPU_MAX_BLOCKS);
         return UCS_ERR_INVALID_PARAM;
     }
 
@@ -145,8 +180,15 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     ep->index  = ctx->neps;
     ep->id     = MGI_EP_ID(ctx->rank, ep->index);
     ep->device = params->device;
-    ep->nstage = 1;
+    ep->nstage = blocks;
     pthread_mutex_init(&ep->route_lock, NULL);
+    if (mgi_ep_is_gpu(ep)) {
+        status = mgi_gpu_ep_init(ep, blocks);
+        if (status != UCS_OK) {
+            free(ep);
+            goto err_unlock;
+        }
+    }
 
     ep->routes     = calloc(MGI_MAX_EPS, sizeof(*ep->routes));
     ep->route_list = calloc(MGI_MAX_EPS, sizeof(*ep->route_list));
@@ -174,12 +216,16 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     if (status != UCS_OK) {
         goto err_recv_ring;
     }
+    if (mgi_ep_is_gpu(ep) && (ctx->mover_device == MGI_EP_HOST)) {
+        ctx->mover_device = ep->device;
+    }
 
     ctx->eps[ep->index] = ep;
     __atomic_store_n(&ctx->neps, ctx->neps + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ctx->lock);
-    ucs_info("mgi ep %u: CPU endpoint, %u stage ring(s), receive ring of %u "
-             "lanes x %u segments x %zu bytes", ep->id, ep->nstage,
+    ucs_info("mgi ep %u: %s endpoint (device %d), %u stage ring(s), receive "
+             "ring of %u lanes x %u segments x %zu bytes", ep->id,
+             mgi_ep_is_gpu(ep) ? "GPU" : "CPU", ep->device, ep->nstage,
              ep->nlanes, ctx->params.recv_depth, ctx->seg_size);
     *ep_p = ep->id;
     return UCS_OK;
@@ -197,19 +243,35 @@ err_free:
     free(ep->stage);
     free(ep->route_list);
     free(ep->routes);
+    if (mgi_ep_is_gpu(ep)) {
+        mgi_gpu_ep_fini(ep);
+    }
     free(ep);
 err_unlock:
     pthread_mutex_unlock(&ctx->lock);
     return status;
 }
 
+static void mgi_ep_route_free(mgi_ep_t *ep, mgi_route_t *route)
+{
+    mgi_ep_ring_free(ep, route->ring);
+    if (route->mirror != NULL) {
+        if (mgi_ep_is_gpu(ep)) {
+            mgi_gpu_host_free(route->mirror);
+        } else {
+            free(route->mirror);
+        }
+    }
+    free(route);
+}
+
 ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                               mgi_route_t **route_p)
 {
-    mgi_route_t *route;
-
     mgi_context_t *ctx = ep->ctx;
+    mgi_route_t *route;
     mgi_lane_t *lane;
+    ucs_status_t status;
 
     /* caller holds ctx->lock: lanes are shared by the context's routes */
     lane = ctx->lanes[next_hop];
@@ -233,6 +295,7 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
         route->lane     = lane;
         route->ep       = ep;
         route->next_hop = next_hop;
+        route->slot     = ep->nroutes;
         route->ring     = mgi_ep_ring_create(ep, ep->ctx->params.sort_depth,
                                              MGI_RING_F_APPEND);
         if (route->ring == NULL) {
@@ -240,10 +303,25 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
             pthread_mutex_unlock(&ep->route_lock);
             return UCS_ERR_NO_MEMORY;
         }
+        if (mgi_ep_is_gpu(ep) || ep->ctx->params.sort_mirror) {
+            /* a fresh ring: RHead 0, nothing ready, nothing released */
+            route->mirror = mgi_ep_is_gpu(ep) ?
+                            mgi_gpu_host_alloc(ep, sizeof(*route->mirror)) :
+                            mgi_ep_host_alloc(sizeof(*route->mirror));
+            status = (route->mirror == NULL) ? UCS_ERR_NO_MEMORY :
+                     mgi_ep_is_gpu(ep) ? mgi_gpu_route_add(ep, route) :
+                     UCS_OK;
+            if (status != UCS_OK) {
+                mgi_ep_route_free(ep, route);
+                pthread_mutex_unlock(&ep->route_lock);
+                return status;
+            }
+        }
         ep->route_list[ep->nroutes] = route;
         __atomic_store_n(&ep->routes[next_hop], route, __ATOMIC_RELEASE);
         __atomic_store_n(&ep->nroutes, ep->nroutes + 1, __ATOMIC_RELEASE);
-        ucs_debug("mgi ep %u: sort ring to next hop %u", ep->id, next_hop);
+        ucs_debug("mgi ep %u: sort ring to next hop %u%s", ep->id, next_hop,
+                  (route->mirror != NULL) ? ", moved through its mirror" : "");
     }
     pthread_mutex_unlock(&ep->route_lock);
     *route_p = route;
@@ -257,8 +335,7 @@ void mgi_ep_destroy(mgi_ep_t *ep)
 
     mgi_sorter_stop(ep);
     for (i = 0; i < ep->nroutes; ++i) {
-        mgi_ep_ring_free(ep, ep->route_list[i]->ring);
-        free(ep->route_list[i]);
+        mgi_ep_route_free(ep, ep->route_list[i]);
     }
     for (i = 0; i < ep->nstage; ++i) {
         mgi_ep_ring_free(ep, ep->stage[i]);
@@ -270,6 +347,9 @@ void mgi_ep_destroy(mgi_ep_t *ep)
     free(ep->stage);
     free(ep->route_list);
     free(ep->routes);
+    if (mgi_ep_is_gpu(ep)) {
+        mgi_gpu_ep_fini(ep);
+    }
     free(ep);
 }
 

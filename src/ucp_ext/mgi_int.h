@@ -16,14 +16,21 @@
 
 #include "mgi/mgi.h"
 #include "mgi/mgi_ring.h"
+#include "mgi/mgi_dev_ch.h"
 
 #include <ucp/api/ucp.h>
 #include <ucs/debug/log_def.h>
 #include <pthread.h>
 
+#ifdef __cplusplus
+extern "C" {   /* mgi_sorter.cu is C++ */
+#endif
+
 #define MGI_MAX_EPS         ((MGI_MAX_RANKS + 1) * MGI_MAX_LOCAL_EPS)
 #define MGI_RKEY_MAX        512
 #define MGI_MAX_CH_SRC      64
+#define MGI_GPU_MAX_BLOCKS  1024   /* user blocks of a GPU endpoint */
+#define MGI_GPU_MAX_TARGETS 64     /* destinations of a GPU channel */
 
 typedef struct mgi_context  mgi_context_t;
 typedef struct mgi_ep       mgi_ep_t;
@@ -69,7 +76,11 @@ typedef struct mgi_lane {
 typedef struct mgi_route {
     mgi_ep_t      *ep;          /* owning local endpoint */
     mgi_ep_id_t   next_hop;
-    mgi_ring_t    *ring;        /* sort ring */
+    mgi_ring_t    *ring;        /* sort ring (GPU endpoint: device memory) */
+    mgi_ring_mirror_t *mirror;  /* NULL: the mover reads the ring itself;
+                                   else its control words (mgi_ring.h) */
+    uint32_t      cons;         /* mirror mode: segments the mover released */
+    unsigned      slot;         /* index in the endpoint's route_list */
     mgi_lane_t    *lane;
     uint64_t      moved_segs;
 } mgi_route_t;
@@ -99,7 +110,13 @@ struct mgi_ep {
     volatile int  stop;
     uint32_t      sorter_epoch;
     unsigned      refcount;     /* channels using this endpoint */
+    void          *gpu;         /* GPU endpoint state (mgi_sorter.cu) */
 };
+
+static inline int mgi_ep_is_gpu(const mgi_ep_t *ep)
+{
+    return ep->device != MGI_EP_HOST;
+}
 
 static inline mgi_ring_t *mgi_ep_lane(mgi_ep_t *ep, unsigned lane)
 {
@@ -139,6 +156,7 @@ struct mgi_channel {
     size_t         key_off, key_size;
     mgi_ch_dst_t   *ldst;        /* [ndst], ep == NULL where not local */
     mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */
+    void           *gpu[MGI_MAX_LOCAL_EPS]; /* per local GPU endpoint */
 };
 
 /* ------------------------------------------------------------- context */
@@ -166,6 +184,8 @@ struct mgi_context {
     volatile int     mover_quiet;      /* progress only, move nothing */
     volatile int     mover_quiet_ack;
     ucs_status_t     mover_status;
+    volatile int     mover_device;     /* CUDA device the mover binds, or
+                                          MGI_EP_HOST */
 };
 
 /* context helpers */
@@ -190,6 +210,27 @@ mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, mgi_ep_id_t src,
 ucs_status_t mgi_sorter_start(mgi_ep_t *ep);
 void         mgi_sorter_stop(mgi_ep_t *ep);
 
+/* GPU endpoints (mgi_sorter.cu): rings in device memory, the sorter as a
+ * persistent kernel, sort-ring control words mirrored in pinned host
+ * memory for the mover */
+ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks);
+void         mgi_gpu_ep_fini(mgi_ep_t *ep);
+void        *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len);
+void         mgi_gpu_ring_free(mgi_ep_t *ep, void *ring);
+void        *mgi_gpu_host_alloc(mgi_ep_t *ep, size_t len);
+void         mgi_gpu_host_free(void *p);
+ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route);
+ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch);
+ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch);
+ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch);
+void         mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch);
+ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
+                               mgi_dev_ch_t *h);
+ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep);
+void         mgi_gpu_sorter_stop(mgi_ep_t *ep);
+uint32_t     mgi_gpu_sorter_epoch(mgi_ep_t *ep);
+void         mgi_gpu_bind_thread(int device);
+
 /* mover */
 ucs_status_t mgi_mover_start(mgi_context_t *ctx);
 void         mgi_mover_stop(mgi_context_t *ctx);
@@ -200,5 +241,9 @@ mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id);
 int            mgi_ch_dst_index(const mgi_channel_t *ch, mgi_ep_id_t ep);
 int            mgi_ch_src_index(const mgi_channel_t *ch, mgi_ep_id_t ep);
 void           mgi_channel_free(mgi_channel_t *ch);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

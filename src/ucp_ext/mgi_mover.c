@@ -9,6 +9,12 @@
  *   2. flush (remote completion), then put the lanes' new RTail;
  *   3. flush again, then release the sort segments (the sorter's flush
  *      bookkeeping reads that as "delivered").
+ * Sort rings of GPU endpoints live in GPU memory: the mover never touches
+ * their control words there. It reads `ready` and writes `released` of the
+ * ring's mirror (mgi_ring_mirror_t, pinned host memory mapped into the
+ * GPU), which the sorter kernel publishes and applies; ucp_put_nbx reads
+ * the segments in place, so UCX's CUDA transports (cuda_mgi) carry them
+ * GPU to GPU. CPU endpoints use the same path with MGI_SORT_MIRROR=1.
  * Credits are a lane's free slots: the RTail we published minus the RHead
  * we last read; a lane without credit is re-read with ucp_get_nbx.
  * Dynamic buffer selection: in every round the routes are served by
@@ -39,15 +45,19 @@ typedef struct mgi_mover {
     uint64_t         moved_segs, last_moved, last_log_ns, credit_stalls;
 } mgi_mover_t;
 
+/* mtype: of the local buffer, said explicitly (UCP's detection would
+ * need the CUDA allocation hooks to have seen cudaMalloc). */
 static ucs_status_t mgi_mover_put(mgi_context_t *ctx, mgi_ep_id_t hop,
                                   void *buf, size_t len, uint64_t raddr,
-                                  void **req_p)
+                                  ucs_memory_type_t mtype, void **req_p)
 {
     mgi_peer_ep_t *peer = &ctx->peer_eps[hop];
     ucp_request_param_t param;
     ucs_status_ptr_t req;
 
     memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = mtype;
     req = ucp_put_nbx(ctx->peers[peer->rank], buf, len, raddr, peer->rkey,
                       &param);
     if (UCS_PTR_IS_ERR(req)) {
@@ -103,6 +113,8 @@ static ucs_status_t mgi_mover_refresh(mgi_mover_t *m, unsigned n)
     unsigned i;
 
     memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = UCS_MEMORY_TYPE_HOST;
     for (i = 0; i < n; ++i) {
         lane = m->refresh[i];
         peer = &ctx->peer_eps[lane->next_hop];
@@ -147,7 +159,7 @@ static int mgi_mover_round(mgi_mover_t *m)
     mgi_mover_cand_t *c;
     mgi_route_t *route;
     mgi_lane_t *lane;
-    uint32_t credits, ready;
+    uint32_t credits, ready, occupancy, cons;
     uint64_t laddr;
     ucs_status_t status;
 
@@ -160,14 +172,20 @@ static int mgi_mover_round(mgi_mover_t *m)
         nroutes = __atomic_load_n(&ep->nroutes, __ATOMIC_ACQUIRE);
         for (i = 0; (i < nroutes) && (ncand < m->ncand_max); ++i) {
             route = ep->route_list[i];
-            ready = mgi_ring_ready(route->ring, budget);
+            if (route->mirror != NULL) {
+                occupancy = mgi_ring_mirror_ready(route->mirror, route->cons);
+                ready     = (occupancy < budget) ? occupancy : budget;
+            } else {
+                ready     = mgi_ring_ready(route->ring, budget);
+                occupancy = mgi_ring_count(route->ring);
+            }
             if (ready == 0) {
                 continue;
             }
             c            = &m->cand[ncand++];
             c->route     = route;
             c->ready     = ready;
-            c->occupancy = mgi_ring_count(route->ring);
+            c->occupancy = occupancy;
         }
     }
     if (ncand == 0) {
@@ -208,14 +226,22 @@ static int mgi_mover_round(mgi_mover_t *m)
             m->lanes[nlanes++] = lane;
         }
         laddr = mgi_mover_lane_addr(ctx, lane->next_hop);
+        /* mirror mode: the ring is in GPU memory, never read its header */
+        cons  = (route->mirror != NULL) ? route->cons :
+                route->ring->cons_tail;
         for (k = 0; k < n; ++k) {
             status = mgi_mover_put(ctx, lane->next_hop,
-                                   mgi_ring_seg(route->ring,
-                                                route->ring->cons_tail + k),
+                                   (char*)route->ring + MGI_RING_HDR_SIZE +
+                                   (size_t)((cons + k) &
+                                            (ctx->params.sort_depth - 1)) *
+                                   ctx->seg_size,
                                    ctx->seg_size,
                                    laddr + MGI_RING_HDR_SIZE +
                                    (uint64_t)((lane->tail + lane->round + k) &
                                               (depth - 1)) * ctx->seg_size,
+                                   mgi_ep_is_gpu(route->ep) ?
+                                   UCS_MEMORY_TYPE_CUDA :
+                                   UCS_MEMORY_TYPE_HOST,
                                    &m->reqs[nreqs]);
             if (status != UCS_OK) {
                 return status;
@@ -245,7 +271,7 @@ static int mgi_mover_round(mgi_mover_t *m)
                                    sizeof(lane->tail_buf),
                                    mgi_mover_lane_addr(ctx, lane->next_hop) +
                                    offsetof(mgi_ring_t, prod_tail),
-                                   &m->reqs[nreqs++]);
+                                   UCS_MEMORY_TYPE_HOST, &m->reqs[nreqs++]);
             if (status != UCS_OK) {
                 return status;
             }
@@ -265,7 +291,12 @@ static int mgi_mover_round(mgi_mover_t *m)
             if (m->cand[i].ready > 0) {
                 route              = m->cand[i].route;
                 route->moved_segs += m->cand[i].ready;
-                mgi_ring_release(route->ring, m->cand[i].ready);
+                if (route->mirror != NULL) {
+                    route->cons += m->cand[i].ready;
+                    mgi_ring_mirror_release(route->mirror, route->cons);
+                } else {
+                    mgi_ring_release(route->ring, m->cand[i].ready);
+                }
                 moved += m->cand[i].ready;
             }
         }
@@ -306,10 +337,16 @@ static void *mgi_mover_thread(void *arg)
     mgi_mover_t *m     = arg;
     mgi_context_t *ctx = m->ctx;
     unsigned idle      = 0;
+    int bound          = MGI_EP_HOST;
     int moved;
 
     m->last_log_ns = mgi_time_ns();
     while (!ctx->mover_stop) {
+        if (ctx->mover_device != bound) {
+            /* UCX's CUDA transports copy in the calling thread's context */
+            bound = ctx->mover_device;
+            mgi_gpu_bind_thread(bound);
+        }
         ucp_worker_progress(ctx->worker);
         if (ctx->mover_quiet) {
             ctx->mover_quiet_ack = 1;

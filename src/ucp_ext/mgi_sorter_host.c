@@ -305,7 +305,7 @@ static void *mgi_sorter_thread(void *arg)
     mgi_sorter_t *s    = arg;
     mgi_ep_t *ep       = s->ep;
     mgi_context_t *ctx = ep->ctx;
-    unsigned idle = 0, lane, i;
+    unsigned idle = 0, lane, i, nroutes;
     int progress, lane_progress, dry;
 
     s->last_log_ns = mgi_time_ns();
@@ -313,6 +313,16 @@ static void *mgi_sorter_thread(void *arg)
         progress = 0;
         for (i = 0; i < ep->nstage; ++i) {
             progress |= mgi_sorter_stage(s, ep->stage[i]);
+        }
+        /* mirror mode (MGI_SORT_MIRROR): recycle what the mover released
+         * and publish full segments, as the sorter kernel does */
+        nroutes = __atomic_load_n(&ep->nroutes, __ATOMIC_ACQUIRE);
+        for (i = 0; i < nroutes; ++i) {
+            if (ep->route_list[i]->mirror != NULL) {
+                progress |= (mgi_ring_mirror_sync(ep->route_list[i]->ring,
+                                                  ep->route_list[i]->mirror)
+                             > 0);
+            }
         }
         mgi_sorter_flush_check(s);
         dry           = 1;
@@ -361,6 +371,10 @@ ucs_status_t mgi_sorter_start(mgi_ep_t *ep)
     mgi_sorter_t *s;
     int ret;
 
+    if (mgi_ep_is_gpu(ep)) {
+        return mgi_gpu_sorter_start(ep);
+    }
+
     s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return UCS_ERR_NO_MEMORY;
@@ -401,6 +415,10 @@ err_free:
 
 void mgi_sorter_stop(mgi_ep_t *ep)
 {
+    if (mgi_ep_is_gpu(ep)) {
+        mgi_gpu_sorter_stop(ep);
+        return;
+    }
     if (!ep->sorter_running) {
         return;
     }

@@ -567,7 +567,8 @@ static void misuse(test_t *t)
 {
     mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
     mgi_ep_id_t me      = MGI_EP_ID(t->rank, 0), id;
-    mgi_ep_params_t ep_params = {.device = 0, .blocks = 1};
+    /* a CUDA device that no machine has */
+    mgi_ep_params_t ep_params = {.device = 9999, .blocks = 1};
     mgi_ch_params_t p   = {0};
     tuple_t tp          = {.key = 1, .src = me, .seq = 0};
     char big[512]       = {0}, small[8];
@@ -583,7 +584,15 @@ static void misuse(test_t *t)
     }
 
     EXPECT_STATUS(t, mgi_ep_create(t->ctx, &ep_params, &id),
-                  UCS_ERR_UNSUPPORTED);
+                  UCS_ERR_NO_DEVICE);
+    {
+        /* device handles: GPU endpoints of the channel only */
+        mgi_dev_ch_t h;
+        EXPECT_STATUS(t, mgi_ch_device_handle(t->ctx, 999, me, &h),
+                      UCS_ERR_NO_ELEM);
+        EXPECT_STATUS(t, mgi_ch_device_handle(t->ctx, ch, me, &h),
+                      UCS_ERR_INVALID_PARAM);
+    }
     EXPECT_STATUS(t, mgi_send(t->ctx, 999, me, &tp, sizeof(tp), -1),
                   UCS_ERR_NO_ELEM);
     EXPECT_STATUS(t, mgi_recv(t->ctx, 999, me, big, sizeof(big)),

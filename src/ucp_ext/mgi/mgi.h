@@ -16,6 +16,7 @@
 #define MGI_H_
 
 #include <ucs/type/status.h>
+#include "mgi_dev_ch.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -87,6 +88,19 @@ typedef struct mgi_context_params {
                                      [MGI_IDLE_US] */
     unsigned    log_interval_ms;  /* info log of speeds and ring usage,
                                      1000 [MGI_LOG_INTERVAL_MS] */
+    /* GPU endpoints */
+    unsigned    sort_mirror;      /* CPU endpoints: the mover reads sort
+                                     rings through a control-word mirror,
+                                     as for GPU endpoints (testing), 0
+                                     [MGI_SORT_MIRROR] */
+    unsigned    sorter_blocks;    /* blocks of a GPU endpoint's sorter
+                                     kernel, 2 [MGI_SORTER_BLOCKS] */
+    unsigned    sorter_threads;   /* threads per sorter block, 256
+                                     [MGI_SORTER_THREADS] */
+    unsigned    sorter_coalesce;  /* 1: sorter writes grouped by target
+                                     (coalesced); 0: one thread per tuple
+                                     (for the sorter micro-benchmark), 1
+                                     [MGI_SORTER_COALESCE] */
 } mgi_context_params_t;
 
 /* Fixed-size tuples: attributes packed in order, no padding. An attribute
@@ -172,6 +186,15 @@ ucs_status_t mgi_flush(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src);
  * Not to be called concurrently for the same (ch, src). */
 ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t ch,
                           mgi_ep_id_t src);
+
+/**
+ * Device handle of a channel at a local GPU endpoint (a source or a
+ * destination of the channel), for the device calls of mgi_device.cuh.
+ * Valid until the channel is deleted. UCS_ERR_INVALID_PARAM for a CPU
+ * endpoint or one that is not in the channel.
+ */
+ucs_status_t mgi_ch_device_handle(mgi_context_h ctx, mgi_ch_id_t ch,
+                                  mgi_ep_id_t ep, mgi_dev_ch_t *h);
 
 #ifdef __cplusplus
 }

@@ -15,37 +15,20 @@
  * all threads of the block; they reserve once and write their tuples
  * side by side (coalesced).
  *
- * Status: declared and implemented over the ring protocol, compiled in
- * `make check` with nvcc; the host side that fills mgi_dev_ch_t for a GPU
- * endpoint (rings in device memory, sorter kernels: mgi_sorter.cu) is a
- * later step, so this header is not run on a GPU yet.
+ * The host fills an mgi_dev_ch_t for a GPU endpoint with
+ * mgi_ch_device_handle() (mgi.h); pass it to kernels by value and take its
+ * address. Flush counts one EOF per stage ring: launch the kernel with
+ * `blocks` blocks (mgi_ep_params_t) and let every block flush once.
  */
 #ifndef MGI_DEVICE_CUH_
 #define MGI_DEVICE_CUH_
 
 #include "mgi_ring.h"
+#include "mgi_dev_ch.h"
 
 #define MGI_DEV_DST_AUTO  (-1)
 #define MGI_DEV_EOF       (-1000)   /* == MGI_EOF of mgi.h */
 
-/* What a kernel needs about one channel on one endpoint; in device memory
- * or passed by value as a kernel argument. */
-typedef struct mgi_dev_ch {
-    uint16_t         ch;            /* channel id */
-    uint16_t         self;          /* this endpoint's id */
-    uint16_t         ndst;
-    uint16_t         nsrc;
-    const uint16_t   *dst;          /* [ndst] destination endpoint ids */
-    uint32_t         tuple_size;    /* 0: schemaless */
-    int32_t          part_key;      /* -1: none */
-    uint32_t         key_off;
-    uint32_t         key_size;
-    uint32_t         nblocks;       /* user blocks = stage / final rings */
-    mgi_ring_t       **stage;       /* [nblocks] */
-    mgi_ring_t       **final;       /* [nblocks] */
-    uint32_t         *final_lock;   /* [nblocks] consumer locks */
-    const uint32_t   *eof_sources;  /* [nblocks] sources at EOF */
-} mgi_dev_ch_t;
 
 __device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
 {
@@ -127,6 +110,9 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
         }
     }
     total = __shfl_sync(0xffffffffu, incl, 31);
+    if (total > mgi_ring_cap(r)) {
+        return 0; /* never fits a segment: size segments for the warp */
+    }
     if ((lane == 0) && (total > 0)) {
         mgi_seg_hdr_t *seg;
         ok = (mgi_ring_append_reserve(r, total, &seg, &off, &pos) ==
@@ -172,7 +158,9 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     my_off = (sz > 0) ? atomicAdd(&s_total, sz) : 0;
     __syncthreads();
     if (threadIdx.x == 0) {
-        s_ok = (s_total > 0) &&
+        /* a reservation larger than a segment would never fit: refuse it
+         * (MGI_SEG_SIZE / MGI_TUPLE_SIZE size segments for the block) */
+        s_ok = (s_total > 0) && (s_total <= mgi_ring_cap(mgi_dev_stage(h))) &&
                (mgi_ring_append_reserve(mgi_dev_stage(h), s_total, &s_seg,
                                         &s_off, &s_pos) == MGI_RING_OK);
     }
@@ -234,6 +222,46 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
     }
     __syncthreads();
     return s_ret;
+}
+
+/* Block level, non-blocking flush: *state is a __shared__ word the block
+ * set to 0 before its first call. The first call that finds room appends
+ * the EOF; returns 1 once this block's tuples were delivered, else 0 (keep
+ * receiving meanwhile: delivery may need this endpoint to drain its final
+ * rings, as when every endpoint flushes at once). */
+__device__ static inline int mgi_dev_flush_nb(const mgi_dev_ch_t *h,
+                                              uint32_t *state)
+{
+    __shared__ int s_done;
+    mgi_ring_t *r = mgi_dev_stage(h);
+    uint32_t payload[2], seq;
+    mgi_msg_hdr_t hdr;
+
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s_done = 0;
+        if (*state == 0) {
+            /* the sequence number is taken only once the EOF is in */
+            seq        = mgi_ld_acq32(&r->flush_seq) + 1;
+            hdr.ch     = h->ch;
+            hdr.dst    = MGI_EP_ID_ALL;
+            hdr.src    = h->self;
+            hdr.len    = MGI_MSG_LEN_EOF;
+            payload[0] = h->nblocks;
+            payload[1] = seq;
+            if (mgi_ring_append(r, &hdr, payload, NULL) == MGI_RING_OK) {
+                mgi_st_rel32(&r->flush_seq, seq);
+                mgi_ring_append_close(r);
+                *state = seq;
+            }
+        }
+        if ((*state != 0) &&
+            ((int32_t)(mgi_ld_acq32(&r->flush_done) - *state) >= 0)) {
+            s_done = 1;
+        }
+    }
+    __syncthreads();
+    return s_done;
 }
 
 /* Thread level: whole tuples into buf, as many as fit (schemaless: one). */

@@ -160,7 +160,7 @@ typedef struct mgi_msg_hdr {
 typedef struct mgi_seg_hdr {
     uint64_t stail;  /* STail: generation << 32 | bytes reserved */
     uint32_t commit; /* bytes written; == capacity when the segment is full */
-    uint32_t reserved;
+    uint32_t reserved; /* GPU sorter: content mark; else 0 */
 } mgi_seg_hdr_t;
 
 typedef struct mgi_ring {
@@ -465,7 +465,8 @@ MGI_INLINE void mgi_ring_release(mgi_ring_t *r, uint32_t n)
 
     for (i = 0; i < n; ++i) {
         mgi_seg_hdr_t *seg = mgi_ring_seg(r, c + i);
-        seg->commit = 0;
+        seg->commit   = 0;
+        seg->reserved = 0;
         mgi_st_rel64(&seg->stail, (uint64_t)(c + i + r->size) << 32);
     }
     r->cons_off  = 0;
@@ -551,6 +552,87 @@ MGI_INLINE uint32_t mgi_ring_enqueue(mgi_ring_t *r, const void *seg)
 MGI_INLINE uint32_t mgi_ring_dequeue(mgi_ring_t *r, void *seg)
 {
     return mgi_ring_dequeue_bulk(r, seg, 1);
+}
+
+/* ------------------------------------------ mirror: a ring seen from afar */
+
+/**
+ * Control-word mirror of an append-mode ring whose segments live where its
+ * consumer cannot read control words cheaply (a sort ring in GPU memory,
+ * moved by a host mover thread). Segments stay in the ring; only two
+ * counters cross, each on its own 128-byte line of memory both sides can
+ * reach (pinned host memory mapped into the GPU):
+ *   ready     written by the ring's producer side (the sorter): segments
+ *             [released, ready) are full and committed, the consumer may
+ *             read them in place (e.g. ucp_put_nbx from GPU memory);
+ *   released  written by the consumer (the mover) once it is done with
+ *             segments below it; the sorter then recycles them in the ring
+ *             with mgi_ring_release(), so the ring's own atomics are only
+ *             ever touched by the side that owns its memory.
+ * Single publisher (one sorter thread or block per ring), single consumer.
+ */
+typedef struct mgi_ring_mirror {
+    uint32_t ready;        /* producer side: segments published */
+    uint8_t  ready_pad[MGI_RING_LINE - sizeof(uint32_t)];
+    uint32_t released;     /* consumer side: segments given back */
+    uint8_t  released_pad[MGI_RING_LINE - sizeof(uint32_t)];
+} mgi_ring_mirror_t;
+
+MGI_STATIC_ASSERT(offsetof(mgi_ring_mirror_t, released) == MGI_RING_LINE,
+                  "mirror: consumer word on its own 128-byte line");
+MGI_STATIC_ASSERT(sizeof(mgi_ring_mirror_t) == 2 * MGI_RING_LINE,
+                  "mirror: two 128-byte lines");
+
+/* Producer side: mirror of a freshly initialized ring. */
+MGI_INLINE void mgi_ring_mirror_init(mgi_ring_mirror_t *m, const mgi_ring_t *r)
+{
+    memset(m, 0, sizeof(*m));
+    m->ready    = r->cons_tail;
+    m->released = r->cons_tail;
+}
+
+/* Producer side: recycle what the consumer released, then publish the
+ * segments that became ready. Returns segments published + recycled. */
+MGI_INLINE uint32_t mgi_ring_mirror_sync(mgi_ring_t *r, mgi_ring_mirror_t *m)
+{
+    uint32_t rel = mgi_ld_acq32(&m->released);
+    uint32_t ready = m->ready, n = 0, recycled, c;
+    mgi_seg_hdr_t *seg;
+
+    recycled = rel - r->cons_tail;
+    if ((int32_t)recycled > 0) {
+        mgi_ring_release(r, recycled);
+    } else {
+        recycled = 0;
+    }
+    c = r->cons_tail;
+    /* segments from `ready` on: closed (below RTail) and fully committed */
+    while ((int32_t)(mgi_ld_acq32(&r->prod_tail) - (ready + n)) > 0 &&
+           (ready + n - c < r->size)) {
+        seg = mgi_ring_seg(r, ready + n);
+        if (mgi_ld_acq32(&seg->commit) != mgi_ring_cap(r)) {
+            break;
+        }
+        ++n;
+    }
+    if (n > 0) {
+        mgi_st_rel32(&m->ready, ready + n);
+    }
+    return n + recycled;
+}
+
+/* Consumer side: segments ready from position `cons` (its own count of
+ * released segments). */
+MGI_INLINE uint32_t mgi_ring_mirror_ready(const mgi_ring_mirror_t *m,
+                                          uint32_t cons)
+{
+    return mgi_ld_acq32(&m->ready) - cons;
+}
+
+/* Consumer side: give back every segment below `cons`. */
+MGI_INLINE void mgi_ring_mirror_release(mgi_ring_mirror_t *m, uint32_t cons)
+{
+    mgi_st_rel32(&m->released, cons);
 }
 
 #endif

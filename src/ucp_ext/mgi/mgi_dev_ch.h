@@ -1,0 +1,30 @@
+/**
+ * MGI device channel handle: what a kernel needs about one channel on one
+ * GPU endpoint. Plain C, so the host API (mgi.h) can fill it; the device
+ * calls that use it are in mgi_device.cuh.
+ */
+#ifndef MGI_DEV_CH_H_
+#define MGI_DEV_CH_H_
+
+#include "mgi_ring.h"
+
+/* What a kernel needs about one channel on one endpoint; in device memory
+ * or passed by value as a kernel argument. */
+typedef struct mgi_dev_ch {
+    uint16_t         ch;            /* channel id */
+    uint16_t         self;          /* this endpoint's id */
+    uint16_t         ndst;
+    uint16_t         nsrc;
+    const uint16_t   *dst;          /* [ndst] destination endpoint ids */
+    uint32_t         tuple_size;    /* 0: schemaless */
+    int32_t          part_key;      /* -1: none */
+    uint32_t         key_off;
+    uint32_t         key_size;
+    uint32_t         nblocks;       /* user blocks = stage / final rings */
+    mgi_ring_t       **stage;       /* [nblocks] */
+    mgi_ring_t       **final;       /* [nblocks] */
+    uint32_t         *final_lock;   /* [nblocks] consumer locks */
+    const uint32_t   *eof_sources;  /* [nblocks] sources at EOF */
+} mgi_dev_ch_t;
+
+#endif

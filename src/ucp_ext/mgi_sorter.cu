@@ -1,0 +1,792 @@
+/**
+ * MGI sorter of a GPU endpoint (paper §5.4, Fig. 9) and the host side of
+ * GPU endpoints: ring memory on the device, device tables of routes and
+ * channels, the persistent sorter kernel.
+ *
+ * The sorter kernel runs `sorter_blocks` blocks for the endpoint's whole
+ * life. Block b owns the stage rings, receive lanes and sort rings whose
+ * index is b modulo the grid, so every ring has one consumer and the hot
+ * path has no grid-wide atomics: a block copies a full segment into
+ * shared memory, one thread walks its messages and assigns each to a
+ * target ring (a sort ring by the route of its destination, the loopback
+ * lane of the receive ring for this endpoint, or a final ring on the
+ * receive side), counting bytes per target (shared memory, in message
+ * order). Then the block reserves once per target (one device atomic on
+ * that ring's STail per segment and target) and writes the tuples grouped
+ * by target, consecutive threads writing consecutive 8-byte words
+ * (coalesced; MGI_SORTER_COALESCE=0 writes one tuple per thread instead,
+ * for the micro-benchmark). A pass is all or nothing: when a target ring
+ * is full, the reservations already taken are committed as padding and
+ * the segment is tried again in the next round, so no state is kept
+ * between rounds but the read offset of the ring. A receive segment whose
+ * messages are all of one (channel, destination) moves to a final ring
+ * whole. The device code is in mgi_sorter_dev.h (also built for the host
+ * by test_mgi_sorter); this file holds the kernel and the host side.
+ *
+ * Host and device meet in three places only:
+ *  - tables (routes, channels) written by the host with cudaMemcpyAsync
+ *    on a control stream while the kernel runs, read with volatile loads;
+ *  - sort-ring mirrors (mgi_ring_mirror_t, pinned host memory mapped into
+ *    the GPU): the kernel publishes full segments there and recycles what
+ *    the host mover released (mgi_ring_mirror_sync), so the mover never
+ *    reads or writes control words in device memory;
+ *  - a status block in mapped host memory: stop flag, epoch, counters.
+ *
+ * A persistent kernel makes every device-wide synchronization hang:
+ * cudaFree and cudaDeviceSynchronize on the endpoint's device wait for it.
+ * So device memory freed while the sorter runs is only queued here and
+ * freed once it stopped (mgi_ep_delete, mgi_context_destroy), and
+ * applications use streams (cudaStreamSynchronize) and CUDA_MODULE_LOADING
+ * =EAGER (lazy loading of a later kernel may wait for the sorter too).
+ */
+#include "mgi_int.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mgi_sorter_dev.h"
+
+#define MGI_CUDA_CALL(_call, _fmt, ...) \
+    ({ \
+        cudaError_t _e = (_call); \
+        if (_e != cudaSuccess) { \
+            ucs_error("mgi " _fmt ": %s failed: %s", ##__VA_ARGS__, #_call, \
+                      cudaGetErrorString(_e)); \
+        } \
+        (_e == cudaSuccess) ? UCS_OK : UCS_ERR_IO_ERROR; \
+    })
+
+/* Host state of a GPU endpoint (ep->gpu). */
+typedef struct mgi_gpu_ep {
+    int              device;
+    cudaStream_t     ctl;           /* table updates */
+    cudaStream_t     stream;        /* the sorter kernel */
+    mgi_gpu_dep_t    *dep;          /* device */
+    mgi_gpu_status_t *status;       /* mapped host memory */
+    mgi_ring_t       **stage;       /* device array of stage rings */
+    int16_t          *dst_slot;
+    mgi_gpu_dch_t    **chs;
+    mgi_gpu_block_t  *blk;
+    unsigned         nblocks, nthreads;
+    size_t           smem;
+    int              running;
+    void             **deferred;    /* device memory to free once stopped */
+    unsigned         ndeferred, deferred_cap;
+} mgi_gpu_ep_t;
+
+/* Host state of a channel at a GPU endpoint (ch->gpu[ep->index]). */
+typedef struct mgi_gpu_ch {
+    mgi_gpu_dch_t *dch;             /* device blob */
+    mgi_ring_t    **final;          /* host copy of the device pointers */
+    unsigned      nfinal;
+} mgi_gpu_ch_t;
+
+__global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
+{
+    extern __shared__ uint4 mgi_smem[];
+    __shared__ mgi_gpu_pass_t p;
+    mgi_gpu_block_t *b = &d->blk[blockIdx.x];
+    char *sseg         = (char*)mgi_smem;
+    mgi_gpu_emit_t e;
+    unsigned idle = 0;
+
+    mgi_gpu_emit_init(&e, sseg + ((seg_cap + 15) & ~15u));
+    if (threadIdx.x == 0) {
+        p.ntouched   = 0;
+        p.sorted     = 0;
+        p.dispatched = 0;
+        p.round      = 0;
+        p.stop       = 0;
+        d->status->blk[blockIdx.x].started = 1;
+        __threadfence_system();
+    }
+    __syncthreads();
+
+    while (!p.stop) {
+        if (mgi_gpu_round(d, b, &p, &e, sseg)) {
+            idle = 0;
+        } else if (idle < 8) {
+            ++idle;
+        } else {
+            __nanosleep(1000);
+        }
+        __syncthreads(); /* p.stop read by all before thread 0 writes */
+    }
+}
+
+/* --------------------------------------------------------------- host */
+
+/* Run on the endpoint's device, give the caller's device back after. */
+typedef struct mgi_gpu_dev_guard {
+    int prev;
+} mgi_gpu_dev_guard_t;
+
+static ucs_status_t mgi_gpu_enter(mgi_ep_t *ep, mgi_gpu_dev_guard_t *g)
+{
+    if (cudaGetDevice(&g->prev) != cudaSuccess) {
+        g->prev = -1;
+    }
+    return MGI_CUDA_CALL(cudaSetDevice(ep->device), "ep %u", ep->id);
+}
+
+static void mgi_gpu_leave(mgi_gpu_dev_guard_t *g)
+{
+    if (g->prev >= 0) {
+        cudaSetDevice(g->prev);
+    }
+}
+
+static inline mgi_gpu_ep_t *mgi_gpu_ep(mgi_ep_t *ep)
+{
+    return (mgi_gpu_ep_t*)ep->gpu;
+}
+
+/* Write `len` bytes of a device table while the sorter may run. */
+static ucs_status_t mgi_gpu_poke(mgi_ep_t *ep, void *dev, const void *src,
+                                 size_t len)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemcpyAsync(dev, src, len,
+                                               cudaMemcpyHostToDevice,
+                                               g->ctl), "ep %u", ep->id);
+    }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    return status;
+}
+
+void mgi_gpu_bind_thread(int device)
+{
+    if (device != MGI_EP_HOST) {
+        MGI_CUDA_CALL(cudaSetDevice(device), "mover thread, device %d",
+                      device);
+    }
+}
+
+static ucs_status_t mgi_gpu_defer(mgi_gpu_ep_t *g, void *p)
+{
+    void **n;
+
+    if (g->ndeferred == g->deferred_cap) {
+        n = (void**)realloc(g->deferred, (g->deferred_cap * 2 + 16) *
+                                         sizeof(*n));
+        if (n == NULL) {
+            return UCS_ERR_NO_MEMORY; /* leak rather than hang */
+        }
+        g->deferred     = n;
+        g->deferred_cap = g->deferred_cap * 2 + 16;
+    }
+    g->deferred[g->ndeferred++] = p;
+    return UCS_OK;
+}
+
+static void mgi_gpu_dev_free(mgi_ep_t *ep, void *p)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+
+    if (p == NULL) {
+        return;
+    }
+    if (g->running) {
+        /* cudaFree would wait for the persistent sorter */
+        mgi_gpu_defer(g, p);
+        return;
+    }
+    if (mgi_gpu_enter(ep, &guard) == UCS_OK) {
+        MGI_CUDA_CALL(cudaFree(p), "ep %u", ep->id);
+    }
+    mgi_gpu_leave(&guard);
+}
+
+static void *mgi_gpu_dev_alloc(mgi_ep_t *ep, size_t len)
+{
+    mgi_gpu_dev_guard_t guard;
+    void *p = NULL;
+
+    if ((mgi_gpu_enter(ep, &guard) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMalloc(&p, len), "ep %u: %zu bytes", ep->id,
+                       len) != UCS_OK)) {
+        p = NULL;
+    }
+    mgi_gpu_leave(&guard);
+    return p;
+}
+
+void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len)
+{
+    void *ring = mgi_gpu_dev_alloc(ep, len);
+
+    if ((ring != NULL) && (mgi_gpu_poke(ep, ring, image, len) != UCS_OK)) {
+        mgi_gpu_dev_free(ep, ring);
+        return NULL;
+    }
+    return ring;
+}
+
+void mgi_gpu_ring_free(mgi_ep_t *ep, void *ring)
+{
+    mgi_gpu_dev_free(ep, ring);
+}
+
+void *mgi_gpu_host_alloc(mgi_ep_t *ep, size_t len)
+{
+    void *p = NULL;
+
+    if (MGI_CUDA_CALL(cudaHostAlloc(&p, len, cudaHostAllocMapped |
+                                             cudaHostAllocPortable),
+                      "ep %u: %zu bytes of mapped host memory", ep->id,
+                      len) != UCS_OK) {
+        return NULL;
+    }
+    memset(p, 0, len);
+    return p;
+}
+
+void mgi_gpu_host_free(void *p)
+{
+    if (p != NULL) {
+        cudaFreeHost(p);
+    }
+}
+
+static void *mgi_gpu_host_dev_ptr(mgi_ep_t *ep, void *host)
+{
+    void *dev = NULL;
+
+    if (MGI_CUDA_CALL(cudaHostGetDevicePointer(&dev, host, 0), "ep %u",
+                      ep->id) != UCS_OK) {
+        return NULL;
+    }
+    return dev;
+}
+
+ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
+{
+    mgi_context_t *ctx = ep->ctx;
+    const char *loading = getenv("CUDA_MODULE_LOADING");
+    mgi_gpu_dev_guard_t guard;
+    cudaDeviceProp prop;
+    ucs_status_t status;
+    mgi_gpu_ep_t *g;
+    int ndev;
+
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
+        ndev = 0;
+        cudaGetLastError();
+    }
+    if (ep->device >= ndev) {
+        ucs_error("mgi ep %u: no CUDA device %d (%d found)", ep->id,
+                  ep->device, ndev);
+        return UCS_ERR_NO_DEVICE;
+    }
+    g = (mgi_gpu_ep_t*)calloc(1, sizeof(*g));
+    if (g == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    g->device   = ep->device;
+    g->nblocks  = ctx->params.sorter_blocks;
+    g->nthreads = ctx->params.sorter_threads;
+    g->smem     = mgi_gpu_smem(ctx->seg_size);
+    ep->gpu     = g;
+
+    status = mgi_gpu_enter(ep, &guard);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    status = MGI_CUDA_CALL(cudaGetDeviceProperties(&prop, ep->device),
+                           "ep %u", ep->id);
+    if (status != UCS_OK) {
+        goto err_leave;
+    }
+    if ((g->nblocks == 0) || (g->nblocks > MGI_GPU_MAX_SORTERS) ||
+        (g->nthreads < 64) || (g->nthreads > 1024) ||
+        (g->nthreads % 32) != 0) {
+        ucs_error("mgi ep %u: sorter of %u blocks x %u threads; blocks "
+                  "1..%d, threads a multiple of 32 in 64..1024 "
+                  "(MGI_SORTER_BLOCKS, MGI_SORTER_THREADS)", ep->id,
+                  g->nblocks, g->nthreads, MGI_GPU_MAX_SORTERS);
+        status = UCS_ERR_INVALID_PARAM;
+        goto err_leave;
+    }
+    if (g->smem + sizeof(mgi_gpu_pass_t) + 1024 >
+        prop.sharedMemPerBlockOptin) {
+        ucs_error("mgi ep %u: segments of %zu bytes need %zu bytes of shared "
+                  "memory in the sorter, device %d has %zu; lower "
+                  "MGI_SEG_SIZE", ep->id, ctx->seg_size, g->smem, ep->device,
+                  prop.sharedMemPerBlockOptin);
+        status = UCS_ERR_INVALID_PARAM;
+        goto err_leave;
+    }
+    if ((loading == NULL) || (strcmp(loading, "EAGER") != 0)) {
+        ucs_warn("mgi ep %u: CUDA_MODULE_LOADING is not EAGER: a kernel "
+                 "loaded lazily while the persistent sorter runs may wait "
+                 "for it forever", ep->id);
+    }
+    status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&g->ctl,
+                                                     cudaStreamNonBlocking),
+                           "ep %u", ep->id);
+    if (status != UCS_OK) {
+        goto err_leave;
+    }
+    status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&g->stream,
+                                                     cudaStreamNonBlocking),
+                           "ep %u", ep->id);
+    if (status != UCS_OK) {
+        goto err_ctl;
+    }
+    g->status = (mgi_gpu_status_t*)mgi_gpu_host_alloc(ep, sizeof(*g->status));
+    if (g->status == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_stream;
+    }
+    if ((MGI_CUDA_CALL(cudaMalloc(&g->dep, sizeof(*g->dep)), "ep %u",
+                       ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMalloc(&g->dst_slot, MGI_MAX_EPS *
+                                  sizeof(*g->dst_slot)), "ep %u",
+                       ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMalloc(&g->chs, ctx->params.max_channels *
+                                  sizeof(*g->chs)), "ep %u",
+                       ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMalloc(&g->blk, g->nblocks * sizeof(*g->blk)),
+                       "ep %u", ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMalloc(&g->stage, blocks * sizeof(*g->stage)),
+                       "ep %u", ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMemsetAsync(g->dep, 0, sizeof(*g->dep), g->ctl),
+                       "ep %u", ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMemsetAsync(g->dst_slot, 0xff, MGI_MAX_EPS *
+                                       sizeof(*g->dst_slot), g->ctl),
+                       "ep %u", ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMemsetAsync(g->chs, 0, ctx->params.max_channels *
+                                       sizeof(*g->chs), g->ctl), "ep %u",
+                       ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMemsetAsync(g->blk, 0, g->nblocks *
+                                       sizeof(*g->blk), g->ctl), "ep %u",
+                       ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaFuncSetAttribute(
+                           mgi_sorter_kernel,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           (int)g->smem), "ep %u", ep->id) != UCS_OK) ||
+        /* never cudaDeviceSynchronize: another endpoint's persistent
+         * sorter may run on this device */
+        (MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u", ep->id) !=
+         UCS_OK)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_mem;
+    }
+    mgi_gpu_leave(&guard);
+    return UCS_OK;
+
+err_mem:
+    cudaFree(g->stage);
+    cudaFree(g->blk);
+    cudaFree(g->chs);
+    cudaFree(g->dst_slot);
+    cudaFree(g->dep);
+    mgi_gpu_host_free(g->status);
+err_stream:
+    cudaStreamDestroy(g->stream);
+err_ctl:
+    cudaStreamDestroy(g->ctl);
+err_leave:
+    mgi_gpu_leave(&guard);
+err_free:
+    free(g);
+    ep->gpu = NULL;
+    return status;
+}
+
+void mgi_gpu_ep_fini(mgi_ep_t *ep)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    unsigned i;
+
+    if (g == NULL) {
+        return;
+    }
+    mgi_gpu_sorter_stop(ep);
+    if (mgi_gpu_enter(ep, &guard) == UCS_OK) {
+        for (i = 0; i < g->ndeferred; ++i) {
+            cudaFree(g->deferred[i]);
+        }
+        cudaFree(g->stage);
+        cudaFree(g->blk);
+        cudaFree(g->chs);
+        cudaFree(g->dst_slot);
+        cudaFree(g->dep);
+        cudaStreamDestroy(g->stream);
+        cudaStreamDestroy(g->ctl);
+    }
+    mgi_gpu_leave(&guard);
+    mgi_gpu_host_free(g->status);
+    free(g->deferred);
+    free(g);
+    ep->gpu = NULL;
+}
+
+static unsigned mgi_gpu_started(mgi_gpu_ep_t *g)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < g->nblocks; ++i) {
+        n += g->status->blk[i].started;
+    }
+    return n;
+}
+
+ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
+{
+    mgi_context_t *ctx = ep->ctx;
+    mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    mgi_gpu_dep_t dep;
+    ucs_status_t status;
+    uint64_t deadline;
+    unsigned i, started;
+
+    memset(&dep, 0, sizeof(dep));
+    dep.id           = ep->id;
+    dep.nstage       = ep->nstage;
+    dep.nlanes       = ep->nlanes;
+    dep.coalesce     = ctx->params.sorter_coalesce;
+    dep.lane_bytes   = ep->lane_bytes;
+    dep.recv_mem     = (char*)ep->recv_mem;
+    dep.stage        = g->stage;
+    dep.dst_slot     = g->dst_slot;
+    dep.chs          = g->chs;
+    dep.max_channels = ctx->params.max_channels;
+    dep.status       = (mgi_gpu_status_t*)mgi_gpu_host_dev_ptr(ep, g->status);
+    dep.blk          = g->blk;
+    if (dep.status == NULL) {
+        return UCS_ERR_IO_ERROR;
+    }
+    status = mgi_gpu_poke(ep, g->stage, ep->stage,
+                          ep->nstage * sizeof(*ep->stage));
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke(ep, g->dep, &dep, sizeof(dep));
+    }
+    if (status != UCS_OK) {
+        return status;
+    }
+    g->status->stop = 0;
+    for (i = 0; i < g->nblocks; ++i) {
+        g->status->blk[i].started = 0;
+    }
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        mgi_sorter_kernel<<<g->nblocks, g->nthreads, g->smem, g->stream>>>(
+                g->dep, (uint32_t)(ctx->seg_size - MGI_SEG_HDR_SIZE));
+        status = MGI_CUDA_CALL(cudaGetLastError(), "ep %u: sorter launch",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    if (status != UCS_OK) {
+        return status;
+    }
+    g->running = 1;
+    /* every block must be resident: a persistent kernel that only partly
+     * started would leave rings without a consumer */
+    deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    while ((started = mgi_gpu_started(g)) < g->nblocks) {
+        if (cudaStreamQuery(g->stream) != cudaErrorNotReady) {
+            ucs_error("mgi ep %u: sorter kernel ended at start: %s", ep->id,
+                      cudaGetErrorString(cudaStreamQuery(g->stream)));
+            g->running = 0;
+            return UCS_ERR_IO_ERROR;
+        }
+        if (mgi_time_ns() > deadline) {
+            ucs_error("mgi ep %u: only %u of %u sorter blocks started within "
+                      "%u ms (device busy?)", ep->id, started,
+                      g->nblocks, ctx->params.timeout_ms);
+            mgi_gpu_sorter_stop(ep);
+            return UCS_ERR_TIMED_OUT;
+        }
+        usleep(10);
+    }
+    ep->sorter_running = 1;
+    ucs_info("mgi ep %u: sorter kernel on device %d, %u blocks x %u threads, "
+             "%zu bytes of shared memory, %s writes", ep->id, ep->device,
+             g->nblocks, g->nthreads, g->smem,
+             ctx->params.sorter_coalesce ? "coalesced" : "per-tuple");
+    return UCS_OK;
+}
+
+void mgi_gpu_sorter_stop(mgi_ep_t *ep)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    uint64_t deadline;
+    cudaError_t e;
+    unsigned i;
+
+    if ((g == NULL) || !g->running) {
+        return;
+    }
+    g->status->stop = 1;
+    __sync_synchronize();
+    deadline = mgi_time_ns() +
+               (uint64_t)ep->ctx->params.timeout_ms * 1000000ull;
+    while ((e = cudaStreamQuery(g->stream)) == cudaErrorNotReady) {
+        if (mgi_time_ns() > deadline) {
+            ucs_error("mgi ep %u: sorter kernel did not stop within %u ms; "
+                      "its device memory is not freed", ep->id,
+                      ep->ctx->params.timeout_ms);
+            return; /* leave running = 1: nothing is freed under it */
+        }
+        usleep(100);
+    }
+    if (e != cudaSuccess) {
+        ucs_error("mgi ep %u: sorter kernel failed: %s", ep->id,
+                  cudaGetErrorString(e));
+    }
+    for (i = 0; i < g->nblocks; ++i) {
+        if (g->status->blk[i].dropped || g->status->blk[i].eof_errors) {
+            ucs_error("mgi ep %u: sorter block %u dropped %u message(s) "
+                      "without a channel or route, saw %u extra EOF(s)",
+                      ep->id, i, g->status->blk[i].dropped,
+                      g->status->blk[i].eof_errors);
+        }
+        ucs_debug("mgi ep %u: sorter block %u sorted %llu, dispatched %llu",
+                  ep->id, i, g->status->blk[i].sorted,
+                  g->status->blk[i].dispatched);
+    }
+    g->running         = 0;
+    ep->sorter_running = 0;
+}
+
+uint32_t mgi_gpu_sorter_epoch(mgi_ep_t *ep)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+
+    return g->running ? g->status->epoch : 0;
+}
+
+ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_ring_mirror_t *mdev;
+    uint32_t n;
+    ucs_status_t status;
+
+    if (route->slot >= MGI_GPU_MAX_ROUTES) {
+        ucs_error("mgi ep %u: more than %d next hops", ep->id,
+                  MGI_GPU_MAX_ROUTES);
+        return UCS_ERR_EXCEEDS_LIMIT;
+    }
+    mdev = (mgi_ring_mirror_t*)mgi_gpu_host_dev_ptr(ep, route->mirror);
+    if (mdev == NULL) {
+        return UCS_ERR_IO_ERROR;
+    }
+    n      = route->slot + 1;
+    status = mgi_gpu_poke(ep, &g->dep->sort[route->slot], &route->ring,
+                          sizeof(route->ring));
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke(ep, &g->dep->mirror[route->slot], &mdev,
+                              sizeof(mdev));
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke(ep, &g->dep->nroutes, &n, sizeof(n));
+    }
+    return status;
+}
+
+ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
+{
+    mgi_context_t *ctx = ep->ctx;
+    mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
+    int di             = mgi_ch_dst_index(ch, ep->id);
+    unsigned nfinal    = (di >= 0) ? ep->nstage : 0;
+    size_t len         = sizeof(mgi_gpu_dch_t) +
+                         nfinal * (sizeof(mgi_ring_t*) + 2 * sizeof(uint32_t));
+    mgi_gpu_dch_t *img, *dev;
+    mgi_gpu_ch_t *gc;
+    ucs_status_t status;
+    unsigned i;
+
+    gc  = (mgi_gpu_ch_t*)calloc(1, sizeof(*gc));
+    img = (mgi_gpu_dch_t*)calloc(1, len);
+    if ((gc == NULL) || (img == NULL) ||
+        ((nfinal > 0) &&
+         ((gc->final = (mgi_ring_t**)calloc(nfinal, sizeof(*gc->final))) ==
+          NULL))) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    gc->nfinal = nfinal;
+    for (i = 0; i < nfinal; ++i) {
+        gc->final[i] = mgi_ep_ring_create(ep, ctx->params.final_depth,
+                                          MGI_RING_F_APPEND);
+        if (gc->final[i] == NULL) {
+            status = UCS_ERR_NO_MEMORY;
+            goto err_free;
+        }
+    }
+    dev = (mgi_gpu_dch_t*)mgi_gpu_dev_alloc(ep, len);
+    if (dev == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    img->id       = ch->id;
+    img->ndst     = ch->ndst;
+    img->nsrc     = ch->nsrc;
+    img->self_dst = (di >= 0) ? di : MGI_GPU_NO_DST;
+    img->nfinal   = nfinal;
+    memcpy(img->dst, ch->dst, ch->ndst * sizeof(*ch->dst));
+    memcpy(img->src, ch->src, ch->nsrc * sizeof(*ch->src));
+    img->final       = (mgi_ring_t**)(dev + 1);
+    img->final_lock  = (uint32_t*)(img->final + nfinal);
+    img->eof_sources = img->final_lock + nfinal;
+    memcpy(img + 1, gc->final, nfinal * sizeof(*gc->final));
+    gc->dch = dev;
+    status  = mgi_gpu_poke(ep, dev, img, len);
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke(ep, &g->chs[ch->id], &dev, sizeof(dev));
+    }
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    free(img);
+    ch->gpu[ep->index] = gc;
+    return UCS_OK;
+
+err_free:
+    if (gc != NULL) {
+        for (i = 0; i < gc->nfinal; ++i) {
+            mgi_ep_ring_free(ep, gc->final[i]);
+        }
+        mgi_gpu_dev_free(ep, gc->dch);
+        free(gc->final);
+    }
+    free(gc);
+    free(img);
+    return status;
+}
+
+ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_route_t *route;
+    ucs_status_t status;
+    mgi_ep_id_t hop;
+    int16_t slot;
+    unsigned i;
+
+    if (mgi_ch_src_index(ch, ep->id) < 0) {
+        return UCS_OK;
+    }
+    for (i = 0; i < ch->ndst; ++i) {
+        hop = mgi_route_next_hop(ep->ctx, ep->id, ch->dst[i]);
+        if (hop == ep->id) {
+            slot = MGI_GPU_SLOT_LOOPBACK;
+        } else {
+            route = ep->routes[hop];
+            if (route == NULL) {
+                ucs_error("mgi channel %u: endpoint %u has no sort ring to "
+                          "next hop %u", ch->id, ep->id, hop);
+                return UCS_ERR_UNREACHABLE;
+            }
+            slot = (int16_t)route->slot;
+        }
+        status = mgi_gpu_poke(ep, &g->dst_slot[ch->dst[i]], &slot,
+                              sizeof(slot));
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+    return UCS_OK;
+}
+
+ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
+    uint32_t eof     = 0;
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+
+    if ((gc == NULL) || (gc->nfinal == 0)) {
+        return UCS_OK; /* a source: its kernels flushed, or they are late */
+    }
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemcpyAsync(&eof,
+                                           (char*)gc->dch +
+                                           sizeof(mgi_gpu_dch_t) +
+                                           gc->nfinal * (sizeof(mgi_ring_t*) +
+                                                         sizeof(uint32_t)),
+                                           sizeof(eof),
+                                           cudaMemcpyDeviceToHost, g->ctl),
+                           "channel %u ep %u", ch->id, ep->id);
+    }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
+                               "channel %u ep %u", ch->id, ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    if (status != UCS_OK) {
+        return status;
+    }
+    if (eof < ch->nsrc) {
+        ucs_error("mgi channel %u: busy, GPU endpoint %u has EOF from %u of "
+                  "%u sources", ch->id, ep->id, eof, ch->nsrc);
+        return UCS_ERR_BUSY;
+    }
+    return UCS_OK;
+}
+
+void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
+    mgi_gpu_dch_t *none = NULL;
+    unsigned i;
+
+    if (gc == NULL) {
+        return;
+    }
+    mgi_gpu_poke(ep, &g->chs[ch->id], &none, sizeof(none));
+    for (i = 0; i < gc->nfinal; ++i) {
+        mgi_ep_ring_free(ep, gc->final[i]);
+    }
+    mgi_gpu_dev_free(ep, gc->dch);
+    free(gc->final);
+    free(gc);
+    ch->gpu[ep->index] = NULL;
+}
+
+ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
+                               mgi_dev_ch_t *h)
+{
+    mgi_gpu_ch_t *gc  = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_ep_t *g   = mgi_gpu_ep(ep);
+    mgi_gpu_dch_t *dc = gc->dch;
+
+    memset(h, 0, sizeof(*h));
+    h->ch         = ch->id;
+    h->self       = ep->id;
+    h->ndst       = ch->ndst;
+    h->nsrc       = ch->nsrc;
+    h->dst        = dc->dst;        /* address arithmetic only */
+    h->tuple_size = ch->tuple_size;
+    h->part_key   = ch->part_key;
+    h->key_off    = ch->key_off;
+    h->key_size   = ch->key_size;
+    h->nblocks    = ep->nstage;
+    h->stage      = g->stage;
+    if (gc->nfinal > 0) {
+        h->final       = (mgi_ring_t**)(dc + 1);
+        h->final_lock  = (uint32_t*)(h->final + gc->nfinal);
+        h->eof_sources = h->final_lock + gc->nfinal;
+    }
+    return UCS_OK;
+}

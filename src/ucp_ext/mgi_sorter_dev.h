@@ -1,0 +1,892 @@
+/**
+ * MGI sorter of a GPU endpoint: the device side (structures the kernel
+ * reads, the pass over a segment, EOF and flush handling, one round of the
+ * loop), private to libmgi. Written for a CUDA block; compiled for the
+ * host too, a block being a few host threads meeting at a barrier, so that
+ * test_mgi_sorter runs this very code on the CPU (emulation macros below).
+ */
+#ifndef MGI_SORTER_DEV_H_
+#define MGI_SORTER_DEV_H_
+
+#include "mgi_int.h"
+
+#include <string.h>
+
+#define MGI_GPU_MAX_ROUTES      256    /* sort rings of one GPU endpoint */
+#define MGI_GPU_MAX_EMIT        1024   /* messages placed in one pass */
+#define MGI_GPU_MAX_PENDING     16     /* flushes in flight per block */
+#define MGI_GPU_MAX_SORTERS     64     /* sorter blocks */
+#define MGI_GPU_SLOT_NONE       (-1)
+#define MGI_GPU_SLOT_LOOPBACK   (-2)
+#define MGI_GPU_NO_DST          0xffffu
+#define MGI_GPU_STOP_POLL       32     /* rounds between stop-flag reads */
+#define MGI_GPU_DST_CACHE       16     /* route lookups cached per walk */
+/* mgi_seg_hdr_t::reserved of segments the GPU sorter fills: 0 unknown,
+ * MGI_SEG_KEY + 1 when every message is of one (channel, destination),
+ * MGI_SEG_MIXED otherwise (or an EOF is in it) */
+#define MGI_SEG_KEY(_ch, _dst)  (((uint32_t)(_dst) << 16) | (uint32_t)(_ch))
+#define MGI_SEG_MIXED           0xffffffffu
+
+#if defined(__CUDACC__)
+#  define MGI_SDEV             __device__ static
+#  define MGI_SDEV_INLINE      __device__ static inline
+#  define MGI_TID              threadIdx.x
+#  define MGI_NTH              blockDim.x
+#  define MGI_BID              blockIdx.x
+#  define MGI_NBLK             gridDim.x
+#  define MGI_SYNC()           __syncthreads()
+#  define MGI_FENCE()          __threadfence()
+#  define MGI_FENCE_SYSTEM()   __threadfence_system()
+#  define MGI_ATOMIC_ADD(_p, _v) atomicAdd((_p), (_v))
+#  define MGI_ATOMIC_CAS(_p, _e, _v) atomicCAS((_p), (_e), (_v))
+#  define MGI_ATOMIC_EXCH(_p, _v) atomicExch((_p), (_v))
+/* L2 only: a ring slot held another generation before */
+#  define MGI_LDCG16(_dst, _src) \
+    (*(uint4*)(_dst) = __ldcg((const uint4*)(_src)))
+#else
+/* host emulation: a block is mgi_emu_nth host threads (thread-local
+ * mgi_emu_tid) meeting at mgi_emu_sync(); the test sets them up */
+extern unsigned mgi_emu_bid, mgi_emu_nblk, mgi_emu_nth;
+extern thread_local unsigned mgi_emu_tid;
+void mgi_emu_sync(void);
+#  if defined(MGI_SORTER_SELFCHECK)
+#    include <stdio.h>
+#    include <stdlib.h>
+/* the test's counter of passes that found a target full */
+extern unsigned long mgi_selfcheck_blocked;
+#  endif
+#  define MGI_SDEV             static
+#  define MGI_SDEV_INLINE      static inline
+#  define MGI_TID              mgi_emu_tid
+#  define MGI_NTH              mgi_emu_nth
+#  define MGI_BID              mgi_emu_bid
+#  define MGI_NBLK             mgi_emu_nblk
+#  define MGI_SYNC()           mgi_emu_sync()
+#  define MGI_FENCE()          __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#  define MGI_FENCE_SYSTEM()   __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#  define MGI_ATOMIC_ADD(_p, _v) \
+    __atomic_fetch_add((_p), (_v), __ATOMIC_ACQ_REL)
+static inline uint32_t mgi_emu_cas(uint32_t *p, uint32_t e, uint32_t v)
+{
+    __atomic_compare_exchange_n(p, &e, v, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    return e; /* the old value */
+}
+#  define MGI_ATOMIC_CAS(_p, _e, _v) mgi_emu_cas((_p), (_e), (_v))
+#  define MGI_ATOMIC_EXCH(_p, _v) \
+    __atomic_exchange_n((_p), (_v), __ATOMIC_ACQ_REL)
+#  define MGI_LDCG16(_dst, _src) memcpy((_dst), (_src), 16)
+#endif
+
+/* ---------------------------------------------------- device structures */
+
+/* Status block in mapped host memory. */
+typedef struct mgi_gpu_status {
+    volatile uint32_t stop;
+    volatile uint32_t epoch;        /* block 0: rounds / MGI_GPU_STOP_POLL */
+    uint32_t          reserved[6];
+    /* one writer each (thread 0 of the block): no atomics on host memory,
+     * which PCIe may not offer */
+    struct {
+        volatile unsigned long long sorted;
+        volatile unsigned long long dispatched;
+        volatile uint32_t           started;
+        volatile uint32_t           dropped;    /* no channel or route */
+        volatile uint32_t           eof_errors; /* extra EOF records */
+        uint32_t                    reserved;
+    } blk[MGI_GPU_MAX_SORTERS];
+} mgi_gpu_status_t;
+
+/* A channel at one GPU endpoint, in device memory. */
+typedef struct mgi_gpu_dch {
+    uint16_t   id;
+    uint16_t   ndst;
+    uint16_t   nsrc;
+    uint16_t   self_dst;            /* index in dst, MGI_GPU_NO_DST */
+    uint32_t   nfinal;              /* consuming blocks (0: not a dst) */
+    uint32_t   rr;                  /* next final ring */
+    uint16_t   dst[MGI_GPU_MAX_TARGETS];
+    uint16_t   src[MGI_MAX_CH_SRC];
+    uint32_t   eof_count[MGI_MAX_CH_SRC];
+    mgi_ring_t **final;             /* [nfinal], behind this struct */
+    uint32_t   *final_lock;         /* [nfinal] */
+    uint32_t   *eof_sources;        /* [nfinal] */
+} mgi_gpu_dch_t;
+
+typedef struct mgi_gpu_pending {
+    mgi_ring_t *stage;
+    uint32_t   seq;
+    uint32_t   n;
+    mgi_ring_t *ring[MGI_GPU_MAX_TARGETS];
+    uint32_t   pos[MGI_GPU_MAX_TARGETS];
+} mgi_gpu_pending_t;
+
+/* Per sorter block, device memory, used by its thread 0 only. */
+typedef struct mgi_gpu_block {
+    uint32_t          head, count;
+    mgi_gpu_pending_t pending[MGI_GPU_MAX_PENDING];
+} mgi_gpu_block_t;
+
+/* The endpoint as the sorter kernel sees it, device memory. */
+typedef struct mgi_gpu_dep {
+    uint16_t          id;
+    uint16_t          reserved;
+    uint32_t          nstage;
+    uint32_t          nlanes;       /* the last one is the loopback lane */
+    uint32_t          coalesce;
+    uint64_t          lane_bytes;
+    char              *recv_mem;
+    mgi_ring_t        **stage;      /* [nstage] */
+    int16_t           *dst_slot;    /* [MGI_MAX_EPS]: route slot of a dst */
+    mgi_gpu_dch_t     **chs;        /* [max_channels] */
+    uint32_t          max_channels;
+    uint32_t          nroutes;
+    mgi_gpu_status_t  *status;
+    mgi_gpu_block_t   *blk;         /* [sorter blocks] */
+    mgi_ring_t        *sort[MGI_GPU_MAX_ROUTES];
+    mgi_ring_mirror_t *mirror[MGI_GPU_MAX_ROUTES];
+} mgi_gpu_dep_t;
+
+/* ------------------------------------------------------- device: helpers */
+
+template <typename T>
+MGI_SDEV_INLINE T mgi_vld(const T *p)
+{
+    return *(const volatile T*)p;
+}
+
+/* Shared state of one pass over a segment. */
+typedef struct mgi_gpu_pass {
+    uint32_t      nemit, ntgt, end_off;
+    int           at_end, stop_eof, blocked, progress;
+    mgi_ring_t    *tgt_ring[MGI_GPU_MAX_TARGETS];
+    uint32_t      tgt_bytes[MGI_GPU_MAX_TARGETS];
+    uint32_t      tgt_cnt[MGI_GPU_MAX_TARGETS];
+    uint32_t      tgt_key[MGI_GPU_MAX_TARGETS]; /* MGI_SEG_KEY or MIXED */
+    uint32_t      tgt_first[MGI_GPU_MAX_TARGETS + 1];
+    uint32_t      tgt_word0[MGI_GPU_MAX_TARGETS + 1];
+    mgi_seg_hdr_t *tgt_seg[MGI_GPU_MAX_TARGETS];
+    uint32_t      tgt_off[MGI_GPU_MAX_TARGETS];
+    uint32_t      tgt_pos[MGI_GPU_MAX_TARGETS];
+    int           tgt_ok[MGI_GPU_MAX_TARGETS];
+    /* final rings touched since the lanes last ran dry */
+    mgi_ring_t    *touched[MGI_GPU_MAX_TARGETS];
+    uint32_t      ntouched;
+    mgi_seg_hdr_t *seg;
+    uint32_t      start;
+    int           whole;    /* mgi_gpu_ring_whole's decision */
+    int           stop;
+    uint32_t      round;
+    unsigned long long sorted, dispatched;   /* tuples walked */
+    unsigned long long whole_segs;           /* lane segments moved whole */
+} mgi_gpu_pass_t;
+
+/* Emission arrays, dynamic shared memory after the segment copy. */
+typedef struct mgi_gpu_emit {
+    uint32_t *src;      /* message offset in the payload */
+    uint32_t *dst_off;  /* offset in its target's reservation */
+    uint16_t *size;     /* message bytes */
+    uint16_t *dst;      /* header dst to write, MGI_GPU_NO_DST: keep */
+    uint16_t *order;    /* emissions grouped by target, in order */
+    uint8_t  *tgt;
+} mgi_gpu_emit_t;
+
+MGI_SDEV_INLINE void mgi_gpu_count(volatile uint32_t *c)
+{
+    *c = *c + 1;
+}
+
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_lane(const mgi_gpu_dep_t *d,
+                                                  uint32_t lane)
+{
+    return (mgi_ring_t*)(d->recv_mem + lane * d->lane_bytes);
+}
+
+MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_ch(const mgi_gpu_dep_t *d,
+                                                   uint16_t id)
+{
+    if (id >= d->max_channels) {
+        return NULL;
+    }
+    return mgi_vld(&d->chs[id]);
+}
+
+/* Send side: the ring that takes a tuple for `dst`, or NULL. */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
+        const mgi_gpu_dep_t *d, uint16_t dst)
+{
+    int16_t slot;
+
+    if (dst == d->id) {
+        return mgi_gpu_lane(d, d->nlanes - 1);
+    }
+    slot = mgi_vld(&d->dst_slot[dst]);
+    if (slot == MGI_GPU_SLOT_LOOPBACK) {
+        return mgi_gpu_lane(d, d->nlanes - 1);
+    }
+    if (slot < 0) {
+        return NULL;
+    }
+    return mgi_vld(&d->sort[slot]);
+}
+
+/* Thread 0: target index of `ring` in this pass, or -1 when full. */
+MGI_SDEV_INLINE int mgi_gpu_tgt(mgi_gpu_pass_t *p, mgi_ring_t *ring)
+{
+    uint32_t t;
+
+    for (t = 0; t < p->ntgt; ++t) {
+        if (p->tgt_ring[t] == ring) {
+            return (int)t;
+        }
+    }
+    if (p->ntgt == MGI_GPU_MAX_TARGETS) {
+        return -1;
+    }
+    p->tgt_ring[p->ntgt]  = ring;
+    p->tgt_bytes[p->ntgt] = 0;
+    p->tgt_cnt[p->ntgt]   = 0;
+    return (int)p->ntgt++;
+}
+
+MGI_SDEV_INLINE void mgi_gpu_emit_add(mgi_gpu_pass_t *p,
+                                               mgi_gpu_emit_t *e, int t,
+                                               uint32_t off, uint32_t size,
+                                               uint16_t dst, uint32_t key)
+{
+    uint32_t i = p->nemit++;
+
+    /* one (channel, destination) for all of the target's messages? */
+    if (p->tgt_cnt[t] == 0) {
+        p->tgt_key[t] = key;
+    } else if (p->tgt_key[t] != key) {
+        p->tgt_key[t] = MGI_SEG_MIXED;
+    }
+
+    e->src[i]      = off;
+    e->size[i]     = (uint16_t)size;
+    e->dst[i]      = dst;
+    e->tgt[i]      = (uint8_t)t;
+    e->dst_off[i]  = p->tgt_bytes[t];
+    p->tgt_bytes[t] += size;
+    p->tgt_cnt[t]++;
+}
+
+/* Thread 0: walk the segment copy from p->start and place messages. */
+MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                                    mgi_gpu_emit_t *e, const char *seg,
+                                    uint32_t cap, int recv_side)
+{
+    uint32_t off = p->start, size, k, n, sum;
+    const mgi_msg_hdr_t *h;
+    mgi_gpu_dch_t *ch;
+    mgi_ring_t *ring;
+    uint16_t cache_id = 0xffff, ch_id = 0xffff;
+    mgi_ring_t *cache_final = NULL;
+    /* the tables change only by appending: cache lookups for the walk,
+     * a global load per message would cost more than the walk itself */
+    uint16_t dc_dst[MGI_GPU_DST_CACHE];
+    mgi_ring_t *dc_ring[MGI_GPU_DST_CACHE];
+    int t;
+
+    p->nemit    = 0;
+    p->ntgt     = 0;
+    p->at_end   = 0;
+    p->stop_eof = 0;
+    ch          = NULL;
+    for (k = 0; k < MGI_GPU_DST_CACHE; ++k) {
+        dc_dst[k] = MGI_GPU_NO_DST;
+    }
+    for (;;) {
+        if (off + MGI_MSG_HDR_SIZE > cap) {
+            p->at_end = 1;
+            break;
+        }
+        h = (const mgi_msg_hdr_t*)(seg + off);
+        if (h->ch == MGI_MSG_CH_PAD) {
+            off += MGI_MSG_HDR_SIZE + (uint32_t)h->len * MGI_MSG_ALIGN;
+            continue;
+        }
+        if (h->len == MGI_MSG_LEN_EOF) {
+            p->stop_eof = 1;
+            break;
+        }
+        size = mgi_msg_size(h->len);
+        if (h->ch != ch_id) {
+            ch_id = h->ch;
+            ch    = mgi_gpu_ch(d, ch_id);
+        }
+        if (ch == NULL) {
+            mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+            off += size;
+            continue;
+        }
+        if (recv_side) {
+            if ((ch->self_dst == MGI_GPU_NO_DST) || (h->dst != d->id) ||
+                (ch->nfinal == 0)) {
+                mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+                off += size;
+                continue;
+            }
+            if (h->ch != cache_id) {
+                /* one final ring per (segment, channel): consuming blocks
+                 * take turns by segment */
+                cache_id    = h->ch;
+                cache_final = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) %
+                                        ch->nfinal];
+            }
+            t = mgi_gpu_tgt(p, cache_final);
+            if ((t < 0) || (p->nemit == MGI_GPU_MAX_EMIT)) {
+                break;
+            }
+            mgi_gpu_emit_add(p, e, t, off, size, MGI_GPU_NO_DST,
+                             MGI_SEG_KEY(h->ch, h->dst));
+        } else if (h->dst == MGI_EP_ID_ALL) {
+            n = ch->ndst;
+            if (p->nemit + n > MGI_GPU_MAX_EMIT) {
+                break;
+            }
+            /* all targets must fit the pass before any is placed */
+            sum = p->ntgt;
+            for (k = 0; k < n; ++k) {
+                ring = mgi_gpu_send_target(d, ch->dst[k]);
+                if ((ring != NULL) && (mgi_gpu_tgt(p, ring) < 0)) {
+                    break;
+                }
+            }
+            if (k < n) {
+                p->ntgt = sum; /* undo the targets added above */
+                break;
+            }
+            for (k = 0; k < n; ++k) {
+                ring = mgi_gpu_send_target(d, ch->dst[k]);
+                if (ring == NULL) {
+                    mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+                    continue;
+                }
+                mgi_gpu_emit_add(p, e, mgi_gpu_tgt(p, ring), off, size,
+                                 ch->dst[k], MGI_SEG_KEY(h->ch, ch->dst[k]));
+            }
+        } else {
+            k = h->dst % MGI_GPU_DST_CACHE;
+            if (dc_dst[k] != h->dst) {
+                dc_dst[k]  = h->dst;
+                dc_ring[k] = mgi_gpu_send_target(d, h->dst);
+            }
+            ring = dc_ring[k];
+            if (ring == NULL) {
+                mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+                off += size;
+                continue;
+            }
+            t = mgi_gpu_tgt(p, ring);
+            if ((t < 0) || (p->nemit == MGI_GPU_MAX_EMIT)) {
+                break;
+            }
+            mgi_gpu_emit_add(p, e, t, off, size, MGI_GPU_NO_DST,
+                             MGI_SEG_KEY(h->ch, h->dst));
+        }
+        off += size;
+    }
+    p->end_off = off;
+
+    /* group the emissions by target, keeping their order */
+    p->tgt_first[0] = 0;
+    p->tgt_word0[0] = 0;
+    for (k = 0; k < p->ntgt; ++k) {
+        p->tgt_first[k + 1] = p->tgt_first[k] + p->tgt_cnt[k];
+        p->tgt_word0[k + 1] = p->tgt_word0[k] + p->tgt_bytes[k] / 8;
+        p->tgt_cnt[k]       = 0;
+    }
+    for (k = 0; k < p->nemit; ++k) {
+        t = e->tgt[k];
+        e->order[p->tgt_first[t] + p->tgt_cnt[t]++] = (uint16_t)k;
+    }
+}
+
+/* A message header word with another dst (ch:16 dst:16 src:16 len:16,
+ * little endian). */
+MGI_SDEV_INLINE uint64_t mgi_gpu_set_dst(uint64_t v, uint16_t dst)
+{
+    return (v & ~(0xffffull << 16)) | ((uint64_t)dst << 16);
+}
+
+/* Mark a segment that a reservation of messages of one (channel,
+ * destination) `key` is in: the receiving sorter moves a segment whose
+ * every reservation had the same key whole, without walking it (see
+ * mgi_gpu_ring_whole). Before the reservation commits. */
+MGI_SDEV_INLINE void mgi_gpu_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
+{
+    uint32_t want = (key == MGI_SEG_MIXED) ? MGI_SEG_MIXED : key + 1;
+    uint32_t old  = MGI_ATOMIC_CAS(&seg->reserved, 0u, want);
+
+    if ((old != 0) && (old != want)) {
+        MGI_ATOMIC_EXCH(&seg->reserved, MGI_SEG_MIXED);
+    }
+}
+
+/* Thread 0: pad and commit a reservation that will not be used. */
+MGI_SDEV_INLINE void mgi_gpu_unreserve(mgi_ring_t *r,
+                                                mgi_seg_hdr_t *seg,
+                                                uint32_t off, uint32_t sz,
+                                                uint32_t pos)
+{
+    mgi_seg_write_pad(seg, off, sz);
+    mgi_ring_append_commit(r, seg, off, sz, pos);
+}
+
+/* Block: reserve per target, copy, commit. Returns 0 when blocked. */
+MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
+                                    mgi_gpu_pass_t *p, mgi_gpu_emit_t *e,
+                                    const char *seg)
+{
+    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    uint32_t t, w, lo, hi, mid, lw, k, i, words;
+    uint64_t v;
+    char *dst;
+
+    if (tid == 0) {
+        p->blocked = 0;
+    }
+    MGI_SYNC();
+    for (t = tid; t < p->ntgt; t += nth) {
+        p->tgt_ok[t] = (mgi_ring_append_reserve(p->tgt_ring[t],
+                                                p->tgt_bytes[t],
+                                                &p->tgt_seg[t],
+                                                &p->tgt_off[t],
+                                                &p->tgt_pos[t]) ==
+                        MGI_RING_OK);
+        if (!p->tgt_ok[t]) {
+            p->blocked = 1;
+        }
+    }
+    MGI_SYNC();
+    if (p->blocked) {
+#if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
+        mgi_selfcheck_blocked += (tid == 0);
+#endif
+        for (t = tid; t < p->ntgt; t += nth) {
+            if (p->tgt_ok[t]) {
+                mgi_gpu_unreserve(p->tgt_ring[t], p->tgt_seg[t],
+                                  p->tgt_off[t], p->tgt_bytes[t],
+                                  p->tgt_pos[t]);
+            }
+        }
+        return 0;
+    }
+    for (t = tid; t < p->ntgt; t += nth) {  /* before the commits */
+        mgi_gpu_seg_mark(p->tgt_seg[t], p->tgt_key[t]);
+    }
+
+    if (d->coalesce) {
+        /* word w of the output, grouped by target: consecutive threads
+         * write consecutive words of one reservation */
+        words = p->tgt_word0[p->ntgt];
+        for (w = tid; w < words; w += nth) {
+            lo = 0;
+            hi = p->ntgt;
+            while (hi - lo > 1) {             /* last target with word0<=w */
+                mid = (lo + hi) / 2;
+                if (p->tgt_word0[mid] <= w) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            t  = lo;
+            lw = w - p->tgt_word0[t];
+            lo = p->tgt_first[t];
+            hi = p->tgt_first[t + 1];
+            while (hi - lo > 1) {             /* its message */
+                mid = (lo + hi) / 2;
+                if (e->dst_off[e->order[mid]] / 8 <= lw) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            i = e->order[lo];
+            k = lw - e->dst_off[i] / 8;
+            v = *(const uint64_t*)(seg + e->src[i] + 8 * k);
+            if ((k == 0) && (e->dst[i] != MGI_GPU_NO_DST)) {
+                v = mgi_gpu_set_dst(v, e->dst[i]);
+            }
+            dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] + 8 * lw;
+            *(uint64_t*)dst = v;
+        }
+    } else {
+        /* one message per thread: strided writes */
+        for (i = tid; i < p->nemit; i += nth) {
+            t   = e->tgt[i];
+            dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] +
+                  e->dst_off[i];
+            for (k = 0; k < e->size[i] / 8u; ++k) {
+                v = *(const uint64_t*)(seg + e->src[i] + 8 * k);
+                if ((k == 0) && (e->dst[i] != MGI_GPU_NO_DST)) {
+                    v = mgi_gpu_set_dst(v, e->dst[i]);
+                }
+                ((uint64_t*)dst)[k] = v;
+            }
+        }
+    }
+    MGI_FENCE();
+    MGI_SYNC();
+#if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
+    for (i = 0; (tid == 0) && (i < p->nemit); ++i) {
+        t   = e->tgt[i];
+        dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] + e->dst_off[i];
+        if (memcmp(dst + 8, seg + e->src[i] + 8, e->size[i] - 8) != 0) {
+            fprintf(stderr, "selfcheck: entry %u of %u (tgt %u off %u size "
+                    "%u src %u) differs\n", i, p->nemit, t, e->dst_off[i],
+                    e->size[i], e->src[i]);
+            abort();
+        }
+    }
+#endif
+    for (t = tid; t < p->ntgt; t += nth) {
+        mgi_ring_append_commit(p->tgt_ring[t], p->tgt_seg[t], p->tgt_off[t],
+                               p->tgt_bytes[t], p->tgt_pos[t]);
+    }
+    return 1;
+}
+
+/* Thread 0, send side: forward the EOF at `h` to every destination. */
+MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
+                                       mgi_gpu_block_t *b, mgi_ring_t *stage,
+                                       const mgi_msg_hdr_t *h)
+{
+    const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
+    mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
+    mgi_ring_t *ring[MGI_GPU_MAX_TARGETS];
+    mgi_seg_hdr_t *seg[MGI_GPU_MAX_TARGETS];
+    uint32_t off[MGI_GPU_MAX_TARGETS], pos[MGI_GPU_MAX_TARGETS];
+    mgi_gpu_pending_t *pd;
+    uint32_t k, n;
+    char *m;
+
+    if (ch == NULL) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        return 1;
+    }
+    if (b->count == MGI_GPU_MAX_PENDING) {
+        return 0;
+    }
+    n = ch->ndst;
+    for (k = 0; k < n; ++k) {
+        ring[k] = mgi_gpu_send_target(d, ch->dst[k]);
+        if ((ring[k] == NULL) ||
+            (mgi_ring_append_reserve(ring[k], sz, &seg[k], &off[k],
+                                     &pos[k]) != MGI_RING_OK)) {
+            break;
+        }
+    }
+    if (k < n) {
+        if (ring[k] == NULL) {
+            mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        }
+        while (k-- > 0) {
+            mgi_gpu_unreserve(ring[k], seg[k], off[k], sz, pos[k]);
+        }
+        return 0;
+    }
+    pd        = &b->pending[(b->head + b->count) % MGI_GPU_MAX_PENDING];
+    pd->stage = stage;
+    pd->seq   = ((const uint32_t*)((const char*)h + MGI_MSG_HDR_SIZE))[1];
+    pd->n     = 0;
+    for (k = 0; k < n; ++k) {
+        m = mgi_seg_payload(seg[k]) + off[k];
+        mgi_gpu_seg_mark(seg[k], MGI_SEG_MIXED); /* EOFs are walked */
+        memcpy(m, h, sz);
+        ((mgi_msg_hdr_t*)m)->dst = ch->dst[k];
+        MGI_FENCE();
+        mgi_ring_append_commit(ring[k], seg[k], off[k], sz, pos[k]);
+        /* FULL: the segment with the EOF is closed already */
+        mgi_ring_append_close(ring[k]);
+        if (ch->dst[k] != d->id) {
+            pd->ring[pd->n] = ring[k];
+            pd->pos[pd->n]  = pos[k];
+            pd->n++;
+        }
+    }
+    b->count++;
+    return 1;
+}
+
+/* Thread 0, receive side: account an EOF record at this destination. */
+MGI_SDEV void mgi_gpu_recv_eof(const mgi_gpu_dep_t *d,
+                                        const mgi_msg_hdr_t *h)
+{
+    mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
+    uint32_t nprod, si, k;
+
+    if ((ch == NULL) || (ch->nfinal == 0)) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        return;
+    }
+    /* tuples before the EOF must be readable before it counts */
+    for (k = 0; k < ch->nfinal; ++k) {
+        mgi_ring_append_close(ch->final[k]);
+    }
+    nprod = *(const uint32_t*)((const char*)h + MGI_MSG_HDR_SIZE);
+    for (si = 0; (si < ch->nsrc) && (ch->src[si] != h->src); ++si) {
+    }
+    if ((si == ch->nsrc) || (ch->eof_count[si] >= nprod)) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].eof_errors);
+        return;
+    }
+    if (MGI_ATOMIC_ADD(&ch->eof_count[si], 1u) + 1 == nprod) {
+        MGI_FENCE();
+        for (k = 0; k < ch->nfinal; ++k) {
+            MGI_ATOMIC_ADD(&ch->eof_sources[k], 1u);
+        }
+    }
+}
+
+/* Thread 0: final rings with partial segments, closed when lanes run dry */
+MGI_SDEV void mgi_gpu_touch(mgi_gpu_pass_t *p)
+{
+    uint32_t t, k;
+
+    for (t = 0; t < p->ntgt; ++t) {
+        for (k = 0; k < p->ntouched; ++k) {
+            if (p->touched[k] == p->tgt_ring[t]) {
+                break;
+            }
+        }
+        if (k < p->ntouched) {
+            continue;
+        }
+        if (p->ntouched == MGI_GPU_MAX_TARGETS) {
+            mgi_ring_append_close(p->tgt_ring[t]);
+        } else {
+            p->touched[p->ntouched++] = p->tgt_ring[t];
+        }
+    }
+}
+
+/* Block, receive side: a lane segment whose messages are all of one
+ * channel and for this endpoint goes to a final ring whole: one
+ * reservation of a full segment, a 16-byte copy per thread, no walk.
+ * Returns 1 when moved, 0 when the segment must be walked, -1 when the
+ * final ring is full. */
+MGI_SDEV int mgi_gpu_ring_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                                mgi_ring_t *ring)
+{
+    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    const uint32_t cap = mgi_ring_cap(ring);
+    mgi_gpu_dch_t *ch;
+    mgi_ring_t *fr;
+    uint32_t flag, key, i;
+
+    if (tid == 0) {
+        p->whole = 0;
+        flag     = mgi_ld_acq32(&p->seg->reserved);
+        key      = flag - 1;
+        ch       = ((p->start == 0) && (flag != 0) &&
+                    (flag != MGI_SEG_MIXED) && ((key >> 16) == d->id)) ?
+                   mgi_gpu_ch(d, (uint16_t)key) : NULL;
+        if ((ch != NULL) && (ch->nfinal > 0) &&
+            (ch->self_dst != MGI_GPU_NO_DST)) {
+            fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
+            p->tgt_ring[0] = fr;
+            /* a full segment's worth fits only a fresh segment, at 0 */
+            p->whole = (mgi_ring_append_reserve(fr, cap, &p->tgt_seg[0],
+                                                &p->tgt_off[0],
+                                                &p->tgt_pos[0]) ==
+                        MGI_RING_OK) ? 1 : -1;
+        }
+    }
+    MGI_SYNC();
+    if (p->whole <= 0) {
+        return p->whole;
+    }
+    for (i = tid; i < cap / 16; i += nth) {
+        MGI_LDCG16(mgi_seg_payload(p->tgt_seg[0]) + 16 * i,
+                   mgi_seg_payload(p->seg) + 16 * i);
+    }
+    MGI_FENCE();
+    MGI_SYNC();
+    if (tid == 0) {
+        mgi_ring_append_commit(p->tgt_ring[0], p->tgt_seg[0], p->tgt_off[0],
+                               cap, p->tgt_pos[0]);
+        mgi_ring_release(ring, 1);
+        p->whole_segs++;
+    }
+    return 1;
+}
+
+/* Block: consume ready segments of one ring (stage ring or receive lane).
+ * Returns 1 on progress. */
+MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
+                                   mgi_gpu_pass_t *p, mgi_gpu_emit_t *e,
+                                   char *sseg, mgi_ring_t *ring,
+                                   int recv_side)
+{
+    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    int progress = 0, ok;
+    uint32_t cap, i, n, a16;
+    const mgi_msg_hdr_t *h;
+
+    for (;;) {
+        MGI_SYNC(); /* everyone read the previous pass's decisions */
+        if (tid == 0) {
+            p->seg   = mgi_ring_peek(ring, 0);
+            p->start = ring->cons_off;
+        }
+        MGI_SYNC();
+        if (p->seg == NULL) {
+            break;
+        }
+        if (recv_side) {
+            ok = mgi_gpu_ring_whole(d, p, ring);
+            if (ok > 0) {
+                progress = 1;
+                continue;
+            } else if (ok < 0) {
+                break;
+            }
+        }
+        cap = mgi_ring_cap(ring);           /* a multiple of 16 */
+        a16 = p->start & ~15u;
+        n   = (cap - a16) / 16;
+        for (i = tid; i < n; i += nth) {      /* coalesced 16-byte loads */
+            /* L2 only: this slot held another generation before */
+            MGI_LDCG16(sseg + a16 + 16 * i,
+                       mgi_seg_payload(p->seg) + a16 + 16 * i);
+        }
+        MGI_SYNC();
+        if (tid == 0) {
+            mgi_gpu_walk(d, p, e, sseg, cap, recv_side);
+        }
+        MGI_SYNC();
+        ok = 1;
+        if (p->nemit > 0) {
+            ok = mgi_gpu_place(d, p, e, sseg);
+        }
+        if (tid == 0) {
+            if (ok && (p->nemit > 0)) {
+                if (recv_side) {
+                    p->dispatched += p->nemit;
+                    mgi_gpu_touch(p);
+                } else {
+                    p->sorted += p->nemit;
+                }
+            }
+            if (ok && (p->nemit == 0) && p->stop_eof) {
+                h = (const mgi_msg_hdr_t*)(sseg + p->end_off);
+                if (recv_side) {
+                    mgi_gpu_recv_eof(d, h);
+                } else {
+                    ok = mgi_gpu_send_eof(d, b, ring, h);
+                }
+                if (ok) {
+                    p->end_off += mgi_msg_size(MGI_MSG_LEN_EOF);
+                }
+            }
+            p->blocked = !ok;
+            if (ok) {
+                ring->cons_off = p->end_off;
+                if (p->at_end) {
+                    mgi_ring_release(ring, 1);
+                }
+            }
+        }
+        MGI_SYNC();
+        if (p->blocked) {
+            break;
+        }
+        progress = 1;
+    }
+    MGI_SYNC(); /* p->seg and p->blocked read by all before reuse */
+    return progress;
+}
+
+/* Thread 0: complete flushes whose EOF segments the mover delivered. */
+MGI_SDEV void mgi_gpu_flush_check(mgi_gpu_block_t *b)
+{
+    mgi_gpu_pending_t *pd;
+    uint32_t k;
+
+    while (b->count > 0) {
+        pd = &b->pending[b->head];
+        for (k = 0; k < pd->n; ++k) {
+            if ((int32_t)(mgi_ld_acq32(&pd->ring[k]->cons_tail) -
+                          pd->pos[k]) <= 0) {
+                return;
+            }
+        }
+        if ((int32_t)(pd->seq - mgi_ld_acq32(&pd->stage->flush_done)) > 0) {
+            mgi_st_rel32(&pd->stage->flush_done, pd->seq);
+        }
+        b->head = (b->head + 1) % MGI_GPU_MAX_PENDING;
+        b->count--;
+    }
+}
+
+/* Block: one round of the sorter loop over the rings this block owns.
+ * Returns 1 on progress; p->stop is set when the host asked to stop. */
+MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
+                           mgi_gpu_pass_t *p, mgi_gpu_emit_t *e, char *sseg)
+{
+    int progress = 0, lane_progress = 0;
+    unsigned i, nroutes;
+
+    for (i = MGI_BID; i < d->nstage; i += MGI_NBLK) {
+        progress |= mgi_gpu_ring(d, b, p, e, sseg, d->stage[i], 0);
+    }
+    for (i = MGI_BID; i < d->nlanes; i += MGI_NBLK) {
+        lane_progress |= mgi_gpu_ring(d, b, p, e, sseg, mgi_gpu_lane(d, i),
+                                      1);
+    }
+    if (MGI_TID == 0) {
+        nroutes = mgi_vld(&d->nroutes);
+        for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
+            if (mgi_ring_mirror_sync(mgi_vld(&d->sort[i]),
+                                     mgi_vld(&d->mirror[i])) > 0) {
+                progress = 1;
+            }
+        }
+        mgi_gpu_flush_check(b);
+        if (!lane_progress) {
+            /* make partial batches readable when the lanes ran dry */
+            for (i = 0; i < p->ntouched; ++i) {
+                mgi_ring_append_close(p->touched[i]);
+            }
+            p->ntouched = 0;
+        }
+        ++p->round;
+        if ((p->round % MGI_GPU_STOP_POLL) == 0) {
+            p->stop = mgi_vld(&d->status->stop);
+            d->status->blk[MGI_BID].sorted     = p->sorted;
+            d->status->blk[MGI_BID].dispatched = p->dispatched;
+            if (MGI_BID == 0) {
+                d->status->epoch = p->round / MGI_GPU_STOP_POLL;
+            }
+            MGI_FENCE_SYSTEM();
+        }
+        p->progress = progress | lane_progress;
+    }
+    MGI_SYNC();
+    return p->progress;
+}
+
+/* Emission arrays behind the segment copy in shared memory. */
+MGI_SDEV_INLINE void mgi_gpu_emit_init(mgi_gpu_emit_t *e, char *earr)
+{
+    e->src     = (uint32_t*)earr;
+    e->dst_off = e->src + MGI_GPU_MAX_EMIT;
+    e->size    = (uint16_t*)(e->dst_off + MGI_GPU_MAX_EMIT);
+    e->dst     = e->size + MGI_GPU_MAX_EMIT;
+    e->order   = e->dst + MGI_GPU_MAX_EMIT;
+    e->tgt     = (uint8_t*)(e->order + MGI_GPU_MAX_EMIT);
+}
+
+/* Shared memory of a sorter block: segment copy + emission arrays. */
+MGI_INLINE size_t mgi_gpu_smem(size_t seg_size)
+{
+    return ((seg_size + 15) & ~(size_t)15) +
+           MGI_GPU_MAX_EMIT * (2 * sizeof(uint32_t) + 3 * sizeof(uint16_t) +
+                               sizeof(uint8_t));
+}
+
+#endif

@@ -1,0 +1,1 @@
+np=4; export MGI_SORT_MIRROR=1; args='shuffle -t 500000'

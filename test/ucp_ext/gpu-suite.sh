@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+#
+# MGI channels on GPUs: the checks and benchmarks of GPU endpoints, from a
+# bundle's bin directory, on a machine with 2 or more GPUs.
+#
+#   gpu-suite.sh BINDIR [OUTDIR [STEP_REGEX]]
+#
+# STEP_REGEX picks steps by name (e.g. 'groupby|send_bw'). The whole run
+# keeps within MGI_SUITE_BUDGET_S (default 540 s): a step that would start
+# after that is reported SKIPPED, so one invocation fits a 10-minute slot
+# even when steps hang until their limits.
+#
+# BINDIR holds mgi_gpu_test, mgi_launch and gpu_ring_test (libmgi and UCX
+# found through their rpaths). Every step is bounded by timeout(1), prints
+# PASS/FAIL, and its JSON lines are collected in OUTDIR/results.jsonl.
+# Exit status: the number of failed steps.
+#
+#   ring_*        ring protocol + device send calls (one GPU, no library)
+#   groupby_*     paper Fig. 3 GroupBy over the device API, checked against
+#                 a CPU reference: 2 processes x 1 GPU, 1 process x 2 GPUs,
+#                 and with tiny rings (flow control, credits, wrap-around)
+#   send_bw_*     device send GPU0 -> GPU1 of 64 B / 16 B tuples, receiver
+#                 checks count + checksum; cudaMemcpyPeerAsync of the same
+#                 bytes in the same run; prints the ratio
+#   sorter_*      sorter micro-benchmark (paper §6.6) on one GPU, loopback:
+#                 per-block vs one global stage ring, coalesced vs
+#                 per-tuple sorter writes
+#
+set -uo pipefail
+
+bin=${1:?usage: gpu-suite.sh BINDIR [OUTDIR [STEP_REGEX]]}
+bin=$(cd "$bin" && pwd)
+out=${2:-/tmp/mgi-gpu-suite}
+only=${3:-.}
+budget=${MGI_SUITE_BUDGET_S:-540}
+suite_t0=$(date +%s)
+mkdir -p "$out"
+: > "$out/results.jsonl"
+
+export PATH=$bin:$PATH
+export UCX_WARN_UNUSED_ENV_VARS=n
+# movers put from GPU memory: cuda_mgi carries GPU to GPU, cuda_copy serves
+# a process's own endpoints, sm/self the host-memory control words
+export UCX_TLS=${UCX_TLS:-sm,self,cuda_mgi,cuda_copy}
+# the sorter is a persistent kernel: never load a kernel lazily beside it
+export CUDA_MODULE_LOADING=EAGER
+export MGI_TIMEOUT_MS=${MGI_TIMEOUT_MS:-30000}
+T=${MGI_KERNEL_TIMEOUT_S:-60}   # device-side bound of every test kernel
+export NCCL_NVLS_ENABLE=0
+
+fails=0
+skipped=0
+step() {
+    local name=$1 limit=$2
+    shift 2
+    [[ $name =~ $only ]] || return 0
+    local left=$(( budget - ($(date +%s) - suite_t0) ))
+    if [ "$left" -lt 20 ]; then
+        echo "SKIPPED $name (suite budget of $budget s spent)"
+        skipped=$((skipped + 1))
+        return 0
+    fi
+    [ "$limit" -gt "$left" ] && limit=$left
+    echo "== $name: $*"
+    local t0=$(date +%s)
+    timeout -k 10 "$limit" "$@" > "$out/$name.log" 2>&1
+    local rc=$?
+    grep -v '^json: ' "$out/$name.log" | tail -15
+    grep '^json: ' "$out/$name.log" | sed 's/^json: //' |
+        tee -a "$out/results.jsonl"
+    if [ $rc -eq 0 ]; then
+        echo "PASS $name ($(( $(date +%s) - t0 )) s)"
+    else
+        [ $rc -eq 124 ] && echo "TIMEOUT after $limit s"
+        echo "FAIL $name (exit $rc, log $out/$name.log)"
+        fails=$((fails + 1))
+    fi
+}
+
+echo "== machine"
+nvidia-smi -L
+ngpu=$(nvidia-smi -L | grep -c '^GPU')
+[ "$ngpu" -ge 2 ] || { echo "need 2 GPUs, found $ngpu"; exit 99; }
+
+for m in thread warp block; do
+    step ring_$m 60 gpu_ring_test $m 200
+done
+
+n=1000000
+step groupby_2proc 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test groupby -n $n -b 8 -T $T
+step groupby_1proc_2gpu 100 mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
+MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
+    step groupby_2proc_tiny_rings 100 mgi_launch -n 2 -t 95 -- \
+        mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+
+# 256 MiB of tuples each
+step send_bw_64B_2proc 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
+step send_bw_16B_2proc 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test bench -s 16 -n 16777216 -b 32 -T $T
+step send_bw_64B_1proc 100 mgi_gpu_test bench -l 2 -s 64 -n 4194304 -b 32 \
+    -T $T
+# more sorter blocks: the sender's stage rings spread over them
+MGI_SORTER_BLOCKS=8 step send_bw_64B_2proc_8sorters 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
+
+for r in per-block global; do
+    for c in 1 0; do
+        step sorter_${r}_c$c 100 mgi_gpu_test sorter -r $r -c $c \
+            -s 64 -n 4194304 -b 32 -T $T
+    done
+done
+
+echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
+suite_t0 )) s; results: $out/results.jsonl"
+exit $fails

@@ -1,0 +1,875 @@
+/**
+ * GPU checks and benchmarks of MGI channels with GPU endpoints (needs GPUs;
+ * built by `make`, run by gpu-suite.sh, not by `make check`).
+ *
+ *   mgi_gpu_test groupby [-l NEPS] [-n TUPLES] [-b BLOCKS] [-k KEYS]
+ *       The paper's Fig. 3 GroupBy over the device API: every endpoint
+ *       sends its partition (schema {int32 key, int64 value}, partition
+ *       key 0) while receiving and aggregating (count, sum per key), then
+ *       flushes and receives until EOF. Checked against a CPU reference.
+ *       One endpoint per process on GPU rank % ngpus (run it under
+ *       mgi_launch -n 2), or -l NEPS endpoints in one process on GPUs
+ *       0..NEPS-1.
+ *   mgi_gpu_test bench [-l 2] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS]
+ *       Device send GPU0 -> GPU1: source kernel sends, destination kernel
+ *       receives until EOF and checks count and checksum; the same bytes
+ *       copied with cudaMemcpyPeerAsync in the same run (process of GPU0);
+ *       prints both and the ratio.
+ *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
+ *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
+ *       channel, so tuples go stage ring -> sorter -> receive ring ->
+ *       sorter -> final ring with no mover; stage rings per user block or
+ *       one global ring; coalesced or per-tuple sorter writes.
+ *
+ * Every mode prints one line per result and one JSON line ("json: {...}");
+ * exit status 0 only when the data checked out. Every wait is bounded
+ * (-T seconds, default 120) and says what it waited for.
+ */
+#include <mgi/mgi.h>
+#include <mgi/mgi_device.cuh>
+
+#include <cuda_runtime.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <vector>
+
+#define CHECK_CUDA(_call) \
+    do { \
+        cudaError_t _e = (_call); \
+        if (_e != cudaSuccess) { \
+            fprintf(stderr, "rank %d: %s: %s\n", g_rank, #_call, \
+                    cudaGetErrorString(_e)); \
+            exit(1); \
+        } \
+    } while (0)
+
+#define CHECK_UCS(_call) \
+    do { \
+        ucs_status_t _s = (_call); \
+        if (_s != UCS_OK) { \
+            fprintf(stderr, "rank %d: %s: %s\n", g_rank, #_call, \
+                    ucs_status_string(_s)); \
+            exit(1); \
+        } \
+    } while (0)
+
+static int g_rank = 0;
+
+struct opts {
+    const char *mode;
+    int        local;        /* endpoints in this process (0: one) */
+    long       tuples;       /* per source endpoint */
+    unsigned   blocks;       /* user blocks per endpoint */
+    unsigned   threads;
+    unsigned   keys;
+    unsigned   size;         /* bench: tuple bytes */
+    int        global_ring;  /* sorter: one stage ring */
+    int        coalesce;
+    unsigned   timeout_s;
+};
+
+/* ------------------------------------------------------------ device */
+
+/* Bounded spins: the global timer, in ns. */
+__device__ static inline unsigned long long dev_now(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+struct dev_result {
+    unsigned long long sent;
+    unsigned long long received;
+    unsigned long long checksum;
+    unsigned           timeouts;   /* which phase timed out: bit mask */
+    unsigned           eof_blocks;
+    unsigned           done_sending;
+};
+
+enum { PH_SEND = 1, PH_FLUSH = 2, PH_RECV = 4 };
+
+#pragma pack(push, 1)
+struct gb_tuple {            /* schema {int32, int64}: 12 bytes */
+    int32_t key;
+    int64_t value;
+};
+#pragma pack(pop)
+
+__host__ __device__ static inline uint32_t mix32(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+__host__ __device__ static inline gb_tuple gb_make(unsigned ep, long i,
+                                                   unsigned keys)
+{
+    gb_tuple t;
+    t.key   = (int32_t)(mix32(((uint64_t)ep << 40) ^ (uint64_t)i) % keys);
+    t.value = (int64_t)(ep + 1) * 1000003 + i;
+    return t;
+}
+
+/* Generic tuples of the bench: `words` 8-byte words, word 0 the sequence
+ * number, the others derived from it. */
+__host__ __device__ static inline uint64_t bench_word(uint64_t seq, unsigned w)
+{
+    return w == 0 ? seq : (seq * 0x9e3779b97f4a7c15ull) ^ w;
+}
+
+/* Block: past the deadline? The same answer for every thread (the device
+ * calls hold barriers: a thread leaving alone would hang the others). */
+__device__ static inline int timed_out(unsigned long long deadline)
+{
+    return __syncthreads_or(dev_now() > deadline);
+}
+
+#define RECV_TUPLES 256
+
+/* Block: receive what is there, apply f to every tuple. Returns bytes,
+ * 0 or MGI_DEV_EOF. */
+template <typename F>
+__device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
+                                 unsigned tsize, F f)
+{
+    __shared__ int s_n;
+    int n;
+
+    if (threadIdx.x == 0) {
+        s_n = mgi_dev_recv(h, buf, RECV_TUPLES * tsize);
+    }
+    __syncthreads();
+    n = s_n;
+    if (n > 0) {
+        for (unsigned i = threadIdx.x; i < n / tsize; i += blockDim.x) {
+            f(buf + (size_t)i * tsize);
+        }
+    }
+    __syncthreads();
+    return n;
+}
+
+/* Block: send one tuple per thread (len 0: none) until the block's
+ * reservation takes, receiving meanwhile. Returns 0, or -1 on timeout. */
+template <typename F>
+__device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
+                                 unsigned len, int dst, char *rbuf,
+                                 unsigned rsize, F f,
+                                 unsigned long long deadline)
+{
+    for (;;) {
+        int ret = mgi_dev_send_block(h, t, len, dst);
+        if (__syncthreads_or(ret > 0)) {
+            return 0;
+        }
+        if (rsize > 0) {
+            block_recv(h, rbuf, rsize, f);
+        }
+        if (timed_out(deadline)) {
+            return -1;
+        }
+    }
+}
+
+/* Block: flush without blocking the receive side; then, if this endpoint
+ * is a destination, receive until EOF. Returns 0 or a PH_* timeout bit. */
+template <typename F>
+__device__ static unsigned block_finish(const mgi_dev_ch_t *h, int flush,
+                                        char *rbuf, unsigned rsize, F f,
+                                        unsigned long long deadline)
+{
+    __shared__ uint32_t flush_state;
+    int r;
+
+    if (threadIdx.x == 0) {
+        flush_state = 0;
+    }
+    __syncthreads();
+    while (flush && !mgi_dev_flush_nb(h, &flush_state)) {
+        if (rsize > 0) {
+            block_recv(h, rbuf, rsize, f);
+        }
+        if (timed_out(deadline)) {
+            return PH_FLUSH;
+        }
+    }
+    if (rsize == 0) {
+        return 0;
+    }
+    for (;;) {
+        r = block_recv(h, rbuf, rsize, f);
+        if (r == MGI_DEV_EOF) {
+            return 0;
+        }
+        if (timed_out(deadline) && (r == 0)) {
+            return PH_RECV;
+        }
+    }
+}
+
+/* global_ring: all blocks share one stage ring (one flush for it): block 0
+ * flushes once every block is done sending; the others only receive. */
+__device__ static int block_flushes(dev_result *res, int global_ring,
+                                    unsigned long long deadline)
+{
+    __shared__ int s_wait;
+
+    if (!global_ring) {
+        return 1;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(&res->done_sending, 1u);
+        s_wait = 0;
+        if (blockIdx.x == 0) {
+            while (atomicAdd(&res->done_sending, 0u) < gridDim.x) {
+                if (dev_now() > deadline) {
+                    s_wait = 1;
+                    break;
+                }
+            }
+        }
+    }
+    __syncthreads();
+    return (blockIdx.x == 0) && !s_wait;
+}
+
+/* Fig. 3: pipelined send, receive and GroupBy; then flush; then receive
+ * until EOF. A direct table indexed by key (keys < KEYS) stands in for
+ * the hash table: count and sum per key. */
+__global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
+                               unsigned keys, int dst_side,
+                               unsigned *agg_cnt,
+                               unsigned long long *agg_sum, dev_result *res,
+                               unsigned long long timeout_ns, int global_ring)
+{
+    __shared__ char rbuf[RECV_TUPLES * sizeof(gb_tuple)];
+    const mgi_dev_ch_t *h = &ch;
+    const unsigned long long deadline = dev_now() + timeout_ns;
+    const unsigned rsize = dst_side ? sizeof(gb_tuple) : 0;
+    auto agg = [&](const char *p) {
+        gb_tuple t;
+        memcpy(&t, p, sizeof(t));
+        if ((t.key >= 0) && ((unsigned)t.key < keys)) {
+            atomicAdd(&agg_cnt[t.key], 1u);
+            atomicAdd(&agg_sum[t.key], (unsigned long long)t.value);
+        }
+        atomicAdd(&res->received, 1ull);
+    };
+    long per   = (n + gridDim.x - 1) / gridDim.x;
+    long begin = per * blockIdx.x, end = min(n, begin + per);
+    unsigned bad;
+
+    for (long i = begin; i < end; i += blockDim.x) {
+        long me    = i + threadIdx.x;
+        gb_tuple t = gb_make(ep, me, keys);
+        if (block_send(h, &t, (me < end) ? sizeof(t) : 0, MGI_DEV_DST_AUTO,
+                       rbuf, rsize, agg, deadline) != 0) {
+            if (threadIdx.x == 0) {
+                atomicOr(&res->timeouts, (unsigned)PH_SEND);
+            }
+            return;
+        }
+        if ((threadIdx.x == 0)) {
+            atomicAdd(&res->sent, (unsigned long long)min((long)blockDim.x,
+                                                          end - i));
+        }
+    }
+    bad = block_finish(h, block_flushes(res, global_ring, deadline), rbuf,
+                       rsize, agg, deadline);
+    if (threadIdx.x == 0) {
+        if (bad) {
+            atomicOr(&res->timeouts, bad);
+        } else if (rsize > 0) {
+            atomicAdd(&res->eof_blocks, 1u);
+        }
+    }
+}
+
+/* Bench / sorter: tuples of `words` 8-byte words to `dst`; the receiving
+ * side counts them and sums word 0 and checks the other words. */
+__global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
+                              unsigned words, int dst, dev_result *res,
+                              unsigned long long timeout_ns, int global_ring)
+{
+    __shared__ char rbuf[RECV_TUPLES * 64];
+    const mgi_dev_ch_t *h = &ch;
+    const unsigned long long deadline = dev_now() + timeout_ns;
+    const unsigned tsize = words * 8;
+    const unsigned rsize = recv ? tsize : 0;
+    auto check = [&](const char *p) {
+        uint64_t v[8];
+        unsigned w;
+        memcpy(v, p, tsize);
+        for (w = 1; w < words; ++w) {
+            if (v[w] != bench_word(v[0], w)) {
+                atomicOr(&res->timeouts, 0x100u); /* corrupt tuple */
+            }
+        }
+        atomicAdd(&res->checksum, (unsigned long long)v[0]);
+        atomicAdd(&res->received, 1ull);
+    };
+    long per   = (n + gridDim.x - 1) / gridDim.x;
+    long begin = per * blockIdx.x, end = min(n, begin + per);
+    unsigned bad;
+
+    if (send) {
+        for (long i = begin; i < end; i += blockDim.x) {
+            long me = i + threadIdx.x;
+            uint64_t t[8];
+            for (unsigned w = 0; w < words; ++w) {
+                t[w] = bench_word((uint64_t)me, w);
+            }
+            if (block_send(h, t, (me < end) ? tsize : 0, dst, rbuf, rsize,
+                           check, deadline) != 0) {
+                if (threadIdx.x == 0) {
+                    atomicOr(&res->timeouts, (unsigned)PH_SEND);
+                }
+                return;
+            }
+        }
+    }
+    bad = block_finish(h, send && block_flushes(res, global_ring, deadline),
+                       rbuf, rsize, check, deadline);
+    if (threadIdx.x == 0) {
+        if (bad) {
+            atomicOr(&res->timeouts, bad);
+        } else if (rsize > 0) {
+            atomicAdd(&res->eof_blocks, 1u);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- host */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait for a stream, bounded, without cudaStreamSynchronize's unbounded
+ * block (a lost tuple would hang it). */
+static int wait_stream(cudaStream_t s, double timeout_s, const char *what)
+{
+    double t0 = now_s();
+    cudaError_t e;
+
+    while ((e = cudaStreamQuery(s)) == cudaErrorNotReady) {
+        if (now_s() - t0 > timeout_s) {
+            fprintf(stderr, "rank %d: TIMEOUT: %s not done after %.0f s\n",
+                    g_rank, what, timeout_s);
+            return -1;
+        }
+        usleep(100);
+    }
+    if (e != cudaSuccess) {
+        fprintf(stderr, "rank %d: %s: %s\n", g_rank, what,
+                cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+struct gpu_ep {
+    int            dev;
+    mgi_ep_id_t    id;
+    cudaStream_t   stream;
+    dev_result     *res;      /* mapped host memory */
+    mgi_dev_ch_t   h;
+    unsigned       *cnt;
+    unsigned long long *sum;
+    cudaEvent_t    start, stop;
+};
+
+static void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks)
+{
+    mgi_ep_params_t ep;
+
+    e->dev = dev;
+    CHECK_CUDA(cudaSetDevice(dev));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaHostAlloc(&e->res, sizeof(*e->res), cudaHostAllocMapped |
+                                                       cudaHostAllocPortable));
+    memset(e->res, 0, sizeof(*e->res));
+    CHECK_CUDA(cudaEventCreate(&e->start));
+    CHECK_CUDA(cudaEventCreate(&e->stop));
+    memset(&ep, 0, sizeof(ep));
+    ep.device = dev;
+    ep.blocks = blocks;
+    CHECK_UCS(mgi_ep_create(ctx, &ep, &e->id));
+}
+
+static int ngpus(void)
+{
+    int n = 0;
+    CHECK_CUDA(cudaGetDeviceCount(&n));
+    return n;
+}
+
+/* Endpoint ids of the job: `local` per rank, in rank order. */
+static std::vector<mgi_ep_id_t> all_eps(mgi_context_h ctx, int local)
+{
+    std::vector<mgi_ep_id_t> v;
+    for (int r = 0; r < mgi_context_size(ctx); ++r) {
+        for (int k = 0; k < local; ++k) {
+            v.push_back(MGI_EP_ID(r, k));
+        }
+    }
+    return v;
+}
+
+static void barrier(mgi_context_h ctx)
+{
+    std::vector<int> all(mgi_context_size(ctx));
+    int me = 0;
+    CHECK_UCS(mgi_context_allgather(ctx, &me, all.data(), sizeof(int)));
+}
+
+/* Segments must take a whole block's send: tuple_size sizes them (as
+ * MGI_TUPLE_SIZE would), unless MGI_SEG_SIZE says otherwise. */
+static mgi_context_h ctx_create(unsigned tuple_size, unsigned threads)
+{
+    mgi_context_params_t p;
+    mgi_context_h ctx;
+
+    mgi_context_params_init(&p);
+    if (getenv("MGI_TUPLE_SIZE") == NULL) {
+        p.tuple_size = tuple_size;
+    }
+    {
+        size_t msg = (tuple_size + 7) / 8 * 8 + 8, seg = p.seg_size;
+        if (seg == 0) {
+            seg = 16 + msg * p.producer_threads * p.batch;
+        }
+        seg = (seg + 127) / 128 * 128;
+        if (threads * msg > seg - 16) {
+            fprintf(stderr, "%u threads x %zu-byte messages do not fit a "
+                    "segment of %zu bytes: fewer threads (-t) or a larger "
+                    "MGI_SEG_SIZE\n", threads, msg, seg);
+            exit(2);
+        }
+    }
+    CHECK_UCS(mgi_context_create(&p, &ctx));
+    g_rank = mgi_context_rank(ctx);
+    return ctx;
+}
+
+static int run_groupby(const opts &o)
+{
+    mgi_context_h ctx = ctx_create(sizeof(gb_tuple), o.threads);
+    int local = (o.local > 0) ? o.local : 1, rank = g_rank, ok = 1;
+    int nproc = mgi_context_size(ctx), dev0;
+    std::vector<gpu_ep> eps(local);
+    std::vector<mgi_ep_id_t> ids;
+    mgi_schema_t schema = {2, {4, 8}};
+    mgi_ch_params_t cp;
+    mgi_ch_id_t ch;
+    double t0, t1;
+    unsigned long long total = 0;
+
+    if (ngpus() < local) {
+        fprintf(stderr, "groupby: %d endpoints need %d GPUs, found %d\n",
+                local, local, ngpus());
+        return 1;
+    }
+    dev0 = (o.local > 0) ? 0 : rank % ngpus();
+    for (int k = 0; k < local; ++k) {
+        ep_setup(ctx, &eps[k], dev0 + k, o.blocks);
+    }
+    ids = all_eps(ctx, local);
+    memset(&cp, 0, sizeof(cp));
+    cp.src      = ids.data();
+    cp.nsrc     = ids.size();
+    cp.dst      = ids.data();
+    cp.ndst     = ids.size();
+    cp.schema   = &schema;
+    cp.part_key = 0;
+    CHECK_UCS(mgi_ch_create(ctx, &cp, &ch));
+    for (int k = 0; k < local; ++k) {
+        gpu_ep *e = &eps[k];
+        CHECK_UCS(mgi_ch_device_handle(ctx, ch, e->id, &e->h));
+        CHECK_CUDA(cudaSetDevice(e->dev));
+        CHECK_CUDA(cudaMalloc(&e->cnt, o.keys * sizeof(*e->cnt)));
+        CHECK_CUDA(cudaMalloc(&e->sum, o.keys * sizeof(*e->sum)));
+        CHECK_CUDA(cudaMemsetAsync(e->cnt, 0, o.keys * sizeof(*e->cnt),
+                                   e->stream));
+        CHECK_CUDA(cudaMemsetAsync(e->sum, 0, o.keys * sizeof(*e->sum),
+                                   e->stream));
+        CHECK_CUDA(cudaStreamSynchronize(e->stream));
+    }
+    barrier(ctx);
+    t0 = now_s();
+    for (int k = 0; k < local; ++k) {
+        gpu_ep *e = &eps[k];
+        dev_result *rd;
+        CHECK_CUDA(cudaSetDevice(e->dev));
+        CHECK_CUDA(cudaHostGetDevicePointer((void**)&rd, e->res, 0));
+        CHECK_CUDA(cudaEventRecord(e->start, e->stream));
+        groupby_kernel<<<o.blocks, o.threads, 0, e->stream>>>(
+                e->h, e->id, o.tuples, o.keys, 1, e->cnt, e->sum, rd,
+                (unsigned long long)o.timeout_s * 1000000000ull, 0);
+        CHECK_CUDA(cudaGetLastError());
+        CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
+    }
+    for (int k = 0; k < local; ++k) {
+        if (wait_stream(eps[k].stream, o.timeout_s + 10,
+                        "groupby kernel") != 0) {
+            ok = 0;
+        }
+    }
+    t1 = now_s();
+
+    /* CPU reference: every tuple of every endpoint, keys of ours */
+    {
+        std::vector<mgi_ep_id_t> &all = ids;
+        unsigned ndst = all.size();
+        for (int k = 0; k < local && ok; ++k) {
+            gpu_ep *e = &eps[k];
+            unsigned me = 0;
+            std::vector<unsigned> cnt(o.keys), rc(o.keys, 0);
+            std::vector<unsigned long long> sum(o.keys), rs(o.keys, 0);
+            unsigned long long expect = 0;
+            long bad = 0;
+
+            while (all[me] != e->id) {
+                ++me;
+            }
+            for (unsigned src = 0; src < all.size(); ++src) {
+                for (long i = 0; i < o.tuples; ++i) {
+                    gb_tuple t = gb_make(all[src], i, o.keys);
+                    if ((unsigned)t.key % ndst == me) {
+                        rc[t.key]++;
+                        rs[t.key] += (unsigned long long)t.value;
+                        ++expect;
+                    }
+                }
+            }
+            CHECK_CUDA(cudaSetDevice(e->dev));
+            CHECK_CUDA(cudaMemcpyAsync(cnt.data(), e->cnt,
+                                       o.keys * sizeof(unsigned),
+                                       cudaMemcpyDeviceToHost, e->stream));
+            CHECK_CUDA(cudaMemcpyAsync(sum.data(), e->sum,
+                                       o.keys * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, e->stream));
+            if (wait_stream(e->stream, 30, "copy of the aggregates") != 0) {
+                ok = 0;
+                break;
+            }
+            for (unsigned key = 0; key < o.keys; ++key) {
+                if ((cnt[key] != rc[key]) || (sum[key] != rs[key])) {
+                    if (bad++ < 5) {
+                        fprintf(stderr, "rank %d ep %u: key %u: count %u sum "
+                                "%llu, expected %u %llu\n", rank, e->id, key,
+                                cnt[key], sum[key], rc[key], rs[key]);
+                    }
+                }
+            }
+            printf("groupby rank %d ep %u (GPU %d): sent %llu, received %llu "
+                   "of %llu, EOF in %u of %u blocks, timeouts 0x%x, %ld bad "
+                   "keys: %s\n", rank, e->id, e->dev, e->res->sent,
+                   e->res->received, expect, e->res->eof_blocks, o.blocks,
+                   e->res->timeouts, bad,
+                   (bad == 0 && e->res->received == expect &&
+                    e->res->eof_blocks == o.blocks && !e->res->timeouts) ?
+                   "OK" : "FAILED");
+            if (bad || e->res->received != expect ||
+                e->res->eof_blocks != o.blocks || e->res->timeouts) {
+                ok = 0;
+            }
+            total += e->res->received;
+        }
+    }
+    printf("json: {\"test\":\"groupby\",\"rank\":%d,\"procs\":%d,"
+           "\"local_eps\":%d,\"tuples_per_ep\":%ld,\"blocks\":%u,"
+           "\"keys\":%u,\"received\":%llu,\"seconds\":%.6f,"
+           "\"mtuples_per_s\":%.3f,\"ok\":%s}\n", rank, nproc, local,
+           o.tuples, o.blocks, o.keys, total, t1 - t0,
+           total / (t1 - t0) / 1e6, ok ? "true" : "false");
+    fflush(stdout);
+    if (ok) {
+        barrier(ctx);
+        CHECK_UCS(mgi_ch_delete(ctx, ch));
+    }
+    mgi_context_destroy(ctx);
+    return ok ? 0 : 1;
+}
+
+/* cudaMemcpyPeerAsync of `bytes` GPU0 -> GPU1, best of 5, GB/s. Before
+ * any endpoint exists: cudaFree would wait for a persistent sorter. */
+static double copy_engine_gbs(size_t bytes)
+{
+    void *a, *b;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    float ms, best = 1e30f;
+
+    CHECK_CUDA(cudaSetDevice(1));
+    CHECK_CUDA(cudaMalloc(&b, bytes));
+    cudaDeviceEnablePeerAccess(0, 0);
+    cudaGetLastError();
+    CHECK_CUDA(cudaSetDevice(0));
+    cudaDeviceEnablePeerAccess(1, 0);
+    cudaGetLastError();
+    CHECK_CUDA(cudaMalloc(&a, bytes));
+    CHECK_CUDA(cudaMemset(a, 1, bytes));
+    CHECK_CUDA(cudaDeviceSynchronize()); /* no sorter runs yet */
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    for (int i = 0; i < 6; ++i) {
+        CHECK_CUDA(cudaEventRecord(e0, s));
+        CHECK_CUDA(cudaMemcpyPeerAsync(b, 1, a, 0, bytes, s));
+        CHECK_CUDA(cudaEventRecord(e1, s));
+        CHECK_CUDA(cudaEventSynchronize(e1));
+        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        if (i > 0 && ms < best) {
+            best = ms;
+        }
+    }
+    CHECK_CUDA(cudaStreamDestroy(s));
+    CHECK_CUDA(cudaFree(a));
+    CHECK_CUDA(cudaSetDevice(1));
+    CHECK_CUDA(cudaFree(b));
+    return bytes / (best / 1e3) / 1e9;
+}
+
+/* bench: GPU0 -> GPU1; sorter: loopback on one GPU. */
+static int run_stream(const opts &o, int sorter)
+{
+    unsigned words = o.size / 8;
+    size_t bytes   = (size_t)o.tuples * o.size;
+    int local, rank, nproc, ok = 1;
+    double ce = 0, t0, t1, secs;
+    mgi_context_h ctx;
+    std::vector<gpu_ep> eps;
+    std::vector<mgi_ep_id_t> src, dst;
+    mgi_schema_t schema = {1, {o.size}};
+    mgi_ch_params_t cp;
+    mgi_ch_id_t ch;
+    int is_src[2] = {0, 0}, is_dst[2] = {0, 0};
+    char env[32];
+
+    if ((o.size % 8) != 0 || words == 0 || words > 8) {
+        fprintf(stderr, "tuple size %u: a multiple of 8 up to 64\n", o.size);
+        return 1;
+    }
+    snprintf(env, sizeof(env), "%d", o.coalesce);
+    setenv("MGI_SORTER_COALESCE", env, 1);
+    if (!sorter && (getenv("MGI_RANK") == NULL || atoi(getenv("MGI_RANK"))
+                    == 0)) {
+        if (ngpus() < 2) {
+            fprintf(stderr, "bench: needs 2 GPUs, found %d\n", ngpus());
+            return 1;
+        }
+        ce = copy_engine_gbs(bytes);
+    }
+    ctx   = ctx_create(o.size, o.threads);
+    rank  = g_rank;
+    nproc = mgi_context_size(ctx);
+    local = sorter ? 1 : ((o.local > 0) ? o.local : 1);
+    if (!sorter && (local * nproc != 2)) {
+        fprintf(stderr, "bench: 2 endpoints: -l 2 in one process, or 2 "
+                "processes\n");
+        return 1;
+    }
+    eps.resize(local);
+    for (int k = 0; k < local; ++k) {
+        int dev = sorter ? 0 : ((o.local > 0) ? k : rank % ngpus());
+        ep_setup(ctx, &eps[k], dev, o.global_ring ? 1 : o.blocks);
+    }
+    if (sorter) {
+        src.push_back(MGI_EP_ID(rank, 0));
+        dst.push_back(MGI_EP_ID(rank, 0));
+        is_src[0] = is_dst[0] = 1;
+    } else {
+        src.push_back(MGI_EP_ID(0, 0));
+        dst.push_back((o.local > 0) ? MGI_EP_ID(0, 1) : MGI_EP_ID(1, 0));
+        for (int k = 0; k < local; ++k) {
+            is_src[k] = (eps[k].id == src[0]);
+            is_dst[k] = (eps[k].id == dst[0]);
+        }
+    }
+    memset(&cp, 0, sizeof(cp));
+    cp.src      = src.data();
+    cp.nsrc     = 1;
+    cp.dst      = dst.data();
+    cp.ndst     = 1;
+    cp.schema   = &schema;
+    cp.part_key = -1;
+    CHECK_UCS(mgi_ch_create(ctx, &cp, &ch));
+    for (int k = 0; k < local; ++k) {
+        CHECK_UCS(mgi_ch_device_handle(ctx, ch, eps[k].id, &eps[k].h));
+    }
+    barrier(ctx);
+    t0 = now_s();
+    for (int k = 0; k < local; ++k) {
+        gpu_ep *e = &eps[k];
+        dev_result *rd;
+        CHECK_CUDA(cudaSetDevice(e->dev));
+        CHECK_CUDA(cudaHostGetDevicePointer((void**)&rd, e->res, 0));
+        CHECK_CUDA(cudaEventRecord(e->start, e->stream));
+        stream_kernel<<<o.blocks, o.threads, 0, e->stream>>>(
+                e->h, is_src[k], is_dst[k], o.tuples, words, dst[0], rd,
+                (unsigned long long)o.timeout_s * 1000000000ull,
+                o.global_ring);
+        CHECK_CUDA(cudaGetLastError());
+        CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
+    }
+    for (int k = 0; k < local; ++k) {
+        if (wait_stream(eps[k].stream, o.timeout_s + 10, "stream kernel")) {
+            ok = 0;
+        }
+    }
+    t1   = now_s();
+    secs = t1 - t0;
+    for (int k = 0; k < local; ++k) {
+        gpu_ep *e = &eps[k];
+        float ms = 0;
+        unsigned long long expect_sum =
+                (unsigned long long)o.tuples * (o.tuples - 1) / 2;
+        if (ok) {
+            CHECK_CUDA(cudaEventElapsedTime(&ms, e->start, e->stop));
+        }
+        if (!is_dst[k]) {
+            printf("%s rank %d ep %u (GPU %d): source kernel %.3f ms, "
+                   "timeouts 0x%x\n", sorter ? "sorter" : "send_bw", rank,
+                   e->id, e->dev, ms, e->res->timeouts);
+            ok = ok && !e->res->timeouts;
+            continue;
+        }
+        int good = ok && (e->res->received == (unsigned long long)o.tuples) &&
+                   (e->res->checksum == expect_sum) && !e->res->timeouts &&
+                   (e->res->eof_blocks == o.blocks);
+        secs = ms / 1e3;
+        if (sorter) {
+            printf("sorter GPU %d: %s stage ring(s), %s writes, %ld tuples "
+                   "of %u B, %.3f ms, %.2f Mtuples/s, %.2f GB/s: %s\n",
+                   e->dev, o.global_ring ? "one global" : "per-block",
+                   o.coalesce ? "coalesced" : "per-tuple", o.tuples, o.size,
+                   ms, o.tuples / secs / 1e6, bytes / secs / 1e9,
+                   good ? "OK" : "FAILED");
+            printf("json: {\"test\":\"sorter\",\"stage\":\"%s\","
+                   "\"coalesce\":%d,\"tuple_bytes\":%u,\"tuples\":%ld,"
+                   "\"blocks\":%u,\"seconds\":%.6f,\"mtuples_per_s\":%.3f,"
+                   "\"gbs\":%.3f,\"ok\":%s}\n",
+                   o.global_ring ? "global" : "per-block", o.coalesce,
+                   o.size, o.tuples, o.blocks, secs, o.tuples / secs / 1e6,
+                   bytes / secs / 1e9, good ? "true" : "false");
+        } else {
+            printf("send_bw rank %d: %ld tuples of %u B GPU0 -> GPU1 (%s), "
+                   "received %llu, checksum %s, %.3f ms, %.2f GB/s "
+                   "payload: %s\n", rank, o.tuples, o.size,
+                   o.local > 0 ? "one process" : "two processes",
+                   e->res->received,
+                   e->res->checksum == expect_sum ? "ok" : "BAD", ms,
+                   bytes / secs / 1e9, good ? "OK" : "FAILED");
+        }
+        ok = good;
+    }
+    /* the copy-engine figure is in rank 0, the channel's in the dst's */
+    if (!sorter) {
+        double mine[2] = {ce, 0}, all[4] = {0, 0, 0, 0};
+        for (int k = 0; k < local; ++k) {
+            if (is_dst[k]) {
+                float ms = 0;
+                if (ok) {
+                    cudaEventElapsedTime(&ms, eps[k].start, eps[k].stop);
+                }
+                mine[1] = ms / 1e3;
+            }
+        }
+        CHECK_UCS(mgi_context_allgather(ctx, mine, all, sizeof(mine)));
+        if (rank == 0) {
+            double ce_gbs = all[0], s = (nproc > 1) ? all[3] : all[1];
+            double gbs = (s > 0) ? bytes / s / 1e9 : 0;
+            printf("send_bw %u B tuples: MGI %.2f GB/s, copy engine %.2f "
+                   "GB/s, ratio %.3f\n", o.size, gbs, ce_gbs,
+                   ce_gbs > 0 ? gbs / ce_gbs : 0);
+            printf("json: {\"test\":\"send_bw\",\"tuple_bytes\":%u,"
+                   "\"tuples\":%ld,\"bytes\":%zu,\"procs\":%d,"
+                   "\"blocks\":%u,\"seconds\":%.6f,\"mgi_gbs\":%.3f,"
+                   "\"copy_engine_gbs\":%.3f,\"ratio\":%.4f,\"ok\":%s}\n",
+                   o.size, o.tuples, bytes, nproc, o.blocks, s, gbs, ce_gbs,
+                   ce_gbs > 0 ? gbs / ce_gbs : 0, ok ? "true" : "false");
+        }
+    }
+    fflush(stdout);
+    {
+        int mine = ok, all[64] = {0};
+        CHECK_UCS(mgi_context_allgather(ctx, &mine, all, sizeof(int)));
+        for (int r = 0; r < nproc && r < 64; ++r) {
+            ok = ok && all[r];
+        }
+    }
+    if (ok) {
+        CHECK_UCS(mgi_ch_delete(ctx, ch));
+    }
+    mgi_context_destroy(ctx);
+    return ok ? 0 : 1;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: mgi_gpu_test groupby|bench|sorter [-l LOCAL_EPS] "
+            "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
+            "[-r per-block|global] [-c 1|0] [-T TIMEOUT_S]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    int c;
+
+    /* the sorter is a persistent kernel: load every kernel up front */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    if (argc < 2) {
+        usage();
+    }
+    memset(&o, 0, sizeof(o));
+    o.mode      = argv[1];
+    o.tuples    = 1 << 20;
+    o.blocks    = 8;
+    o.threads   = 256;
+    o.keys      = 4096;
+    o.size      = 64;
+    o.coalesce  = 1;
+    o.timeout_s = 120;
+    optind      = 2;
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:T:")) != -1) {
+        switch (c) {
+        case 'l': o.local = atoi(optarg); break;
+        case 'n': o.tuples = atol(optarg); break;
+        case 'b': o.blocks = atoi(optarg); break;
+        case 't': o.threads = atoi(optarg); break;
+        case 'k': o.keys = atoi(optarg); break;
+        case 's': o.size = atoi(optarg); break;
+        case 'r': o.global_ring = !strcmp(optarg, "global"); break;
+        case 'c': o.coalesce = atoi(optarg); break;
+        case 'T': o.timeout_s = atoi(optarg); break;
+        default: usage();
+        }
+    }
+    if (!strcmp(o.mode, "groupby")) {
+        return run_groupby(o);
+    } else if (!strcmp(o.mode, "bench")) {
+        return run_stream(o, 0);
+    } else if (!strcmp(o.mode, "sorter")) {
+        return run_stream(o, 1);
+    }
+    usage();
+    return 2;
+}
