@@ -38,9 +38,13 @@ for f in "$ucx/bin/mgi_topo" "$top/test/gtest_cuda_mgi" \
          "$top/test/.libs/gtest_cuda_mgi" "$top/bench/"*/.libs/* ; do
     [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$out/bin/"
 done
-for f in "$top/bench/workloads/mgi_workloads" "$top/test/ucp_ext/gpu_ring_test"; do
-    [ -x "$f" ] && cp "$f" "$out/bin/"
+# (libtool leaves a wrapper script beside a program it links against a
+# library of the tree: take the real binary from .libs)
+for f in "$top/bench/workloads/mgi_workloads" "$top/test/ucp_ext/gpu_ring_test" \
+         "$top/test/ucp_ext/.libs/mgi_gpu_test" "$top/test/ucp_ext/mgi_launch"; do
+    [ -f "$f" ] && [ -x "$f" ] && file -b "$f" | grep -q ELF && cp "$f" "$out/bin/"
 done
+cp "$top/test/ucp_ext/gpu-suite.sh" "$out/run/mgi-gpu-suite.sh"
 cp "$top/bench/workloads/run.sh" "$out/run/workloads.sh"
 cp "$top/bench/workloads/plot.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/bench/perftest_compare.sh" \
