@@ -10,6 +10,7 @@
 #define MGI_TEST_PAIR_H
 
 #include <cuda_runtime.h>
+#include <ucs/type/status.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -40,11 +41,20 @@ namespace mgi_test {
         } \
     } while (0)
 
+/* A UCS call that must succeed */
+#define MGI_UCS(_call) \
+    do { \
+        ucs_status_t _s = (_call); \
+        MGI_CHECK(_s == UCS_OK, "%s: %s", #_call, ucs_status_string(_s)); \
+    } while (0)
+
 #define MGI_CUDA(_call) \
     do { \
         cudaError_t _e = (_call); \
         MGI_CHECK(_e == cudaSuccess, "%s: %s", #_call, cudaGetErrorString(_e)); \
     } while (0)
+
+const size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
 double now_sec();
 

@@ -15,14 +15,6 @@ using namespace mgi_test;
 
 namespace {
 
-#define MGI_UCS(_call) \
-    do { \
-        ucs_status_t _s = (_call); \
-        MGI_CHECK(_s == UCS_OK, "%s: %s", #_call, ucs_status_string(_s)); \
-    } while (0)
-
-const size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
-
 /* Sizes that cross every threshold: short, bcopy, zcopy, chunking */
 const std::vector<size_t> all_sizes = {
     1, 2, 7, 8, 63, 64, 65, 4095, 4096, 8191, 16 * KiB - 1, 16 * KiB,
