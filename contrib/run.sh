@@ -33,7 +33,7 @@ echo "   and reports no devices; the benchmark needs 2 GPUs on one host."
 echo "== ucx_info -v"
 ucx_info -v | head -1
 echo "== UCX opening the module (UCX_LOG_LEVEL=debug ucx_info -d)"
-UCX_LOG_LEVEL=debug ucx_info -d 2>&1 | grep -E 'cuda_mgi' | sed 's/^.*UCX  DEBUG //' | head -3
+UCX_LOG_LEVEL=debug ucx_info -d 2>&1 | grep 'cuda_mgi:' | sed 's/^.*UCX  DEBUG //' | sort -u
 echo "== its configuration (ucx_info -c)"
 ucx_info -c | grep '^UCX_CUDA_MGI_'
 echo "== transports UCX offers here (ucx_info -d)"
