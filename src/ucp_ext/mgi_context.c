@@ -125,6 +125,7 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
 ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
                           const char *what, const void *obj)
 {
+    unsigned idle = 0;
     uint64_t deadline;
     ucs_status_t status;
 
@@ -137,8 +138,16 @@ ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
         return UCS_PTR_STATUS(req);
     }
     deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    /* Completion may need the peer to run: UCP emulates RMA on memory its
+     * shared-memory transports cannot register (sm) with active messages
+     * that the peer's mover serves. Spinning here would keep the core from
+     * that peer on a loaded machine, a time slice per round trip. */
     while ((status = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        ucp_worker_progress(ctx->worker);
+        if (ucp_worker_progress(ctx->worker) == 0) {
+            mgi_idle(ctx, &idle);
+        } else {
+            idle = 0;
+        }
         if (mgi_time_ns() > deadline) {
             ucs_error("mgi %s %p: not complete after %u ms", what, obj,
                       ctx->params.timeout_ms);
