@@ -275,9 +275,8 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         cu_err           = CUDA_SUCCESS;
     } else if ((lkey != NULL) && (lkey->type == UCT_CUDA_MGI_KEY_CUDA)) {
         /* the common case; cuMemcpyAsync would look both pointers up */
-        cu_err = is_put ?
-                 cuMemcpyDtoDAsync(target.remote, local, length, stream) :
-                 cuMemcpyDtoDAsync(local, target.remote, length, stream);
+        cu_err = uct_cuda_mgi_copy_d2d(is_put, local, target.remote, length,
+                                       stream);
     } else {
         cu_err = is_put ? cuMemcpyAsync(target.remote, local, length, stream) :
                           cuMemcpyAsync(local, target.remote, length, stream);

@@ -15,8 +15,10 @@
 #define UCT_CUDA_MGI_ADAPT_GAIN   0.25
 /* Most of an operation one staged path may take beside the direct path */
 #define UCT_CUDA_MGI_MAX_SHARE    0.5
-/* A staged path below this share is dropped, then probed again */
-#define UCT_CUDA_MGI_MIN_SHARE    0.01
+/* A staged path below this share is dropped, then probed again every
+ * PROBE_INTERVAL striped operations at a quarter of its starting share */
+#define UCT_CUDA_MGI_MIN_SHARE      0.01
+#define UCT_CUDA_MGI_PROBE_INTERVAL 256
 
 
 /**

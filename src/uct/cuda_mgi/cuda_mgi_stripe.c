@@ -80,10 +80,10 @@ ucs_status_t uct_cuda_mgi_stripe_init(uct_cuda_mgi_iface_t *iface)
             gpu->pci[0] = '\0';
         }
         if (gpu->dev == local_dev) {
-            /* the interface's own context and stream serve the local GPU */
-            gpu->ctx    = iface->cuda_context;
-            gpu->stream = iface->sync_stream;
-            st->local   = gpu;
+            /* the interface's own context serves the local GPU; staged
+             * paths give its hops streams of their own */
+            gpu->ctx  = iface->cuda_context;
+            st->local = gpu;
         }
         ++st->num_gpus;
     }
@@ -661,11 +661,8 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
 
     offset = part[0];
     if (part[0] > 0) {
-        cu_err = is_put ?
-                 cuMemcpyDtoDAsync(remote_mapped, local, part[0],
-                                   direct_stream) :
-                 cuMemcpyDtoDAsync(local, remote_mapped, part[0],
-                                   direct_stream);
+        cu_err = uct_cuda_mgi_copy_d2d(is_put, local, remote_mapped, part[0],
+                                       direct_stream);
         if (cu_err == CUDA_SUCCESS) {
             cu_err = cuEventRecord(events[0], direct_stream);
         }
@@ -704,13 +701,9 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                       uct_cuda_mgi_path_kind_names[path->kind],
                       ucs_status_string(status), part[i + 1]);
             path->share = 0;
-            cu_err      = is_put ?
-                          cuMemcpyDtoDAsync(remote_mapped + offset,
-                                            local + offset, part[i + 1],
-                                            direct_stream) :
-                          cuMemcpyDtoDAsync(local + offset,
-                                            remote_mapped + offset,
-                                            part[i + 1], direct_stream);
+            cu_err      = uct_cuda_mgi_copy_d2d(is_put, local + offset,
+                                                remote_mapped + offset,
+                                                part[i + 1], direct_stream);
             if ((cu_err != CUDA_SUCCESS) ||
                 (cuEventRecord(events[0], direct_stream) != CUDA_SUCCESS)) {
                 return UCS_ERR_IO_ERROR;
@@ -774,7 +767,7 @@ void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
     }
 
     /* a path that fell out of use is tried again now and then */
-    if ((route->num_striped % 256) == 0) {
+    if ((route->num_striped % UCT_CUDA_MGI_PROBE_INTERVAL) == 0) {
         total = route->direct_capacity;
         for (p = 0; p < route->num_staged; ++p) {
             total += route->staged[p].capacity;

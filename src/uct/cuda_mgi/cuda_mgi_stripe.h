@@ -123,6 +123,17 @@ typedef struct uct_cuda_mgi_stripe {
 } uct_cuda_mgi_stripe_t;
 
 
+/* One copy-engine copy between local and remote GPU memory, in the
+ * operation's direction */
+static inline CUresult
+uct_cuda_mgi_copy_d2d(int is_put, CUdeviceptr local, CUdeviceptr remote,
+                      size_t length, CUstream stream)
+{
+    return is_put ? cuMemcpyDtoDAsync(remote, local, length, stream) :
+                    cuMemcpyDtoDAsync(local, remote, length, stream);
+}
+
+
 ucs_status_t uct_cuda_mgi_stripe_init(uct_cuda_mgi_iface_t *iface);
 
 void uct_cuda_mgi_stripe_cleanup(uct_cuda_mgi_iface_t *iface);
