@@ -141,14 +141,8 @@ template <typename F>
 __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
                                  unsigned tsize, F f)
 {
-    __shared__ int s_n;
-    int n;
+    int n = mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
 
-    if (threadIdx.x == 0) {
-        s_n = mgi_dev_recv(h, buf, RECV_TUPLES * tsize);
-    }
-    __syncthreads();
-    n = s_n;
     if (n > 0) {
         for (unsigned i = threadIdx.x; i < n / tsize; i += blockDim.x) {
             f(buf + (size_t)i * tsize);
@@ -244,6 +238,28 @@ __device__ static int block_flushes(dev_result *res, int global_ring,
     return (blockIdx.x == 0) && !s_wait;
 }
 
+/* Block: add every thread's v into *dst (mapped host memory) with one
+ * atomic per block: per-tuple atomics over PCIe would cost more than the
+ * whole transfer. */
+__device__ static void block_add(unsigned long long *dst,
+                                 unsigned long long v)
+{
+    __shared__ unsigned long long s_sum;
+
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s_sum = 0;
+    }
+    __syncthreads();
+    if (v != 0) {
+        atomicAdd(&s_sum, v);
+    }
+    __syncthreads();
+    if ((threadIdx.x == 0) && (s_sum != 0)) {
+        atomicAdd(dst, s_sum);
+    }
+}
+
 /* Fig. 3: pipelined send, receive and GroupBy; then flush; then receive
  * until EOF. A direct table indexed by key (keys < KEYS) stands in for
  * the hash table: count and sum per key. */
@@ -257,6 +273,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
     const mgi_dev_ch_t *h = &ch;
     const unsigned long long deadline = dev_now() + timeout_ns;
     const unsigned rsize = dst_side ? sizeof(gb_tuple) : 0;
+    unsigned long long received = 0, sent = 0;  /* this thread's */
     auto agg = [&](const char *p) {
         gb_tuple t;
         memcpy(&t, p, sizeof(t));
@@ -264,7 +281,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
             atomicAdd(&agg_cnt[t.key], 1u);
             atomicAdd(&agg_sum[t.key], (unsigned long long)t.value);
         }
-        atomicAdd(&res->received, 1ull);
+        ++received;
     };
     long per   = (n + gridDim.x - 1) / gridDim.x;
     long begin = per * blockIdx.x, end = min(n, begin + per);
@@ -280,13 +297,12 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
             }
             return;
         }
-        if ((threadIdx.x == 0)) {
-            atomicAdd(&res->sent, (unsigned long long)min((long)blockDim.x,
-                                                          end - i));
-        }
+        sent += (me < end);
     }
     bad = block_finish(h, block_flushes(res, global_ring, deadline), rbuf,
                        rsize, agg, deadline);
+    block_add(&res->sent, sent);
+    block_add(&res->received, received);
     if (threadIdx.x == 0) {
         if (bad) {
             atomicOr(&res->timeouts, bad);
@@ -307,6 +323,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     const unsigned long long deadline = dev_now() + timeout_ns;
     const unsigned tsize = words * 8;
     const unsigned rsize = recv ? tsize : 0;
+    unsigned long long checksum = 0, received = 0;  /* this thread's */
     auto check = [&](const char *p) {
         uint64_t v[8];
         unsigned w;
@@ -316,8 +333,8 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                 atomicOr(&res->timeouts, 0x100u); /* corrupt tuple */
             }
         }
-        atomicAdd(&res->checksum, (unsigned long long)v[0]);
-        atomicAdd(&res->received, 1ull);
+        checksum += v[0];
+        ++received;
     };
     long per   = (n + gridDim.x - 1) / gridDim.x;
     long begin = per * blockIdx.x, end = min(n, begin + per);
@@ -341,6 +358,8 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     }
     bad = block_finish(h, send && block_flushes(res, global_ring, deadline),
                        rbuf, rsize, check, deadline);
+    block_add(&res->checksum, checksum);
+    block_add(&res->received, received);
     if (threadIdx.x == 0) {
         if (bad) {
             atomicOr(&res->timeouts, bad);

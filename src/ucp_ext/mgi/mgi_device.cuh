@@ -312,4 +312,128 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
     return (int)done;
 }
 
+/* Block level: every thread of the block calls it; whole tuples into buf
+ * (shared or global memory), as many as fit, copied by the whole block.
+ * Returns the same to every thread: bytes, 0 when nothing is ready, or
+ * MGI_DEV_EOF once every source flushed and the final ring is drained.
+ *
+ * The messages of a final ring are walked without a serial pass: a run of
+ * messages of the first one's channel and length is found in parallel
+ * (the k-th header of the run is a message boundary because the k-1 before
+ * it were messages of that size), then copied word by word. Pads, or a
+ * message of another length, end a run; the next round starts after it.
+ * Schemaless channels (tuple_size 0) take one tuple per call. */
+__device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
+                                                void *buf, unsigned cap)
+{
+    __shared__ int s_ret, s_eof, s_n, s_bad;
+    __shared__ uint32_t s_off, s_len, s_msz, s_done;
+    __shared__ uint16_t s_ch;
+    __shared__ mgi_seg_hdr_t *s_seg;
+    const unsigned b    = blockIdx.x % h->nblocks;
+    mgi_ring_t *r       = h->final[b];
+    const uint32_t scap = mgi_ring_cap(r);
+    mgi_seg_hdr_t *seg;
+    mgi_msg_hdr_t *m;
+    uint32_t off, i, w, words, t, k;
+    int ret, n;
+
+    __syncthreads();
+    if (h->tuple_size == 0) {
+        if (threadIdx.x == 0) {
+            s_ret = mgi_dev_recv(h, buf, cap);
+        }
+        __syncthreads();
+        return s_ret;
+    }
+    if (threadIdx.x == 0) {
+        s_done = 0;
+        s_ret  = 1;
+        if (atomicCAS(&h->final_lock[b], 0u, 1u) != 0u) {
+            s_ret = 0; /* another block of this final ring is receiving */
+        } else {
+            __threadfence();
+            s_eof = (mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc);
+        }
+    }
+    __syncthreads();
+    if (s_ret == 0) {
+        return 0;
+    }
+    for (;;) {
+        if (threadIdx.x == 0) {
+            s_n   = -1; /* stop */
+            s_bad = 0;
+            seg   = mgi_ring_peek(r, 0);
+            if (seg != NULL) {
+                off = r->cons_off;
+                m   = mgi_seg_next(seg, scap, &off);
+                if (m == NULL) {
+                    mgi_ring_release(r, 1); /* drained: the next one */
+                    s_n = 0;
+                } else if (s_done + m->len <= cap) {
+                    s_seg = seg;
+                    s_off = off;
+                    s_ch  = m->ch;
+                    s_len = m->len;
+                    s_msz = mgi_msg_size(m->len);
+                    n     = min((cap - s_done) / s_len, (scap - off) / s_msz);
+                    s_n   = n;
+                    s_bad = n;
+                }
+            }
+        }
+        __syncthreads();
+        n = s_n;
+        if (n < 0) {
+            break;
+        }
+        if (n > 0) {
+            for (i = threadIdx.x; i < (uint32_t)n; i += blockDim.x) {
+                m = (mgi_msg_hdr_t*)(mgi_seg_payload(s_seg) + s_off +
+                                     i * s_msz);
+                if ((m->ch != s_ch) || (m->len != s_len)) {
+                    atomicMin(&s_bad, (int)i);
+                }
+            }
+            __syncthreads();
+            n = s_bad; /* >= 1: the first header was read above */
+            if (((s_len % 8) == 0) &&
+                ((((uintptr_t)buf + s_done) % 8) == 0)) {
+                words = s_len / 8;
+                for (w = threadIdx.x; w < n * words; w += blockDim.x) {
+                    t = w / words;
+                    k = w - t * words;
+                    ((uint64_t*)((char*)buf + s_done))[w] =
+                        *(const uint64_t*)(mgi_seg_payload(s_seg) + s_off +
+                                           t * s_msz + MGI_MSG_HDR_SIZE +
+                                           8 * k);
+                }
+            } else {
+                for (w = threadIdx.x; w < n * s_len; w += blockDim.x) {
+                    t = w / s_len;
+                    k = w - t * s_len;
+                    ((char*)buf)[s_done + w] =
+                        mgi_seg_payload(s_seg)[s_off + t * s_msz +
+                                               MGI_MSG_HDR_SIZE + k];
+                }
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                s_done     += n * s_len;
+                r->cons_off = s_off + n * s_msz;
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicExch(&h->final_lock[b], 0u);
+        s_ret = ((s_done == 0) && s_eof) ? MGI_DEV_EOF : (int)s_done;
+    }
+    __syncthreads();
+    ret = s_ret;
+    return ret;
+}
+
 #endif
