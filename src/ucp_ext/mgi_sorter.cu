@@ -102,6 +102,9 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
     }
+    for (unsigned k = threadIdx.x; k < MGI_GPU_DTAB; k += blockDim.x) {
+        p.dtab[k] = 0;
+    }
     __syncthreads();
 
     while (!p.stop) {

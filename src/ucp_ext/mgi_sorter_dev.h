@@ -43,6 +43,8 @@
 /* L2 only: a ring slot held another generation before */
 #  define MGI_LDCG16(_dst, _src) \
     (*(uint4*)(_dst) = __ldcg((const uint4*)(_src)))
+#  define MGI_ATOMIC_MIN(_p, _v) atomicMin((_p), (_v))
+#  define MGI_WARP             32u
 #else
 /* host emulation: a block is mgi_emu_nth host threads (thread-local
  * mgi_emu_tid) meeting at mgi_emu_sync(); the test sets them up */
@@ -76,7 +78,21 @@ static inline uint32_t mgi_emu_cas(uint32_t *p, uint32_t e, uint32_t v)
 #  define MGI_ATOMIC_EXCH(_p, _v) \
     __atomic_exchange_n((_p), (_v), __ATOMIC_ACQ_REL)
 #  define MGI_LDCG16(_dst, _src) memcpy((_dst), (_src), 16)
+static inline void mgi_emu_min(int *p, int v)
+{
+    int old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+
+    while ((v < old) &&
+           !__atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+    }
+}
+#  define MGI_ATOMIC_MIN(_p, _v) mgi_emu_min((_p), (_v))
+#  define MGI_WARP             1u   /* an emulated thread is its own warp */
 #endif
+
+#define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
+#define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
 
 /* ---------------------------------------------------- device structures */
 
@@ -179,6 +195,16 @@ typedef struct mgi_gpu_pass {
     uint32_t      round;
     unsigned long long sorted, dispatched;   /* tuples walked */
     unsigned long long whole_segs;           /* lane segments moved whole */
+    unsigned long long run_msgs;             /* placed by mgi_gpu_walk_run */
+    /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
+    int           run, run_n, run_cut;
+    uint32_t      run_msz, run_len, run_ndst;
+    uint16_t      run_ch;
+    uint32_t      dtab[MGI_GPU_DTAB];       /* dst + 1 of a slot, 0: free */
+    uint8_t       dtgt[MGI_GPU_DTAB];       /* target of a slot */
+    uint8_t       dlist[MGI_GPU_MAX_TARGETS]; /* slots in use */
+    uint32_t      tbase[MGI_GPU_MAX_TARGETS];
+    uint16_t      wcnt[MGI_GPU_MAX_WARPS][MGI_GPU_MAX_TARGETS];
 } mgi_gpu_pass_t;
 
 /* Emission arrays, dynamic shared memory after the segment copy. */
@@ -282,6 +308,7 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     mgi_gpu_dch_t *ch;
     mgi_ring_t *ring;
     uint16_t cache_id = 0xffff, ch_id = 0xffff;
+    uint16_t prev_ch = MGI_MSG_CH_PAD, prev_len = MGI_MSG_LEN_EOF;
     mgi_ring_t *cache_final = NULL;
     /* the tables change only by appending: cache lookups for the walk,
      * a global load per message would cost more than the walk itself */
@@ -311,6 +338,14 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             p->stop_eof = 1;
             break;
         }
+        /* a like message after the one before: a run starts, leave it
+         * to mgi_gpu_walk_run */
+        if ((h->ch == prev_ch) && (h->len == prev_len) &&
+            (recv_side ? (h->dst == d->id) : (h->dst != MGI_EP_ID_ALL))) {
+            break;
+        }
+        prev_ch  = h->ch;
+        prev_len = h->len;
         size = mgi_msg_size(h->len);
         if (h->ch != ch_id) {
             ch_id = h->ch;
@@ -402,6 +437,225 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         t = e->tgt[k];
         e->order[p->tgt_first[t] + p->tgt_cnt[t]++] = (uint16_t)k;
     }
+}
+
+/* Lanes of this thread's warp with the same key: its rank among them and
+ * their number. */
+MGI_SDEV_INLINE void mgi_gpu_warp_group(uint32_t key, unsigned *rank,
+                                        unsigned *size)
+{
+#if defined(__CUDACC__)
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned m    = __match_any_sync(0xffffffffu, key);
+
+    *rank = __popc(m & ((1u << lane) - 1));
+    *size = __popc(m);
+#else
+    (void)key;
+    *rank = 0;
+    *size = 1;
+#endif
+}
+
+/* Block: the parallel walk. From p->start, the longest run of messages of
+ * one channel and one length (a unicast on the send side, for this
+ * endpoint on the receive side) is placed without a serial pass: the k-th
+ * header of the run is a message boundary because the k-1 before it were
+ * messages of that size, so every thread checks its own headers. Targets
+ * come from a hash of the run's destinations, ranks inside a target from
+ * warp groups and a prefix over warps, so messages keep their order per
+ * target as in mgi_gpu_walk, whose outputs this fills the same way.
+ * Returns 0 when the run is empty or unusual (pads, EOF, broadcast, a
+ * message without route): mgi_gpu_walk takes that part. */
+MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                              mgi_gpu_emit_t *e, const char *seg,
+                              uint32_t cap, int recv_side)
+{
+    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    const unsigned nw = nth / MGI_WARP, w = tid / MGI_WARP;
+    const mgi_msg_hdr_t *h;
+    mgi_gpu_dch_t *ch;
+    mgi_ring_t *ring;
+    uint32_t i, k, s, off, msz, t, n, base, run_v;
+    unsigned rank, size;
+    int tt;
+
+    if (tid == 0) {
+        p->run     = 0;
+        p->run_cut = 0;
+        p->ntgt    = 0;
+        off        = p->start;
+        h          = (const mgi_msg_hdr_t*)(seg + off);
+        ch         = NULL;
+        if ((off + MGI_MSG_HDR_SIZE <= cap) && (h->ch != MGI_MSG_CH_PAD) &&
+            (h->len != MGI_MSG_LEN_EOF)) {
+            ch = mgi_gpu_ch(d, h->ch);
+        }
+        if ((ch != NULL) && (nw <= MGI_GPU_MAX_WARPS)) {
+            p->run_ch  = h->ch;
+            p->run_len = h->len;
+            p->run_msz = mgi_msg_size(h->len);
+            p->run_n   = (int)((cap - off) / p->run_msz);
+            if (p->run_n > MGI_GPU_MAX_EMIT) {
+                p->run_n = MGI_GPU_MAX_EMIT;
+            }
+            p->run_ndst = 0;
+            if (recv_side) {
+                if ((ch->self_dst != MGI_GPU_NO_DST) && (h->dst == d->id) &&
+                    (ch->nfinal > 0)) {
+                    p->tgt_ring[0] = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) %
+                                               ch->nfinal];
+                    p->tgt_key[0]  = MGI_SEG_KEY(h->ch, h->dst);
+                    p->ntgt        = 1;
+                    p->run         = 1;
+                }
+            } else if (h->dst != MGI_EP_ID_ALL) {
+                p->run = 1;
+            }
+        }
+    }
+    MGI_SYNC();
+    if (!p->run) {
+        return 0;
+    }
+    msz = p->run_msz;
+    /* 1. how long is the run */
+    for (i = tid; i < (uint32_t)p->run_n; i += nth) {
+        h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
+        if ((h->ch != p->run_ch) || (h->len != p->run_len) ||
+            (recv_side ? (h->dst != d->id) : (h->dst == MGI_EP_ID_ALL))) {
+            MGI_ATOMIC_MIN(&p->run_n, (int)i);
+        }
+    }
+    for (k = tid; k < nw * MGI_GPU_MAX_TARGETS; k += nth) {
+        p->wcnt[k / MGI_GPU_MAX_TARGETS][k % MGI_GPU_MAX_TARGETS] = 0;
+    }
+    MGI_SYNC();
+    n = (uint32_t)p->run_n; /* >= 1: the first header was checked */
+
+    /* 2. send side: destinations -> targets */
+    if (!recv_side) {
+        for (i = tid; i < n; i += nth) {
+            h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
+            s = ((uint32_t)h->dst * 2654435761u) % MGI_GPU_DTAB;
+            for (;;) {
+                k = MGI_ATOMIC_CAS(&p->dtab[s], 0u, (uint32_t)h->dst + 1);
+                if (k == 0) {
+                    k = MGI_ATOMIC_ADD(&p->run_ndst, 1u);
+                    if (k < MGI_GPU_MAX_TARGETS) {
+                        p->dlist[k] = (uint8_t)s;
+                    }
+                    break;
+                } else if (k == (uint32_t)h->dst + 1) {
+                    break;
+                }
+                s = (s + 1) % MGI_GPU_DTAB;
+            }
+            e->tgt[i] = (uint8_t)s; /* the slot, for now */
+        }
+        MGI_SYNC();
+        if (tid == 0) {
+            if (p->run_ndst > MGI_GPU_MAX_TARGETS) {
+                p->run_cut = 1; /* cannot be: a channel has <= 64 dsts */
+            }
+            for (k = 0; !p->run_cut && (k < p->run_ndst); ++k) {
+                s    = p->dlist[k];
+                ring = mgi_gpu_send_target(d, (uint16_t)(p->dtab[s] - 1));
+                tt   = (ring == NULL) ? -1 : mgi_gpu_tgt(p, ring);
+                if (tt < 0) {
+                    p->run_cut = 1; /* no route: mgi_gpu_walk counts it */
+                    break;
+                }
+                p->dtgt[s] = (uint8_t)tt;
+                if (p->tgt_cnt[tt]++ == 0) {
+                    p->tgt_key[tt] = MGI_SEG_KEY(p->run_ch, p->dtab[s] - 1);
+                } else {
+                    p->tgt_key[tt] = MGI_SEG_MIXED; /* dsts share a hop */
+                }
+            }
+            for (k = 0; k < p->run_ndst && k < MGI_GPU_MAX_TARGETS; ++k) {
+                p->dtab[p->dlist[k]] = 0;   /* clean for the next run */
+            }
+        }
+        MGI_SYNC();
+        if (p->run_cut) {
+            return 0;
+        }
+        for (i = tid; i < n; i += nth) {
+            e->tgt[i] = p->dtgt[e->tgt[i]];
+        }
+    } else {
+        for (i = tid; i < n; i += nth) {
+            e->tgt[i] = 0;
+        }
+    }
+    for (t = tid; t < p->ntgt; t += nth) {
+        p->tbase[t] = 0;
+    }
+    MGI_SYNC();
+
+    /* 3. rank in the target, in message order: per chunk of nth messages,
+     * warp groups, then a prefix over the warps per target */
+    for (base = 0; base < n; base += nth) {
+        i = base + tid;
+        t = (i < n) ? e->tgt[i] : 0xffu;
+        mgi_gpu_warp_group(t, &rank, &size);
+        if ((t != 0xffu) && (rank == 0)) {
+            p->wcnt[w][t] = (uint16_t)size;
+        }
+        MGI_SYNC();
+        for (k = tid; k < p->ntgt; k += nth) {
+            run_v = p->tbase[k];
+            for (s = 0; s < nw; ++s) {
+                size          = p->wcnt[s][k];
+                p->wcnt[s][k] = (uint16_t)run_v;  /* < MGI_GPU_MAX_EMIT */
+                run_v        += size;
+            }
+            p->tbase[k] = run_v;
+        }
+        MGI_SYNC();
+        if (t != 0xffu) {
+            e->dst_off[i] = (p->wcnt[w][t] + rank) * msz;
+            e->src[i]     = p->start + i * msz;
+            e->size[i]    = (uint16_t)msz;
+            e->dst[i]     = MGI_GPU_NO_DST;
+        }
+        MGI_SYNC();
+        for (k = tid; k < nw * p->ntgt; k += nth) {
+            p->wcnt[k / p->ntgt][k % p->ntgt] = 0;
+        }
+        MGI_SYNC();
+    }
+
+    /* 4. what mgi_gpu_walk leaves: totals, groups, the end */
+    if (tid == 0) {
+        p->nemit        = n;
+        p->run_msgs    += n;
+        p->tgt_first[0] = 0;
+        p->tgt_word0[0] = 0;
+        for (k = 0; k < p->ntgt; ++k) {
+            p->tgt_cnt[k]       = p->tbase[k];
+            p->tgt_bytes[k]     = p->tbase[k] * msz;
+            p->tgt_first[k + 1] = p->tgt_first[k] + p->tgt_cnt[k];
+            p->tgt_word0[k + 1] = p->tgt_word0[k] + p->tgt_bytes[k] / 8;
+        }
+        off = p->start + n * msz;
+        while ((off + MGI_MSG_HDR_SIZE <= cap) &&
+               (((const mgi_msg_hdr_t*)(seg + off))->ch == MGI_MSG_CH_PAD)) {
+            off += MGI_MSG_HDR_SIZE +
+                   (uint32_t)((const mgi_msg_hdr_t*)(seg + off))->len *
+                   MGI_MSG_ALIGN;
+        }
+        p->end_off  = off;
+        p->at_end   = (off + MGI_MSG_HDR_SIZE > cap);
+        p->stop_eof = 0;
+    }
+    MGI_SYNC();
+    for (i = tid; i < n; i += nth) {
+        t = e->tgt[i];
+        e->order[p->tgt_first[t] + e->dst_off[i] / msz] = (uint16_t)i;
+    }
+    return 1;
 }
 
 /* A message header word with another dst (ch:16 dst:16 src:16 len:16,
@@ -755,7 +1009,8 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                        mgi_seg_payload(p->seg) + a16 + 16 * i);
         }
         MGI_SYNC();
-        if (tid == 0) {
+        if (!mgi_gpu_walk_run(d, p, e, sseg, cap, recv_side) &&
+            (tid == 0)) {
             mgi_gpu_walk(d, p, e, sseg, cap, recv_side);
         }
         MGI_SYNC();

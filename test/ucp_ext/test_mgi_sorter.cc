@@ -279,7 +279,8 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 }
 
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
-                int coalesce, unsigned nblk, int per_stage, unsigned nth = 1)
+                int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
+                int fixed_len = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce);
 
@@ -302,8 +303,14 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         /* producers: a few tuples per stage ring per step */
         for (unsigned s = 0; s < 2; ++s) {
             for (int k = 0; k < 3 && sent[s] < per_stage; ++k) {
-                uint16_t dst = dsts[(sent[s] * 7 + s) % 4];
-                uint16_t len = 16 + (uint16_t)((sent[s] * 13 + s * 5) % 60);
+                /* fixed_len: long runs of like messages (the parallel
+                 * walk), a broadcast now and then */
+                uint16_t dst = fixed_len ?
+                        dsts[((sent[s] % 50) == 49) ? 3 :
+                             (sent[s] * 7 + s) % 3] :
+                        dsts[(sent[s] * 7 + s) % 4];
+                uint16_t len = fixed_len ? (uint16_t)fixed_len :
+                        16 + (uint16_t)((sent[s] * 13 + s * 5) % 60);
                 auto key = std::make_pair((uint32_t)s, dst);
                 gen_tuple(buf, s, seq_out[key], dst, len);
                 mgi_msg_hdr_t h = {CH, dst, SELF, len};
@@ -447,6 +454,12 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     printf("lane segments moved whole: %llu\n",
            f.pass[0].whole_segs + f.pass[1].whole_segs);
     EXPECT_GT(f.pass[0].whole_segs + f.pass[1].whole_segs, 0ull);
+    printf("messages placed by the parallel walk: %llu\n",
+           f.pass[0].run_msgs + f.pass[1].run_msgs);
+    if (fixed_len) {
+        EXPECT_GT(f.pass[0].run_msgs + f.pass[1].run_msgs,
+                  (unsigned long long)per_stage);
+    }
     for (unsigned b = 0; b < 2; ++b) {
         EXPECT_EQ(0u, f.status.blk[b].dropped);
         EXPECT_EQ(0u, f.status.blk[b].eof_errors);
@@ -502,4 +515,20 @@ TEST(mgi_sorter, tiny_rings_two_blocks_8_threads)
 TEST(mgi_sorter, large_segments_32_threads)
 {
     run_sorter(64 * 1024, 2, 2, 1, 1, 5000, 32);
+}
+
+/* like messages: the parallel walk of runs, 1 and 32 threads a block */
+TEST(mgi_sorter, runs_one_thread)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 24);
+}
+
+TEST(mgi_sorter, runs_32_threads)
+{
+    run_sorter(4096, 4, 4, 1, 2, 6000, 32, 24);
+}
+
+TEST(mgi_sorter, runs_per_tuple_8_threads)
+{
+    run_sorter(1024, 4, 4, 0, 1, 3000, 8, 40);
 }
