@@ -133,7 +133,7 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     }
     __syncwarp();
     if (lane == 0) {
-        __threadfence_system();
+        __threadfence(); /* stage rings: the sorter is on this GPU */
         mgi_ring_append_commit(r, (mgi_seg_hdr_t*)seg_ptr, off, total, pos);
     }
     return (int)len;
@@ -174,7 +174,7 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        __threadfence_system();
+        __threadfence(); /* stage rings: the sorter is on this GPU */
         mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
                                s_pos);
     }

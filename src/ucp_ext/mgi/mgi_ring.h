@@ -66,37 +66,49 @@ enum {
 /* ------------------------------------------------------------- atomics */
 
 #if defined(__CUDA_ARCH__)
-/* System-scope fences: movers on the host read and write device rings. */
+/* Acquire loads at system scope (a copy engine or a host thread may have
+ * written the word: receive lanes, mirrors). Release stores and commits at
+ * GPU scope: stage, sort, final and loopback rings are written and read on
+ * their GPU only; what a host thread reads is published with
+ * mgi_fence_publish() first (mirrors, status). A fence.sc.sys per ring
+ * operation would cost microseconds each. */
 MGI_INLINE uint32_t mgi_ld_acq32(const uint32_t *p)
 {
-    uint32_t v = *(const volatile uint32_t*)p;
-    __threadfence_system();
+    uint32_t v;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p)
+                 : "memory");
     return v;
 }
 MGI_INLINE uint64_t mgi_ld_acq64(const uint64_t *p)
 {
-    uint64_t v = *(const volatile uint64_t*)p;
-    __threadfence_system();
+    uint64_t v;
+    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p)
+                 : "memory");
     return v;
 }
 MGI_INLINE void mgi_st_rel32(uint32_t *p, uint32_t v)
 {
-    __threadfence_system();
-    *(volatile uint32_t*)p = v;
+    asm volatile("st.release.gpu.u32 [%0], %1;" :: "l"(p), "r"(v)
+                 : "memory");
 }
 MGI_INLINE void mgi_st_rel64(uint64_t *p, uint64_t v)
 {
-    __threadfence_system();
-    *(volatile uint64_t*)p = v;
+    asm volatile("st.release.gpu.u64 [%0], %1;" :: "l"(p), "l"(v)
+                 : "memory");
 }
 MGI_INLINE uint32_t mgi_fadd32(uint32_t *p, uint32_t v)
 {
-    __threadfence_system();
+    __threadfence();
     return atomicAdd((unsigned int*)p, v);
 }
 MGI_INLINE uint64_t mgi_fadd64(uint64_t *p, uint64_t v)
 {
     return atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+/* Before a store that a host thread or a copy engine acts on. */
+MGI_INLINE void mgi_fence_publish(void)
+{
+    __threadfence_system();
 }
 MGI_INLINE int mgi_cas32(uint32_t *p, uint32_t expect, uint32_t v)
 {
@@ -137,6 +149,10 @@ MGI_INLINE int mgi_cas32(uint32_t *p, uint32_t expect, uint32_t v)
 {
     return __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_ACQ_REL,
                                        __ATOMIC_ACQUIRE);
+}
+MGI_INLINE void mgi_fence_publish(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 MGI_INLINE void mgi_cpu_relax(void)
 {
@@ -616,6 +632,7 @@ MGI_INLINE uint32_t mgi_ring_mirror_sync(mgi_ring_t *r, mgi_ring_mirror_t *m)
         ++n;
     }
     if (n > 0) {
+        mgi_fence_publish(); /* the mover puts them with a copy engine */
         mgi_st_rel32(&m->ready, ready + n);
     }
     return n + recycled;
