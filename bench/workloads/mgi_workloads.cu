@@ -10,8 +10,10 @@
  *   ucx_mgi the same with the transports set to sm,self,cuda_copy,cuda_mgi
  *           (or $MGI_WL_UCX_MGI_TLS)
  *   single  GroupBy / Join of the whole data set on GPU 0, no exchange
- *   mgi     MGI channels with the device API: ABSENT until channels have GPU
- *           endpoints (see mgi_wl_variants[] below)
+ *   mgi     MGI channels with GPU endpoints and the device API: one kernel
+ *           per shuffle sends, receives and flushes (partition + transfer
+ *           as one pipelined step; transports $MGI_WL_MGI_TLS, default
+ *           sm,self,cuda_copy,cuda_mgi)
  *
  * Every run checks each variant's answer (per-source tuple counts and
  * checksums after the shuffle, groups and matches with their checksums)
@@ -19,7 +21,7 @@
  * per measurement and writes JSON.
  *
  * Usage: mgi_workloads --op exchange|groupby|join|many2one|one2many|p2p|
- *                      gencheck  [--variant nccl,ucx,ucx_mgi,single|all]
+ *                      gencheck  [--variant nccl,ucx,ucx_mgi,mgi,single|all]
  *                      [--gpus G] [--sf SF | --gib GIB_PER_GPU] [--zipf T]
  *                      [--seed S] [--iters N] [--warmup N] [--json FILE]
  */
@@ -28,15 +30,21 @@
 #include "mgi_wl_ref.h"
 #include "mgi_wl_report.h"
 
+#include <mgi/mgi.h>
+#include <mgi/mgi_device.cuh>
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 #include <vector>
 
 #define WL_BLOCK          256
@@ -363,6 +371,46 @@ typedef struct {
     int             by_source;      /* recv grouped by source (recv_off) */
 } wl_table_t;
 
+/* MGI variant (see its section): threads per block (a tuple per thread
+ * per send), tuples a block receives at once, default user blocks per GPU
+ * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS) */
+#define WL_MGI_THREADS  256
+#define WL_MGI_RECV     512
+#define WL_MGI_BLOCKS   16
+#define WL_MGI_TLS      "sm,self,cuda_copy,cuda_mgi"
+
+enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */
+    WL_MGI_LATE_SEND  = 1u << 0,
+    WL_MGI_LATE_FLUSH = 1u << 1,
+    WL_MGI_LATE_RECV  = 1u << 2,
+    WL_MGI_OVERFLOW   = 1u << 3
+};
+
+/* What the shuffle kernel reports (device memory, copied back) */
+typedef struct {
+    unsigned long long sent[MGI_WL_MAX_GPUS];  /* tuples per destination */
+    unsigned long long received;               /* cursor into t->recv */
+    unsigned           flags;
+    unsigned           eof_blocks;             /* blocks that read EOF */
+} wl_mgi_res_t;
+
+/* Endpoint of each rank, by value into the kernel */
+typedef struct {
+    uint16_t ep[MGI_WL_MAX_GPUS];
+} wl_mgi_dsts_t;
+
+typedef struct {
+    mgi_context_h  ctx;
+    mgi_ep_id_t    ep;                      /* this rank's GPU endpoint */
+    mgi_ep_id_t    eps[MGI_WL_MAX_RANKS];   /* every rank's, rank order */
+    unsigned       blocks;                  /* user blocks = stage rings */
+    unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
+    wl_mgi_res_t  *d_res;
+    wl_mgi_res_t  *h_res;                   /* pinned */
+    double         create_ms, kernel_ms, delete_ms;   /* sums, rank 0 log */
+    int            shuffles;
+} wl_mgi_t;
+
 typedef struct wl_rank {
     mgi_wl_boot_t     *boot;
     const wl_opts_t   *opts;
@@ -381,6 +429,7 @@ typedef struct wl_rank {
     mgi_wl_nccl_t      nccl;
     ncclComm_t         comm;
     mgi_wl_ucx_t       ucx;
+    wl_mgi_t           mgi;
     int                have_nccl, have_ucx;
 } wl_rank_t;
 
@@ -743,6 +792,562 @@ static int wl_ucx_transfer(wl_rank_t *w, wl_table_t *t)
     return 0;
 }
 
+/* -------------------------------------------------------------- report */
+
+static mgi_wl_report_t wl_report;     /* filled on rank 0 */
+
+/* JSON after every variant, so a later failure keeps what was measured */
+static void wl_save(wl_rank_t *w)
+{
+    if ((w->me == 0) && (w->opts->json != NULL)) {
+        wl_report.nccl_version = (w->nccl.lib != NULL) ? w->nccl.version : 0;
+        mgi_wl_report_json(&wl_report, w->opts->json);
+    }
+}
+
+/* ---------------------------------------------------------------- MGI */
+
+/*
+ * MGI channels with GPU endpoints (src/ucp_ext, mgi/mgi.h): partition and
+ * transfer as one pipelined step.  Per variant: one context over the
+ * launcher's allgather and one GPU endpoint per rank (its sorter is a
+ * persistent kernel, started once).  Per shuffle: a channel with every
+ * rank's endpoint as source and destination, schema {key, val} with the
+ * key as partition key, and one kernel: each block sends its slice of
+ * t->in, a tuple per thread (mgi_dev_send_block), receiving into t->recv
+ * whenever its stage ring is full, flushes without blocking
+ * (mgi_dev_flush_nb) while receiving, then receives until EOF; then the
+ * channel is deleted (its ids are not reused: max_channels is raised to
+ * what the run needs).  Tuples a rank keeps go through the channel too
+ * (the loopback lane).  Every wait is bounded: the kernel by a device-side
+ * deadline (MGI_TIMEOUT_MS), the host by cudaStreamQuery and a timeout.
+ *
+ * While the endpoint lives, nothing here may cudaFree or
+ * cudaDeviceSynchronize on this GPU (they wait for the sorter): every
+ * buffer is allocated in init, before the endpoint, and the hash table of
+ * GroupBy / Join is reserved there for the expected tuples.
+ */
+
+/* Rank d's tuples go to eps[d]: the channel's destination of a key is
+ * dst[key % ndst] (little-endian key at offset 0), with dst in rank order
+ * that is mgi_wl_dest()'s key % G. */
+static_assert((offsetof(mgi_wl_tuple_t, key) == 0) &&
+              (sizeof(((mgi_wl_tuple_t*)0)->key) == 8) &&
+              (sizeof(mgi_wl_tuple_t) == 16),
+              "the MGI schema is {int64 key, int64 val}");
+
+static __device__ __forceinline__ unsigned long long wl_dev_now(void)
+{
+    unsigned long long t;
+
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Block: past the deadline?  The same answer in every thread: the device
+ * calls hold barriers, a thread leaving alone would hang the others. */
+static __device__ int wl_mgi_late(unsigned long long deadline)
+{
+    return __syncthreads_or(wl_dev_now() > deadline);
+}
+
+/* Block: receive what is ready into shared memory, then append it to recv
+ * at a cursor taken once per block.  Returns bytes, 0 or MGI_DEV_EOF (the
+ * same in every thread). */
+static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
+                                  mgi_wl_tuple_t *stage, mgi_wl_tuple_t *recv,
+                                  uint64_t cap, wl_mgi_res_t *res)
+{
+    __shared__ unsigned long long s_base;
+    int n = mgi_dev_recv_block(h, stage, WL_MGI_RECV * sizeof(*stage));
+    unsigned k, i;
+
+    if (n > 0) {
+        k = (unsigned)n / sizeof(*stage);
+        if (threadIdx.x == 0) {
+            s_base = atomicAdd(&res->received, (unsigned long long)k);
+            if (s_base + k > cap) {
+                atomicOr(&res->flags, (unsigned)WL_MGI_OVERFLOW);
+            }
+        }
+        __syncthreads();
+        if (s_base + k <= cap) {
+            for (i = threadIdx.x; i < k; i += blockDim.x) {
+                recv[s_base + i] = stage[i];
+            }
+        }
+    }
+    __syncthreads();
+    return n;
+}
+
+/* One shuffle on one GPU: launched with the endpoint's `blocks` blocks of
+ * WL_MGI_THREADS threads.  by_key: the channel's partition key routes
+ * (exchange, one-to-many); else each tuple names its destination
+ * (many-to-one keeps most tuples, point-to-point sends all to rank 1). */
+static __global__ void __launch_bounds__(WL_MGI_THREADS)
+wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
+                      mgi_wl_pattern_t pat, int by_key, int me, int G,
+                      wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
+                      wl_mgi_res_t *res, unsigned long long timeout_ns)
+{
+    __shared__ mgi_wl_tuple_t stage[WL_MGI_RECV];
+    __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
+    __shared__ uint32_t flush_state;
+    const mgi_dev_ch_t *h = &ch;
+    const unsigned long long deadline = wl_dev_now() + timeout_ns;
+    uint64_t per   = (n + gridDim.x - 1) / gridDim.x;
+    uint64_t begin = min(n, per * blockIdx.x), end = min(n, begin + per);
+    uint64_t b, i;
+    unsigned flags = 0;
+    mgi_wl_tuple_t t;
+    int d, r;
+
+    if (threadIdx.x < MGI_WL_MAX_GPUS) {
+        hist[threadIdx.x] = 0;
+    }
+    if (threadIdx.x == 0) {
+        flush_state = 0;
+    }
+    __syncthreads();
+    for (b = begin; (b < end) && (flags == 0); b += blockDim.x) {
+        i     = b + threadIdx.x;
+        d     = -1;
+        t.key = t.val = 0;
+        if (i < end) {
+            t = in[i];
+            d = mgi_wl_dest(pat, t.key, me, G);
+        }
+        wl_warp_count(hist, d);
+        for (;;) {
+            r = mgi_dev_send_block(h, &t, (d >= 0) ? sizeof(t) : 0,
+                                   (by_key || (d < 0)) ? MGI_DEV_DST_AUTO :
+                                                         dsts.ep[d]);
+            if (__syncthreads_or(r > 0)) {
+                break;
+            }
+            /* the stage ring is full: drain what came in meanwhile */
+            wl_mgi_recv(h, stage, recv, cap, res);
+            if (wl_mgi_late(deadline)) {
+                flags = WL_MGI_LATE_SEND;
+                break;
+            }
+        }
+    }
+    /* every block flushes once (a source's EOF counts its blocks), and
+     * keeps receiving until its flush is delivered: the others' delivery
+     * may need this endpoint to drain */
+    while ((flags == 0) && !mgi_dev_flush_nb(h, &flush_state)) {
+        wl_mgi_recv(h, stage, recv, cap, res);
+        if (wl_mgi_late(deadline)) {
+            flags = WL_MGI_LATE_FLUSH;
+        }
+    }
+    while (flags == 0) {
+        r = wl_mgi_recv(h, stage, recv, cap, res);
+        if (r == MGI_DEV_EOF) {
+            break;
+        }
+        if ((r == 0) && wl_mgi_late(deadline)) {
+            flags = WL_MGI_LATE_RECV;
+        }
+    }
+    __syncthreads();
+    if ((threadIdx.x < G) && (hist[threadIdx.x] > 0)) {
+        atomicAdd(&res->sent[threadIdx.x],
+                  (unsigned long long)hist[threadIdx.x]);
+    }
+    if (threadIdx.x == 0) {
+        if (flags != 0) {
+            atomicOr(&res->flags, flags);
+        } else {
+            atomicAdd(&res->eof_blocks, 1u);
+        }
+    }
+}
+
+static int wl_mgi_oob_allgather(const void *sbuf, void *rbuf, size_t len,
+                                void *arg)
+{
+    return mgi_wl_allgather((mgi_wl_boot_t*)arg, sbuf, len, rbuf);
+}
+
+/* Collective: did every rank get through `step`?  For steps that can fail
+ * on one rank alone; the tag catches ranks that are at different steps
+ * (the launcher's allgather only checks lengths). */
+static int wl_mgi_vote(wl_rank_t *w, int ok, const char *step, int *all_ok)
+{
+    struct {
+        char    tag[60];
+        int32_t ok;
+    } me, all[MGI_WL_MAX_RANKS];
+    int r;
+
+    memset(&me, 0, sizeof(me));
+    snprintf(me.tag, sizeof(me.tag), "mgi_workloads mgi: %s", step);
+    me.ok = ok;
+    WL_CHECK(mgi_wl_allgather(w->boot, &me, sizeof(me), all));
+    *all_ok = 1;
+    for (r = 0; r < w->G; ++r) {
+        if (strncmp(all[r].tag, me.tag, sizeof(me.tag)) != 0) {
+            fprintf(stderr, "mgi_workloads rank %d: at '%s', rank %d is "
+                    "elsewhere\n", w->me, step, r);
+            return -1;
+        }
+        *all_ok &= (all[r].ok != 0);
+    }
+    return 0;
+}
+
+/* Every rank failed the variant at the same point (a vote or a collective
+ * call said so): record why, since the run ends here; the channel left
+ * behind is in no state to go on. */
+static int wl_mgi_failed(wl_rank_t *w, const char *why)
+{
+    char buf[160];
+
+    if (w->me == 0) {
+        snprintf(buf, sizeof(buf), "FAILED: %s (see stderr)", why);
+        mgi_wl_report_absent(&wl_report, "mgi", buf, stdout);
+        wl_save(w);
+    }
+    return -1;
+}
+
+/* UCX drops a transport it cannot load with a warning only: check that
+ * the ones asked for (cuda_mgi) load, as the ucx variants do. */
+static int wl_mgi_check_tls(wl_rank_t *w, const char *tls)
+{
+    mgi_wl_ucx_t u;
+    ucp_config_t *config;
+    ucp_params_t params;
+    ucs_status_t status;
+    const char *missing;
+    char buf[64];
+
+    memset(&u, 0, sizeof(u));
+    status = ucp_config_read(NULL, NULL, &config);
+    if (status == UCS_OK) {
+        status = ucp_config_modify(config, "TLS", tls);
+        if (status == UCS_OK) {
+            memset(&params, 0, sizeof(params));
+            params.field_mask = UCP_PARAM_FIELD_FEATURES;
+            params.features   = UCP_FEATURE_RMA;
+            status = ucp_init(&params, config, &u.context);
+        }
+        ucp_config_release(config);
+    }
+    if (status != UCS_OK) {
+        fprintf(stderr, "mgi_workloads rank %d: UCX with %s: %s\n", w->me,
+                tls, ucs_status_string(status));
+        return -1;
+    }
+    missing = mgi_wl_ucx_missing_tl(&u, tls, buf, sizeof(buf));
+    ucp_cleanup(u.context);
+    if (missing != NULL) {
+        fprintf(stderr, "mgi_workloads rank %d: UCX did not load %s (of %s)"
+                "\n", w->me, missing, tls);
+        return -1;
+    }
+    return 0;
+}
+
+/* Tuples this rank receives in one table's shuffle, by the reference. */
+static uint64_t wl_mgi_expected(const wl_rank_t *w, int orders)
+{
+    uint64_t n = 0;
+    int s;
+
+    for (s = 0; s < w->G; ++s) {
+        n += orders ? w->ref.o_count[s][w->me] : w->ref.l_count[s][w->me];
+    }
+    return n;
+}
+
+/* Local setup before the endpoint: checks, buffers, the hash table. */
+static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
+                          const char *tls)
+{
+    wl_mgi_t *m = &w->mgi;
+    size_t seg, msg = mgi_msg_size(sizeof(mgi_wl_tuple_t));
+    cudaDeviceProp prop;
+
+    /* a block's send must fit a segment (mgi_dev_send_block refuses more):
+     * the segment size as mgi_context_create computes it */
+    seg = (p->seg_size != 0) ? p->seg_size :
+          MGI_SEG_HDR_SIZE + mgi_msg_size(p->tuple_size) *
+                             (size_t)p->producer_threads * p->batch;
+    seg = (seg + MGI_RING_LINE - 1) / MGI_RING_LINE * MGI_RING_LINE;
+    if (WL_MGI_THREADS * msg > seg - MGI_SEG_HDR_SIZE) {
+        fprintf(stderr, "mgi_workloads rank %d: %d threads x %zu-byte "
+                "messages do not fit a segment of %zu bytes: raise "
+                "MGI_SEG_SIZE\n", w->me, WL_MGI_THREADS, msg, seg);
+        return -1;
+    }
+    /* the kernel's blocks wait for each other's EOF: all must be resident
+     * beside the sorter (one SM each at worst) */
+    WL_CUDA(cudaGetDeviceProperties(&prop, w->me));
+    if ((m->blocks < 1) ||
+        (m->blocks + p->sorter_blocks > (unsigned)prop.multiProcessorCount)) {
+        fprintf(stderr, "mgi_workloads rank %d: %u user blocks + %u sorter "
+                "blocks on %d SMs: set MGI_WL_MGI_BLOCKS lower\n", w->me,
+                m->blocks, p->sorter_blocks, prop.multiProcessorCount);
+        return -1;
+    }
+    WL_CHECK(wl_mgi_check_tls(w, tls));
+    if (w->opts->op == WL_OP_GROUPBY) {
+        WL_CHECK(wl_table_reserve(w, std::min<uint64_t>(
+                wl_mgi_expected(w, 0), w->spec.tpch.n_orders)));
+    } else if (w->opts->op == WL_OP_JOIN) {
+        WL_CHECK(wl_table_reserve(w, wl_mgi_expected(w, 1)));
+    }
+    WL_CUDA(cudaMalloc((void**)&m->d_res, sizeof(*m->d_res)));
+    WL_CUDA(cudaHostAlloc((void**)&m->h_res, sizeof(*m->h_res),
+                          cudaHostAllocDefault));
+    return 0;
+}
+
+static void wl_mgi_release(wl_rank_t *w)
+{
+    wl_mgi_t *m = &w->mgi;
+
+    cudaFree(m->d_res);
+    cudaFreeHost(m->h_res);
+    m->d_res = NULL;
+    m->h_res = NULL;
+}
+
+static int wl_mgi_init(wl_rank_t *w)
+{
+    wl_mgi_t *m      = &w->mgi;
+    const char *tls  = getenv("MGI_WL_MGI_TLS");
+    const char *blks = getenv("MGI_WL_MGI_BLOCKS");
+    const char *old;
+    mgi_context_params_t p;
+    mgi_ep_params_t ep;
+    ucs_status_t status;
+    std::string saved;
+    unsigned need;
+    int ok, all_ok, had_tls;
+
+    memset(m, 0, sizeof(*m));
+    tls       = (tls != NULL) ? tls : WL_MGI_TLS;
+    m->blocks = (blks != NULL) ? (unsigned)atoi(blks) : WL_MGI_BLOCKS;
+    mgi_context_params_init(&p);
+    if (getenv("MGI_TUPLE_SIZE") == NULL) {
+        p.tuple_size = sizeof(mgi_wl_tuple_t);
+    }
+    /* a channel per table and iteration, ids never reused */
+    need = (unsigned)(w->opts->warmup + w->opts->iters) * 2;
+    p.max_channels = std::max(p.max_channels, need);
+    m->timeout_ms  = p.timeout_ms;
+    ok = (wl_mgi_prepare(w, &p, tls) == 0);
+    WL_CHECK(wl_mgi_vote(w, ok, "setup", &all_ok));
+    if (!all_ok) {
+        wl_mgi_release(w);
+        return -1;
+    }
+
+    /* the context's UCP reads UCX_TLS when it is created */
+    old     = getenv("UCX_TLS");
+    had_tls = (old != NULL);
+    saved   = had_tls ? old : "";
+    setenv("UCX_TLS", tls, 1);
+    p.oob.allgather = wl_mgi_oob_allgather;
+    p.oob.arg       = w->boot;
+    p.oob.rank      = w->me;
+    p.oob.size      = w->G;
+    status = mgi_context_create(&p, &m->ctx);
+    if (had_tls) {
+        setenv("UCX_TLS", saved.c_str(), 1);
+    } else {
+        unsetenv("UCX_TLS");
+    }
+    if (status != UCS_OK) {
+        /* collective: the ranks are out of step now, the run ends */
+        fprintf(stderr, "mgi_workloads rank %d: mgi_context_create: %s\n",
+                w->me, ucs_status_string(status));
+        m->ctx = NULL;
+        wl_mgi_release(w);
+        return -1;
+    }
+    memset(&ep, 0, sizeof(ep));
+    ep.device = w->me;
+    ep.blocks = m->blocks;
+    status    = mgi_ep_create(m->ctx, &ep, &m->ep);
+    if (status != UCS_OK) {
+        fprintf(stderr, "mgi_workloads rank %d: mgi_ep_create on GPU %d, %u "
+                "blocks: %s\n", w->me, w->me, m->blocks,
+                ucs_status_string(status));
+    }
+    WL_CHECK(wl_mgi_vote(w, status == UCS_OK, "endpoint", &all_ok));
+    if (all_ok) {
+        WL_CHECK(mgi_wl_allgather(w->boot, &m->ep, sizeof(m->ep), m->eps));
+        return 0;
+    }
+    mgi_context_destroy(m->ctx);   /* every rank: collective */
+    m->ctx = NULL;
+    wl_mgi_release(w);
+    return -1;
+}
+
+static void wl_mgi_fini(wl_rank_t *w, int sync)
+{
+    wl_mgi_t *m = &w->mgi;
+
+    if (m->ctx != NULL) {
+        if (!sync) {
+            /* not reached: init fails on every rank or on none, and then
+             * destroys the context itself (destroy is collective) */
+            return;
+        }
+        if ((w->me == 0) && (m->shuffles > 0)) {
+            printf("# mgi: %u blocks x %d threads per GPU; per shuffle on "
+                   "rank 0: channel create %.2f ms, kernel %.2f ms, delete "
+                   "%.2f ms (means)\n", m->blocks, WL_MGI_THREADS,
+                   m->create_ms / m->shuffles, m->kernel_ms / m->shuffles,
+                   m->delete_ms / m->shuffles);
+            fflush(stdout);
+        }
+        mgi_context_destroy(m->ctx);
+        m->ctx = NULL;
+    }
+    wl_mgi_release(w);
+}
+
+/* Wait for this rank's stream, bounded (cudaStreamSynchronize is not: a
+ * lost tuple would hang it). */
+static int wl_wait_stream(wl_rank_t *w, double timeout_ms, const char *what)
+{
+    double t0 = wl_now_ms();
+    cudaError_t e;
+
+    while ((e = cudaStreamQuery(w->stream)) == cudaErrorNotReady) {
+        if (wl_now_ms() - t0 > timeout_ms) {
+            fprintf(stderr, "mgi_workloads rank %d: TIMEOUT: %s not done "
+                    "after %.0f s\n", w->me, what, timeout_ms / 1e3);
+            return -1;
+        }
+        usleep(50);
+    }
+    if (e != cudaSuccess) {
+        fprintf(stderr, "mgi_workloads rank %d: %s: %s\n", w->me, what,
+                cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+/* The `shuffle` hook (see the variant table).  transfer_ms is the whole
+ * step, channel create to delete; partition_ms stays 0 (it overlaps). */
+static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
+{
+    wl_mgi_t *m       = &w->mgi;
+    wl_mgi_res_t *res = m->h_res;
+    int orders        = (t == &w->o);
+    mgi_wl_pattern_t pat = w->spec.pattern;
+    int by_key = (pat == MGI_WL_PATTERN_EXCHANGE) ||
+                 (pat == MGI_WL_PATTERN_ONE2MANY);
+    mgi_schema_t schema;
+    mgi_ch_params_t cp;
+    mgi_dev_ch_t h;
+    mgi_ch_id_t ch;
+    wl_mgi_dsts_t dsts;
+    ucs_status_t status;
+    char why[160] = "";
+    double t0, t1, t2, t3;
+    uint64_t want;
+    int all_ok, d;
+
+    memset(&schema, 0, sizeof(schema));
+    schema.nattrs       = 2;
+    schema.attr_size[0] = sizeof(int64_t);      /* key: partition key */
+    schema.attr_size[1] = sizeof(int64_t);      /* val */
+    memset(&cp, 0, sizeof(cp));
+    cp.src      = m->eps;
+    cp.nsrc     = w->G;
+    cp.dst      = m->eps;
+    cp.ndst     = w->G;
+    cp.schema   = &schema;
+    cp.part_key = 0;
+    for (d = 0; d < w->G; ++d) {
+        dsts.ep[d] = m->eps[d];
+    }
+
+    t0     = wl_now_ms();
+    status = mgi_ch_create(m->ctx, &cp, &ch);
+    if (status != UCS_OK) {
+        /* collective: every rank got the same answer */
+        fprintf(stderr, "mgi_workloads rank %d: mgi_ch_create: %s\n", w->me,
+                ucs_status_string(status));
+        return wl_mgi_failed(w, "mgi_ch_create failed");
+    }
+    status = mgi_ch_device_handle(m->ctx, ch, m->ep, &h);
+    if (status != UCS_OK) {
+        fprintf(stderr, "mgi_workloads rank %d: mgi_ch_device_handle: %s\n",
+                w->me, ucs_status_string(status));
+        return -1;
+    }
+    t1 = wl_now_ms();
+    WL_CUDA(cudaMemsetAsync(m->d_res, 0, sizeof(*m->d_res), w->stream));
+    wl_mgi_shuffle_kernel<<<m->blocks, WL_MGI_THREADS, 0, w->stream>>>(
+            h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
+            t->cap, m->d_res, (unsigned long long)m->timeout_ms * 1000000ull);
+    WL_CUDA(cudaGetLastError());
+    WL_CUDA(cudaMemcpyAsync(res, m->d_res, sizeof(*res),
+                            cudaMemcpyDeviceToHost, w->stream));
+    /* the kernel gives up at its own deadline first */
+    if (wl_wait_stream(w, m->timeout_ms + 10000.0, "the MGI shuffle kernel")
+        != 0) {
+        return -1;
+    }
+    t2   = wl_now_ms();
+    want = wl_mgi_expected(w, orders);
+    if (res->flags != 0) {
+        snprintf(why, sizeof(why), "%s%s%s%s",
+                 (res->flags & WL_MGI_LATE_SEND) ? " send timed out" : "",
+                 (res->flags & WL_MGI_LATE_FLUSH) ? " flush timed out" : "",
+                 (res->flags & WL_MGI_LATE_RECV) ? " receive timed out" : "",
+                 (res->flags & WL_MGI_OVERFLOW) ? " more tuples than room" :
+                                                  "");
+    } else if (res->eof_blocks != m->blocks) {
+        snprintf(why, sizeof(why), " EOF in %u of %u blocks",
+                 res->eof_blocks, m->blocks);
+    } else if (res->received > want) {
+        /* GroupBy / Join would grow their table: cudaFree under the
+         * sorter never returns */
+        snprintf(why, sizeof(why), " %llu tuples received, the reference "
+                 "says %llu", res->received, (unsigned long long)want);
+    } else if ((status = mgi_ch_delete(m->ctx, ch)) != UCS_OK) {
+        snprintf(why, sizeof(why), " mgi_ch_delete: %s",
+                 ucs_status_string(status));
+    }
+    t3 = wl_now_ms();
+    if (why[0] != '\0') {
+        fprintf(stderr, "mgi_workloads rank %d: %s channel %u (timeout %u "
+                "ms, MGI_TIMEOUT_MS):%s\n", w->me,
+                orders ? "orders" : "lineitem", ch, m->timeout_ms, why);
+    }
+    WL_CHECK(wl_mgi_vote(w, why[0] == '\0', "shuffle", &all_ok));
+    if (!all_ok) {
+        return wl_mgi_failed(w, "the shuffle kernel or channel failed");
+    }
+
+    t->send_off[0] = 0;
+    for (d = 0; d < w->G; ++d) {
+        t->send_off[d + 1] = t->send_off[d] + res->sent[d];
+    }
+    memset(t->recv_off, 0, sizeof(t->recv_off));
+    t->recv_off[w->G] = res->received;
+    t->by_source      = 0;
+    times->transfer_ms += t3 - t0;
+    m->create_ms += t1 - t0;
+    m->kernel_ms += t2 - t1;
+    m->delete_ms += t3 - t2;
+    ++m->shuffles;
+    return 0;
+}
+
 /* ------------------------------------------------------ variant table */
 
 /*
@@ -753,13 +1358,13 @@ static int wl_ucx_transfer(wl_rank_t *w, wl_table_t *t)
  *             transfer moves the groups and fills t->recv grouped by
  *             source (t->recv_off), so the answer is checked per source.
  *   shuffle   the MGI hook: partition and transfer as one pipelined step
- *             (user kernels call mgi_dev_send on a channel whose partition
- *             key is the tuple's key; the destination drains mgi_dev_recv
- *             into t->recv).  It fills t->send_off (tuples sent to each
- *             destination) and sets t->recv_off[0] = 0, t->recv_off[G] =
- *             tuples received, t->by_source = 0: arrival order mixes
- *             sources, so the answer is checked as this destination's
- *             total.  It adds its own phases' times into *times (called
+ *             (wl_mgi_shuffle: a kernel calls mgi_dev_send_block on a
+ *             channel whose partition key is the tuple's key and drains
+ *             mgi_dev_recv_block into t->recv).  It fills t->send_off
+ *             (tuples sent to each destination) and sets t->recv_off[0] =
+ *             0, t->recv_off[G] = tuples received, t->by_source = 0:
+ *             arrival order mixes sources, so the answer is checked as
+ *             this destination's total.  It adds its own phases' times into *times (called
  *             twice for a join; partition_ms may stay 0 where the phases
  *             overlap).
  *
@@ -775,16 +1380,12 @@ typedef struct wl_variant {
 } wl_variant_t;
 
 static const wl_variant_t mgi_wl_variants[] = {
-    /* The MGI-channel variant plugs in here (init: mgi_context_create,
-     * endpoints on this GPU, mgi_ch_create with the tuple schema and the
-     * key as partition key; shuffle: as above; fini: mgi_ch_delete ...).
-     * It needs channels with GPU endpoints (src/ucp_ext), which do not
-     * exist yet, so it has no implementation here. */
-    {"mgi", NULL, NULL, NULL, NULL,
-     "MGI channels have no GPU endpoints yet (src/ucp_ext)"},
     {"nccl", wl_nccl_init, wl_nccl_fini, wl_nccl_transfer, NULL, NULL},
     {"ucx", wl_ucx_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
     {"ucx_mgi", wl_ucx_mgi_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
+    /* last: a failed MGI shuffle ends the run (its channel is in no state
+     * to go on), and the baselines are measured by then */
+    {"mgi", wl_mgi_init, wl_mgi_fini, NULL, wl_mgi_shuffle, NULL},
 };
 
 static int wl_variant_selected(const wl_opts_t *o, const char *name)
@@ -913,19 +1514,6 @@ static void wl_verify_acc(wl_rank_t *w, const char *what,
                 "expected %llu, sum %016llx\n", w->me, what, acc[1], acc[0],
                 (unsigned long long)want_n, (unsigned long long)want_sum);
         *ok = 0;
-    }
-}
-
-/* -------------------------------------------------------------- report */
-
-static mgi_wl_report_t wl_report;     /* filled on rank 0 */
-
-/* JSON after every variant, so a later failure keeps what was measured */
-static void wl_save(wl_rank_t *w)
-{
-    if ((w->me == 0) && (w->opts->json != NULL)) {
-        wl_report.nccl_version = (w->nccl.lib != NULL) ? w->nccl.version : 0;
-        mgi_wl_report_json(&wl_report, w->opts->json);
     }
 }
 
@@ -1453,5 +2041,10 @@ int main(int argc, char **argv)
     }
     /* multicast stays off on shared GPU hosts */
     setenv("NCCL_NVLS_ENABLE", "0", 1);
+    if (wl_variant_selected(&o, "mgi")) {
+        /* MGI's sorter is a persistent kernel: a kernel loaded lazily while
+         * it runs may wait for it forever (ranks inherit this) */
+        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    }
     return mgi_wl_boot_run(o.gpus, wl_rank_main, &o);
 }
