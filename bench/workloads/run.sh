@@ -17,10 +17,14 @@
 #   MGI_WL_ITERS     measured iterations per variant (default 5)
 #   MGI_WL_THETAS    Zipf sweep (default "0 0.5 1.0 1.5")
 #   MGI_WL_ZIPF_OPS  ops of the sweep (default "exchange groupby join")
-#   MGI_WL_VARIANTS  default all (nccl, ucx, ucx_mgi, single; mgi is
-#                    reported absent until MGI channels have GPU endpoints)
+#   MGI_WL_VARIANTS  default all (nccl, ucx, ucx_mgi, mgi, single)
 #   MGI_WL_UCX_TLS   transports of the ucx variant
 #                    (default sm,self,cuda_copy,cuda_ipc)
+#   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
+#                    program's default: sm,self,cuda_copy,cuda_mgi)
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 16);
+#                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
+#                    MGI_TIMEOUT_MS, ...) pass through
 #   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run
 #   MGI_WL_TIMEOUT   seconds one run may take (default 300)
 #   MGI_WL_PHASES    which parts, default "gencheck smoke ops patterns zipf";
@@ -82,6 +86,11 @@ export MGI_NCCL_LIB=${MGI_NCCL_LIB:-}
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 export UCX_TLS=${MGI_WL_UCX_TLS:-sm,self,cuda_copy,cuda_ipc}
 export UCX_WARN_UNUSED_ENV_VARS=n
+# the mgi variant: its context takes MGI_WL_MGI_TLS (cuda_mgi moves the
+# segments GPU to GPU), and its sorter is a persistent kernel, so every
+# kernel loads up front (mgi_workloads sets this too when mgi runs)
+export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
+export CUDA_MODULE_LOADING=EAGER
 # the CPU reference runs in every rank: share the cores
 ncpu=$(nproc 2>/dev/null || echo 2)
 threads=$(( ncpu / gpus > 0 ? ncpu / gpus : 1 ))
@@ -93,7 +102,8 @@ failed=0
     echo "# $(date -u) $(hostname)"
     echo "# bin $bin"
     echo "# MGI_NCCL_LIB=$MGI_NCCL_LIB UCX_TLS=$UCX_TLS" \
-         "OMP_NUM_THREADS=$OMP_NUM_THREADS"
+         "MGI_WL_MGI_TLS=$MGI_WL_MGI_TLS OMP_NUM_THREADS=$OMP_NUM_THREADS"
+    env | grep '^MGI_' | sort | sed 's/^/# /'    # libmgi's tunables too
     nvidia-smi -L
     nvidia-smi topo -m 2>&1 | head -20
 } > "$out/machine.txt" 2>&1
@@ -157,7 +167,12 @@ if grep -q 'verify=FAILED' "$out/summary.txt"; then
     failed=1
 fi
 
-# ratios against nccl and ucx (GB/s: higher is better; ms: x = base/this)
+# ratios against nccl and ucx (GB/s: higher is better; ms: x = base/this);
+# none when only the smoke runs were asked for (they are not plotted)
+if ! ls "$out"/*.json >/dev/null 2>&1; then
+    echo "== results in $out (smoke runs only: no charts)"
+    exit $failed
+fi
 python3 "$here/plot.py" --table "$out" | tee "$out/ratios.txt" ||
     /opt/torch/.venv/bin/python "$here/plot.py" --table "$out" \
         > "$out/ratios.txt"
