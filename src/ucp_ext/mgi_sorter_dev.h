@@ -93,6 +93,7 @@ static inline void mgi_emu_min(int *p, int v)
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
+#define MGI_GPU_WHOLE_BATCH     8      /* lane segments moved in one pass */
 
 /* ---------------------------------------------------- device structures */
 
@@ -196,6 +197,7 @@ typedef struct mgi_gpu_pass {
     unsigned long long sorted, dispatched;   /* tuples walked */
     unsigned long long whole_segs;           /* lane segments moved whole */
     unsigned long long run_msgs;             /* placed by mgi_gpu_walk_run */
+    mgi_seg_hdr_t *wseg[MGI_GPU_WHOLE_BATCH]; /* mgi_gpu_ring_whole */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -918,53 +920,73 @@ MGI_SDEV void mgi_gpu_touch(mgi_gpu_pass_t *p)
     }
 }
 
-/* Block, receive side: a lane segment whose messages are all of one
- * channel and for this endpoint goes to a final ring whole: one
- * reservation of a full segment, a 16-byte copy per thread, no walk.
+/* Block, receive side: lane segments whose messages are all of one
+ * channel and for this endpoint go to final rings whole: a reservation of
+ * a full segment each, 16-byte copies by every thread, no walk. Up to
+ * MGI_GPU_WHOLE_BATCH ready segments in one pass, so that one block keeps
+ * many loads in flight and the barriers are paid once per batch.
  * Returns 1 when moved, 0 when the segment must be walked, -1 when the
  * final ring is full. */
 MGI_SDEV int mgi_gpu_ring_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                 mgi_ring_t *ring)
 {
     const unsigned tid = MGI_TID, nth = MGI_NTH;
-    const uint32_t cap = mgi_ring_cap(ring);
+    const uint32_t cap = mgi_ring_cap(ring), lines = cap / 16;
+    mgi_seg_hdr_t *seg;
     mgi_gpu_dch_t *ch;
     mgi_ring_t *fr;
-    uint32_t flag, key, i;
+    uint32_t flag, key, i, k, n;
 
     if (tid == 0) {
         p->whole = 0;
-        flag     = mgi_ld_acq32(&p->seg->reserved);
-        key      = flag - 1;
-        ch       = ((p->start == 0) && (flag != 0) &&
-                    (flag != MGI_SEG_MIXED) && ((key >> 16) == d->id)) ?
+        for (k = 0; (p->start == 0) && (k < MGI_GPU_WHOLE_BATCH); ++k) {
+            seg = (k == 0) ? p->seg : mgi_ring_peek(ring, k);
+            if (seg == NULL) {
+                break;
+            }
+            flag = mgi_ld_acq32(&seg->reserved);
+            key  = flag - 1;
+            ch   = ((flag != 0) && (flag != MGI_SEG_MIXED) &&
+                    ((key >> 16) == d->id)) ?
                    mgi_gpu_ch(d, (uint16_t)key) : NULL;
-        if ((ch != NULL) && (ch->nfinal > 0) &&
-            (ch->self_dst != MGI_GPU_NO_DST)) {
+            if ((ch == NULL) || (ch->nfinal == 0) ||
+                (ch->self_dst == MGI_GPU_NO_DST)) {
+                break;
+            }
             fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
-            p->tgt_ring[0] = fr;
             /* a full segment's worth fits only a fresh segment, at 0 */
-            p->whole = (mgi_ring_append_reserve(fr, cap, &p->tgt_seg[0],
-                                                &p->tgt_off[0],
-                                                &p->tgt_pos[0]) ==
-                        MGI_RING_OK) ? 1 : -1;
+            if (mgi_ring_append_reserve(fr, cap, &p->tgt_seg[k],
+                                        &p->tgt_off[k], &p->tgt_pos[k]) !=
+                MGI_RING_OK) {
+                if (k == 0) {
+                    p->whole = -1;
+                }
+                break;
+            }
+            p->tgt_ring[k] = fr;
+            p->wseg[k]     = seg;
+            p->whole       = (int)k + 1;
         }
     }
     MGI_SYNC();
     if (p->whole <= 0) {
         return p->whole;
     }
-    for (i = tid; i < cap / 16; i += nth) {
-        MGI_LDCG16(mgi_seg_payload(p->tgt_seg[0]) + 16 * i,
-                   mgi_seg_payload(p->seg) + 16 * i);
+    n = (uint32_t)p->whole;
+    for (i = tid; i < n * lines; i += nth) {
+        k = i / lines;
+        MGI_LDCG16(mgi_seg_payload(p->tgt_seg[k]) + 16 * (i - k * lines),
+                   mgi_seg_payload(p->wseg[k]) + 16 * (i - k * lines));
     }
     MGI_FENCE();
     MGI_SYNC();
     if (tid == 0) {
-        mgi_ring_append_commit(p->tgt_ring[0], p->tgt_seg[0], p->tgt_off[0],
-                               cap, p->tgt_pos[0]);
-        mgi_ring_release(ring, 1);
-        p->whole_segs++;
+        for (k = 0; k < n; ++k) {
+            mgi_ring_append_commit(p->tgt_ring[k], p->tgt_seg[k],
+                                   p->tgt_off[k], cap, p->tgt_pos[k]);
+        }
+        mgi_ring_release(ring, n);
+        p->whole_segs += n;
     }
     return 1;
 }
