@@ -22,10 +22,10 @@ repeat=${2:-3}
 port=${MGI_PERF_PORT:-13337}
 export UCX_WARN_UNUSED_ENV_VARS=n
 
-iters_for() {  # about 2 GiB of traffic per run, between 20 and 20000 iterations
-    local n=$(( 2147483648 / $1 ))
+iters_for() {  # about 8 GiB of traffic per run, between 20 and 50000 iterations
+    local n=$(( 8589934592 / $1 ))
     [ $n -lt 20 ] && n=20
-    [ $n -gt 20000 ] && n=20000
+    [ $n -gt 50000 ] && n=50000
     echo $n
 }
 
