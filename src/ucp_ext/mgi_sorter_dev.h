@@ -40,11 +40,11 @@
 #  define MGI_ATOMIC_ADD(_p, _v) atomicAdd((_p), (_v))
 #  define MGI_ATOMIC_CAS(_p, _e, _v) atomicCAS((_p), (_e), (_v))
 #  define MGI_ATOMIC_EXCH(_p, _v) atomicExch((_p), (_v))
-/* L2 only: a ring slot held another generation before */
-#  define MGI_LDCG16(_dst, _src) \
-    (*(uint4*)(_dst) = __ldcg((const uint4*)(_src)))
 #  define MGI_ATOMIC_MIN(_p, _v) atomicMin((_p), (_v))
 #  define MGI_WARP             32u
+typedef uint4 mgi_v16_t;
+/* L2 only: a ring slot held another generation before */
+#  define MGI_LD16(_src)       __ldcg((const uint4*)(_src))
 #else
 /* host emulation: a block is mgi_emu_nth host threads (thread-local
  * mgi_emu_tid) meeting at mgi_emu_sync(); the test sets them up */
@@ -77,7 +77,6 @@ static inline uint32_t mgi_emu_cas(uint32_t *p, uint32_t e, uint32_t v)
 #  define MGI_ATOMIC_CAS(_p, _e, _v) mgi_emu_cas((_p), (_e), (_v))
 #  define MGI_ATOMIC_EXCH(_p, _v) \
     __atomic_exchange_n((_p), (_v), __ATOMIC_ACQ_REL)
-#  define MGI_LDCG16(_dst, _src) memcpy((_dst), (_src), 16)
 static inline void mgi_emu_min(int *p, int v)
 {
     int old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -89,7 +88,23 @@ static inline void mgi_emu_min(int *p, int v)
 }
 #  define MGI_ATOMIC_MIN(_p, _v) mgi_emu_min((_p), (_v))
 #  define MGI_WARP             1u   /* an emulated thread is its own warp */
+typedef struct {
+    uint64_t lo, hi;
+} mgi_v16_t;
+static inline mgi_v16_t mgi_emu_ld16(const void *p)
+{
+    mgi_v16_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+#  define MGI_LD16(_src)       mgi_emu_ld16(_src)
 #endif
+#define MGI_ST16(_dst, _v)     (*(mgi_v16_t*)(_dst) = (_v))
+
+/* Loads each thread keeps in flight in the block copies: one block moves
+ * data at (bytes in flight / memory latency), so 16 bytes per thread at a
+ * time would cap a 256-thread block near 4 GB/s. */
+#define MGI_GPU_COPY_ILP        8
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
@@ -166,6 +181,37 @@ typedef struct mgi_gpu_dep {
 
 /* ------------------------------------------------------- device: helpers */
 
+/* Block: copy n 16-byte lines, line i from src(i) to dst(i), with
+ * MGI_GPU_COPY_ILP loads in flight per thread. */
+template <typename S, typename D>
+MGI_SDEV_INLINE void mgi_gpu_copy_lines(uint32_t n, S src, D dst)
+{
+    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    mgi_v16_t v[MGI_GPU_COPY_ILP];
+    uint32_t base, i, u;
+
+    for (base = tid; base < n; base += nth * MGI_GPU_COPY_ILP) {
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+        for (u = 0; u < MGI_GPU_COPY_ILP; ++u) {
+            i = base + u * nth;
+            if (i < n) {
+                v[u] = MGI_LD16(src(i));
+            }
+        }
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+        for (u = 0; u < MGI_GPU_COPY_ILP; ++u) {
+            i = base + u * nth;
+            if (i < n) {
+                MGI_ST16(dst(i), v[u]);
+            }
+        }
+    }
+}
+
 template <typename T>
 MGI_SDEV_INLINE T mgi_vld(const T *p)
 {
@@ -201,6 +247,8 @@ typedef struct mgi_gpu_pass {
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
+    uint32_t      unif_words;   /* words of every message of the pass, 0:
+                                 * sizes differ (mgi_gpu_walk) */
     uint16_t      run_ch;
     uint32_t      dtab[MGI_GPU_DTAB];       /* dst + 1 of a slot, 0: free */
     uint8_t       dtgt[MGI_GPU_DTAB];       /* target of a slot */
@@ -318,10 +366,11 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     mgi_ring_t *dc_ring[MGI_GPU_DST_CACHE];
     int t;
 
-    p->nemit    = 0;
-    p->ntgt     = 0;
-    p->at_end   = 0;
-    p->stop_eof = 0;
+    p->nemit      = 0;
+    p->ntgt       = 0;
+    p->at_end     = 0;
+    p->stop_eof   = 0;
+    p->unif_words = 0;
     ch          = NULL;
     for (k = 0; k < MGI_GPU_DST_CACHE; ++k) {
         dc_dst[k] = MGI_GPU_NO_DST;
@@ -632,6 +681,7 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     /* 4. what mgi_gpu_walk leaves: totals, groups, the end */
     if (tid == 0) {
         p->nemit        = n;
+        p->unif_words   = msz / 8;
         p->run_msgs    += n;
         p->tgt_first[0] = 0;
         p->tgt_word0[0] = 0;
@@ -753,6 +803,10 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
             lw = w - p->tgt_word0[t];
             lo = p->tgt_first[t];
             hi = p->tgt_first[t + 1];
+            if (p->unif_words > 0) {          /* a run: one size */
+                lo += lw / p->unif_words;
+                hi  = lo + 1;
+            }
             while (hi - lo > 1) {             /* its message */
                 mid = (lo + hi) / 2;
                 if (e->dst_off[e->order[mid]] / 8 <= lw) {
@@ -973,11 +1027,15 @@ MGI_SDEV int mgi_gpu_ring_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         return p->whole;
     }
     n = (uint32_t)p->whole;
-    for (i = tid; i < n * lines; i += nth) {
-        k = i / lines;
-        MGI_LDCG16(mgi_seg_payload(p->tgt_seg[k]) + 16 * (i - k * lines),
-                   mgi_seg_payload(p->wseg[k]) + 16 * (i - k * lines));
-    }
+    mgi_gpu_copy_lines(n * lines,
+        [&](uint32_t i) -> const char* {
+            uint32_t k = i / lines;
+            return mgi_seg_payload(p->wseg[k]) + 16 * (i - k * lines);
+        },
+        [&](uint32_t i) -> char* {
+            uint32_t k = i / lines;
+            return mgi_seg_payload(p->tgt_seg[k]) + 16 * (i - k * lines);
+        });
     MGI_FENCE();
     MGI_SYNC();
     if (tid == 0) {
@@ -1025,11 +1083,11 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         cap = mgi_ring_cap(ring);           /* a multiple of 16 */
         a16 = p->start & ~15u;
         n   = (cap - a16) / 16;
-        for (i = tid; i < n; i += nth) {      /* coalesced 16-byte loads */
-            /* L2 only: this slot held another generation before */
-            MGI_LDCG16(sseg + a16 + 16 * i,
-                       mgi_seg_payload(p->seg) + a16 + 16 * i);
-        }
+        mgi_gpu_copy_lines(n,                 /* coalesced 16-byte loads */
+            [&](uint32_t i) -> const char* {
+                return mgi_seg_payload(p->seg) + a16 + 16 * i;
+            },
+            [&](uint32_t i) -> char* { return sseg + a16 + 16 * i; });
         MGI_SYNC();
         if (!mgi_gpu_walk_run(d, p, e, sseg, cap, recv_side) &&
             (tid == 0)) {

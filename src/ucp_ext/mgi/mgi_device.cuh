@@ -28,6 +28,7 @@
 
 #define MGI_DEV_DST_AUTO  (-1)
 #define MGI_DEV_EOF       (-1000)   /* == MGI_EOF of mgi.h */
+#define MGI_DEV_RECV_ILP  8         /* loads per thread in flight */
 
 
 __device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
@@ -400,14 +401,34 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
             n = s_bad; /* >= 1: the first header was read above */
             if (((s_len % 8) == 0) &&
                 ((((uintptr_t)buf + s_done) % 8) == 0)) {
+                /* MGI_DEV_RECV_ILP loads in flight per thread: a block
+                 * copies at (bytes in flight / memory latency) */
+                uint64_t v[MGI_DEV_RECV_ILP];
+                uint64_t *out = (uint64_t*)((char*)buf + s_done);
+                unsigned u, base;
+
                 words = s_len / 8;
-                for (w = threadIdx.x; w < n * words; w += blockDim.x) {
-                    t = w / words;
-                    k = w - t * words;
-                    ((uint64_t*)((char*)buf + s_done))[w] =
-                        *(const uint64_t*)(mgi_seg_payload(s_seg) + s_off +
+                for (base = threadIdx.x; base < n * words;
+                     base += blockDim.x * MGI_DEV_RECV_ILP) {
+#pragma unroll
+                    for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+                        w = base + u * blockDim.x;
+                        if (w < n * words) {
+                            t    = w / words;
+                            k    = w - t * words;
+                            v[u] = __ldcg((const unsigned long long*)
+                                          (mgi_seg_payload(s_seg) + s_off +
                                            t * s_msz + MGI_MSG_HDR_SIZE +
-                                           8 * k);
+                                           8 * k));
+                        }
+                    }
+#pragma unroll
+                    for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+                        w = base + u * blockDim.x;
+                        if (w < n * words) {
+                            out[w] = v[u];
+                        }
+                    }
                 }
             } else {
                 for (w = threadIdx.x; w < n * s_len; w += blockDim.x) {
