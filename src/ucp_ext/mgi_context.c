@@ -416,6 +416,8 @@ void mgi_context_destroy(mgi_context_h ctx)
             mgi_ep_destroy(ctx->eps[i]);
         }
     }
+    /* after the sorter kernels: its pinned memory is freed here */
+    mgi_mover_cuda_fini(ctx);
     ucp_worker_destroy(ctx->worker);
     ucp_cleanup(ctx->ucp);
     mgi_bootstrap_fini(&ctx->bs);

@@ -60,15 +60,29 @@ typedef struct mgi_peer_ep {
 } mgi_peer_ep_t;
 
 /* Our lane in a next hop's receive ring: the mover is its only producer,
- * shared by the routes of all local endpoints to that next hop. */
+ * shared by the routes of all local endpoints to that next hop. Slots are
+ * issued (put or copy started), then done (data complete at the next hop),
+ * then published (RTail written and complete there): done <= issued and
+ * RTail never covers data that is not done. */
 typedef struct mgi_lane {
     mgi_ep_id_t   next_hop;
-    uint32_t      tail;         /* our producer index in the remote lane */
+    int           listed;       /* mover: in its lane list */
+    int           local;        /* next hop in this process: no UCP */
+    int           local_gpu;    /* local, receive ring in GPU memory */
+    int           local_dev;    /* local: its device, or MGI_EP_HOST */
+    mgi_ring_t    *local_ring;  /* local: our lane there, a pointer here */
+    uint32_t      issued;       /* slots written or being written */
+    uint32_t      done;         /* slots whose data is complete there */
+    uint32_t      tail;         /* published RTail */
     uint32_t      head;         /* last fetched remote RHead (credits) */
-    uint32_t      round;        /* slots taken in the current mover round */
-    int           refresh;      /* credit read queued in this round */
-    uint32_t      head_buf;     /* landing buffer of the credit get */
+    int           tail_busy;    /* a put of tail_buf is in flight */
     uint32_t      tail_buf;     /* source buffer of the tail put */
+    uint32_t      head_buf;     /* landing buffer of the credit get */
+    int           credit_busy;  /* a credit read is in flight */
+    void          *credit_req;  /* its UCP request (NULL: a CUDA read) */
+    uint64_t      credit_deadline;
+    unsigned      mark;         /* mover: its data mark in the open flush */
+    uint64_t      mark_seq;     /* mover: flush that `mark` belongs to */
     uint64_t      stalls;       /* rounds without credit */
 } mgi_lane_t;
 
@@ -79,7 +93,9 @@ typedef struct mgi_route {
     mgi_ring_t    *ring;        /* sort ring (GPU endpoint: device memory) */
     mgi_ring_mirror_t *mirror;  /* NULL: the mover reads the ring itself;
                                    else its control words (mgi_ring.h) */
-    uint32_t      cons;         /* mirror mode: segments the mover released */
+    uint32_t      cons;         /* segments the mover released */
+    uint32_t      sent;         /* segments the mover put (cons..sent are in
+                                   flight) */
     unsigned      slot;         /* index in the endpoint's route_list */
     mgi_lane_t    *lane;
     uint64_t      moved_segs;
@@ -186,6 +202,8 @@ struct mgi_context {
     ucs_status_t     mover_status;
     volatile int     mover_device;     /* CUDA device the mover binds, or
                                           MGI_EP_HOST */
+    void             *mover_cuda;      /* the mover's CUDA streams for
+                                          copies inside this process */
 };
 
 /* context helpers */
@@ -235,6 +253,7 @@ void         mgi_gpu_bind_thread(int device);
 ucs_status_t mgi_mover_start(mgi_context_t *ctx);
 void         mgi_mover_stop(mgi_context_t *ctx);
 void         mgi_mover_quiesce(mgi_context_t *ctx);
+void         mgi_mover_cuda_fini(mgi_context_t *ctx);
 
 /* channels */
 mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id);

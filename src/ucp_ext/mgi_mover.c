@@ -1,22 +1,40 @@
 /**
  * MGI mover: a host thread that moves full segments of the sort rings to
- * the next hop's receive ring with UCP RMA (paper §5.4, stage (4)/(5)).
+ * the next hop's receive ring (paper §5.4, stage (4)/(5)).
  *
  * Our lane in a next hop's receive ring is lane number `rank`; the mover
  * is its only producer, shared by the sort rings (routes) of every local
- * endpoint towards that next hop. In each round:
- *   1. ucp_put_nbx of full sort segments into free lane slots;
- *   2. flush (remote completion), then put the lanes' new RTail;
- *   3. flush again, then release the sort segments (the sorter's flush
- *      bookkeeping reads that as "delivered").
+ * endpoint towards that next hop. The mover works in flushes ("epochs"),
+ * up to MGI_MOVER_EPOCHS of them in flight, so that the next batch is on
+ * the wire while the previous one completes. In each round:
+ *   1. completed flushes, oldest first: release their sort segments (their
+ *      data is complete at the next hop; the sorter's flush bookkeeping
+ *      reads that as "delivered") and advance the lanes' `done`;
+ *   2. credit reads (RHead of a lane) that completed update the credits;
+ *      never waited for;
+ *   3. publish RTail of lanes whose data is done: one tail put per lane in
+ *      flight, so tails never land out of order;
+ *   4. up to `mover_batch` segments, the fullest sort rings first: one
+ *      ucp_put_nbx per run of segments contiguous in both the sort ring and
+ *      the lane (a run ends at a wrap of either ring);
+ *   5. ucp_ep_flush_nbx of each process this round put to (not waited
+ *      for; a worker flush over emulated RMA would wait for a moment with
+ *      no RMA of the worker outstanding, which a busy mover never gives).
+ *
+ * Next hops in this process (ctx->rank) are not reached through UCP: its
+ * `self` transport would memcpy GPU memory on the host. Segments are
+ * copied with cudaMemcpyAsync on the mover's own stream when either side
+ * is GPU memory (a peer copy between two GPUs), with memcpy when both are
+ * host memory; the RTail of a lane in GPU memory follows its data on the
+ * same stream, credits are read with a copy on a second stream (GPU) or a
+ * load (host). A flush's copies are complete when its event is.
+ *
  * Sort rings of GPU endpoints live in GPU memory: the mover never touches
  * their control words there. It reads `ready` and writes `released` of the
  * ring's mirror (mgi_ring_mirror_t, pinned host memory mapped into the
  * GPU), which the sorter kernel publishes and applies; ucp_put_nbx reads
  * the segments in place, so UCX's CUDA transports (cuda_mgi) carry them
  * GPU to GPU. CPU endpoints use the same path with MGI_SORT_MIRROR=1.
- * Credits are a lane's free slots: the RTail we published minus the RHead
- * we last read; a lane without credit is re-read with ucp_get_nbx.
  * Dynamic buffer selection: in every round the routes are served by
  * occupancy of their sort rings, fullest first, within a budget of
  * `mover_batch` segments, so skewed (popular) destinations get served
@@ -24,9 +42,26 @@
  */
 #include "mgi_int.h"
 
+#include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Flushes in flight: with two, the next batch is issued while the last
+ * completes; four ride out an uneven flush. The ring depths bound the data
+ * in flight, not this. */
+#define MGI_MOVER_EPOCHS    4
+#define MGI_MOVER_MAX_DEVS  64
+
+#define MGI_MOVER_CUDA(_ctx, _call, _fmt, ...) \
+    ({ \
+        cudaError_t _e = (_call); \
+        if (_e != cudaSuccess) { \
+            ucs_error("mgi context %p mover: " _fmt ": %s failed: %s", \
+                      (_ctx), ##__VA_ARGS__, #_call, cudaGetErrorString(_e)); \
+        } \
+        (_e == cudaSuccess) ? UCS_OK : UCS_ERR_IO_ERROR; \
+    })
 
 typedef struct mgi_mover_cand {
     mgi_route_t *route;
@@ -34,111 +69,565 @@ typedef struct mgi_mover_cand {
     uint32_t    ready;
 } mgi_mover_cand_t;
 
+/* Sort segments of a route that a flush carries. */
+typedef struct mgi_mover_rel {
+    mgi_route_t *route;
+    uint32_t    n;
+} mgi_mover_rel_t;
+
+/* What a flush tells a lane when it completes. */
+typedef struct mgi_mover_mark {
+    mgi_lane_t  *lane;
+    uint32_t    value;
+    int         tail;       /* 0: data done up to value; 1: RTail = value */
+} mgi_mover_mark_t;
+
+typedef struct mgi_mover_epoch {
+    void             **reqs;    /* puts and flushes not complete yet */
+    unsigned         nreqs, reqs_cap;
+    int              *ranks;    /* processes put to: flushed each */
+    unsigned         nranks, ranks_cap;
+    mgi_mover_rel_t  *rel;
+    unsigned         nrel, rel_cap;
+    mgi_mover_mark_t *marks;
+    unsigned         nmarks, marks_cap;
+    int              cuda;      /* CUDA copies issued: event recorded */
+    uint32_t         segs;
+    uint64_t         deadline;
+} mgi_mover_epoch_t;
+
+/* Pinned words the CUDA copies of control words read and write. */
+typedef struct mgi_mover_words {
+    uint32_t head[MGI_MAX_LOCAL_EPS];
+    uint32_t tail[MGI_MOVER_EPOCHS][MGI_MAX_LOCAL_EPS];
+} mgi_mover_words_t;
+
+/* CUDA state of a context's mover (ctx->mover_cuda): created by the mover
+ * the first time a local next hop or source is GPU memory, kept until the
+ * context goes (freeing pinned memory beside a running sorter kernel is
+ * what mgi_sorter.cu avoids). */
+typedef struct mgi_mover_cuda {
+    int               device;
+    cudaStream_t      stream;         /* segments, then RTail */
+    cudaStream_t      credit_stream;  /* RHead reads */
+    cudaEvent_t       done[MGI_MOVER_EPOCHS];
+    cudaEvent_t       credit_done;
+    mgi_mover_words_t *words;
+    uint64_t          peer_tried[MGI_MOVER_MAX_DEVS];
+} mgi_mover_cuda_t;
+
 typedef struct mgi_mover {
-    mgi_context_t    *ctx;
-    mgi_mover_cand_t *cand;
-    unsigned         ncand_max;
-    mgi_lane_t       **refresh;
-    mgi_lane_t       **lanes;         /* lanes written in this round */
-    void             **reqs;
-    unsigned         rr;               /* round-robin tie breaker */
-    uint64_t         moved_segs, last_moved, last_log_ns, credit_stalls;
+    mgi_context_t     *ctx;
+    mgi_mover_cand_t  *cand;
+    unsigned          ncand_max;
+    mgi_lane_t        **lanes;        /* every lane of a route seen */
+    unsigned          nlanes;
+    mgi_lane_t        **refresh;      /* credit reads in flight */
+    unsigned          nrefresh;
+    int               credit_cuda;    /* 0, 1: reads queued, 2: recorded */
+    mgi_mover_epoch_t epochs[MGI_MOVER_EPOCHS];
+    unsigned          first, nepochs; /* flushes in flight, oldest first */
+    uint64_t          seq;            /* of the open flush */
+    uint64_t          *rank_seq;      /* [size]: flush that put to a rank */
+    size_t            lane_bytes;
+    unsigned          rr;             /* round-robin tie breaker */
+    uint64_t          moved_segs, last_moved, last_log_ns, credit_stalls;
 } mgi_mover_t;
 
-/* mtype: of the local buffer, said explicitly (UCP's detection would
- * need the CUDA allocation hooks to have seen cudaMalloc). */
-static ucs_status_t mgi_mover_put(mgi_context_t *ctx, mgi_ep_id_t hop,
-                                  void *buf, size_t len, uint64_t raddr,
-                                  ucs_memory_type_t mtype, void **req_p)
+static int mgi_mover_grow(void *arr_p, unsigned *cap, unsigned n,
+                          size_t elem)
 {
-    mgi_peer_ep_t *peer = &ctx->peer_eps[hop];
-    ucp_request_param_t param;
-    ucs_status_ptr_t req;
+    void **arr = (void**)arr_p;
+    unsigned ncap;
+    void *p;
 
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-    param.memory_type  = mtype;
-    req = ucp_put_nbx(ctx->peers[peer->rank], buf, len, raddr, peer->rkey,
-                      &param);
-    if (UCS_PTR_IS_ERR(req)) {
-        ucs_error("mgi context %p mover: put of %zu bytes to endpoint %u "
-                  "failed: %s", ctx, len, hop,
-                  ucs_status_string(UCS_PTR_STATUS(req)));
-        return UCS_PTR_STATUS(req);
+    if (n < *cap) {
+        return 0;
     }
-    *req_p = req;
+    ncap = (*cap * 2) + 16;
+    p    = realloc(*arr, (size_t)ncap * elem);
+    if (p == NULL) {
+        return -1;
+    }
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+static inline int mgi_mover_ahead(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
+static inline mgi_mover_epoch_t *mgi_mover_open(mgi_mover_t *m)
+{
+    return &m->epochs[(m->first + m->nepochs) % MGI_MOVER_EPOCHS];
+}
+
+static inline unsigned mgi_mover_slot(mgi_mover_t *m, mgi_mover_epoch_t *e)
+{
+    return (unsigned)(e - m->epochs);
+}
+
+static ucs_status_t mgi_mover_add_req(mgi_mover_t *m, mgi_mover_epoch_t *e,
+                                      ucs_status_ptr_t req)
+{
+    if (req == NULL) {
+        return UCS_OK;
+    }
+    if (mgi_mover_grow(&e->reqs, &e->reqs_cap, e->nreqs, sizeof(void*))) {
+        /* nobody would free it otherwise */
+        mgi_ucp_wait(m->ctx, req, "mover request", m->ctx);
+        return UCS_ERR_NO_MEMORY;
+    }
+    e->reqs[e->nreqs++] = req;
     return UCS_OK;
 }
 
-static ucs_status_t mgi_mover_wait_all(mgi_mover_t *m, unsigned nreqs)
+/* A put to `rank` in the open flush: that endpoint gets flushed. */
+static ucs_status_t mgi_mover_add_rank(mgi_mover_t *m, mgi_mover_epoch_t *e,
+                                      int rank)
 {
-    ucs_status_t status = UCS_OK, st;
+    if (m->rank_seq[rank] == m->seq) {
+        return UCS_OK;
+    }
+    if (mgi_mover_grow(&e->ranks, &e->ranks_cap, e->nranks,
+                       sizeof(*e->ranks))) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    e->ranks[e->nranks++] = rank;
+    m->rank_seq[rank]     = m->seq;
+    return UCS_OK;
+}
+
+static ucs_status_t mgi_mover_add_mark(mgi_mover_epoch_t *e,
+                                       mgi_lane_t *lane, uint32_t value,
+                                       int tail)
+{
+    if (mgi_mover_grow(&e->marks, &e->marks_cap, e->nmarks,
+                       sizeof(*e->marks))) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    e->marks[e->nmarks].lane  = lane;
+    e->marks[e->nmarks].value = value;
+    e->marks[e->nmarks].tail  = tail;
+    ++e->nmarks;
+    return UCS_OK;
+}
+
+/* ------------------------------------------------------------------ CUDA */
+
+static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
+                                       mgi_mover_cuda_t **cu_p)
+{
+    mgi_context_t *ctx = m->ctx;
+    mgi_mover_cuda_t *cu = ctx->mover_cuda;
+    ucs_status_t status;
     unsigned i;
 
-    for (i = 0; i < nreqs; ++i) {
-        st = mgi_ucp_wait(m->ctx, m->reqs[i], "mover request", m->ctx);
-        if (st != UCS_OK) {
-            status = st;
+    if (cu != NULL) {
+        *cu_p = cu;
+        return UCS_OK;
+    }
+    if (ctx->mover_device == MGI_EP_HOST) {
+        ucs_error("mgi context %p mover: a copy of GPU memory without a GPU "
+                  "endpoint", ctx);
+        return UCS_ERR_NO_DEVICE;
+    }
+    cu = calloc(1, sizeof(*cu));
+    if (cu == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    cu->device = ctx->mover_device;
+    status = MGI_MOVER_CUDA(ctx, cudaSetDevice(cu->device), "device %d",
+                            cu->device);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    status = MGI_MOVER_CUDA(ctx, cudaStreamCreateWithFlags(&cu->stream,
+                                 cudaStreamNonBlocking), "device %d",
+                            cu->device);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+    status = MGI_MOVER_CUDA(ctx, cudaStreamCreateWithFlags(
+                                 &cu->credit_stream, cudaStreamNonBlocking),
+                            "device %d", cu->device);
+    if (status != UCS_OK) {
+        goto err_stream;
+    }
+    for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
+        status = MGI_MOVER_CUDA(ctx, cudaEventCreateWithFlags(&cu->done[i],
+                                     cudaEventDisableTiming), "device %d",
+                                cu->device);
+        if (status != UCS_OK) {
+            goto err_events;
         }
     }
+    status = MGI_MOVER_CUDA(ctx, cudaEventCreateWithFlags(&cu->credit_done,
+                                 cudaEventDisableTiming), "device %d",
+                            cu->device);
+    if (status != UCS_OK) {
+        goto err_events;
+    }
+    status = MGI_MOVER_CUDA(ctx, cudaHostAlloc((void**)&cu->words,
+                                               sizeof(*cu->words),
+                                               cudaHostAllocPortable),
+                            "%zu bytes of pinned memory", sizeof(*cu->words));
+    if (status != UCS_OK) {
+        goto err_credit_event;
+    }
+    memset(cu->words, 0, sizeof(*cu->words));
+    ucs_debug("mgi context %p mover: copies inside the process on device "
+              "%d's streams", ctx, cu->device);
+    ctx->mover_cuda = cu;
+    *cu_p           = cu;
+    return UCS_OK;
+
+err_credit_event:
+    cudaEventDestroy(cu->credit_done);
+err_events:
+    while (i-- > 0) {
+        cudaEventDestroy(cu->done[i]);
+    }
+    cudaStreamDestroy(cu->credit_stream);
+err_stream:
+    cudaStreamDestroy(cu->stream);
+err_free:
+    free(cu);
     return status;
 }
 
-static ucs_status_t mgi_mover_flush(mgi_mover_t *m)
+void mgi_mover_cuda_fini(mgi_context_t *ctx)
 {
-    ucp_request_param_t param;
-
-    memset(&param, 0, sizeof(param));
-    return mgi_ucp_wait(m->ctx, ucp_worker_flush_nbx(m->ctx->worker, &param),
-                        "mover flush", m->ctx);
-}
-
-/* Address of our lane (number `rank`) in the next hop's receive ring. */
-static uint64_t mgi_mover_lane_addr(mgi_context_t *ctx, mgi_ep_id_t hop)
-{
-    size_t lane_bytes = mgi_ring_mem_size(ctx->params.recv_depth,
-                                          ctx->seg_size);
-
-    return ctx->peer_eps[hop].rbase + (uint64_t)ctx->rank * lane_bytes;
-}
-
-/* Refresh the credits of lanes that have data waiting but no free slot. */
-static ucs_status_t mgi_mover_refresh(mgi_mover_t *m, unsigned n)
-{
-    mgi_context_t *ctx = m->ctx;
-    ucp_request_param_t param;
-    mgi_peer_ep_t *peer;
-    mgi_lane_t *lane;
-    ucs_status_ptr_t req;
+    mgi_mover_cuda_t *cu = ctx->mover_cuda;
     unsigned i;
 
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-    param.memory_type  = UCS_MEMORY_TYPE_HOST;
-    for (i = 0; i < n; ++i) {
-        lane = m->refresh[i];
+    if (cu == NULL) {
+        return;
+    }
+    cudaSetDevice(cu->device);
+    cudaFreeHost(cu->words);
+    cudaEventDestroy(cu->credit_done);
+    for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
+        cudaEventDestroy(cu->done[i]);
+    }
+    cudaStreamDestroy(cu->credit_stream);
+    cudaStreamDestroy(cu->stream);
+    free(cu);
+    ctx->mover_cuda = NULL;
+}
+
+/* Device a may read and write device b's memory: peer copies go straight
+ * over NVLink / PCIe instead of through host memory. Tried once a pair. */
+static void mgi_mover_cuda_peer(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
+                                int a, int b)
+{
+    cudaError_t e;
+    int can = 0;
+
+    if ((a < 0) || (b < 0) || (a == b) || (a >= MGI_MOVER_MAX_DEVS) ||
+        (b >= MGI_MOVER_MAX_DEVS) || (cu->peer_tried[a] & (1ull << b))) {
+        return;
+    }
+    cu->peer_tried[a] |= 1ull << b;
+    if ((cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess) || !can) {
+        cudaGetLastError();
+        ucs_warn("mgi context %p mover: device %d cannot access device %d: "
+                 "copies between them go through host memory", ctx, a, b);
+        return;
+    }
+    if (MGI_MOVER_CUDA(ctx, cudaSetDevice(a), "device %d", a) != UCS_OK) {
+        return;
+    }
+    e = cudaDeviceEnablePeerAccess(b, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        cudaGetLastError();
+    } else if (e != cudaSuccess) {
+        cudaGetLastError();
+        ucs_warn("mgi context %p mover: peer access of device %d to %d: %s",
+                 ctx, a, b, cudaGetErrorString(e));
+    } else {
+        ucs_debug("mgi context %p mover: peer access of device %d to %d",
+                  ctx, a, b);
+    }
+    MGI_MOVER_CUDA(ctx, cudaSetDevice(cu->device), "device %d", cu->device);
+}
+
+static void mgi_mover_cuda_peers(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
+                                 int src, int dst)
+{
+    int devs[3] = {cu->device, src, dst};
+    int i, j;
+
+    if ((src == MGI_EP_HOST) || (dst == MGI_EP_HOST) || (src == dst)) {
+        return;
+    }
+    for (i = 0; i < 3; ++i) {
+        for (j = 0; j < 3; ++j) {
+            mgi_mover_cuda_peer(ctx, cu, devs[i], devs[j]);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ lanes */
+
+/* Address of our lane (number `rank`) in the next hop's receive ring. */
+static uint64_t mgi_mover_lane_addr(mgi_mover_t *m, mgi_ep_id_t hop)
+{
+    return m->ctx->peer_eps[hop].rbase + (uint64_t)m->ctx->rank *
+                                         m->lane_bytes;
+}
+
+static ucs_status_t mgi_mover_list_lane(mgi_mover_t *m, mgi_lane_t *lane)
+{
+    mgi_context_t *ctx = m->ctx;
+    mgi_peer_ep_t *peer = &ctx->peer_eps[lane->next_hop];
+    mgi_ep_t *dst;
+
+    if (lane->listed) {
+        return UCS_OK;
+    }
+    lane->local     = (peer->rank == ctx->rank);
+    lane->local_dev = MGI_EP_HOST;
+    lane->local_gpu = 0;
+    if (lane->local) {
+        dst = mgi_ep_lookup(ctx, lane->next_hop);
+        if (dst == NULL) {
+            ucs_error("mgi context %p mover: next hop %u of this process has "
+                      "no endpoint", ctx, lane->next_hop);
+            return UCS_ERR_NO_ELEM;
+        }
+        lane->local_dev  = dst->device;
+        lane->local_gpu  = mgi_ep_is_gpu(dst);
+        lane->local_ring = (mgi_ring_t*)(uintptr_t)mgi_mover_lane_addr(
+                                   m, lane->next_hop);
+    }
+    lane->mark_seq        = 0;
+    lane->listed          = 1;
+    m->lanes[m->nlanes++] = lane;
+    return UCS_OK;
+}
+
+static void mgi_mover_set_head(mgi_lane_t *lane, uint32_t head)
+{
+    if (mgi_mover_ahead(head, lane->head)) {
+        lane->head = head;
+    }
+}
+
+/* Start a read of the lane's RHead; never waits. */
+static ucs_status_t mgi_mover_credit_read(mgi_mover_t *m, mgi_lane_t *lane)
+{
+    mgi_context_t *ctx = m->ctx;
+    unsigned idx       = lane->next_hop % MGI_MAX_LOCAL_EPS;
+    ucp_request_param_t param;
+    mgi_mover_cuda_t *cu;
+    mgi_peer_ep_t *peer;
+    ucs_status_ptr_t req;
+    ucs_status_t status;
+
+    if (lane->credit_busy) {
+        return UCS_OK;
+    }
+    if (lane->local && !lane->local_gpu) {
+        mgi_mover_set_head(lane, mgi_ld_acq32(&lane->local_ring->cons_tail));
+        return UCS_OK;
+    }
+    if (lane->local) {
+        if (m->credit_cuda == 2) {
+            return UCS_OK; /* next batch */
+        }
+        status = mgi_mover_cuda_get(m, &cu);
+        if (status == UCS_OK) {
+            status = MGI_MOVER_CUDA(ctx, cudaMemcpyAsync(&cu->words->head[idx],
+                                         &lane->local_ring->cons_tail,
+                                         sizeof(uint32_t), cudaMemcpyDefault,
+                                         cu->credit_stream),
+                                    "credit read of endpoint %u",
+                                    lane->next_hop);
+        }
+        if (status != UCS_OK) {
+            return status;
+        }
+        m->credit_cuda    = 1;
+        lane->credit_req  = NULL;
+    } else {
         peer = &ctx->peer_eps[lane->next_hop];
-        req  = ucp_get_nbx(ctx->peers[peer->rank], &lane->head_buf,
-                           sizeof(lane->head_buf),
-                           mgi_mover_lane_addr(ctx, lane->next_hop) +
-                           offsetof(mgi_ring_t, cons_tail),
-                           peer->rkey, &param);
+        memset(&param, 0, sizeof(param));
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+        param.memory_type  = UCS_MEMORY_TYPE_HOST;
+        req = ucp_get_nbx(ctx->peers[peer->rank], &lane->head_buf,
+                          sizeof(lane->head_buf),
+                          mgi_mover_lane_addr(m, lane->next_hop) +
+                          offsetof(mgi_ring_t, cons_tail), peer->rkey,
+                          &param);
         if (UCS_PTR_IS_ERR(req)) {
             ucs_error("mgi context %p mover: credit read from endpoint %u "
                       "failed: %s", ctx, lane->next_hop,
                       ucs_status_string(UCS_PTR_STATUS(req)));
             return UCS_PTR_STATUS(req);
         }
-        m->reqs[i] = req;
+        if (req == NULL) {
+            mgi_mover_set_head(lane, lane->head_buf);
+            return UCS_OK;
+        }
+        lane->credit_req = req;
     }
-    if (mgi_mover_wait_all(m, n) != UCS_OK) {
-        return UCS_ERR_IO_ERROR;
-    }
-    for (i = 0; i < n; ++i) {
-        m->refresh[i]->head    = m->refresh[i]->head_buf;
-        m->refresh[i]->refresh = 0;
-    }
+    lane->credit_busy     = 1;
+    lane->credit_deadline = mgi_time_ns() +
+                            (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    m->refresh[m->nrefresh++] = lane;
     return UCS_OK;
+}
+
+/* The CUDA credit reads queued in this round are one batch, one event. */
+static ucs_status_t mgi_mover_credit_record(mgi_mover_t *m)
+{
+    mgi_context_t *ctx   = m->ctx;
+    mgi_mover_cuda_t *cu = ctx->mover_cuda;
+    ucs_status_t status;
+
+    if (m->credit_cuda != 1) {
+        return UCS_OK;
+    }
+    status = MGI_MOVER_CUDA(ctx, cudaEventRecord(cu->credit_done,
+                                                 cu->credit_stream),
+                            "credit reads");
+    if (status != UCS_OK) {
+        return status;
+    }
+    m->credit_cuda = 2;
+    return UCS_OK;
+}
+
+/* Credit reads that completed; returns how many, or a negative status. */
+static int mgi_mover_credit_check(mgi_mover_t *m)
+{
+    mgi_context_t *ctx  = m->ctx;
+    mgi_mover_cuda_t *cu = ctx->mover_cuda;
+    uint64_t now        = mgi_time_ns();
+    int cuda_done = 0, n = 0;
+    ucs_status_t status;
+    cudaError_t e;
+    mgi_lane_t *lane;
+    unsigned i;
+
+    if (m->credit_cuda == 2) {
+        e = cudaEventQuery(cu->credit_done);
+        if (e == cudaSuccess) {
+            cuda_done      = 1;
+            m->credit_cuda = 0;
+        } else if (e != cudaErrorNotReady) {
+            ucs_error("mgi context %p mover: credit reads of GPU lanes: %s",
+                      ctx, cudaGetErrorString(e));
+            return UCS_ERR_IO_ERROR;
+        }
+    }
+
+    for (i = 0; i < m->nrefresh;) {
+        lane = m->refresh[i];
+        if (lane->credit_req != NULL) {
+            status = ucp_request_check_status(lane->credit_req);
+            if (status == UCS_INPROGRESS) {
+                goto busy;
+            }
+            ucp_request_free(lane->credit_req);
+            lane->credit_req = NULL;
+            if (status != UCS_OK) {
+                ucs_error("mgi context %p mover: credit read from endpoint "
+                          "%u: %s", ctx, lane->next_hop,
+                          ucs_status_string(status));
+                return status;
+            }
+            mgi_mover_set_head(lane, lane->head_buf);
+        } else if (cuda_done) {
+            mgi_mover_set_head(lane, cu->words->head[lane->next_hop %
+                                                     MGI_MAX_LOCAL_EPS]);
+        } else {
+            goto busy;
+        }
+        lane->credit_busy = 0;
+        m->refresh[i]     = m->refresh[--m->nrefresh];
+        ++n;
+        continue;
+busy:
+        if (now > lane->credit_deadline) {
+            ucs_error("mgi context %p mover (rank %d): credit read from "
+                      "endpoint %u not complete after %u ms", ctx, ctx->rank,
+                      lane->next_hop, ctx->params.timeout_ms);
+            return UCS_ERR_TIMED_OUT;
+        }
+        ++i;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- flushes */
+
+/* Run [pos, pos + n) of a route's sort ring into slots [slot, slot + n)
+ * of its lane; both contiguous. */
+static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
+                                   mgi_route_t *route, uint32_t pos,
+                                   uint32_t slot, uint32_t n)
+{
+    mgi_context_t *ctx = m->ctx;
+    mgi_lane_t *lane   = route->lane;
+    size_t len         = (size_t)n * ctx->seg_size;
+    size_t roff        = MGI_RING_HDR_SIZE +
+                         (size_t)(slot & (ctx->params.recv_depth - 1)) *
+                         ctx->seg_size;
+    void *src          = (char*)route->ring + MGI_RING_HDR_SIZE +
+                         (size_t)(pos & (ctx->params.sort_depth - 1)) *
+                         ctx->seg_size;
+    mgi_peer_ep_t *peer;
+    mgi_mover_cuda_t *cu;
+    ucp_request_param_t param;
+    ucs_status_ptr_t req;
+    ucs_status_t status;
+
+    if (!lane->local) {
+        /* mtype: of the local buffer, said explicitly (UCP's detection
+         * would need the CUDA allocation hooks to have seen cudaMalloc) */
+        peer = &ctx->peer_eps[lane->next_hop];
+        memset(&param, 0, sizeof(param));
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+        param.memory_type  = mgi_ep_is_gpu(route->ep) ? UCS_MEMORY_TYPE_CUDA :
+                             UCS_MEMORY_TYPE_HOST;
+        req = ucp_put_nbx(ctx->peers[peer->rank], src, len,
+                          mgi_mover_lane_addr(m, lane->next_hop) + roff,
+                          peer->rkey, &param);
+        if (UCS_PTR_IS_ERR(req)) {
+            ucs_error("mgi context %p mover: put of %zu bytes to endpoint %u "
+                      "failed: %s", ctx, len, lane->next_hop,
+                      ucs_status_string(UCS_PTR_STATUS(req)));
+            return UCS_PTR_STATUS(req);
+        }
+        status = mgi_mover_add_rank(m, e, peer->rank);
+        if (status != UCS_OK) {
+            mgi_ucp_wait(ctx, req, "mover put", ctx);
+            return status;
+        }
+        return mgi_mover_add_req(m, e, req);
+    }
+
+    if (!mgi_ep_is_gpu(route->ep) && !lane->local_gpu) {
+        memcpy((char*)lane->local_ring + roff, src, len);
+        return UCS_OK;
+    }
+    status = mgi_mover_cuda_get(m, &cu);
+    if (status != UCS_OK) {
+        return status;
+    }
+    mgi_mover_cuda_peers(ctx, cu, route->ep->device, lane->local_dev);
+    status = MGI_MOVER_CUDA(ctx, cudaMemcpyAsync((char*)lane->local_ring +
+                                                 roff, src, len,
+                                                 cudaMemcpyDefault,
+                                                 cu->stream),
+                            "copy of %zu bytes to endpoint %u", len,
+                            lane->next_hop);
+    e->cuda = 1;
+    return status;
 }
 
 static int mgi_mover_cand_cmp(const void *a, const void *b)
@@ -148,39 +637,47 @@ static int mgi_mover_cand_cmp(const void *a, const void *b)
     return (x->occupancy < y->occupancy) - (x->occupancy > y->occupancy);
 }
 
-/* One round; returns segments moved, or a negative status. */
-static int mgi_mover_round(mgi_mover_t *m)
+/* Move up to `mover_batch` ready segments into the open flush. */
+static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
 {
     mgi_context_t *ctx = m->ctx;
     uint32_t depth     = ctx->params.recv_depth;
+    uint32_t sdepth    = ctx->params.sort_depth;
     unsigned budget    = ctx->params.mover_batch;
-    unsigned ncand = 0, nrefresh = 0, nreqs = 0, nlanes = 0, moved = 0;
-    unsigned e, i, k, n, neps, nroutes;
+    unsigned ncand = 0, moved = 0;
+    unsigned i, j, neps, nroutes;
+    uint32_t credits, ready, occupancy, inflight, want, n, run;
     mgi_mover_cand_t *c;
     mgi_route_t *route;
     mgi_lane_t *lane;
-    uint32_t credits, ready, occupancy, cons;
-    uint64_t laddr;
     ucs_status_t status;
 
     neps = __atomic_load_n(&ctx->neps, __ATOMIC_ACQUIRE);
-    for (e = 0; e < neps; ++e) {
-        mgi_ep_t *ep = ctx->eps[e];
+    for (i = 0; i < neps; ++i) {
+        mgi_ep_t *ep = ctx->eps[i];
         if (ep == NULL) {
             continue;
         }
         nroutes = __atomic_load_n(&ep->nroutes, __ATOMIC_ACQUIRE);
-        for (i = 0; (i < nroutes) && (ncand < m->ncand_max); ++i) {
-            route = ep->route_list[i];
+        for (j = 0; (j < nroutes) && (ncand < m->ncand_max); ++j) {
+            route    = ep->route_list[j];
+            inflight = route->sent - route->cons;
             if (route->mirror != NULL) {
-                occupancy = mgi_ring_mirror_ready(route->mirror, route->cons);
+                /* mirror mode: the ring may be GPU memory, never read it */
+                occupancy = mgi_ring_mirror_ready(route->mirror,
+                                                  route->sent);
                 ready     = (occupancy < budget) ? occupancy : budget;
             } else {
-                ready     = mgi_ring_ready(route->ring, budget);
-                occupancy = mgi_ring_count(route->ring);
+                ready     = mgi_ring_ready(route->ring, inflight + budget) -
+                            inflight;
+                occupancy = mgi_ring_count(route->ring) - inflight;
             }
             if (ready == 0) {
                 continue;
+            }
+            status = mgi_mover_list_lane(m, route->lane);
+            if (status != UCS_OK) {
+                return status;
             }
             c            = &m->cand[ncand++];
             c->route     = route;
@@ -203,113 +700,431 @@ static int mgi_mover_round(mgi_mover_t *m)
         qsort(m->cand, ncand, sizeof(*m->cand), mgi_mover_cand_cmp);
     }
 
-    for (i = 0; i < ncand; ++i) {
-        c     = &m->cand[i];
-        route = c->route;
-        lane  = route->lane;
-        credits = depth - (lane->tail + lane->round - lane->head);
-        n       = c->ready;
-        n       = (n < credits) ? n : credits;
-        n       = (n < budget) ? n : budget;
-        if (credits == 0) {
-            lane->stalls++;
-            if (!lane->refresh) {
-                lane->refresh          = 1;
-                m->refresh[nrefresh++] = lane;
+    for (i = 0; (i < ncand) && (budget > 0); ++i) {
+        c       = &m->cand[i];
+        route   = c->route;
+        lane    = route->lane;
+        credits = depth - (lane->issued - lane->head);
+        want    = (c->ready < budget) ? c->ready : budget;
+        if (credits < want) {
+            if (credits == 0) {
+                lane->stalls++;
+                m->credit_stalls++;
             }
+            status = mgi_mover_credit_read(m, lane);
+            if (status != UCS_OK) {
+                return status;
+            }
+            credits = depth - (lane->issued - lane->head);
         }
+        n = (want < credits) ? want : credits;
         if (n == 0) {
-            c->ready = 0;
             continue;
         }
-        if (lane->round == 0) {
-            m->lanes[nlanes++] = lane;
+        if (mgi_mover_grow(&e->rel, &e->rel_cap, e->nrel, sizeof(*e->rel))) {
+            return UCS_ERR_NO_MEMORY;
         }
-        laddr = mgi_mover_lane_addr(ctx, lane->next_hop);
-        /* mirror mode: the ring is in GPU memory, never read its header */
-        cons  = (route->mirror != NULL) ? route->cons :
-                route->ring->cons_tail;
-        for (k = 0; k < n; ++k) {
-            status = mgi_mover_put(ctx, lane->next_hop,
-                                   (char*)route->ring + MGI_RING_HDR_SIZE +
-                                   (size_t)((cons + k) &
-                                            (ctx->params.sort_depth - 1)) *
-                                   ctx->seg_size,
-                                   ctx->seg_size,
-                                   laddr + MGI_RING_HDR_SIZE +
-                                   (uint64_t)((lane->tail + lane->round + k) &
-                                              (depth - 1)) * ctx->seg_size,
-                                   mgi_ep_is_gpu(route->ep) ?
-                                   UCS_MEMORY_TYPE_CUDA :
-                                   UCS_MEMORY_TYPE_HOST,
-                                   &m->reqs[nreqs]);
+        e->rel[e->nrel].route = route;
+        e->rel[e->nrel].n     = n;
+        ++e->nrel;
+        e->segs += n;
+        budget  -= n;
+        moved   += n;
+        while (n > 0) {
+            /* a run ends where the sort ring or the lane wraps */
+            run = sdepth - (route->sent & (sdepth - 1));
+            run = (run < n) ? run : n;
+            run = (run < depth - (lane->issued & (depth - 1))) ? run :
+                  depth - (lane->issued & (depth - 1));
+            status = mgi_mover_copy(m, e, route, route->sent, lane->issued,
+                                    run);
             if (status != UCS_OK) {
                 return status;
             }
-            ++nreqs;
+            route->sent  += run;
+            lane->issued += run;
+            n            -= run;
         }
-        lane->round += n;
-        c->ready     = n;
-        budget      -= n;
-    }
-
-    if (nreqs > 0) {
-        status = mgi_mover_wait_all(m, nreqs);
-        if (status == UCS_OK) {
-            status = mgi_mover_flush(m);
-        }
-        if (status != UCS_OK) {
-            return status;
-        }
-
-        /* publish RTail of each lane after its segments landed */
-        nreqs = 0;
-        for (i = 0; i < nlanes; ++i) {
-            lane           = m->lanes[i];
-            lane->tail_buf = lane->tail + lane->round;
-            status = mgi_mover_put(ctx, lane->next_hop, &lane->tail_buf,
-                                   sizeof(lane->tail_buf),
-                                   mgi_mover_lane_addr(ctx, lane->next_hop) +
-                                   offsetof(mgi_ring_t, prod_tail),
-                                   UCS_MEMORY_TYPE_HOST, &m->reqs[nreqs++]);
+        if (lane->mark_seq != m->seq) {
+            status = mgi_mover_add_mark(e, lane, lane->issued, 0);
             if (status != UCS_OK) {
                 return status;
             }
-        }
-        status = mgi_mover_wait_all(m, nreqs);
-        if (status == UCS_OK) {
-            status = mgi_mover_flush(m);
-        }
-        if (status != UCS_OK) {
-            return status;
-        }
-        for (i = 0; i < nlanes; ++i) {
-            m->lanes[i]->tail += m->lanes[i]->round;
-            m->lanes[i]->round = 0;
-        }
-        for (i = 0; i < ncand; ++i) {
-            if (m->cand[i].ready > 0) {
-                route              = m->cand[i].route;
-                route->moved_segs += m->cand[i].ready;
-                if (route->mirror != NULL) {
-                    route->cons += m->cand[i].ready;
-                    mgi_ring_mirror_release(route->mirror, route->cons);
-                } else {
-                    mgi_ring_release(route->ring, m->cand[i].ready);
-                }
-                moved += m->cand[i].ready;
-            }
-        }
-    }
-
-    if (nrefresh > 0) {
-        m->credit_stalls += nrefresh;
-        status = mgi_mover_refresh(m, nrefresh);
-        if (status != UCS_OK) {
-            return status;
+            lane->mark_seq = m->seq;
+            lane->mark     = e->nmarks - 1;
+        } else {
+            e->marks[lane->mark].value = lane->issued;
         }
     }
     return moved;
+}
+
+/* RTail of lanes whose data is done; at most one tail put per remote lane
+ * in flight (two could land out of order). Lanes in GPU memory of this
+ * process get theirs with their data (mgi_mover_close). `local_only`:
+ * only lanes in host memory of this process (no flush `e` needed). */
+static int mgi_mover_publish(mgi_mover_t *m, mgi_mover_epoch_t *e,
+                             int local_only)
+{
+    mgi_context_t *ctx = m->ctx;
+    ucp_request_param_t param;
+    mgi_peer_ep_t *peer;
+    ucs_status_ptr_t req;
+    ucs_status_t status;
+    mgi_lane_t *lane;
+    unsigned i;
+    int n = 0;
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = UCS_MEMORY_TYPE_HOST;
+    for (i = 0; i < m->nlanes; ++i) {
+        lane = m->lanes[i];
+        if (lane->local_gpu || lane->tail_busy ||
+            (lane->done == lane->tail) || (local_only && !lane->local)) {
+            continue;
+        }
+        ++n;
+        if (lane->local) {
+            mgi_st_rel32(&lane->local_ring->prod_tail, lane->done);
+            lane->tail = lane->done;
+            continue;
+        }
+        peer           = &ctx->peer_eps[lane->next_hop];
+        lane->tail_buf = lane->done;
+        req = ucp_put_nbx(ctx->peers[peer->rank], &lane->tail_buf,
+                          sizeof(lane->tail_buf),
+                          mgi_mover_lane_addr(m, lane->next_hop) +
+                          offsetof(mgi_ring_t, prod_tail), peer->rkey,
+                          &param);
+        if (UCS_PTR_IS_ERR(req)) {
+            ucs_error("mgi context %p mover: RTail put to endpoint %u "
+                      "failed: %s", ctx, lane->next_hop,
+                      ucs_status_string(UCS_PTR_STATUS(req)));
+            return UCS_PTR_STATUS(req);
+        }
+        lane->tail_busy = 1;
+        status = mgi_mover_add_req(m, e, req);
+        if (status == UCS_OK) {
+            status = mgi_mover_add_rank(m, e, peer->rank);
+        }
+        if (status == UCS_OK) {
+            status = mgi_mover_add_mark(e, lane, lane->tail_buf, 1);
+        }
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+    return n;
+}
+
+/* Issue the open flush: RTail of local GPU lanes behind their data on the
+ * stream, the CUDA event, the UCP flush. */
+static ucs_status_t mgi_mover_close(mgi_mover_t *m, mgi_mover_epoch_t *e)
+{
+    mgi_context_t *ctx = m->ctx;
+    unsigned slot      = mgi_mover_slot(m, e);
+    ucp_request_param_t param;
+    mgi_mover_cuda_t *cu;
+    ucs_status_ptr_t req;
+    ucs_status_t status;
+    mgi_lane_t *lane;
+    unsigned i, nmarks, idx;
+
+    ++m->seq;
+    if ((e->nrel == 0) && (e->nmarks == 0)) {
+        return UCS_OK;
+    }
+    nmarks = e->nmarks;
+    for (i = 0; i < nmarks; ++i) {
+        lane = e->marks[i].lane;
+        if (!lane->local_gpu || e->marks[i].tail) {
+            continue;
+        }
+        /* stream order: the copy starts once the segments are there */
+        status = mgi_mover_cuda_get(m, &cu);
+        if (status != UCS_OK) {
+            return status;
+        }
+        idx                        = lane->next_hop % MGI_MAX_LOCAL_EPS;
+        cu->words->tail[slot][idx] = e->marks[i].value;
+        status = MGI_MOVER_CUDA(ctx, cudaMemcpyAsync(
+                                     &lane->local_ring->prod_tail,
+                                     &cu->words->tail[slot][idx],
+                                     sizeof(uint32_t), cudaMemcpyDefault,
+                                     cu->stream),
+                                "RTail of endpoint %u", lane->next_hop);
+        if (status == UCS_OK) {
+            status = mgi_mover_add_mark(e, lane, e->marks[i].value, 1);
+        }
+        if (status != UCS_OK) {
+            return status;
+        }
+        e->cuda = 1;
+    }
+    if (e->cuda) {
+        cu     = ctx->mover_cuda;
+        status = MGI_MOVER_CUDA(ctx, cudaEventRecord(cu->done[slot],
+                                                     cu->stream),
+                                "flush of %u segments", e->segs);
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+    /* per endpoint, not ucp_worker_flush_nbx: a worker flush over
+     * emulated RMA completes only at an instant when no RMA operation of
+     * the worker is outstanding, which a mover that keeps putting and
+     * reading credits may never give it */
+    memset(&param, 0, sizeof(param));
+    for (i = 0; i < e->nranks; ++i) {
+        req = ucp_ep_flush_nbx(ctx->peers[e->ranks[i]], &param);
+        if (UCS_PTR_IS_ERR(req)) {
+            ucs_error("mgi context %p mover: flush of %u segments to rank "
+                      "%d: %s", ctx, e->segs, e->ranks[i],
+                      ucs_status_string(UCS_PTR_STATUS(req)));
+            return UCS_PTR_STATUS(req);
+        }
+        status = mgi_mover_add_req(m, e, req);
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+    e->deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms *
+                                  1000000ull;
+    ++m->nepochs;
+    return UCS_OK;
+}
+
+/* 1: the oldest flush is complete, 0: not yet, else a negative status. */
+static int mgi_mover_test(mgi_mover_t *m, mgi_mover_epoch_t *e)
+{
+    mgi_context_t *ctx = m->ctx;
+    ucs_status_t status;
+    cudaError_t ce;
+
+    while (e->nreqs > 0) {
+        status = ucp_request_check_status(e->reqs[e->nreqs - 1]);
+        if (status == UCS_INPROGRESS) {
+            goto busy;
+        }
+        ucp_request_free(e->reqs[--e->nreqs]);
+        if (status != UCS_OK) {
+            ucs_error("mgi context %p mover: flush of %u segments: %s", ctx,
+                      e->segs, ucs_status_string(status));
+            return status;
+        }
+    }
+    if (e->cuda) {
+        ce = cudaEventQuery(((mgi_mover_cuda_t*)ctx->mover_cuda)->done[
+                                    mgi_mover_slot(m, e)]);
+        if (ce == cudaErrorNotReady) {
+            goto busy;
+        }
+        if (ce != cudaSuccess) {
+            ucs_error("mgi context %p mover: copies of %u segments inside "
+                      "the process: %s", ctx, e->segs,
+                      cudaGetErrorString(ce));
+            return UCS_ERR_IO_ERROR;
+        }
+    }
+    return 1;
+
+busy:
+    if (mgi_time_ns() > e->deadline) {
+        ucs_error("mgi context %p mover (rank %d): flush of %u segments to "
+                  "%u lane(s) (first: endpoint %d) not complete after %u ms",
+                  ctx, ctx->rank, e->segs, e->nmarks,
+                  (e->nmarks > 0) ? (int)e->marks[0].lane->next_hop : -1,
+                  ctx->params.timeout_ms);
+        return UCS_ERR_TIMED_OUT;
+    }
+    return 0;
+}
+
+/* Apply the oldest flush: its data is complete at the next hops. */
+static void mgi_mover_retire(mgi_mover_t *m, mgi_mover_epoch_t *e)
+{
+    mgi_mover_mark_t *mk;
+    mgi_route_t *route;
+    unsigned i;
+
+    for (i = 0; i < e->nrel; ++i) {
+        route              = e->rel[i].route;
+        route->cons       += e->rel[i].n;
+        route->moved_segs += e->rel[i].n;
+        m->moved_segs     += e->rel[i].n;
+        if (route->mirror != NULL) {
+            mgi_ring_mirror_release(route->mirror, route->cons);
+        } else {
+            mgi_ring_release(route->ring, e->rel[i].n);
+        }
+    }
+    for (i = 0; i < e->nmarks; ++i) {
+        mk = &e->marks[i];
+        if (!mk->tail) {
+            if (mgi_mover_ahead(mk->value, mk->lane->done)) {
+                mk->lane->done = mk->value;
+            }
+            continue;
+        }
+        if (mgi_mover_ahead(mk->value, mk->lane->tail)) {
+            mk->lane->tail = mk->value;
+        }
+        if (!mk->lane->local) {
+            mk->lane->tail_busy = 0;
+        }
+    }
+    e->nrel   = 0;
+    e->nmarks = 0;
+    e->nranks = 0;
+    e->cuda   = 0;
+    e->segs   = 0;
+    m->first  = (m->first + 1) % MGI_MOVER_EPOCHS;
+    --m->nepochs;
+}
+
+/* Retire the flushes that completed, oldest first. */
+static int mgi_mover_retire_done(mgi_mover_t *m)
+{
+    mgi_mover_epoch_t *e;
+    int ret, n = 0;
+
+    while (m->nepochs > 0) {
+        e   = &m->epochs[m->first];
+        ret = mgi_mover_test(m, e);
+        if (ret <= 0) {
+            return (ret < 0) ? ret : n;
+        }
+        mgi_mover_retire(m, e);
+        ++n;
+    }
+    return n;
+}
+
+/* One round; `move`: take new segments. Returns the number of things that
+ * happened (0: idle), or a negative status. */
+static int mgi_mover_round(mgi_mover_t *m, int move)
+{
+    mgi_mover_epoch_t *e;
+    ucs_status_t status;
+    int ret, progress;
+
+    progress = mgi_mover_retire_done(m);
+    if (progress < 0) {
+        return progress;
+    }
+    ret = mgi_mover_credit_check(m);
+    if (ret < 0) {
+        return ret;
+    }
+    progress += ret;
+
+    if (m->nepochs < MGI_MOVER_EPOCHS) {
+        e   = mgi_mover_open(m);
+        ret = mgi_mover_publish(m, e, 0);
+        if (ret < 0) {
+            return ret;
+        }
+        progress += ret;
+        if (move) {
+            ret = mgi_mover_issue(m, e);
+            if (ret < 0) {
+                return ret;
+            }
+            progress += ret;
+        }
+        status = mgi_mover_close(m, e);
+        if (status != UCS_OK) {
+            return status;
+        }
+        /* copies between host memory of this process are done already:
+         * their RTail need not wait for the next round */
+        ret = mgi_mover_retire_done(m);
+        if (ret > 0) {
+            ret = mgi_mover_publish(m, NULL, 1);
+        }
+        if (ret < 0) {
+            return ret;
+        }
+    }
+    status = mgi_mover_credit_record(m);
+    if (status != UCS_OK) {
+        return status;
+    }
+    return progress;
+}
+
+static int mgi_mover_cuda_busy(mgi_mover_t *m)
+{
+    unsigned i;
+
+    if (m->credit_cuda != 0) {
+        return 1;
+    }
+    for (i = 0; i < m->nepochs; ++i) {
+        if (m->epochs[(m->first + i) % MGI_MOVER_EPOCHS].cuda) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Wait between rounds: a copy engine needs no core, a peer process that
+ * serves emulated RMA does (mgi_ucp_wait). */
+static void mgi_mover_idle(mgi_mover_t *m, unsigned *idle)
+{
+    if (mgi_mover_cuda_busy(m)) {
+        mgi_cpu_relax();
+    } else {
+        mgi_idle(m->ctx, idle);
+    }
+}
+
+static int mgi_mover_pending(mgi_mover_t *m)
+{
+    unsigned i;
+
+    if ((m->nepochs > 0) || (m->nrefresh > 0) || (m->credit_cuda != 0)) {
+        return 1;
+    }
+    for (i = 0; i < m->nlanes; ++i) {
+        if (m->lanes[i]->done != m->lanes[i]->tail) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Complete what is in flight and publish every tail; nothing new. */
+static ucs_status_t mgi_mover_drain(mgi_mover_t *m, const char *why)
+{
+    mgi_context_t *ctx = m->ctx;
+    uint64_t deadline  = mgi_time_ns() +
+                         (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    unsigned idle      = 0;
+    unsigned nprog;
+    int ret;
+
+    while (mgi_mover_pending(m)) {
+        nprog = ucp_worker_progress(ctx->worker);
+        ret   = mgi_mover_round(m, 0);
+        if (ret < 0) {
+            return (ucs_status_t)ret;
+        }
+        if (mgi_time_ns() > deadline) {
+            ucs_error("mgi context %p mover (rank %d): %s: %u flush(es) and "
+                      "%u credit read(s) still in flight after %u ms", ctx,
+                      ctx->rank, why, m->nepochs, m->nrefresh,
+                      ctx->params.timeout_ms);
+            return UCS_ERR_TIMED_OUT;
+        }
+        if ((ret == 0) && (nprog == 0)) {
+            mgi_mover_idle(m, &idle);
+        } else {
+            idle = 0;
+        }
+    }
+    return UCS_OK;
 }
 
 static void mgi_mover_log(mgi_mover_t *m)
@@ -338,7 +1153,9 @@ static void *mgi_mover_thread(void *arg)
     mgi_context_t *ctx = m->ctx;
     unsigned idle      = 0;
     int bound          = MGI_EP_HOST;
-    int moved;
+    ucs_status_t status;
+    unsigned nprog;
+    int ret;
 
     m->last_log_ns = mgi_time_ns();
     while (!ctx->mover_stop) {
@@ -347,28 +1164,74 @@ static void *mgi_mover_thread(void *arg)
             bound = ctx->mover_device;
             mgi_gpu_bind_thread(bound);
         }
-        ucp_worker_progress(ctx->worker);
+        nprog = ucp_worker_progress(ctx->worker);
         if (ctx->mover_quiet) {
-            ctx->mover_quiet_ack = 1;
+            if (!ctx->mover_quiet_ack) {
+                status = mgi_mover_drain(m, "going quiet");
+                if (status != UCS_OK) {
+                    ctx->mover_status = status;
+                    break;
+                }
+                ctx->mover_quiet_ack = 1;
+            }
             mgi_idle(ctx, &idle);
             continue;
         }
-        moved = mgi_mover_round(m);
-        if (moved < 0) {
+        ret = mgi_mover_round(m, 1);
+        if (ret < 0) {
             ucs_error("mgi context %p mover (rank %d): stopped on error %s",
-                      ctx, ctx->rank, ucs_status_string(moved));
-            ctx->mover_status = (ucs_status_t)moved;
+                      ctx, ctx->rank, ucs_status_string(ret));
+            ctx->mover_status = (ucs_status_t)ret;
             break;
         }
-        m->moved_segs += moved;
         mgi_mover_log(m);
-        if (moved > 0) {
+        if ((ret > 0) || (nprog > 0)) {
             idle = 0;
         } else {
-            mgi_idle(ctx, &idle);
+            mgi_mover_idle(m, &idle);
+        }
+    }
+    if (ctx->mover_status == UCS_OK) {
+        /* the routes' endpoints may go next: nothing may read them after */
+        status = mgi_mover_drain(m, "stopping");
+        if (status != UCS_OK) {
+            ctx->mover_status = status;
         }
     }
     return NULL;
+}
+
+static void mgi_mover_free(mgi_mover_t *m)
+{
+    mgi_mover_epoch_t *e;
+    unsigned i, j;
+
+    for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
+        e = &m->epochs[i];
+        /* after an error only: released by UCP once complete */
+        for (j = 0; j < e->nreqs; ++j) {
+            ucp_request_free(e->reqs[j]);
+        }
+        free(e->reqs);
+        free(e->ranks);
+        free(e->rel);
+        free(e->marks);
+    }
+    for (i = 0; i < m->nrefresh; ++i) {
+        if (m->refresh[i]->credit_req != NULL) {
+            ucp_request_free(m->refresh[i]->credit_req);
+            m->refresh[i]->credit_req = NULL;
+        }
+        m->refresh[i]->credit_busy = 0;
+    }
+    for (i = 0; i < m->nlanes; ++i) {
+        m->lanes[i]->listed = 0;
+    }
+    free(m->rank_seq);
+    free(m->lanes);
+    free(m->refresh);
+    free(m->cand);
+    free(m);
 }
 
 ucs_status_t mgi_mover_start(mgi_context_t *ctx)
@@ -384,14 +1247,16 @@ ucs_status_t mgi_mover_start(mgi_context_t *ctx)
     if (m == NULL) {
         return UCS_ERR_NO_MEMORY;
     }
-    m->ctx       = ctx;
-    m->ncand_max = n;
-    m->cand      = calloc(n, sizeof(*m->cand));
-    m->refresh   = calloc(n, sizeof(*m->refresh));
-    m->lanes     = calloc(n, sizeof(*m->lanes));
-    m->reqs      = calloc(n + ctx->params.mover_batch, sizeof(*m->reqs));
-    if ((m->cand == NULL) || (m->refresh == NULL) || (m->reqs == NULL) ||
-        (m->lanes == NULL)) {
+    m->ctx        = ctx;
+    m->ncand_max  = n;
+    m->seq        = 1;
+    m->lane_bytes = mgi_ring_mem_size(ctx->params.recv_depth, ctx->seg_size);
+    m->cand       = calloc(n, sizeof(*m->cand));
+    m->refresh    = calloc(MGI_MAX_EPS, sizeof(*m->refresh));
+    m->lanes      = calloc(MGI_MAX_EPS, sizeof(*m->lanes));
+    m->rank_seq   = calloc(ctx->size, sizeof(*m->rank_seq));
+    if ((m->cand == NULL) || (m->refresh == NULL) || (m->lanes == NULL) ||
+        (m->rank_seq == NULL)) {
         goto err_free;
     }
     ctx->mover_stop   = 0;
@@ -407,11 +1272,7 @@ ucs_status_t mgi_mover_start(mgi_context_t *ctx)
     return UCS_OK;
 
 err_free:
-    free(m->lanes);
-    free(m->reqs);
-    free(m->refresh);
-    free(m->cand);
-    free(m);
+    mgi_mover_free(m);
     return UCS_ERR_NO_RESOURCE;
 }
 
@@ -426,11 +1287,7 @@ void mgi_mover_stop(mgi_context_t *ctx)
     pthread_join(ctx->mover, NULL);
     ctx->mover_running = 0;
     if (m != NULL) {
-        free(m->lanes);
-        free(m->reqs);
-        free(m->refresh);
-        free(m->cand);
-        free(m);
+        mgi_mover_free(m);
         ctx->mover_state = NULL;
     }
 }
@@ -438,8 +1295,9 @@ void mgi_mover_stop(mgi_context_t *ctx)
 /* Stop moving (the worker is still progressed), e.g. before rkeys go. */
 void mgi_mover_quiesce(mgi_context_t *ctx)
 {
+    /* the mover's drain is bounded by timeout_ms itself */
     uint64_t deadline = mgi_time_ns() +
-                        (uint64_t)ctx->params.timeout_ms * 1000000ull;
+                        ((uint64_t)ctx->params.timeout_ms + 1000) * 1000000ull;
 
     ctx->mover_quiet = 1;
     while (ctx->mover_running && !ctx->mover_quiet_ack &&
