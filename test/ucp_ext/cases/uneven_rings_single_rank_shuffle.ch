@@ -1,0 +1,1 @@
+np=1; export MGI_SEG_SIZE=512 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=8 MGI_MOVER_BATCH=5; args='shuffle -e 3 -t 50000'
