@@ -69,7 +69,8 @@ typedef struct mgi_gpu_ep {
     int16_t          *dst_slot;
     mgi_gpu_dch_t    **chs;
     mgi_gpu_block_t  *blk;
-    unsigned         nblocks, nthreads;
+    mgi_gpu_lane_jobs_t *ljobs;     /* [nlanes] */
+    unsigned         nblocks, nthreads, nlanes;
     size_t           smem;
     int              running;
     void             **deferred;    /* device memory to free once stopped */
@@ -300,6 +301,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
     g->device   = ep->device;
     g->nblocks  = ctx->params.sorter_blocks;
     g->nthreads = ctx->params.sorter_threads;
+    g->nlanes   = ctx->size + 1;   /* as mgi_ep_recv_ring_create */
     g->smem     = mgi_gpu_smem(ctx->seg_size);
     ep->gpu     = g;
 
@@ -363,6 +365,11 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
                        ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMalloc(&g->blk, g->nblocks * sizeof(*g->blk)),
                        "ep %u", ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMalloc(&g->ljobs, g->nlanes * sizeof(*g->ljobs)),
+                       "ep %u", ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaMemsetAsync(g->ljobs, 0, g->nlanes *
+                                       sizeof(*g->ljobs), g->ctl),
+                       "ep %u", ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMalloc(&g->stage, blocks * sizeof(*g->stage)),
                        "ep %u", ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMemsetAsync(g->dep, 0, sizeof(*g->dep), g->ctl),
@@ -392,6 +399,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
 
 err_mem:
     cudaFree(g->stage);
+    cudaFree(g->ljobs);
     cudaFree(g->blk);
     cudaFree(g->chs);
     cudaFree(g->dst_slot);
@@ -424,6 +432,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
             cudaFree(g->deferred[i]);
         }
         cudaFree(g->stage);
+        cudaFree(g->ljobs);
         cudaFree(g->blk);
         cudaFree(g->chs);
         cudaFree(g->dst_slot);
@@ -471,6 +480,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.max_channels = ctx->params.max_channels;
     dep.status       = (mgi_gpu_status_t*)mgi_gpu_host_dev_ptr(ep, g->status);
     dep.blk          = g->blk;
+    dep.ljobs        = g->ljobs;
     if (dep.status == NULL) {
         return UCS_ERR_IO_ERROR;
     }

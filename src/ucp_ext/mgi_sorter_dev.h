@@ -108,7 +108,9 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
-#define MGI_GPU_WHOLE_BATCH     8      /* lane segments moved in one pass */
+#define MGI_GPU_LANE_JOBS       16     /* whole moves in flight per lane */
+#define MGI_GPU_JOB_CHUNK       32768u /* bytes one block copies per claim */
+#define MGI_GPU_HELP_CHUNKS     8      /* chunks a block copies per round */
 
 /* ---------------------------------------------------- device structures */
 
@@ -159,6 +161,30 @@ typedef struct mgi_gpu_block {
     mgi_gpu_pending_t pending[MGI_GPU_MAX_PENDING];
 } mgi_gpu_block_t;
 
+/* A whole lane segment on its way to a final ring: every sorter block
+ * copies chunks of it (mgi_gpu_help), the lane's owner commits the final
+ * segment and releases the lane segment once all are done, in lane order
+ * (mgi_gpu_lane_whole). */
+typedef struct mgi_gpu_job {
+    const char    *src;
+    char          *dst;
+    mgi_ring_t    *fring;          /* final ring and its reservation */
+    mgi_seg_hdr_t *fseg;
+    uint32_t      foff, fpos;
+    uint32_t      bytes, nchunks;
+    uint32_t      next;            /* chunks claimed (atomic) */
+    uint32_t      done;            /* chunks copied (atomic) */
+    uint32_t      live;            /* 1: chunks may be claimed */
+    uint32_t      reserved;
+} mgi_gpu_job_t;
+
+/* The jobs of one receive lane, device memory; head and count are the
+ * owner's. */
+typedef struct mgi_gpu_lane_jobs {
+    uint32_t      head, count;
+    mgi_gpu_job_t job[MGI_GPU_LANE_JOBS];
+} mgi_gpu_lane_jobs_t;
+
 /* The endpoint as the sorter kernel sees it, device memory. */
 typedef struct mgi_gpu_dep {
     uint16_t          id;
@@ -175,6 +201,7 @@ typedef struct mgi_gpu_dep {
     uint32_t          nroutes;
     mgi_gpu_status_t  *status;
     mgi_gpu_block_t   *blk;         /* [sorter blocks] */
+    mgi_gpu_lane_jobs_t *ljobs;     /* [nlanes] */
     mgi_ring_t        *sort[MGI_GPU_MAX_ROUTES];
     mgi_ring_mirror_t *mirror[MGI_GPU_MAX_ROUTES];
 } mgi_gpu_dep_t;
@@ -237,13 +264,14 @@ typedef struct mgi_gpu_pass {
     uint32_t      ntouched;
     mgi_seg_hdr_t *seg;
     uint32_t      start;
-    int           whole;    /* mgi_gpu_ring_whole's decision */
+    int           whole;    /* mgi_gpu_lane_whole's decision */
+    int           job_claim;    /* mgi_gpu_help: chunk claimed, or -1 */
+    mgi_gpu_job_t *job;
     int           stop;
     uint32_t      round;
     unsigned long long sorted, dispatched;   /* tuples walked */
     unsigned long long whole_segs;           /* lane segments moved whole */
     unsigned long long run_msgs;             /* placed by mgi_gpu_walk_run */
-    mgi_seg_hdr_t *wseg[MGI_GPU_WHOLE_BATCH]; /* mgi_gpu_ring_whole */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -974,79 +1002,161 @@ MGI_SDEV void mgi_gpu_touch(mgi_gpu_pass_t *p)
     }
 }
 
-/* Block, receive side: lane segments whose messages are all of one
- * channel and for this endpoint go to final rings whole: a reservation of
- * a full segment each, 16-byte copies by every thread, no walk. Up to
- * MGI_GPU_WHOLE_BATCH ready segments in one pass, so that one block keeps
- * many loads in flight and the barriers are paid once per batch.
- * Returns 1 when moved, 0 when the segment must be walked, -1 when the
- * final ring is full. */
-MGI_SDEV int mgi_gpu_ring_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
-                                mgi_ring_t *ring)
+/* Thread 0, receive side: the channel a lane segment can go to whole
+ * (every message of one channel and for this endpoint: the sender's
+ * sorter marked it), or NULL when it must be walked. */
+MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_whole_ch(const mgi_gpu_dep_t *d,
+                                                mgi_seg_hdr_t *seg)
 {
-    const unsigned tid = MGI_TID, nth = MGI_NTH;
-    const uint32_t cap = mgi_ring_cap(ring), lines = cap / 16;
+    uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
+    mgi_gpu_dch_t *ch;
+
+    if ((flag == 0) || (flag == MGI_SEG_MIXED) || ((key >> 16) != d->id)) {
+        return NULL;
+    }
+    ch = mgi_gpu_ch(d, (uint16_t)key);
+    if ((ch == NULL) || (ch->nfinal == 0) ||
+        (ch->self_dst == MGI_GPU_NO_DST)) {
+        return NULL;
+    }
+    return ch;
+}
+
+enum {
+    MGI_GPU_LANE_IDLE = 0,   /* nothing to do */
+    MGI_GPU_LANE_MOVED,      /* jobs retired or issued */
+    MGI_GPU_LANE_WALK        /* the head segment must be walked */
+};
+
+/* Block (thread 0 decides), receive side: whole lane segments go to final
+ * rings as jobs that every sorter block helps to copy, so one source's
+ * traffic is not bound to the one block that owns its lane. The owner
+ * retires finished jobs in lane order (commit the final segment, release
+ * the lane segment), then issues jobs for the next ready segments while
+ * they are whole and the final rings have room. A segment that must be
+ * walked waits until no job of the lane is in flight: its EOF records
+ * then count after every tuple before them. */
+MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                                mgi_ring_t *ring, mgi_gpu_lane_jobs_t *lj)
+{
+    const uint32_t cap = mgi_ring_cap(ring);
     mgi_seg_hdr_t *seg;
     mgi_gpu_dch_t *ch;
+    mgi_gpu_job_t *j;
     mgi_ring_t *fr;
-    uint32_t flag, key, i, k, n;
+    int ret;
 
-    if (tid == 0) {
-        p->whole = 0;
-        for (k = 0; (p->start == 0) && (k < MGI_GPU_WHOLE_BATCH); ++k) {
-            seg = (k == 0) ? p->seg : mgi_ring_peek(ring, k);
+    if (MGI_TID == 0) {
+        ret = MGI_GPU_LANE_IDLE;
+        while (lj->count > 0) {                   /* retire, in order */
+            j = &lj->job[lj->head];
+            if (mgi_ld_acq32(&j->done) != j->nchunks) {
+                break;
+            }
+            mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap,
+                                   j->fpos);
+            mgi_ring_release(ring, 1);
+            p->whole_segs++;
+            lj->head = (lj->head + 1) % MGI_GPU_LANE_JOBS;
+            lj->count--;
+            ret = MGI_GPU_LANE_MOVED;
+        }
+        while ((lj->count < MGI_GPU_LANE_JOBS) &&
+               ((lj->count > 0) || (ring->cons_off == 0))) {
+            seg = mgi_ring_peek(ring, lj->count);
             if (seg == NULL) {
                 break;
             }
-            flag = mgi_ld_acq32(&seg->reserved);
-            key  = flag - 1;
-            ch   = ((flag != 0) && (flag != MGI_SEG_MIXED) &&
-                    ((key >> 16) == d->id)) ?
-                   mgi_gpu_ch(d, (uint16_t)key) : NULL;
-            if ((ch == NULL) || (ch->nfinal == 0) ||
-                (ch->self_dst == MGI_GPU_NO_DST)) {
-                break;
-            }
-            fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
-            /* a full segment's worth fits only a fresh segment, at 0 */
-            if (mgi_ring_append_reserve(fr, cap, &p->tgt_seg[k],
-                                        &p->tgt_off[k], &p->tgt_pos[k]) !=
-                MGI_RING_OK) {
-                if (k == 0) {
-                    p->whole = -1;
+            ch = mgi_gpu_whole_ch(d, seg);
+            if (ch == NULL) {
+                if (lj->count == 0) {
+                    ret = MGI_GPU_LANE_WALK;
                 }
                 break;
             }
-            p->tgt_ring[k] = fr;
-            p->wseg[k]     = seg;
-            p->whole       = (int)k + 1;
+            fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
+            j  = &lj->job[(lj->head + lj->count) % MGI_GPU_LANE_JOBS];
+            /* a full segment's worth fits only a fresh segment, at 0 */
+            if (mgi_ring_append_reserve(fr, cap, &j->fseg, &j->foff,
+                                        &j->fpos) != MGI_RING_OK) {
+                break; /* final ring full: the consumers must read */
+            }
+            mgi_st_rel32(&j->live, 0);
+            j->src     = mgi_seg_payload(seg);
+            j->dst     = mgi_seg_payload(j->fseg);
+            j->fring   = fr;
+            j->bytes   = cap;
+            j->nchunks = (cap + MGI_GPU_JOB_CHUNK - 1) / MGI_GPU_JOB_CHUNK;
+            j->done    = 0;
+            MGI_FENCE();
+            mgi_st_rel32(&j->next, 0);
+            mgi_st_rel32(&j->live, 1);
+            lj->count++;
+            ret = MGI_GPU_LANE_MOVED;
         }
+        if ((ret == MGI_GPU_LANE_IDLE) && (lj->count == 0) &&
+            (ring->cons_off != 0)) {
+            ret = MGI_GPU_LANE_WALK;  /* a walk left a segment half done */
+        }
+        p->whole = ret;
     }
     MGI_SYNC();
-    if (p->whole <= 0) {
-        return p->whole;
-    }
-    n = (uint32_t)p->whole;
-    mgi_gpu_copy_lines(n * lines,
-        [&](uint32_t i) -> const char* {
-            uint32_t k = i / lines;
-            return mgi_seg_payload(p->wseg[k]) + 16 * (i - k * lines);
-        },
-        [&](uint32_t i) -> char* {
-            uint32_t k = i / lines;
-            return mgi_seg_payload(p->tgt_seg[k]) + 16 * (i - k * lines);
-        });
-    MGI_FENCE();
+    ret = p->whole;
     MGI_SYNC();
-    if (tid == 0) {
-        for (k = 0; k < n; ++k) {
-            mgi_ring_append_commit(p->tgt_ring[k], p->tgt_seg[k],
-                                   p->tgt_off[k], cap, p->tgt_pos[k]);
+    return ret;
+}
+
+/* Block: copy chunks of whole-segment jobs of any lane, at most
+ * MGI_GPU_HELP_CHUNKS. Returns 1 when it copied something. */
+MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
+{
+    uint32_t lane = 0, k = 0, c, n, off, copied = 0;
+    mgi_gpu_job_t *j;
+
+    for (;;) {
+        if (MGI_TID == 0) {
+            p->job_claim = -1;
+            for (; (copied < MGI_GPU_HELP_CHUNKS) && (lane < d->nlanes);
+                 ++lane, k = 0) {
+                for (; k < MGI_GPU_LANE_JOBS; ++k) {
+                    j = &d->ljobs[lane].job[k];
+                    if (!mgi_ld_acq32(&j->live) ||
+                        (mgi_ld_acq32(&j->next) >= j->nchunks)) {
+                        continue;
+                    }
+                    c = MGI_ATOMIC_ADD(&j->next, 1u);
+                    MGI_FENCE();
+                    if (c < j->nchunks) {
+                        p->job       = j;
+                        p->job_claim = (int)c;
+                        break;
+                    }
+                }
+                if (p->job_claim >= 0) {
+                    break;
+                }
+            }
         }
-        mgi_ring_release(ring, n);
-        p->whole_segs += n;
+        MGI_SYNC();
+        if (p->job_claim < 0) {
+            break;
+        }
+        j   = p->job;
+        off = (uint32_t)p->job_claim * MGI_GPU_JOB_CHUNK;
+        n   = j->bytes - off;
+        n   = (n > MGI_GPU_JOB_CHUNK) ? MGI_GPU_JOB_CHUNK : n;
+        mgi_gpu_copy_lines(n / 16,
+            [&](uint32_t i) -> const char* { return j->src + off + 16 * i; },
+            [&](uint32_t i) -> char* { return j->dst + off + 16 * i; });
+        MGI_FENCE();
+        MGI_SYNC();
+        if (MGI_TID == 0) {
+            MGI_ATOMIC_ADD(&j->done, 1u);
+        }
+        ++copied;
     }
-    return 1;
+    MGI_SYNC();
+    return copied > 0;
 }
 
 /* Block: consume ready segments of one ring (stage ring or receive lane).
@@ -1072,11 +1182,13 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             break;
         }
         if (recv_side) {
-            ok = mgi_gpu_ring_whole(d, p, ring);
-            if (ok > 0) {
-                progress = 1;
-                continue;
-            } else if (ok < 0) {
+            /* a whole segment at a segment's start: mgi_gpu_lane_whole */
+            if (tid == 0) {
+                p->whole = (p->start == 0) &&
+                           (mgi_gpu_whole_ch(d, p->seg) != NULL);
+            }
+            MGI_SYNC();
+            if (p->whole) {
                 break;
             }
         }
@@ -1163,16 +1275,20 @@ MGI_SDEV void mgi_gpu_flush_check(mgi_gpu_block_t *b)
 MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                            mgi_gpu_pass_t *p, mgi_gpu_emit_t *e, char *sseg)
 {
-    int progress = 0, lane_progress = 0;
+    int progress = 0, lane_progress = 0, k;
     unsigned i, nroutes;
 
     for (i = MGI_BID; i < d->nstage; i += MGI_NBLK) {
         progress |= mgi_gpu_ring(d, b, p, e, sseg, d->stage[i], 0);
     }
     for (i = MGI_BID; i < d->nlanes; i += MGI_NBLK) {
-        lane_progress |= mgi_gpu_ring(d, b, p, e, sseg, mgi_gpu_lane(d, i),
-                                      1);
+        k = mgi_gpu_lane_whole(d, p, mgi_gpu_lane(d, i), &d->ljobs[i]);
+        if (k == MGI_GPU_LANE_WALK) {
+            k = mgi_gpu_ring(d, b, p, e, sseg, mgi_gpu_lane(d, i), 1);
+        }
+        lane_progress |= (k != MGI_GPU_LANE_IDLE);
     }
+    lane_progress |= mgi_gpu_help(d, p);
     if (MGI_TID == 0) {
         nroutes = mgi_vld(&d->nroutes);
         for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {

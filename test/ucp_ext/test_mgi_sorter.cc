@@ -124,6 +124,8 @@ struct sorter_fixture {
         dep.max_channels   = 8;
         dep.status         = &status;
         dep.blk            = blk;
+        dep.ljobs          = (mgi_gpu_lane_jobs_t*)alloc(
+                3 * sizeof(mgi_gpu_lane_jobs_t));
 
         dch = (mgi_gpu_dch_t*)alloc(sizeof(*dch));
         dch->id       = CH;
