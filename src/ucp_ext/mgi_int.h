@@ -52,6 +52,21 @@ ucs_status_t mgi_bootstrap_allgather(mgi_bootstrap_t *bs, const void *sbuf,
 /* ------------------------------------------------------------- endpoints */
 
 /* A remote (or local) endpoint's receive ring as seen by movers. */
+/* Control words of a GPU endpoint's receive lane, in pinned host memory
+ * that is mapped into the GPU and registered with UCP: the lane's producer
+ * (a mover: ucp_put over UCP's host-memory transports, or a store in its
+ * own process) publishes RTail in prod_tail; the sorter kernel copies it
+ * into the lane ring in GPU memory, and publishes the ring's RHead back in
+ * cons_tail, which the producer reads for credits. The segments stay in
+ * GPU memory; only these words cross, without a copy engine round trip.
+ * The loopback lane (the last) is the sorter's own and has none. */
+typedef struct mgi_lane_ctl {
+    uint32_t prod_tail;     /* RTail, written by the producer */
+    uint8_t  prod_pad[MGI_RING_LINE - sizeof(uint32_t)];
+    uint32_t cons_tail;     /* RHead, written by the sorter */
+    uint8_t  cons_pad[MGI_RING_LINE - sizeof(uint32_t)];
+} mgi_lane_ctl_t;
+
 typedef struct mgi_peer_ep {
     int        valid;
     int        rank;
@@ -114,6 +129,10 @@ struct mgi_ep {
     ucp_mem_h     recv_memh;
     void          *rkey_buf;
     size_t        rkey_len;
+    /* GPU endpoints: lane control words (mgi_lane_ctl_t) in pinned host
+     * memory, [nlanes - 1]; NULL for CPU endpoints */
+    mgi_lane_ctl_t *lane_ctl;     /* host address */
+    mgi_lane_ctl_t *lane_ctl_dev; /* the same, mapped into the GPU */
     /* next hop -> route (sort ring), filled by mgi_ch_create */
     mgi_route_t   **routes;     /* [MGI_MAX_EPS], NULL where none */
     mgi_route_t   **route_list; /* dense list for the mover */

@@ -481,6 +481,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.status       = (mgi_gpu_status_t*)mgi_gpu_host_dev_ptr(ep, g->status);
     dep.blk          = g->blk;
     dep.ljobs        = g->ljobs;
+    dep.lane_ctl     = ep->lane_ctl_dev; /* NULL: in the lane rings */
     if (dep.status == NULL) {
         return UCS_ERR_IO_ERROR;
     }

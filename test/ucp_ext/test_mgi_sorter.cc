@@ -282,9 +282,15 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
-                int fixed_len = 0)
+                int fixed_len = 0, int lane_ctl = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce);
+
+    /* lane_ctl: lanes 0 and 1 publish their control words through host
+     * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
+    if (lane_ctl) {
+        f.dep.lane_ctl = (mgi_lane_ctl_t*)f.alloc(2 * sizeof(mgi_lane_ctl_t));
+    }
 
     f.start_threads(nth);
     const uint16_t dsts[4] = {SELF, HOP_A, HOP_B, MGI_EP_ID_ALL};
@@ -345,7 +351,12 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             }
         }
         /* a remote source's segments into lane 1, as its mover would */
-        if (remote_eof == 0 && mgi_ring_count(lane1) < lane1->size) {
+        uint32_t lane1_used = lane_ctl ?
+                f.dep.lane_ctl[1].prod_tail -
+                __atomic_load_n(&f.dep.lane_ctl[1].cons_tail,
+                                __ATOMIC_ACQUIRE) :
+                mgi_ring_count(lane1);
+        if (remote_eof == 0 && lane1_used < lane1->size) {
             mgi_seg_hdr_t *seg;
             while (remote_sent < remote_n) {
                 uint16_t len = 16 + (uint16_t)(remote_sent % 40);
@@ -373,7 +384,16 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 }
             }
             if ((seg = mgi_ring_peek(tmp, 0)) != NULL) {
-                ASSERT_EQ(1u, mgi_ring_enqueue_bulk(lane1, seg, 1));
+                if (lane_ctl) {
+                    /* the mover writes the slot, then publishes RTail in
+                     * the control words only: the sorter must pull it */
+                    uint32_t t = f.dep.lane_ctl[1].prod_tail;
+                    memcpy(mgi_ring_seg(lane1, t), seg, lane1->seg_size);
+                    __atomic_store_n(&f.dep.lane_ctl[1].prod_tail, t + 1,
+                                     __ATOMIC_RELEASE);
+                } else {
+                    ASSERT_EQ(1u, mgi_ring_enqueue_bulk(lane1, seg, 1));
+                }
                 mgi_ring_release(tmp, 1);
             }
         }
@@ -533,4 +553,16 @@ TEST(mgi_sorter, runs_32_threads)
 TEST(mgi_sorter, runs_per_tuple_8_threads)
 {
     run_sorter(1024, 4, 4, 0, 1, 3000, 8, 40);
+}
+
+/* lanes with host control words (GPU endpoints): RTail pulled, RHead
+ * pushed by the sorter */
+TEST(mgi_sorter, lane_ctl_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 1);
+}
+
+TEST(mgi_sorter, lane_ctl_runs_8_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 8, 24, 1);
 }
