@@ -100,6 +100,8 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.dispatched = 0;
         p.round      = 0;
         p.stop       = 0;
+        p.n_lane_empty = p.n_final_full = p.n_jobs = p.n_chunks = 0;
+        p.n_send_full  = 0;
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
     }
@@ -562,6 +564,23 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
     if (e != cudaSuccess) {
         ucs_error("mgi ep %u: sorter kernel failed: %s", ep->id,
                   cudaGetErrorString(e));
+    }
+    {
+        unsigned long long t[7] = {0, 0, 0, 0, 0, 0, 0};
+        for (i = 0; i < g->nblocks; ++i) {
+            t[0] += g->status->blk[i].rounds;
+            t[1] += g->status->blk[i].lane_empty;
+            t[2] += g->status->blk[i].final_full;
+            t[3] += g->status->blk[i].jobs;
+            t[4] += g->status->blk[i].chunks;
+            t[5] += g->status->blk[i].send_full;
+            t[6] += g->status->blk[i].sorted;
+        }
+        ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted, "
+                 "%llu send passes blocked (target full), %llu whole "
+                 "moves (%llu chunks), %llu lane rounds with nothing ready, "
+                 "%llu with the final ring full", ep->id, t[0], t[6], t[5],
+                 t[3], t[4], t[1], t[2]);
     }
     for (i = 0; i < g->nblocks; ++i) {
         if (g->status->blk[i].dropped || g->status->blk[i].eof_errors) {

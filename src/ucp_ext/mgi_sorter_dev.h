@@ -128,6 +128,13 @@ typedef struct mgi_gpu_status {
         volatile uint32_t           dropped;    /* no channel or route */
         volatile uint32_t           eof_errors; /* extra EOF records */
         uint32_t                    reserved;
+        /* where the block's time went (published with sorted) */
+        volatile unsigned long long rounds;
+        volatile unsigned long long lane_empty;  /* owned lanes: none ready */
+        volatile unsigned long long final_full;  /* whole move: no room */
+        volatile unsigned long long jobs;        /* whole moves issued */
+        volatile unsigned long long chunks;      /* job chunks copied */
+        volatile unsigned long long send_full;   /* send passes blocked */
     } blk[MGI_GPU_MAX_SORTERS];
 } mgi_gpu_status_t;
 
@@ -274,6 +281,8 @@ typedef struct mgi_gpu_pass {
     unsigned long long sorted, dispatched;   /* tuples walked */
     unsigned long long whole_segs;           /* lane segments moved whole */
     unsigned long long run_msgs;             /* placed by mgi_gpu_walk_run */
+    unsigned long long n_lane_empty, n_final_full, n_jobs, n_chunks,
+                       n_send_full;          /* see mgi_gpu_status_t */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -1104,6 +1113,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                ((lj->count > 0) || (ring->cons_off == 0))) {
             seg = mgi_ring_peek(ring, lj->count);
             if (seg == NULL) {
+                p->n_lane_empty += (lj->count == 0);
                 break;
             }
             ch = mgi_gpu_whole_ch(d, seg);
@@ -1118,6 +1128,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             /* a full segment's worth fits only a fresh segment, at 0 */
             if (mgi_ring_append_reserve(fr, cap, &j->fseg, &j->foff,
                                         &j->fpos) != MGI_RING_OK) {
+                p->n_final_full++;
                 break; /* final ring full: the consumers must read */
             }
             mgi_st_rel32(&j->live, 0);
@@ -1131,6 +1142,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             mgi_st_rel32(&j->next, 0);
             mgi_st_rel32(&j->live, 1);
             lj->count++;
+            p->n_jobs++;
             ret = MGI_GPU_LANE_MOVED;
         }
         if ((ret == MGI_GPU_LANE_IDLE) && (lj->count == 0) &&
@@ -1191,6 +1203,7 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
         MGI_SYNC();
         if (MGI_TID == 0) {
             MGI_ATOMIC_ADD(&j->done, 1u);
+            p->n_chunks++;
         }
         ++copied;
     }
@@ -1269,7 +1282,8 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                     p->end_off += mgi_msg_size(MGI_MSG_LEN_EOF);
                 }
             }
-            p->blocked = !ok;
+            p->blocked      = !ok;
+            p->n_send_full += (!ok && !recv_side);
             if (ok) {
                 ring->cons_off = p->end_off;
                 if (p->at_end) {
@@ -1351,6 +1365,12 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             p->stop = mgi_vld(&d->status->stop);
             d->status->blk[MGI_BID].sorted     = p->sorted;
             d->status->blk[MGI_BID].dispatched = p->dispatched;
+            d->status->blk[MGI_BID].rounds     = p->round;
+            d->status->blk[MGI_BID].lane_empty = p->n_lane_empty;
+            d->status->blk[MGI_BID].final_full = p->n_final_full;
+            d->status->blk[MGI_BID].jobs       = p->n_jobs;
+            d->status->blk[MGI_BID].chunks     = p->n_chunks;
+            d->status->blk[MGI_BID].send_full  = p->n_send_full;
             if (MGI_BID == 0) {
                 d->status->epoch = p->round / MGI_GPU_STOP_POLL;
             }

@@ -89,6 +89,8 @@ struct dev_result {
     unsigned           timeouts;   /* which phase timed out: bit mask */
     unsigned           eof_blocks;
     unsigned           done_sending;
+    unsigned long long recv_calls;  /* block receives, and those that */
+    unsigned long long recv_empty;  /* found nothing ready */
 };
 
 enum { PH_SEND = 1, PH_FLUSH = 2, PH_RECV = 4 };
@@ -135,6 +137,9 @@ __device__ static inline int timed_out(unsigned long long deadline)
 
 #define RECV_TUPLES 256
 
+/* receive calls of this block (thread 0), for the benchmark's report */
+__shared__ unsigned long long g_recv_calls, g_recv_empty;
+
 /* Block: receive what is there, apply f to every tuple. Returns bytes,
  * 0 or MGI_DEV_EOF. */
 template <typename F>
@@ -142,6 +147,11 @@ __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
                                  unsigned tsize, F f)
 {
     int n = mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
+
+    if (threadIdx.x == 0) {
+        ++g_recv_calls;
+        g_recv_empty += (n == 0);
+    }
 
     if (n > 0) {
         for (unsigned i = threadIdx.x; i < n / tsize; i += blockDim.x) {
@@ -340,6 +350,10 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     long begin = per * blockIdx.x, end = min(n, begin + per);
     unsigned bad;
 
+    if (threadIdx.x == 0) {
+        g_recv_calls = g_recv_empty = 0;
+    }
+    __syncthreads();
     if (send) {
         for (long i = begin; i < end; i += blockDim.x) {
             long me = i + threadIdx.x;
@@ -361,6 +375,8 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     block_add(&res->checksum, checksum);
     block_add(&res->received, received);
     if (threadIdx.x == 0) {
+        atomicAdd(&res->recv_calls, g_recv_calls);
+        atomicAdd(&res->recv_empty, g_recv_empty);
         if (bad) {
             atomicOr(&res->timeouts, bad);
         } else if (rsize > 0) {
@@ -789,11 +805,13 @@ static int run_stream(const opts &o, int sorter)
         } else {
             printf("send_bw rank %d: %ld tuples of %u B GPU0 -> GPU1 (%s), "
                    "received %llu, checksum %s, %.3f ms, %.2f GB/s "
-                   "payload: %s\n", rank, o.tuples, o.size,
+                   "payload: %s; %llu block receives, %llu found nothing\n",
+                   rank, o.tuples, o.size,
                    o.local > 0 ? "one process" : "two processes",
                    e->res->received,
                    e->res->checksum == expect_sum ? "ok" : "BAD", ms,
-                   bytes / secs / 1e9, good ? "OK" : "FAILED");
+                   bytes / secs / 1e9, good ? "OK" : "FAILED",
+                   e->res->recv_calls, e->res->recv_empty);
         }
         ok = good;
     }
