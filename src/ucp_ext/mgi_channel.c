@@ -8,13 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What every rank contributes to the channel-creation allgather. */
+/* What every rank contributes to the channel-creation allgather, per
+ * endpoint: its receive ring and, where it has them, its lane control
+ * words (ctl_rkey_len 0: none, the ring headers are the control words). */
 typedef struct mgi_ch_wire_ep {
     uint16_t id;
     uint16_t rkey_len;
-    uint32_t reserved;
+    uint16_t ctl_rkey_len;
+    uint16_t reserved;
     uint64_t rbase;
+    uint64_t ctl_rbase;
     uint8_t  rkey[MGI_RKEY_MAX];
+    uint8_t  ctl_rkey[MGI_RKEY_MAX];
 } mgi_ch_wire_ep_t;
 
 typedef struct mgi_ch_wire {
@@ -336,7 +341,7 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
     const mgi_ch_wire_ep_t *w;
     mgi_peer_ep_t *peer;
     ucs_status_t status;
-    ucp_rkey_h rkey;
+    ucp_rkey_h rkey, ctl_rkey;
     int r;
     unsigned i;
 
@@ -353,14 +358,29 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
                           ctx, w->id, r, ucs_status_string(status));
                 return status;
             }
+            ctl_rkey = NULL;
+            if (w->ctl_rkey_len > 0) {
+                status = ucp_ep_rkey_unpack(ctx->peers[r], w->ctl_rkey,
+                                            &ctl_rkey);
+                if (status != UCS_OK) {
+                    ucs_error("mgi context %p: rkey of the lane control "
+                              "words of endpoint %u (rank %d): %s", ctx,
+                              w->id, r, ucs_status_string(status));
+                    ucp_rkey_destroy(rkey);
+                    return status;
+                }
+            }
             if (peer->valid) {
                 /* a deleted endpoint's id is never reused: stale only if
                  * the peer re-created its rings; keep the old rkey alive */
                 ucs_debug("mgi context %p: endpoint %u moved", ctx, w->id);
             }
-            peer->rank  = r;
-            peer->rbase = w->rbase;
-            peer->rkey  = rkey;
+            peer->rank      = r;
+            peer->rbase     = w->rbase;
+            peer->rkey      = rkey;
+            peer->has_ctl   = (ctl_rkey != NULL);
+            peer->ctl_rbase = w->ctl_rbase;
+            peer->ctl_rkey  = ctl_rkey;
             __atomic_store_n(&peer->valid, 1, __ATOMIC_RELEASE);
         }
     }
@@ -440,6 +460,12 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         mine->eps[mine->nep].rkey_len = ep->rkey_len;
         mine->eps[mine->nep].rbase    = (uintptr_t)ep->recv_mem;
         memcpy(mine->eps[mine->nep].rkey, ep->rkey_buf, ep->rkey_len);
+        if (ep->lane_ctl != NULL) {
+            mine->eps[mine->nep].ctl_rkey_len = ep->ctl_rkey_len;
+            mine->eps[mine->nep].ctl_rbase    = (uintptr_t)ep->lane_ctl;
+            memcpy(mine->eps[mine->nep].ctl_rkey, ep->ctl_rkey_buf,
+                   ep->ctl_rkey_len);
+        }
         ++mine->nep;
     }
     mine->status = local_status;

@@ -399,6 +399,9 @@ void mgi_context_destroy(mgi_context_h ctx)
     for (i = 0; i < MGI_MAX_EPS; ++i) {
         if (ctx->peer_eps[i].valid) {
             ucp_rkey_destroy(ctx->peer_eps[i].rkey);
+            if (ctx->peer_eps[i].has_ctl) {
+                ucp_rkey_destroy(ctx->peer_eps[i].ctl_rkey);
+            }
             ctx->peer_eps[i].valid = 0;
         }
     }

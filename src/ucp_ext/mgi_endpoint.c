@@ -4,11 +4,14 @@
  * Ring memory comes from mgi_ep_ring_create(): host memory for CPU
  * endpoints. A GPU endpoint is this same layout in device memory (the
  * receive region registered with ucp_mem_map as CUDA memory) with the
- * sorter launched as a persistent kernel instead of a host thread, and
- * its sort rings seen by the mover through mirrors (mgi_ring_mirror_t).
+ * sorter launched as a persistent kernel instead of a host thread, its
+ * sort rings seen by the mover through mirrors (mgi_ring_mirror_t) and
+ * the RTail / RHead of its receive lanes kept in lane control words
+ * (mgi_lane_ctl_t) in host memory.
  */
 #include "mgi_int.h"
 
+#include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +145,110 @@ err_free:
     return status;
 }
 
+static void mgi_ep_lane_ctl_free(mgi_ep_t *ep)
+{
+    if (mgi_ep_is_gpu(ep)) {
+        mgi_gpu_host_free(ep->lane_ctl);
+    } else {
+        free(ep->lane_ctl);
+    }
+    ep->lane_ctl     = NULL;
+    ep->lane_ctl_dev = NULL;
+}
+
+/* Lane control words (mgi_lane_ctl_t): movers put RTail and get RHead of
+ * a GPU endpoint's lanes here, in host memory (UCP's host transports or a
+ * store in this process), instead of in the ring headers in GPU memory,
+ * where each 4-byte word cost a copy-engine round trip. The sorter kernel
+ * copies them from and to the rings. CPU endpoints keep them in the ring
+ * headers (host memory already). Created before the sorter starts: it
+ * reads them from its first pass. */
+static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
+{
+    mgi_context_t *ctx = ep->ctx;
+    size_t len         = (ep->nlanes - 1) * sizeof(*ep->lane_ctl);
+    ucp_mem_map_params_t mparams;
+    ucs_status_t status;
+    cudaError_t ce;
+    void *dev;
+
+    if (!mgi_ep_is_gpu(ep)) {
+        return UCS_OK;
+    }
+    /* zeroed: RTail and RHead 0, as in a fresh lane ring */
+    ep->lane_ctl = mgi_ep_is_gpu(ep) ? mgi_gpu_host_alloc(ep, len) :
+                   mgi_ep_host_alloc(len);
+    if (ep->lane_ctl == NULL) {
+        ucs_error("mgi ep %u: no memory for %u lane control words: %s",
+                  ep->id, ep->nlanes - 1,
+                  ucs_status_string(UCS_ERR_NO_MEMORY));
+        return UCS_ERR_NO_MEMORY;
+    }
+    if (mgi_ep_is_gpu(ep)) {
+        ce = cudaHostGetDevicePointer(&dev, ep->lane_ctl, 0);
+        if (ce != cudaSuccess) {
+            cudaGetLastError();
+            ucs_error("mgi ep %u: cudaHostGetDevicePointer of the lane "
+                      "control words failed: %s (%s)", ep->id,
+                      cudaGetErrorString(ce),
+                      ucs_status_string(UCS_ERR_IO_ERROR));
+            status = UCS_ERR_IO_ERROR;
+            goto err_free;
+        }
+        ep->lane_ctl_dev = dev;
+    }
+
+    /* host memory even for a GPU endpoint: UCP reaches it with its
+     * host-memory transports (sm, self), not CUDA ones */
+    memset(&mparams, 0, sizeof(mparams));
+    mparams.field_mask  = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                          UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                          UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    mparams.address     = ep->lane_ctl;
+    mparams.length      = len;
+    mparams.memory_type = UCS_MEMORY_TYPE_HOST;
+    status = ucp_mem_map(ctx->ucp, &mparams, &ep->ctl_memh);
+    if (status != UCS_OK) {
+        ucs_error("mgi ep %u: ucp_mem_map of the lane control words: %s",
+                  ep->id, ucs_status_string(status));
+        goto err_free;
+    }
+    status = ucp_rkey_pack(ctx->ucp, ep->ctl_memh, &ep->ctl_rkey_buf,
+                           &ep->ctl_rkey_len);
+    if (status != UCS_OK) {
+        ucs_error("mgi ep %u: ucp_rkey_pack of the lane control words: %s",
+                  ep->id, ucs_status_string(status));
+        goto err_unmap;
+    }
+    if ((ep->ctl_rkey_len == 0) || (ep->ctl_rkey_len > MGI_RKEY_MAX)) {
+        ucs_error("mgi ep %u: packed rkey of the lane control words of %zu "
+                  "bytes, 1..%d: %s", ep->id, ep->ctl_rkey_len,
+                  MGI_RKEY_MAX, ucs_status_string(UCS_ERR_EXCEEDS_LIMIT));
+        status = UCS_ERR_EXCEEDS_LIMIT;
+        goto err_release_rkey;
+    }
+    return UCS_OK;
+
+err_release_rkey:
+    ucp_rkey_buffer_release(ep->ctl_rkey_buf);
+err_unmap:
+    ucp_mem_unmap(ctx->ucp, ep->ctl_memh);
+err_free:
+    mgi_ep_lane_ctl_free(ep);
+    return status;
+}
+
+/* After the sorter stopped: nothing reads the words any more. */
+static void mgi_ep_lane_ctl_destroy(mgi_ep_t *ep)
+{
+    if (ep->lane_ctl == NULL) {
+        return;
+    }
+    ucp_rkey_buffer_release(ep->ctl_rkey_buf);
+    ucp_mem_unmap(ep->ctx->ucp, ep->ctl_memh);
+    mgi_ep_lane_ctl_free(ep);
+}
+
 ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
                            mgi_ep_id_t *ep_p)
 {
@@ -212,9 +319,14 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
         goto err_free;
     }
 
-    status = mgi_sorter_start(ep);
+    status = mgi_ep_lane_ctl_create(ep);
     if (status != UCS_OK) {
         goto err_recv_ring;
+    }
+
+    status = mgi_sorter_start(ep);
+    if (status != UCS_OK) {
+        goto err_lane_ctl;
     }
     if (mgi_ep_is_gpu(ep) && (ctx->mover_device == MGI_EP_HOST)) {
         ctx->mover_device = ep->device;
@@ -224,12 +336,16 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     __atomic_store_n(&ctx->neps, ctx->neps + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ctx->lock);
     ucs_info("mgi ep %u: %s endpoint (device %d), %u stage ring(s), receive "
-             "ring of %u lanes x %u segments x %zu bytes", ep->id,
+             "ring of %u lanes x %u segments x %zu bytes%s", ep->id,
              mgi_ep_is_gpu(ep) ? "GPU" : "CPU", ep->device, ep->nstage,
-             ep->nlanes, ctx->params.recv_depth, ctx->seg_size);
+             ep->nlanes, ctx->params.recv_depth, ctx->seg_size,
+             (ep->lane_ctl != NULL) ? ", lane control words in host memory" :
+             "");
     *ep_p = ep->id;
     return UCS_OK;
 
+err_lane_ctl:
+    mgi_ep_lane_ctl_destroy(ep);
 err_recv_ring:
     ucp_rkey_buffer_release(ep->rkey_buf);
     ucp_mem_unmap(ctx->ucp, ep->recv_memh);
@@ -343,6 +459,7 @@ void mgi_ep_destroy(mgi_ep_t *ep)
     ucp_rkey_buffer_release(ep->rkey_buf);
     ucp_mem_unmap(ctx->ucp, ep->recv_memh);
     mgi_ep_ring_free(ep, ep->recv_mem);
+    mgi_ep_lane_ctl_destroy(ep);
     ctx->eps[ep->index] = NULL;
     free(ep->stage);
     free(ep->route_list);

@@ -72,6 +72,10 @@ typedef struct mgi_peer_ep {
     int        rank;
     uint64_t   rbase;           /* address of its receive ring region */
     ucp_rkey_h rkey;
+    int        has_ctl;         /* its lanes' RTail / RHead are in lane
+                                   control words, not the ring headers */
+    uint64_t   ctl_rbase;       /* address of its mgi_lane_ctl_t array */
+    ucp_rkey_h ctl_rkey;        /* host memory: sm / self transports */
 } mgi_peer_ep_t;
 
 /* Our lane in a next hop's receive ring: the mover is its only producer,
@@ -86,6 +90,9 @@ typedef struct mgi_lane {
     int           local_gpu;    /* local, receive ring in GPU memory */
     int           local_dev;    /* local: its device, or MGI_EP_HOST */
     mgi_ring_t    *local_ring;  /* local: our lane there, a pointer here */
+    uint32_t      *local_tail;  /* local: where RTail is stored (the ring
+                                   header or our lane control words) */
+    uint32_t      *local_head;  /* local: where RHead is loaded from */
     uint32_t      issued;       /* slots written or being written */
     uint32_t      done;         /* slots whose data is complete there */
     uint32_t      tail;         /* published RTail */
@@ -94,7 +101,7 @@ typedef struct mgi_lane {
     uint32_t      tail_buf;     /* source buffer of the tail put */
     uint32_t      head_buf;     /* landing buffer of the credit get */
     int           credit_busy;  /* a credit read is in flight */
-    void          *credit_req;  /* its UCP request (NULL: a CUDA read) */
+    void          *credit_req;  /* its UCP request */
     uint64_t      credit_deadline;
     unsigned      mark;         /* mover: its data mark in the open flush */
     uint64_t      mark_seq;     /* mover: flush that `mark` belongs to */
@@ -130,9 +137,13 @@ struct mgi_ep {
     void          *rkey_buf;
     size_t        rkey_len;
     /* GPU endpoints: lane control words (mgi_lane_ctl_t) in pinned host
-     * memory, [nlanes - 1]; NULL for CPU endpoints */
+     * memory mapped into the GPU and registered with UCP, [nlanes - 1].
+     * NULL (CPU endpoints): the lane rings' headers are the control words. */
     mgi_lane_ctl_t *lane_ctl;     /* host address */
     mgi_lane_ctl_t *lane_ctl_dev; /* the same, mapped into the GPU */
+    ucp_mem_h     ctl_memh;
+    void          *ctl_rkey_buf;
+    size_t        ctl_rkey_len;
     /* next hop -> route (sort ring), filled by mgi_ch_create */
     mgi_route_t   **routes;     /* [MGI_MAX_EPS], NULL where none */
     mgi_route_t   **route_list; /* dense list for the mover */

@@ -21,13 +21,20 @@
  *      for; a worker flush over emulated RMA would wait for a moment with
  *      no RMA of the worker outstanding, which a busy mover never gives).
  *
+ * Where RTail and RHead of a lane are: a next hop with lane control words
+ * (mgi_lane_ctl_t: every GPU endpoint) keeps them in host memory, apart from the lane ring,
+ * whose header its sorter updates from them; other next hops in the lane
+ * ring's header. Either way RTail is a 4-byte put (ucp_put_nbx, host
+ * memory on both sides) issued only once the data it covers is complete
+ * there, and RHead a 4-byte get.
+ *
  * Next hops in this process (ctx->rank) are not reached through UCP: its
  * `self` transport would memcpy GPU memory on the host. Segments are
  * copied with cudaMemcpyAsync on the mover's own stream when either side
  * is GPU memory (a peer copy between two GPUs), with memcpy when both are
- * host memory; the RTail of a lane in GPU memory follows its data on the
- * same stream, credits are read with a copy on a second stream (GPU) or a
- * load (host). A flush's copies are complete when its event is.
+ * host memory. A flush's copies are complete when its event is; RTail is
+ * then a release store into host memory (the lane control words of a GPU
+ * endpoint) and RHead an acquire load: no CUDA copy of a control word.
  *
  * Sort rings of GPU endpoints live in GPU memory: the mover never touches
  * their control words there. It reads `ready` and writes `released` of the
@@ -96,23 +103,13 @@ typedef struct mgi_mover_epoch {
     uint64_t         deadline;
 } mgi_mover_epoch_t;
 
-/* Pinned words the CUDA copies of control words read and write. */
-typedef struct mgi_mover_words {
-    uint32_t head[MGI_MAX_LOCAL_EPS];
-    uint32_t tail[MGI_MOVER_EPOCHS][MGI_MAX_LOCAL_EPS];
-} mgi_mover_words_t;
-
 /* CUDA state of a context's mover (ctx->mover_cuda): created by the mover
  * the first time a local next hop or source is GPU memory, kept until the
- * context goes (freeing pinned memory beside a running sorter kernel is
- * what mgi_sorter.cu avoids). */
+ * context goes. */
 typedef struct mgi_mover_cuda {
     int               device;
-    cudaStream_t      stream;         /* segments, then RTail */
-    cudaStream_t      credit_stream;  /* RHead reads */
+    cudaStream_t      stream;         /* segments */
     cudaEvent_t       done[MGI_MOVER_EPOCHS];
-    cudaEvent_t       credit_done;
-    mgi_mover_words_t *words;
     uint64_t          peer_tried[MGI_MOVER_MAX_DEVS];
 } mgi_mover_cuda_t;
 
@@ -124,7 +121,6 @@ typedef struct mgi_mover {
     unsigned          nlanes;
     mgi_lane_t        **refresh;      /* credit reads in flight */
     unsigned          nrefresh;
-    int               credit_cuda;    /* 0, 1: reads queued, 2: recorded */
     mgi_mover_epoch_t epochs[MGI_MOVER_EPOCHS];
     unsigned          first, nepochs; /* flushes in flight, oldest first */
     uint64_t          seq;            /* of the open flush */
@@ -250,12 +246,6 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
     if (status != UCS_OK) {
         goto err_free;
     }
-    status = MGI_MOVER_CUDA(ctx, cudaStreamCreateWithFlags(
-                                 &cu->credit_stream, cudaStreamNonBlocking),
-                            "device %d", cu->device);
-    if (status != UCS_OK) {
-        goto err_stream;
-    }
     for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
         status = MGI_MOVER_CUDA(ctx, cudaEventCreateWithFlags(&cu->done[i],
                                      cudaEventDisableTiming), "device %d",
@@ -264,34 +254,16 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
             goto err_events;
         }
     }
-    status = MGI_MOVER_CUDA(ctx, cudaEventCreateWithFlags(&cu->credit_done,
-                                 cudaEventDisableTiming), "device %d",
-                            cu->device);
-    if (status != UCS_OK) {
-        goto err_events;
-    }
-    status = MGI_MOVER_CUDA(ctx, cudaHostAlloc((void**)&cu->words,
-                                               sizeof(*cu->words),
-                                               cudaHostAllocPortable),
-                            "%zu bytes of pinned memory", sizeof(*cu->words));
-    if (status != UCS_OK) {
-        goto err_credit_event;
-    }
-    memset(cu->words, 0, sizeof(*cu->words));
     ucs_debug("mgi context %p mover: copies inside the process on device "
               "%d's streams", ctx, cu->device);
     ctx->mover_cuda = cu;
     *cu_p           = cu;
     return UCS_OK;
 
-err_credit_event:
-    cudaEventDestroy(cu->credit_done);
 err_events:
     while (i-- > 0) {
         cudaEventDestroy(cu->done[i]);
     }
-    cudaStreamDestroy(cu->credit_stream);
-err_stream:
     cudaStreamDestroy(cu->stream);
 err_free:
     free(cu);
@@ -307,12 +279,9 @@ void mgi_mover_cuda_fini(mgi_context_t *ctx)
         return;
     }
     cudaSetDevice(cu->device);
-    cudaFreeHost(cu->words);
-    cudaEventDestroy(cu->credit_done);
     for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
         cudaEventDestroy(cu->done[i]);
     }
-    cudaStreamDestroy(cu->credit_stream);
     cudaStreamDestroy(cu->stream);
     free(cu);
     ctx->mover_cuda = NULL;
@@ -379,6 +348,26 @@ static uint64_t mgi_mover_lane_addr(mgi_mover_t *m, mgi_ep_id_t hop)
                                          m->lane_bytes;
 }
 
+/* Address and rkey of our lane's RTail (`tail`) or RHead in a next hop of
+ * another process: its lane control words, or the lane ring's header. */
+static uint64_t mgi_mover_ctl_addr(mgi_mover_t *m, mgi_lane_t *lane,
+                                   int tail, ucp_rkey_h *rkey_p)
+{
+    mgi_peer_ep_t *peer = &m->ctx->peer_eps[lane->next_hop];
+
+    if (peer->has_ctl) {
+        *rkey_p = peer->ctl_rkey;
+        return peer->ctl_rbase +
+               (uint64_t)m->ctx->rank * sizeof(mgi_lane_ctl_t) +
+               (tail ? offsetof(mgi_lane_ctl_t, prod_tail) :
+                       offsetof(mgi_lane_ctl_t, cons_tail));
+    }
+    *rkey_p = peer->rkey;
+    return mgi_mover_lane_addr(m, lane->next_hop) +
+           (tail ? offsetof(mgi_ring_t, prod_tail) :
+                   offsetof(mgi_ring_t, cons_tail));
+}
+
 static ucs_status_t mgi_mover_list_lane(mgi_mover_t *m, mgi_lane_t *lane)
 {
     mgi_context_t *ctx = m->ctx;
@@ -402,6 +391,19 @@ static ucs_status_t mgi_mover_list_lane(mgi_mover_t *m, mgi_lane_t *lane)
         lane->local_gpu  = mgi_ep_is_gpu(dst);
         lane->local_ring = (mgi_ring_t*)(uintptr_t)mgi_mover_lane_addr(
                                    m, lane->next_hop);
+        if (dst->lane_ctl != NULL) {
+            lane->local_tail = &dst->lane_ctl[ctx->rank].prod_tail;
+            lane->local_head = &dst->lane_ctl[ctx->rank].cons_tail;
+        } else if (!lane->local_gpu) {
+            lane->local_tail = &lane->local_ring->prod_tail;
+            lane->local_head = &lane->local_ring->cons_tail;
+        } else {
+            /* the mover never copies control words to or from the GPU */
+            ucs_error("mgi context %p mover: GPU endpoint %u has no lane "
+                      "control words: %s", ctx, lane->next_hop,
+                      ucs_status_string(UCS_ERR_INVALID_PARAM));
+            return UCS_ERR_INVALID_PARAM;
+        }
     }
     lane->mark_seq        = 0;
     lane->listed          = 1;
@@ -420,60 +422,39 @@ static void mgi_mover_set_head(mgi_lane_t *lane, uint32_t head)
 static ucs_status_t mgi_mover_credit_read(mgi_mover_t *m, mgi_lane_t *lane)
 {
     mgi_context_t *ctx = m->ctx;
-    unsigned idx       = lane->next_hop % MGI_MAX_LOCAL_EPS;
     ucp_request_param_t param;
-    mgi_mover_cuda_t *cu;
     mgi_peer_ep_t *peer;
     ucs_status_ptr_t req;
-    ucs_status_t status;
+    ucp_rkey_h rkey;
+    uint64_t addr;
 
     if (lane->credit_busy) {
         return UCS_OK;
     }
-    if (lane->local && !lane->local_gpu) {
-        mgi_mover_set_head(lane, mgi_ld_acq32(&lane->local_ring->cons_tail));
+    if (lane->local) {
+        /* host memory: the ring header, or the words the sorter kernel
+         * publishes after its reads of the slots */
+        mgi_mover_set_head(lane, mgi_ld_acq32(lane->local_head));
         return UCS_OK;
     }
-    if (lane->local) {
-        if (m->credit_cuda == 2) {
-            return UCS_OK; /* next batch */
-        }
-        status = mgi_mover_cuda_get(m, &cu);
-        if (status == UCS_OK) {
-            status = MGI_MOVER_CUDA(ctx, cudaMemcpyAsync(&cu->words->head[idx],
-                                         &lane->local_ring->cons_tail,
-                                         sizeof(uint32_t), cudaMemcpyDefault,
-                                         cu->credit_stream),
-                                    "credit read of endpoint %u",
-                                    lane->next_hop);
-        }
-        if (status != UCS_OK) {
-            return status;
-        }
-        m->credit_cuda    = 1;
-        lane->credit_req  = NULL;
-    } else {
-        peer = &ctx->peer_eps[lane->next_hop];
-        memset(&param, 0, sizeof(param));
-        param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-        param.memory_type  = UCS_MEMORY_TYPE_HOST;
-        req = ucp_get_nbx(ctx->peers[peer->rank], &lane->head_buf,
-                          sizeof(lane->head_buf),
-                          mgi_mover_lane_addr(m, lane->next_hop) +
-                          offsetof(mgi_ring_t, cons_tail), peer->rkey,
-                          &param);
-        if (UCS_PTR_IS_ERR(req)) {
-            ucs_error("mgi context %p mover: credit read from endpoint %u "
-                      "failed: %s", ctx, lane->next_hop,
-                      ucs_status_string(UCS_PTR_STATUS(req)));
-            return UCS_PTR_STATUS(req);
-        }
-        if (req == NULL) {
-            mgi_mover_set_head(lane, lane->head_buf);
-            return UCS_OK;
-        }
-        lane->credit_req = req;
+    peer = &ctx->peer_eps[lane->next_hop];
+    addr = mgi_mover_ctl_addr(m, lane, 0, &rkey);
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = UCS_MEMORY_TYPE_HOST;
+    req = ucp_get_nbx(ctx->peers[peer->rank], &lane->head_buf,
+                      sizeof(lane->head_buf), addr, rkey, &param);
+    if (UCS_PTR_IS_ERR(req)) {
+        ucs_error("mgi context %p mover: credit read from endpoint %u "
+                  "failed: %s", ctx, lane->next_hop,
+                  ucs_status_string(UCS_PTR_STATUS(req)));
+        return UCS_PTR_STATUS(req);
     }
+    if (req == NULL) {
+        mgi_mover_set_head(lane, lane->head_buf);
+        return UCS_OK;
+    }
+    lane->credit_req      = req;
     lane->credit_busy     = 1;
     lane->credit_deadline = mgi_time_ns() +
                             (uint64_t)ctx->params.timeout_ms * 1000000ull;
@@ -481,84 +462,40 @@ static ucs_status_t mgi_mover_credit_read(mgi_mover_t *m, mgi_lane_t *lane)
     return UCS_OK;
 }
 
-/* The CUDA credit reads queued in this round are one batch, one event. */
-static ucs_status_t mgi_mover_credit_record(mgi_mover_t *m)
-{
-    mgi_context_t *ctx   = m->ctx;
-    mgi_mover_cuda_t *cu = ctx->mover_cuda;
-    ucs_status_t status;
-
-    if (m->credit_cuda != 1) {
-        return UCS_OK;
-    }
-    status = MGI_MOVER_CUDA(ctx, cudaEventRecord(cu->credit_done,
-                                                 cu->credit_stream),
-                            "credit reads");
-    if (status != UCS_OK) {
-        return status;
-    }
-    m->credit_cuda = 2;
-    return UCS_OK;
-}
-
 /* Credit reads that completed; returns how many, or a negative status. */
 static int mgi_mover_credit_check(mgi_mover_t *m)
 {
-    mgi_context_t *ctx  = m->ctx;
-    mgi_mover_cuda_t *cu = ctx->mover_cuda;
-    uint64_t now        = mgi_time_ns();
-    int cuda_done = 0, n = 0;
+    mgi_context_t *ctx = m->ctx;
+    uint64_t now       = mgi_time_ns();
+    int n              = 0;
     ucs_status_t status;
-    cudaError_t e;
     mgi_lane_t *lane;
     unsigned i;
 
-    if (m->credit_cuda == 2) {
-        e = cudaEventQuery(cu->credit_done);
-        if (e == cudaSuccess) {
-            cuda_done      = 1;
-            m->credit_cuda = 0;
-        } else if (e != cudaErrorNotReady) {
-            ucs_error("mgi context %p mover: credit reads of GPU lanes: %s",
-                      ctx, cudaGetErrorString(e));
-            return UCS_ERR_IO_ERROR;
-        }
-    }
-
     for (i = 0; i < m->nrefresh;) {
-        lane = m->refresh[i];
-        if (lane->credit_req != NULL) {
-            status = ucp_request_check_status(lane->credit_req);
-            if (status == UCS_INPROGRESS) {
-                goto busy;
+        lane   = m->refresh[i];
+        status = ucp_request_check_status(lane->credit_req);
+        if (status == UCS_INPROGRESS) {
+            if (now > lane->credit_deadline) {
+                ucs_error("mgi context %p mover (rank %d): credit read from "
+                          "endpoint %u not complete after %u ms", ctx,
+                          ctx->rank, lane->next_hop, ctx->params.timeout_ms);
+                return UCS_ERR_TIMED_OUT;
             }
-            ucp_request_free(lane->credit_req);
-            lane->credit_req = NULL;
-            if (status != UCS_OK) {
-                ucs_error("mgi context %p mover: credit read from endpoint "
-                          "%u: %s", ctx, lane->next_hop,
-                          ucs_status_string(status));
-                return status;
-            }
-            mgi_mover_set_head(lane, lane->head_buf);
-        } else if (cuda_done) {
-            mgi_mover_set_head(lane, cu->words->head[lane->next_hop %
-                                                     MGI_MAX_LOCAL_EPS]);
-        } else {
-            goto busy;
+            ++i;
+            continue;
         }
+        ucp_request_free(lane->credit_req);
+        lane->credit_req = NULL;
+        if (status != UCS_OK) {
+            ucs_error("mgi context %p mover: credit read from endpoint %u: "
+                      "%s", ctx, lane->next_hop, ucs_status_string(status));
+            return status;
+        }
+        mgi_mover_set_head(lane, lane->head_buf);
         lane->credit_busy = 0;
         m->refresh[i]     = m->refresh[--m->nrefresh];
         ++n;
-        continue;
-busy:
-        if (now > lane->credit_deadline) {
-            ucs_error("mgi context %p mover (rank %d): credit read from "
-                      "endpoint %u not complete after %u ms", ctx, ctx->rank,
-                      lane->next_hop, ctx->params.timeout_ms);
-            return UCS_ERR_TIMED_OUT;
-        }
-        ++i;
     }
     return n;
 }
@@ -759,10 +696,11 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
     return moved;
 }
 
-/* RTail of lanes whose data is done; at most one tail put per remote lane
- * in flight (two could land out of order). Lanes in GPU memory of this
- * process get theirs with their data (mgi_mover_close). `local_only`:
- * only lanes in host memory of this process (no flush `e` needed). */
+/* RTail of lanes whose data is done (complete at the next hop: its flush
+ * or CUDA event completed); at most one tail put per remote lane in flight
+ * (two could land out of order). Lanes of this process get a release
+ * store into host memory. `local_only`: only lanes of this process (no
+ * flush `e` needed). */
 static int mgi_mover_publish(mgi_mover_t *m, mgi_mover_epoch_t *e,
                              int local_only)
 {
@@ -772,6 +710,8 @@ static int mgi_mover_publish(mgi_mover_t *m, mgi_mover_epoch_t *e,
     ucs_status_ptr_t req;
     ucs_status_t status;
     mgi_lane_t *lane;
+    ucp_rkey_h rkey;
+    uint64_t addr;
     unsigned i;
     int n = 0;
 
@@ -780,23 +720,24 @@ static int mgi_mover_publish(mgi_mover_t *m, mgi_mover_epoch_t *e,
     param.memory_type  = UCS_MEMORY_TYPE_HOST;
     for (i = 0; i < m->nlanes; ++i) {
         lane = m->lanes[i];
-        if (lane->local_gpu || lane->tail_busy ||
-            (lane->done == lane->tail) || (local_only && !lane->local)) {
+        if (lane->tail_busy || (lane->done == lane->tail) ||
+            (local_only && !lane->local)) {
             continue;
         }
         ++n;
         if (lane->local) {
-            mgi_st_rel32(&lane->local_ring->prod_tail, lane->done);
+            /* after the data: a memcpy of this thread, or copies whose
+             * event completed (GPU lanes: the sorter kernel loads this
+             * with acquire before it reads the slots) */
+            mgi_st_rel32(lane->local_tail, lane->done);
             lane->tail = lane->done;
             continue;
         }
         peer           = &ctx->peer_eps[lane->next_hop];
+        addr           = mgi_mover_ctl_addr(m, lane, 1, &rkey);
         lane->tail_buf = lane->done;
         req = ucp_put_nbx(ctx->peers[peer->rank], &lane->tail_buf,
-                          sizeof(lane->tail_buf),
-                          mgi_mover_lane_addr(m, lane->next_hop) +
-                          offsetof(mgi_ring_t, prod_tail), peer->rkey,
-                          &param);
+                          sizeof(lane->tail_buf), addr, rkey, &param);
         if (UCS_PTR_IS_ERR(req)) {
             ucs_error("mgi context %p mover: RTail put to endpoint %u "
                       "failed: %s", ctx, lane->next_hop,
@@ -818,8 +759,8 @@ static int mgi_mover_publish(mgi_mover_t *m, mgi_mover_epoch_t *e,
     return n;
 }
 
-/* Issue the open flush: RTail of local GPU lanes behind their data on the
- * stream, the CUDA event, the UCP flush. */
+/* Issue the open flush: the CUDA event behind the copies of this process,
+ * the UCP flushes. */
 static ucs_status_t mgi_mover_close(mgi_mover_t *m, mgi_mover_epoch_t *e)
 {
     mgi_context_t *ctx = m->ctx;
@@ -828,39 +769,11 @@ static ucs_status_t mgi_mover_close(mgi_mover_t *m, mgi_mover_epoch_t *e)
     mgi_mover_cuda_t *cu;
     ucs_status_ptr_t req;
     ucs_status_t status;
-    mgi_lane_t *lane;
-    unsigned i, nmarks, idx;
+    unsigned i;
 
     ++m->seq;
     if ((e->nrel == 0) && (e->nmarks == 0)) {
         return UCS_OK;
-    }
-    nmarks = e->nmarks;
-    for (i = 0; i < nmarks; ++i) {
-        lane = e->marks[i].lane;
-        if (!lane->local_gpu || e->marks[i].tail) {
-            continue;
-        }
-        /* stream order: the copy starts once the segments are there */
-        status = mgi_mover_cuda_get(m, &cu);
-        if (status != UCS_OK) {
-            return status;
-        }
-        idx                        = lane->next_hop % MGI_MAX_LOCAL_EPS;
-        cu->words->tail[slot][idx] = e->marks[i].value;
-        status = MGI_MOVER_CUDA(ctx, cudaMemcpyAsync(
-                                     &lane->local_ring->prod_tail,
-                                     &cu->words->tail[slot][idx],
-                                     sizeof(uint32_t), cudaMemcpyDefault,
-                                     cu->stream),
-                                "RTail of endpoint %u", lane->next_hop);
-        if (status == UCS_OK) {
-            status = mgi_mover_add_mark(e, lane, e->marks[i].value, 1);
-        }
-        if (status != UCS_OK) {
-            return status;
-        }
-        e->cuda = 1;
     }
     if (e->cuda) {
         cu     = ctx->mover_cuda;
@@ -1037,8 +950,9 @@ static int mgi_mover_round(mgi_mover_t *m, int move)
         if (status != UCS_OK) {
             return status;
         }
-        /* copies between host memory of this process are done already:
-         * their RTail need not wait for the next round */
+        /* copies between host memory of this process are done already
+         * (and CUDA copies may be): their RTail need not wait for the next
+         * round */
         ret = mgi_mover_retire_done(m);
         if (ret > 0) {
             ret = mgi_mover_publish(m, NULL, 1);
@@ -1047,10 +961,6 @@ static int mgi_mover_round(mgi_mover_t *m, int move)
             return ret;
         }
     }
-    status = mgi_mover_credit_record(m);
-    if (status != UCS_OK) {
-        return status;
-    }
     return progress;
 }
 
@@ -1058,9 +968,6 @@ static int mgi_mover_cuda_busy(mgi_mover_t *m)
 {
     unsigned i;
 
-    if (m->credit_cuda != 0) {
-        return 1;
-    }
     for (i = 0; i < m->nepochs; ++i) {
         if (m->epochs[(m->first + i) % MGI_MOVER_EPOCHS].cuda) {
             return 1;
@@ -1084,7 +991,7 @@ static int mgi_mover_pending(mgi_mover_t *m)
 {
     unsigned i;
 
-    if ((m->nepochs > 0) || (m->nrefresh > 0) || (m->credit_cuda != 0)) {
+    if ((m->nepochs > 0) || (m->nrefresh > 0)) {
         return 1;
     }
     for (i = 0; i < m->nlanes; ++i) {
