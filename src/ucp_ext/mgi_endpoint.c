@@ -160,9 +160,10 @@ static void mgi_ep_lane_ctl_free(mgi_ep_t *ep)
  * a GPU endpoint's lanes here, in host memory (UCP's host transports or a
  * store in this process), instead of in the ring headers in GPU memory,
  * where each 4-byte word cost a copy-engine round trip. The sorter kernel
- * copies them from and to the rings. CPU endpoints keep them in the ring
- * headers (host memory already). Created before the sorter starts: it
- * reads them from its first pass. */
+ * copies them from and to the rings. CPU endpoints have them only with
+ * MGI_SORT_MIRROR=1, so that tests run this protocol (the host sorter
+ * copies them too). Created before the sorter starts: it reads them from
+ * its first pass. */
 static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
 {
     mgi_context_t *ctx = ep->ctx;
@@ -172,7 +173,7 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
     cudaError_t ce;
     void *dev;
 
-    if (!mgi_ep_is_gpu(ep)) {
+    if (!mgi_ep_is_gpu(ep) && !ctx->params.sort_mirror) {
         return UCS_OK;
     }
     /* zeroed: RTail and RHead 0, as in a fresh lane ring */

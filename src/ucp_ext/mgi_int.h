@@ -136,9 +136,10 @@ struct mgi_ep {
     ucp_mem_h     recv_memh;
     void          *rkey_buf;
     size_t        rkey_len;
-    /* GPU endpoints: lane control words (mgi_lane_ctl_t) in pinned host
-     * memory mapped into the GPU and registered with UCP, [nlanes - 1].
-     * NULL (CPU endpoints): the lane rings' headers are the control words. */
+    /* GPU endpoints (and CPU endpoints with MGI_SORT_MIRROR=1): lane
+     * control words (mgi_lane_ctl_t) in host memory registered with UCP,
+     * [nlanes - 1]; GPU: pinned and mapped into the GPU. NULL: the lane
+     * rings' headers are the control words. */
     mgi_lane_ctl_t *lane_ctl;     /* host address */
     mgi_lane_ctl_t *lane_ctl_dev; /* the same, mapped into the GPU */
     ucp_mem_h     ctl_memh;

@@ -22,7 +22,8 @@
  *      no RMA of the worker outstanding, which a busy mover never gives).
  *
  * Where RTail and RHead of a lane are: a next hop with lane control words
- * (mgi_lane_ctl_t: every GPU endpoint) keeps them in host memory, apart from the lane ring,
+ * (mgi_lane_ctl_t: every GPU endpoint, CPU endpoints with
+ * MGI_SORT_MIRROR=1) keeps them in host memory, apart from the lane ring,
  * whose header its sorter updates from them; other next hops in the lane
  * ring's header. Either way RTail is a 4-byte put (ucp_put_nbx, host
  * memory on both sides) issued only once the data it covers is complete

@@ -204,6 +204,38 @@ static void mgi_sorter_touch(mgi_sorter_t *s, mgi_ch_dst_t *d)
     }
 }
 
+/* Lane control words (MGI_SORT_MIRROR=1, as a GPU endpoint's sorter
+ * kernel does): RTail into the lane ring before it is read ... */
+static void mgi_sorter_lane_pull(mgi_ep_t *ep, unsigned lane)
+{
+    mgi_ring_t *r = mgi_ep_lane(ep, lane);
+    uint32_t t;
+
+    if ((ep->lane_ctl == NULL) || (lane + 1 >= ep->nlanes)) {
+        return;
+    }
+    t = mgi_ld_acq32(&ep->lane_ctl[lane].prod_tail);
+    if (t != r->prod_tail) {
+        r->prod_head = t;
+        mgi_st_rel32(&r->prod_tail, t);
+    }
+}
+
+/* ... and RHead out after: the producer may then reuse those slots. */
+static void mgi_sorter_lane_push(mgi_ep_t *ep, unsigned lane)
+{
+    mgi_ring_t *r = mgi_ep_lane(ep, lane);
+    uint32_t c;
+
+    if ((ep->lane_ctl == NULL) || (lane + 1 >= ep->nlanes)) {
+        return;
+    }
+    c = mgi_ld_acq32(&r->cons_tail);
+    if (c != ep->lane_ctl[lane].cons_tail) {
+        mgi_st_rel32(&ep->lane_ctl[lane].cons_tail, c);
+    }
+}
+
 /* Returns 1 on progress; *dry set to 0 when the lane still has data. */
 static int mgi_sorter_lane(mgi_sorter_t *s, mgi_ring_t *lane, int *dry)
 {
@@ -328,7 +360,9 @@ static void *mgi_sorter_thread(void *arg)
         dry           = 1;
         lane_progress = 0;
         for (lane = 0; lane < ep->nlanes; ++lane) {
+            mgi_sorter_lane_pull(ep, lane);
             lane_progress |= mgi_sorter_lane(s, mgi_ep_lane(ep, lane), &dry);
+            mgi_sorter_lane_push(ep, lane);
         }
         progress |= lane_progress;
         /* make partial batches readable when the lanes ran dry, or when
