@@ -4,8 +4,10 @@
  */
 #include "mgi_int.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* What every rank contributes to the channel-creation allgather, per
@@ -20,6 +22,8 @@ typedef struct mgi_ch_wire_ep {
     uint64_t ctl_rbase;
     uint8_t  rkey[MGI_RKEY_MAX];
     uint8_t  ctl_rkey[MGI_RKEY_MAX];
+    char     ctl_shm[MGI_SHM_NAME_MAX]; /* the same words in POSIX shared
+                                         * memory, for movers on this host */
 } mgi_ch_wire_ep_t;
 
 typedef struct mgi_ch_wire {
@@ -335,6 +339,42 @@ err_free:
     return status;
 }
 
+/* A peer's lane control words, mapped here when it is on this host (its
+ * shared-memory object opens): the mover then stores RTail and loads RHead
+ * directly instead of a UCP put / get per word. Else UCP is used. */
+static void mgi_ch_map_ctl(mgi_context_t *ctx, mgi_peer_ep_t *peer,
+                           const mgi_ch_wire_ep_t *w)
+{
+    size_t len = (size_t)ctx->size * sizeof(mgi_lane_ctl_t);
+    char name[MGI_SHM_NAME_MAX];
+    void *p;
+    int fd;
+
+    if (getenv("MGI_CTL_SHM") && !atoi(getenv("MGI_CTL_SHM"))) {
+        return; /* tests: the UCP path */
+    }
+    memcpy(name, w->ctl_shm, sizeof(name));
+    name[sizeof(name) - 1] = '\0';
+    if (name[0] == '\0') {
+        return;
+    }
+    fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        ucs_debug("mgi context %p: lane control words of endpoint %u "
+                  "(%s) not on this host: %m; through UCP", ctx, w->id,
+                  name);
+        return;
+    }
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        ucs_debug("mgi context %p: mmap of %s: %m; through UCP", ctx, name);
+        return;
+    }
+    peer->ctl_map     = (mgi_lane_ctl_t*)p;
+    peer->ctl_map_len = len;
+}
+
 static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
                                        const mgi_ch_wire_t *all)
 {
@@ -381,6 +421,9 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
             peer->has_ctl   = (ctl_rkey != NULL);
             peer->ctl_rbase = w->ctl_rbase;
             peer->ctl_rkey  = ctl_rkey;
+            if (peer->has_ctl && (r != ctx->rank) && (peer->ctl_map == NULL)) {
+                mgi_ch_map_ctl(ctx, peer, w);
+            }
             __atomic_store_n(&peer->valid, 1, __ATOMIC_RELEASE);
         }
     }
@@ -465,6 +508,8 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
             mine->eps[mine->nep].ctl_rbase    = (uintptr_t)ep->lane_ctl;
             memcpy(mine->eps[mine->nep].ctl_rkey, ep->ctl_rkey_buf,
                    ep->ctl_rkey_len);
+            memcpy(mine->eps[mine->nep].ctl_shm, ep->ctl_shm,
+                   sizeof(ep->ctl_shm));
         }
         ++mine->nep;
     }

@@ -4,6 +4,8 @@
  */
 #include "mgi_int.h"
 
+#include <sys/mman.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -399,6 +401,10 @@ void mgi_context_destroy(mgi_context_h ctx)
     for (i = 0; i < MGI_MAX_EPS; ++i) {
         if (ctx->peer_eps[i].valid) {
             ucp_rkey_destroy(ctx->peer_eps[i].rkey);
+            if (ctx->peer_eps[i].ctl_map != NULL) {
+                munmap(ctx->peer_eps[i].ctl_map, ctx->peer_eps[i].ctl_map_len);
+                ctx->peer_eps[i].ctl_map = NULL;
+            }
             if (ctx->peer_eps[i].has_ctl) {
                 ucp_rkey_destroy(ctx->peer_eps[i].ctl_rkey);
             }

@@ -11,6 +11,10 @@
  */
 #include "mgi_int.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,13 +151,48 @@ err_free:
 
 static void mgi_ep_lane_ctl_free(mgi_ep_t *ep)
 {
-    if (mgi_ep_is_gpu(ep)) {
-        mgi_gpu_host_free(ep->lane_ctl);
-    } else {
-        free(ep->lane_ctl);
+    if (mgi_ep_is_gpu(ep) && (ep->lane_ctl_dev != NULL)) {
+        cudaHostUnregister(ep->lane_ctl);
     }
+    munmap(ep->lane_ctl, ep->ctl_len);
+    shm_unlink(ep->ctl_shm);
     ep->lane_ctl     = NULL;
     ep->lane_ctl_dev = NULL;
+}
+
+/* Zeroed POSIX shared memory for the lane control words, so that movers of
+ * other processes on this host store and load them directly. */
+static void *mgi_ep_ctl_shm_create(mgi_ep_t *ep, size_t len)
+{
+    static uint32_t seq;
+    void *p;
+    int fd;
+
+    snprintf(ep->ctl_shm, sizeof(ep->ctl_shm), "/mgi-ctl-%d-%u-%u",
+             (int)getpid(), ep->id, __atomic_fetch_add(&seq, 1,
+                                                       __ATOMIC_RELAXED));
+    fd = shm_open(ep->ctl_shm, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        ucs_error("mgi ep %u: shm_open(%s) for the lane control words: %m",
+                  ep->id, ep->ctl_shm);
+        return NULL;
+    }
+    if (ftruncate(fd, (off_t)len) != 0) {
+        ucs_error("mgi ep %u: ftruncate(%s, %zu): %m", ep->id, ep->ctl_shm,
+                  len);
+        close(fd);
+        shm_unlink(ep->ctl_shm);
+        return NULL;
+    }
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        ucs_error("mgi ep %u: mmap of %s: %m", ep->id, ep->ctl_shm);
+        shm_unlink(ep->ctl_shm);
+        return NULL;
+    }
+    ep->ctl_len = len;
+    return p;
 }
 
 /* Lane control words (mgi_lane_ctl_t): movers put RTail and get RHead of
@@ -177,15 +216,21 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
         return UCS_OK;
     }
     /* zeroed: RTail and RHead 0, as in a fresh lane ring */
-    ep->lane_ctl = mgi_ep_is_gpu(ep) ? mgi_gpu_host_alloc(ep, len) :
-                   mgi_ep_host_alloc(len);
+    ep->lane_ctl = mgi_ep_ctl_shm_create(ep, len);
     if (ep->lane_ctl == NULL) {
-        ucs_error("mgi ep %u: no memory for %u lane control words: %s",
-                  ep->id, ep->nlanes - 1,
-                  ucs_status_string(UCS_ERR_NO_MEMORY));
         return UCS_ERR_NO_MEMORY;
     }
     if (mgi_ep_is_gpu(ep)) {
+        ce = cudaHostRegister(ep->lane_ctl, len, cudaHostRegisterMapped |
+                                                 cudaHostRegisterPortable);
+        if (ce != cudaSuccess) {
+            cudaGetLastError();
+            ucs_error("mgi ep %u: cudaHostRegister of the lane control "
+                      "words failed: %s (%s)", ep->id, cudaGetErrorString(ce),
+                      ucs_status_string(UCS_ERR_IO_ERROR));
+            status = UCS_ERR_IO_ERROR;
+            goto err_free;
+        }
         ce = cudaHostGetDevicePointer(&dev, ep->lane_ctl, 0);
         if (ce != cudaSuccess) {
             cudaGetLastError();
@@ -193,6 +238,7 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
                       "control words failed: %s (%s)", ep->id,
                       cudaGetErrorString(ce),
                       ucs_status_string(UCS_ERR_IO_ERROR));
+            cudaHostUnregister(ep->lane_ctl);
             status = UCS_ERR_IO_ERROR;
             goto err_free;
         }

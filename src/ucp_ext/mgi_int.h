@@ -31,6 +31,7 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #define MGI_MAX_CH_SRC      64
 #define MGI_GPU_MAX_BLOCKS  1024   /* user blocks of a GPU endpoint */
 #define MGI_GPU_MAX_TARGETS 64     /* destinations of a GPU channel */
+#define MGI_SHM_NAME_MAX    48     /* POSIX shared-memory object names */
 
 typedef struct mgi_context  mgi_context_t;
 typedef struct mgi_ep       mgi_ep_t;
@@ -76,6 +77,10 @@ typedef struct mgi_peer_ep {
                                    control words, not the ring headers */
     uint64_t   ctl_rbase;       /* address of its mgi_lane_ctl_t array */
     ucp_rkey_h ctl_rkey;        /* host memory: sm / self transports */
+    /* its lane control words mapped into this process (same host: the
+     * mover stores RTail and loads RHead there), NULL: through UCP */
+    mgi_lane_ctl_t *ctl_map;
+    size_t     ctl_map_len;
 } mgi_peer_ep_t;
 
 /* Our lane in a next hop's receive ring: the mover is its only producer,
@@ -87,6 +92,10 @@ typedef struct mgi_lane {
     mgi_ep_id_t   next_hop;
     int           listed;       /* mover: in its lane list */
     int           local;        /* next hop in this process: no UCP */
+    int           shm_ctl;      /* next hop of another process on this
+                                 * host: data through UCP, RTail / RHead
+                                 * stored / loaded at local_tail / head in
+                                 * its lane control words mapped here */
     int           local_gpu;    /* local, receive ring in GPU memory */
     int           local_dev;    /* local: its device, or MGI_EP_HOST */
     mgi_ring_t    *local_ring;  /* local: our lane there, a pointer here */
@@ -141,6 +150,8 @@ struct mgi_ep {
      * [nlanes - 1]; GPU: pinned and mapped into the GPU. NULL: the lane
      * rings' headers are the control words. */
     mgi_lane_ctl_t *lane_ctl;     /* host address */
+    char          ctl_shm[MGI_SHM_NAME_MAX]; /* its POSIX shared memory */
+    size_t        ctl_len;
     mgi_lane_ctl_t *lane_ctl_dev; /* the same, mapped into the GPU */
     ucp_mem_h     ctl_memh;
     void          *ctl_rkey_buf;

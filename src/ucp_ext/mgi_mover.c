@@ -406,6 +406,13 @@ static ucs_status_t mgi_mover_list_lane(mgi_mover_t *m, mgi_lane_t *lane)
             return UCS_ERR_INVALID_PARAM;
         }
     }
+    lane->shm_ctl = 0;
+    if (!lane->local && (peer->ctl_map != NULL)) {
+        /* same host: the words are mapped here, stores and loads do */
+        lane->shm_ctl    = 1;
+        lane->local_tail = &peer->ctl_map[ctx->rank].prod_tail;
+        lane->local_head = &peer->ctl_map[ctx->rank].cons_tail;
+    }
     lane->mark_seq        = 0;
     lane->listed          = 1;
     m->lanes[m->nlanes++] = lane;
@@ -432,7 +439,7 @@ static ucs_status_t mgi_mover_credit_read(mgi_mover_t *m, mgi_lane_t *lane)
     if (lane->credit_busy) {
         return UCS_OK;
     }
-    if (lane->local) {
+    if (lane->local || lane->shm_ctl) {
         /* host memory: the ring header, or the words the sorter kernel
          * publishes after its reads of the slots */
         mgi_mover_set_head(lane, mgi_ld_acq32(lane->local_head));
@@ -726,7 +733,7 @@ static int mgi_mover_publish(mgi_mover_t *m, mgi_mover_epoch_t *e,
             continue;
         }
         ++n;
-        if (lane->local) {
+        if (lane->local || lane->shm_ctl) {
             /* after the data: a memcpy of this thread, or copies whose
              * event completed (GPU lanes: the sorter kernel loads this
              * with acquire before it reads the slots) */
