@@ -629,7 +629,16 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
             s = ((uint32_t)h->dst * 2654435761u) % MGI_GPU_DTAB;
             for (;;) {
-                k = MGI_ATOMIC_CAS(&p->dtab[s], 0u, (uint32_t)h->dst + 1);
+                /* look before the CAS: a run usually has few destinations,
+                 * and a CAS per message on one shared word serializes the
+                 * block */
+                k = mgi_vld(&p->dtab[s]);
+                if (k == (uint32_t)h->dst + 1) {
+                    break;
+                }
+                if (k == 0) {
+                    k = MGI_ATOMIC_CAS(&p->dtab[s], 0u, (uint32_t)h->dst + 1);
+                }
                 if (k == 0) {
                     k = MGI_ATOMIC_ADD(&p->run_ndst, 1u);
                     if (k < MGI_GPU_MAX_TARGETS) {
