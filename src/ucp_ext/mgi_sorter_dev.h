@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define MGI_GPU_MAX_ROUTES      256    /* sort rings of one GPU endpoint */
-#define MGI_GPU_MAX_EMIT        1024   /* messages placed in one pass */
+#define MGI_GPU_MAX_EMIT        4096   /* messages placed in one pass */
 #define MGI_GPU_MAX_PENDING     16     /* flushes in flight per block */
 #define MGI_GPU_MAX_SORTERS     64     /* sorter blocks */
 #define MGI_GPU_SLOT_NONE       (-1)

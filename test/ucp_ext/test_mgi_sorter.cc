@@ -514,7 +514,7 @@ TEST(mgi_sorter, tiny_rings_two_blocks)
 /* large segments: passes stop at MGI_GPU_MAX_EMIT messages */
 TEST(mgi_sorter, large_segments)
 {
-    run_sorter(64 * 1024, 2, 2, 1, 1, 20000);
+    run_sorter(256 * 1024, 2, 2, 1, 1, 40000);
 }
 
 /* blocks of several threads: the barriers, the strided loops, the
