@@ -1072,12 +1072,12 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
     size_t seg, msg = mgi_msg_size(sizeof(mgi_wl_tuple_t));
     cudaDeviceProp prop;
 
-    /* a block's send must fit a segment (mgi_dev_send_block refuses more):
-     * the segment size as mgi_context_create computes it */
-    seg = (p->seg_size != 0) ? p->seg_size :
-          MGI_SEG_HDR_SIZE + mgi_msg_size(p->tuple_size) *
-                             (size_t)p->producer_threads * p->batch;
-    seg = (seg + MGI_RING_LINE - 1) / MGI_RING_LINE * MGI_RING_LINE;
+    /* a block's send must fit a segment (mgi_dev_send_block refuses more) */
+    if (mgi_params_seg_size(p, &seg) != UCS_OK) {
+        fprintf(stderr, "mgi_workloads rank %d: libmgi refuses the MGI_* "
+                "settings (see its message)\n", w->me);
+        return -1;
+    }
     if (WL_MGI_THREADS * msg > seg - MGI_SEG_HDR_SIZE) {
         fprintf(stderr, "mgi_workloads rank %d: %d threads x %zu-byte "
                 "messages do not fit a segment of %zu bytes: raise "

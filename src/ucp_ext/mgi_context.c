@@ -440,6 +440,17 @@ void mgi_context_destroy(mgi_context_h ctx)
     free(ctx);
 }
 
+ucs_status_t mgi_params_seg_size(const mgi_context_params_t *params,
+                                 size_t *seg_size_p)
+{
+    return mgi_context_check_params(params, seg_size_p);
+}
+
+size_t mgi_context_seg_size(mgi_context_h ctx)
+{
+    return ctx->seg_size;
+}
+
 int mgi_context_rank(mgi_context_h ctx)
 {
     return ctx->rank;

@@ -484,12 +484,9 @@ static mgi_context_h ctx_create(unsigned tuple_size, unsigned threads)
         p.tuple_size = tuple_size;
     }
     {
-        size_t msg = (tuple_size + 7) / 8 * 8 + 8, seg = p.seg_size;
-        if (seg == 0) {
-            seg = 16 + msg * p.producer_threads * p.batch;
-        }
-        seg = (seg + 127) / 128 * 128;
-        if (threads * msg > seg - 16) {
+        size_t msg = mgi_msg_size(tuple_size), seg;
+        CHECK_UCS(mgi_params_seg_size(&p, &seg));
+        if (threads * msg > seg - MGI_SEG_HDR_SIZE) {
             fprintf(stderr, "%u threads x %zu-byte messages do not fit a "
                     "segment of %zu bytes: fewer threads (-t) or a larger "
                     "MGI_SEG_SIZE\n", threads, msg, seg);

@@ -137,6 +137,13 @@ void         mgi_context_params_init(mgi_context_params_t *params);
 ucs_status_t mgi_context_create(const mgi_context_params_t *params,
                                 mgi_context_h *ctx_p);
 void         mgi_context_destroy(mgi_context_h ctx);
+/* Segment bytes (header included) of every ring: what mgi_context_create
+ * makes of these parameters (UCS_ERR_INVALID_PARAM, with a message, for
+ * parameters it would refuse), and of a context. A block-level send of
+ * more than a segment's payload never fits. */
+ucs_status_t mgi_params_seg_size(const mgi_context_params_t *params,
+                                 size_t *seg_size_p);
+size_t       mgi_context_seg_size(mgi_context_h ctx);
 int          mgi_context_rank(mgi_context_h ctx);
 int          mgi_context_size(mgi_context_h ctx);
 /* Allgather over the context's bootstrap (for applications and tests). */
