@@ -586,6 +586,26 @@ static void misuse(test_t *t)
     EXPECT_STATUS(t, mgi_ep_create(t->ctx, &ep_params, &id),
                   UCS_ERR_NO_DEVICE);
     {
+        /* the segment size: the context's, and what parameters give */
+        mgi_context_params_t cp;
+        size_t seg = 0;
+        mgi_context_params_init(&cp);
+        cp.seg_size = 1000;                       /* rounded up to 128 */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        if (seg != 1024) {
+            FAIL(t, "misuse: mgi_params_seg_size(1000) gave %zu, not 1024",
+                 seg);
+        }
+        cp.stage_depth = 3;                       /* not a power of two */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        if ((mgi_context_seg_size(t->ctx) < 256) ||
+            (mgi_context_seg_size(t->ctx) % 128 != 0)) {
+            FAIL(t, "misuse: context segment size %zu",
+                 mgi_context_seg_size(t->ctx));
+        }
+    }
+    {
         /* device handles: GPU endpoints of the channel only */
         mgi_dev_ch_t h;
         EXPECT_STATUS(t, mgi_ch_device_handle(t->ctx, 999, me, &h),
