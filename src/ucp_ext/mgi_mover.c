@@ -129,6 +129,8 @@ typedef struct mgi_mover {
     size_t            lane_bytes;
     unsigned          rr;             /* round-robin tie breaker */
     uint64_t          moved_segs, last_moved, last_log_ns, credit_stalls;
+    uint64_t          puts, put_ns, put_bytes; /* data puts: calls, the time
+                                                * inside ucp_put_nbx, bytes */
 } mgi_mover_t;
 
 static int mgi_mover_grow(void *arr_p, unsigned *cap, unsigned n,
@@ -530,6 +532,7 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     ucp_request_param_t param;
     ucs_status_ptr_t req;
     ucs_status_t status;
+    uint64_t t0;
 
     if (!lane->local) {
         /* mtype: of the local buffer, said explicitly (UCP's detection
@@ -539,9 +542,13 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
         param.memory_type  = mgi_ep_is_gpu(route->ep) ? UCS_MEMORY_TYPE_CUDA :
                              UCS_MEMORY_TYPE_HOST;
+        t0  = mgi_time_ns();
         req = ucp_put_nbx(ctx->peers[peer->rank], src, len,
                           mgi_mover_lane_addr(m, lane->next_hop) + roff,
                           peer->rkey, &param);
+        m->put_ns    += mgi_time_ns() - t0;
+        m->puts      += 1;
+        m->put_bytes += len;
         if (UCS_PTR_IS_ERR(req)) {
             ucs_error("mgi context %p mover: put of %zu bytes to endpoint %u "
                       "failed: %s", ctx, len, lane->next_hop,
@@ -1056,8 +1063,11 @@ static void mgi_mover_log(mgi_mover_t *m)
     }
     segs = (m->moved_segs - m->last_moved) / dt;
     ucs_info("mgi context %p mover (rank %d): %.0f segments/s, %.1f MB/s, "
-             "%lu rounds without credit", ctx, ctx->rank, segs,
-             segs * ctx->seg_size / 1e6, m->credit_stalls);
+             "%lu rounds without credit; %lu puts so far, %.0f KB and "
+             "%.1f us in ucp_put_nbx each", ctx, ctx->rank, segs,
+             segs * ctx->seg_size / 1e6, m->credit_stalls, m->puts,
+             m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
+             m->puts ? m->put_ns / 1e3 / m->puts : 0.0);
     m->last_log_ns = now;
     m->last_moved  = m->moved_segs;
 }

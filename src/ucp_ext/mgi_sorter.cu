@@ -102,6 +102,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.stop       = 0;
         p.n_lane_empty = p.n_final_full = p.n_jobs = p.n_chunks = 0;
         p.n_send_full  = 0;
+        p.n_pass = p.c_copy = p.c_walk = p.c_place = 0;
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
     }
@@ -566,7 +567,7 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
                   cudaGetErrorString(e));
     }
     {
-        unsigned long long t[7] = {0, 0, 0, 0, 0, 0, 0};
+        unsigned long long t[11] = {0};
         for (i = 0; i < g->nblocks; ++i) {
             t[0] += g->status->blk[i].rounds;
             t[1] += g->status->blk[i].lane_empty;
@@ -575,12 +576,23 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             t[4] += g->status->blk[i].chunks;
             t[5] += g->status->blk[i].send_full;
             t[6] += g->status->blk[i].sorted;
+            t[7] += g->status->blk[i].passes;
+            t[8] += g->status->blk[i].c_copy;
+            t[9] += g->status->blk[i].c_walk;
+            t[10] += g->status->blk[i].c_place;
         }
         ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted, "
                  "%llu send passes blocked (target full), %llu whole "
                  "moves (%llu chunks), %llu lane rounds with nothing ready, "
                  "%llu with the final ring full", ep->id, t[0], t[6], t[5],
                  t[3], t[4], t[1], t[2]);
+        if (t[7] > 0) {
+            ucs_info("mgi ep %u: sorter passes: %llu walked, per pass %.0f "
+                     "cycles copying the segment to shared memory, %.0f "
+                     "walking, %.0f placing", ep->id, t[7],
+                     (double)t[8] / t[7], (double)t[9] / t[7],
+                     (double)t[10] / t[7]);
+        }
     }
     for (i = 0; i < g->nblocks; ++i) {
         if (g->status->blk[i].dropped || g->status->blk[i].eof_errors) {

@@ -100,6 +100,11 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 #  define MGI_LD16(_src)       mgi_emu_ld16(_src)
 #endif
 #define MGI_ST16(_dst, _v)     (*(mgi_v16_t*)(_dst) = (_v))
+#if defined(__CUDACC__)
+#  define MGI_CLOCK()          ((unsigned long long)clock64())
+#else
+#  define MGI_CLOCK()          0ull  /* emulation: no cycle counts */
+#endif
 
 /* Loads each thread keeps in flight in the block copies: one block moves
  * data at (bytes in flight / memory latency), so 16 bytes per thread at a
@@ -135,6 +140,10 @@ typedef struct mgi_gpu_status {
         volatile unsigned long long jobs;        /* whole moves issued */
         volatile unsigned long long chunks;      /* job chunks copied */
         volatile unsigned long long send_full;   /* send passes blocked */
+        volatile unsigned long long passes;      /* walked passes, and */
+        volatile unsigned long long c_copy;      /* their clock cycles in */
+        volatile unsigned long long c_walk;      /* copy to shared memory, */
+        volatile unsigned long long c_place;     /* walk, place */
     } blk[MGI_GPU_MAX_SORTERS];
 } mgi_gpu_status_t;
 
@@ -283,6 +292,7 @@ typedef struct mgi_gpu_pass {
     unsigned long long run_msgs;             /* placed by mgi_gpu_walk_run */
     unsigned long long n_lane_empty, n_final_full, n_jobs, n_chunks,
                        n_send_full;          /* see mgi_gpu_status_t */
+    unsigned long long n_pass, c_copy, c_walk, c_place; /* walked passes */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -1230,6 +1240,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     const unsigned tid = MGI_TID, nth = MGI_NTH;
     int progress = 0, ok;
     uint32_t cap, i, n, a16;
+    unsigned long long t0, t1, t2;
     const mgi_msg_hdr_t *h;
 
     for (;;) {
@@ -1256,22 +1267,30 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         cap = mgi_ring_cap(ring);           /* a multiple of 16 */
         a16 = p->start & ~15u;
         n   = (cap - a16) / 16;
+        t0  = MGI_CLOCK();
         mgi_gpu_copy_lines(n,                 /* coalesced 16-byte loads */
             [&](uint32_t i) -> const char* {
                 return mgi_seg_payload(p->seg) + a16 + 16 * i;
             },
             [&](uint32_t i) -> char* { return sseg + a16 + 16 * i; });
         MGI_SYNC();
+        t1 = MGI_CLOCK();
         if (!mgi_gpu_walk_run(d, p, e, sseg, cap, recv_side) &&
             (tid == 0)) {
             mgi_gpu_walk(d, p, e, sseg, cap, recv_side);
         }
         MGI_SYNC();
+        t2 = MGI_CLOCK();
         ok = 1;
         if (p->nemit > 0) {
             ok = mgi_gpu_place(d, p, e, sseg);
         }
         if (tid == 0) {
+            /* where a pass spends its time, in clock cycles */
+            p->c_copy  += t1 - t0;
+            p->c_walk  += t2 - t1;
+            p->c_place += MGI_CLOCK() - t2;
+            p->n_pass++;
             if (ok && (p->nemit > 0)) {
                 if (recv_side) {
                     p->dispatched += p->nemit;
@@ -1380,6 +1399,10 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             d->status->blk[MGI_BID].jobs       = p->n_jobs;
             d->status->blk[MGI_BID].chunks     = p->n_chunks;
             d->status->blk[MGI_BID].send_full  = p->n_send_full;
+            d->status->blk[MGI_BID].passes     = p->n_pass;
+            d->status->blk[MGI_BID].c_copy     = p->c_copy;
+            d->status->blk[MGI_BID].c_walk     = p->c_walk;
+            d->status->blk[MGI_BID].c_place    = p->c_place;
             if (MGI_BID == 0) {
                 d->status->epoch = p->round / MGI_GPU_STOP_POLL;
             }
