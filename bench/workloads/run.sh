@@ -90,6 +90,14 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 # segments GPU to GPU), and its sorter is a persistent kernel, so every
 # kernel loads up front (mgi_workloads sets this too when mgi runs)
 export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
+# libmgi's defaults suit CPU endpoints; GPU endpoints run the measured
+# settings unless the caller sets them (src/ucp_ext/README.md, Tunables)
+export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-32}
+export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
+export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-64}
+export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-64}
+export MGI_MOVER_BATCH=${MGI_MOVER_BATCH:-32}
+export MGI_FINAL_DEPTH=${MGI_FINAL_DEPTH:-16}
 export CUDA_MODULE_LOADING=EAGER
 # the CPU reference runs in every rank: share the cores
 ncpu=$(nproc 2>/dev/null || echo 2)
