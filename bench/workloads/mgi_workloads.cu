@@ -1364,9 +1364,9 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
  *             (tuples sent to each destination) and sets t->recv_off[0] =
  *             0, t->recv_off[G] = tuples received, t->by_source = 0:
  *             arrival order mixes sources, so the answer is checked as
- *             this destination's total.  It adds its own phases' times into *times (called
- *             twice for a join; partition_ms may stay 0 where the phases
- *             overlap).
+ *             this destination's total.  It adds its own phases' times
+ *             into *times (called twice for a join; partition_ms may stay
+ *             0 where the phases overlap).
  *
  * An entry with neither is reported absent with its reason.
  */
