@@ -1122,13 +1122,11 @@ static int wl_mgi_init(wl_rank_t *w)
     wl_mgi_t *m      = &w->mgi;
     const char *tls  = getenv("MGI_WL_MGI_TLS");
     const char *blks = getenv("MGI_WL_MGI_BLOCKS");
-    const char *old;
     mgi_context_params_t p;
     mgi_ep_params_t ep;
     ucs_status_t status;
-    std::string saved;
     unsigned need;
-    int ok, all_ok, had_tls;
+    int ok, all_ok;
 
     memset(m, 0, sizeof(*m));
     tls       = (tls != NULL) ? tls : WL_MGI_TLS;
@@ -1148,21 +1146,12 @@ static int wl_mgi_init(wl_rank_t *w)
         return -1;
     }
 
-    /* the context's UCP reads UCX_TLS when it is created */
-    old     = getenv("UCX_TLS");
-    had_tls = (old != NULL);
-    saved   = had_tls ? old : "";
-    setenv("UCX_TLS", tls, 1);
+    p.ucx_tls       = tls;
     p.oob.allgather = wl_mgi_oob_allgather;
     p.oob.arg       = w->boot;
     p.oob.rank      = w->me;
     p.oob.size      = w->G;
     status = mgi_context_create(&p, &m->ctx);
-    if (had_tls) {
-        setenv("UCX_TLS", saved.c_str(), 1);
-    } else {
-        unsetenv("UCX_TLS");
-    }
     if (status != UCS_OK) {
         /* collective: the ranks are out of step now, the run ends */
         fprintf(stderr, "mgi_workloads rank %d: mgi_context_create: %s\n",

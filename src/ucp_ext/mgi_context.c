@@ -54,6 +54,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_coalesce  = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
+    p->ucx_tls        = getenv("MGI_UCX_TLS");
     if ((s = getenv("MGI_RANK")) != NULL) {
         p->rank = atoi(s);
     }
@@ -299,6 +300,16 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     status = ucp_config_read(NULL, NULL, &config);
     if (status != UCS_OK) {
         goto err_arrays;
+    }
+    if ((params->ucx_tls != NULL) && (params->ucx_tls[0] != '\0')) {
+        status = ucp_config_modify(config, "TLS", params->ucx_tls);
+        if (status != UCS_OK) {
+            ucs_error("mgi context %p: transports \"%s\" (ucx_tls, "
+                      "MGI_UCX_TLS) refused by UCP: %s", ctx,
+                      params->ucx_tls, ucs_status_string(status));
+            ucp_config_release(config);
+            goto err_arrays;
+        }
     }
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |

@@ -101,6 +101,11 @@ typedef struct mgi_context_params {
                                      (coalesced); 0: one thread per tuple
                                      (for the sorter micro-benchmark), 1
                                      [MGI_SORTER_COALESCE] */
+    /* UCP */
+    const char  *ucx_tls;         /* transports of this context's UCP, in
+                                     UCX_TLS syntax (e.g. "sm,self,cuda_mgi,
+                                     cuda_copy"); NULL: UCX_TLS
+                                     [MGI_UCX_TLS] */
 } mgi_context_params_t;
 
 /* Fixed-size tuples: attributes packed in order, no padding. An attribute
