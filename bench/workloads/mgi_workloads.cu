@@ -225,24 +225,39 @@ static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
     }
 }
 
+/* Warp: add every lane's s (and c, where given) into acc[0] (acc[1]) with
+ * one atomic per warp. All 32 lanes call it. */
+static __device__ void wl_warp_add(unsigned long long *acc,
+                                   unsigned long long s,
+                                   const unsigned long long *c)
+{
+    unsigned long long n = (c != NULL) ? *c : 0;
+    int o;
+
+    for (o = 16; o > 0; o /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, o);
+        n += __shfl_down_sync(0xffffffffu, n, o);
+    }
+    if ((threadIdx.x % 32) == 0) {
+        atomicAdd(&acc[0], s);
+        if (c != NULL) {
+            atomicAdd(&acc[1], n);
+        }
+    }
+}
+
 /* Sum of tuple hashes of in[0..n) into acc[0] (and n into acc[1]) */
 static __global__ void wl_checksum(const mgi_wl_tuple_t *in, uint64_t n,
                                    unsigned long long *acc)
 {
     unsigned long long s = 0;
     uint64_t i;
-    int o;
 
     for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
         s += mgi_wl_tuple_hash(in[i].key, in[i].val);
     }
-    for (o = 16; o > 0; o /= 2) {
-        s += __shfl_down_sync(0xffffffffu, s, o);
-    }
-    if ((threadIdx.x % 32) == 0) {
-        atomicAdd(&acc[0], s);
-    }
+    wl_warp_add(acc, s, NULL);
 }
 
 typedef struct {
@@ -284,7 +299,6 @@ static __global__ void wl_groupby_result(const wl_slot_t *tab, uint64_t size,
 {
     unsigned long long s = 0, c = 0;
     uint64_t i;
-    int o;
 
     for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < size;
          i += (uint64_t)gridDim.x * blockDim.x) {
@@ -293,14 +307,7 @@ static __global__ void wl_groupby_result(const wl_slot_t *tab, uint64_t size,
             ++c;
         }
     }
-    for (o = 16; o > 0; o /= 2) {
-        s += __shfl_down_sync(0xffffffffu, s, o);
-        c += __shfl_down_sync(0xffffffffu, c, o);
-    }
-    if ((threadIdx.x % 32) == 0) {
-        atomicAdd(&acc[0], s);
-        atomicAdd(&acc[1], c);
-    }
+    wl_warp_add(acc, s, &c);
 }
 
 /* build side keys are unique (orderkey) */
@@ -328,7 +335,6 @@ static __global__ void wl_join_probe(const mgi_wl_tuple_t *in, uint64_t n,
 {
     unsigned long long s = 0, c = 0, k;
     uint64_t i, h;
-    int o;
 
     for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
@@ -345,14 +351,7 @@ static __global__ void wl_join_probe(const mgi_wl_tuple_t *in, uint64_t n,
             }
         }
     }
-    for (o = 16; o > 0; o /= 2) {
-        s += __shfl_down_sync(0xffffffffu, s, o);
-        c += __shfl_down_sync(0xffffffffu, c, o);
-    }
-    if ((threadIdx.x % 32) == 0) {
-        atomicAdd(&acc[0], s);
-        atomicAdd(&acc[1], c);
-    }
+    wl_warp_add(acc, s, &c);
 }
 
 /* --------------------------------------------------------- rank state */

@@ -350,9 +350,6 @@ static void mgi_ch_map_ctl(mgi_context_t *ctx, mgi_peer_ep_t *peer,
     void *p;
     int fd;
 
-    if (getenv("MGI_CTL_SHM") && !atoi(getenv("MGI_CTL_SHM"))) {
-        return; /* tests: the UCP path */
-    }
     memcpy(name, w->ctl_shm, sizeof(name));
     name[sizeof(name) - 1] = '\0';
     if (name[0] == '\0') {
@@ -421,7 +418,8 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
             peer->has_ctl   = (ctl_rkey != NULL);
             peer->ctl_rbase = w->ctl_rbase;
             peer->ctl_rkey  = ctl_rkey;
-            if (peer->has_ctl && (r != ctx->rank) && (peer->ctl_map == NULL)) {
+            if (peer->has_ctl && (r != ctx->rank) && ctx->params.ctl_shm &&
+                (peer->ctl_map == NULL)) {
                 mgi_ch_map_ctl(ctx, peer, w);
             }
             __atomic_store_n(&peer->valid, 1, __ATOMIC_RELEASE);

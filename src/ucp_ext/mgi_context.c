@@ -19,6 +19,21 @@ uint64_t mgi_time_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+int mgi_log_due(const mgi_context_t *ctx, uint64_t *last_ns, double *dt_p)
+{
+    uint64_t now = mgi_time_ns();
+    double dt    = (now - *last_ns) / 1e9;
+
+    if ((ctx->params.log_interval_ms == 0) ||
+        (dt * 1000 < ctx->params.log_interval_ms) ||
+        !ucs_log_is_enabled(UCS_LOG_LEVEL_INFO)) {
+        return 0;
+    }
+    *last_ns = now;
+    *dt_p    = dt;
+    return 1;
+}
+
 static void mgi_env_uint(const char *name, unsigned *val)
 {
     const char *s = getenv(name);
@@ -52,6 +67,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_blocks    = 2;
     p->sorter_threads   = 256;
     p->sorter_coalesce  = 1;
+    p->ctl_shm          = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     p->ucx_tls        = getenv("MGI_UCX_TLS");
@@ -79,6 +95,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORTER_BLOCKS", &p->sorter_blocks);
     mgi_env_uint("MGI_SORTER_THREADS", &p->sorter_threads);
     mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
+    mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
 }
 
 static int mgi_is_pow2(unsigned v)

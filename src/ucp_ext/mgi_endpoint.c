@@ -81,10 +81,62 @@ mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
     return ctx->eps[idx];
 }
 
+/* Register a region movers of other processes reach with UCP RMA and pack
+ * its rkey (at most MGI_RKEY_MAX bytes: it travels in the channel-creation
+ * allgather). `what` names the region in errors. */
+static ucs_status_t mgi_ep_mem_publish(mgi_ep_t *ep, void *addr, size_t len,
+                                       ucs_memory_type_t mtype,
+                                       const char *what, ucp_mem_h *memh_p,
+                                       void **rkey_buf_p, size_t *rkey_len_p)
+{
+    ucp_context_h ucp = ep->ctx->ucp;
+    ucp_mem_map_params_t mparams;
+    ucs_status_t status;
+
+    memset(&mparams, 0, sizeof(mparams));
+    mparams.field_mask  = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                          UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                          UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    mparams.address     = addr;
+    mparams.length      = len;
+    mparams.memory_type = mtype;
+    status = ucp_mem_map(ucp, &mparams, memh_p);
+    if (status != UCS_OK) {
+        ucs_error("mgi ep %u: ucp_mem_map of the %s: %s", ep->id, what,
+                  ucs_status_string(status));
+        return status;
+    }
+    status = ucp_rkey_pack(ucp, *memh_p, rkey_buf_p, rkey_len_p);
+    if (status != UCS_OK) {
+        ucs_error("mgi ep %u: ucp_rkey_pack of the %s: %s", ep->id, what,
+                  ucs_status_string(status));
+        goto err_unmap;
+    }
+    if ((*rkey_len_p == 0) || (*rkey_len_p > MGI_RKEY_MAX)) {
+        ucs_error("mgi ep %u: packed rkey of the %s of %zu bytes, 1..%d: "
+                  "raise MGI_RKEY_MAX (mgi_int.h) for these transports",
+                  ep->id, what, *rkey_len_p, MGI_RKEY_MAX);
+        status = UCS_ERR_EXCEEDS_LIMIT;
+        goto err_release_rkey;
+    }
+    return UCS_OK;
+
+err_release_rkey:
+    ucp_rkey_buffer_release(*rkey_buf_p);
+err_unmap:
+    ucp_mem_unmap(ucp, *memh_p);
+    return status;
+}
+
+static void mgi_ep_mem_unpublish(mgi_ep_t *ep, ucp_mem_h memh, void *rkey_buf)
+{
+    ucp_rkey_buffer_release(rkey_buf);
+    ucp_mem_unmap(ep->ctx->ucp, memh);
+}
+
 static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
 {
     mgi_context_t *ctx = ep->ctx;
-    ucp_mem_map_params_t mparams;
     ucs_status_t status;
     unsigned lane;
     void *image;
@@ -108,44 +160,17 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
         return UCS_ERR_NO_MEMORY;
     }
 
-    memset(&mparams, 0, sizeof(mparams));
-    mparams.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
-                         UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-    mparams.address    = ep->recv_mem;
-    mparams.length     = ep->lane_bytes * ep->nlanes;
-    if (mgi_ep_is_gpu(ep)) {
-        /* movers of other GPUs put here: UCX's CUDA transports (cuda_mgi)
-         * pack IPC handles of this region into the rkey */
-        mparams.field_mask |= UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
-        mparams.memory_type = UCS_MEMORY_TYPE_CUDA;
-    }
-    status = ucp_mem_map(ctx->ucp, &mparams, &ep->recv_memh);
+    /* movers of other GPUs put into a GPU endpoint's ring: UCX's CUDA
+     * transports (cuda_mgi) pack IPC handles of this region into the rkey */
+    status = mgi_ep_mem_publish(ep, ep->recv_mem,
+                                ep->lane_bytes * ep->nlanes,
+                                mgi_ep_is_gpu(ep) ? UCS_MEMORY_TYPE_CUDA :
+                                                    UCS_MEMORY_TYPE_HOST,
+                                "receive ring", &ep->recv_memh,
+                                &ep->rkey_buf, &ep->rkey_len);
     if (status != UCS_OK) {
-        ucs_error("mgi ep %u: ucp_mem_map of the receive ring: %s", ep->id,
-                  ucs_status_string(status));
-        goto err_free;
+        mgi_ep_ring_free(ep, ep->recv_mem);
     }
-    status = ucp_rkey_pack(ctx->ucp, ep->recv_memh, &ep->rkey_buf,
-                           &ep->rkey_len);
-    if (status != UCS_OK) {
-        ucs_error("mgi ep %u: ucp_rkey_pack: %s", ep->id,
-                  ucs_status_string(status));
-        goto err_unmap;
-    }
-    if (ep->rkey_len > MGI_RKEY_MAX) {
-        ucs_error("mgi ep %u: packed rkey of %zu bytes, at most %d", ep->id,
-                  ep->rkey_len, MGI_RKEY_MAX);
-        status = UCS_ERR_EXCEEDS_LIMIT;
-        goto err_release_rkey;
-    }
-    return UCS_OK;
-
-err_release_rkey:
-    ucp_rkey_buffer_release(ep->rkey_buf);
-err_unmap:
-    ucp_mem_unmap(ctx->ucp, ep->recv_memh);
-err_free:
-    mgi_ep_ring_free(ep, ep->recv_mem);
     return status;
 }
 
@@ -173,8 +198,9 @@ static void *mgi_ep_ctl_shm_create(mgi_ep_t *ep, size_t len)
                                                        __ATOMIC_RELAXED));
     fd = shm_open(ep->ctl_shm, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
-        ucs_error("mgi ep %u: shm_open(%s) for the lane control words: %m",
-                  ep->id, ep->ctl_shm);
+        ucs_error("mgi ep %u: shm_open(%s) for the lane control words: %m "
+                  "(is /dev/shm mounted and writable?)", ep->id,
+                  ep->ctl_shm);
         return NULL;
     }
     if (ftruncate(fd, (off_t)len) != 0) {
@@ -207,9 +233,7 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
 {
     mgi_context_t *ctx = ep->ctx;
     size_t len         = (ep->nlanes - 1) * sizeof(*ep->lane_ctl);
-    ucp_mem_map_params_t mparams;
     ucs_status_t status;
-    cudaError_t ce;
     void *dev;
 
     if (!mgi_ep_is_gpu(ep) && !ctx->params.sort_mirror) {
@@ -221,25 +245,18 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
         return UCS_ERR_NO_MEMORY;
     }
     if (mgi_ep_is_gpu(ep)) {
-        ce = cudaHostRegister(ep->lane_ctl, len, cudaHostRegisterMapped |
-                                                 cudaHostRegisterPortable);
-        if (ce != cudaSuccess) {
-            cudaGetLastError();
-            ucs_error("mgi ep %u: cudaHostRegister of the lane control "
-                      "words failed: %s (%s)", ep->id, cudaGetErrorString(ce),
-                      ucs_status_string(UCS_ERR_IO_ERROR));
-            status = UCS_ERR_IO_ERROR;
+        status = MGI_CUDA_CALL(cudaHostRegister(ep->lane_ctl, len,
+                                                cudaHostRegisterMapped |
+                                                cudaHostRegisterPortable),
+                               "ep %u: lane control words", ep->id);
+        if (status != UCS_OK) {
             goto err_free;
         }
-        ce = cudaHostGetDevicePointer(&dev, ep->lane_ctl, 0);
-        if (ce != cudaSuccess) {
-            cudaGetLastError();
-            ucs_error("mgi ep %u: cudaHostGetDevicePointer of the lane "
-                      "control words failed: %s (%s)", ep->id,
-                      cudaGetErrorString(ce),
-                      ucs_status_string(UCS_ERR_IO_ERROR));
+        status = MGI_CUDA_CALL(cudaHostGetDevicePointer(&dev, ep->lane_ctl,
+                                                        0),
+                               "ep %u: lane control words", ep->id);
+        if (status != UCS_OK) {
             cudaHostUnregister(ep->lane_ctl);
-            status = UCS_ERR_IO_ERROR;
             goto err_free;
         }
         ep->lane_ctl_dev = dev;
@@ -247,39 +264,14 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
 
     /* host memory even for a GPU endpoint: UCP reaches it with its
      * host-memory transports (sm, self), not CUDA ones */
-    memset(&mparams, 0, sizeof(mparams));
-    mparams.field_mask  = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
-                          UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                          UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
-    mparams.address     = ep->lane_ctl;
-    mparams.length      = len;
-    mparams.memory_type = UCS_MEMORY_TYPE_HOST;
-    status = ucp_mem_map(ctx->ucp, &mparams, &ep->ctl_memh);
+    status = mgi_ep_mem_publish(ep, ep->lane_ctl, len, UCS_MEMORY_TYPE_HOST,
+                                "lane control words", &ep->ctl_memh,
+                                &ep->ctl_rkey_buf, &ep->ctl_rkey_len);
     if (status != UCS_OK) {
-        ucs_error("mgi ep %u: ucp_mem_map of the lane control words: %s",
-                  ep->id, ucs_status_string(status));
         goto err_free;
-    }
-    status = ucp_rkey_pack(ctx->ucp, ep->ctl_memh, &ep->ctl_rkey_buf,
-                           &ep->ctl_rkey_len);
-    if (status != UCS_OK) {
-        ucs_error("mgi ep %u: ucp_rkey_pack of the lane control words: %s",
-                  ep->id, ucs_status_string(status));
-        goto err_unmap;
-    }
-    if ((ep->ctl_rkey_len == 0) || (ep->ctl_rkey_len > MGI_RKEY_MAX)) {
-        ucs_error("mgi ep %u: packed rkey of the lane control words of %zu "
-                  "bytes, 1..%d: %s", ep->id, ep->ctl_rkey_len,
-                  MGI_RKEY_MAX, ucs_status_string(UCS_ERR_EXCEEDS_LIMIT));
-        status = UCS_ERR_EXCEEDS_LIMIT;
-        goto err_release_rkey;
     }
     return UCS_OK;
 
-err_release_rkey:
-    ucp_rkey_buffer_release(ep->ctl_rkey_buf);
-err_unmap:
-    ucp_mem_unmap(ctx->ucp, ep->ctl_memh);
 err_free:
     mgi_ep_lane_ctl_free(ep);
     return status;
@@ -291,8 +283,7 @@ static void mgi_ep_lane_ctl_destroy(mgi_ep_t *ep)
     if (ep->lane_ctl == NULL) {
         return;
     }
-    ucp_rkey_buffer_release(ep->ctl_rkey_buf);
-    ucp_mem_unmap(ep->ctx->ucp, ep->ctl_memh);
+    mgi_ep_mem_unpublish(ep, ep->ctl_memh, ep->ctl_rkey_buf);
     mgi_ep_lane_ctl_free(ep);
 }
 
@@ -394,8 +385,7 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
 err_lane_ctl:
     mgi_ep_lane_ctl_destroy(ep);
 err_recv_ring:
-    ucp_rkey_buffer_release(ep->rkey_buf);
-    ucp_mem_unmap(ctx->ucp, ep->recv_memh);
+    mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
     mgi_ep_ring_free(ep, ep->recv_mem);
 err_free:
     if (ep->stage != NULL) {
@@ -503,8 +493,7 @@ void mgi_ep_destroy(mgi_ep_t *ep)
     for (i = 0; i < ep->nstage; ++i) {
         mgi_ep_ring_free(ep, ep->stage[i]);
     }
-    ucp_rkey_buffer_release(ep->rkey_buf);
-    ucp_mem_unmap(ctx->ucp, ep->recv_memh);
+    mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
     mgi_ep_ring_free(ep, ep->recv_mem);
     mgi_ep_lane_ctl_destroy(ep);
     ctx->eps[ep->index] = NULL;

@@ -53,6 +53,20 @@ ucs_status_t mgi_bootstrap_allgather(mgi_bootstrap_t *bs, const void *sbuf,
 /* ------------------------------------------------------------- endpoints */
 
 /* A remote (or local) endpoint's receive ring as seen by movers. */
+/* A CUDA runtime call: on failure, log it with the call's text and the
+ * caller's "mgi ..." context, clear the runtime's last error, and give
+ * UCS_ERR_IO_ERROR (for files that include cuda_runtime.h). */
+#define MGI_CUDA_CALL(_call, _fmt, ...) \
+    ({ \
+        cudaError_t _e = (_call); \
+        if (_e != cudaSuccess) { \
+            cudaGetLastError(); \
+            ucs_error("mgi " _fmt ": %s failed: %s", ##__VA_ARGS__, #_call, \
+                      cudaGetErrorString(_e)); \
+        } \
+        (_e == cudaSuccess) ? UCS_OK : UCS_ERR_IO_ERROR; \
+    })
+
 /* Control words of a GPU endpoint's receive lane, in pinned host memory
  * that is mapped into the GPU and registered with UCP: the lane's producer
  * (a mover: ucp_put over UCP's host-memory transports, or a store in its
@@ -250,6 +264,11 @@ struct mgi_context {
 
 /* context helpers */
 uint64_t     mgi_time_ns(void);
+/* Time for the next info-level speed log of a sorter or mover thread
+ * (MGI_LOG_INTERVAL_MS since *last_ns)? If so, *dt_p is the seconds since
+ * then and *last_ns is now. */
+int          mgi_log_due(const mgi_context_t *ctx, uint64_t *last_ns,
+                         double *dt_p);
 ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
                           const char *what, const void *obj);
 mgi_ep_t    *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id);

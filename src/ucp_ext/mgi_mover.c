@@ -61,16 +61,6 @@
 #define MGI_MOVER_EPOCHS    4
 #define MGI_MOVER_MAX_DEVS  64
 
-#define MGI_MOVER_CUDA(_ctx, _call, _fmt, ...) \
-    ({ \
-        cudaError_t _e = (_call); \
-        if (_e != cudaSuccess) { \
-            ucs_error("mgi context %p mover: " _fmt ": %s failed: %s", \
-                      (_ctx), ##__VA_ARGS__, #_call, cudaGetErrorString(_e)); \
-        } \
-        (_e == cudaSuccess) ? UCS_OK : UCS_ERR_IO_ERROR; \
-    })
-
 typedef struct mgi_mover_cand {
     mgi_route_t *route;
     uint32_t    occupancy;
@@ -238,21 +228,22 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
         return UCS_ERR_NO_MEMORY;
     }
     cu->device = ctx->mover_device;
-    status = MGI_MOVER_CUDA(ctx, cudaSetDevice(cu->device), "device %d",
-                            cu->device);
+    status = MGI_CUDA_CALL(cudaSetDevice(cu->device),
+                           "context %p mover: device %d", ctx, cu->device);
     if (status != UCS_OK) {
         goto err_free;
     }
-    status = MGI_MOVER_CUDA(ctx, cudaStreamCreateWithFlags(&cu->stream,
-                                 cudaStreamNonBlocking), "device %d",
-                            cu->device);
+    status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&cu->stream,
+                                                     cudaStreamNonBlocking),
+                           "context %p mover: device %d", ctx, cu->device);
     if (status != UCS_OK) {
         goto err_free;
     }
     for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
-        status = MGI_MOVER_CUDA(ctx, cudaEventCreateWithFlags(&cu->done[i],
-                                     cudaEventDisableTiming), "device %d",
-                                cu->device);
+        status = MGI_CUDA_CALL(cudaEventCreateWithFlags(&cu->done[i],
+                                       cudaEventDisableTiming),
+                               "context %p mover: device %d", ctx,
+                               cu->device);
         if (status != UCS_OK) {
             goto err_events;
         }
@@ -309,7 +300,8 @@ static void mgi_mover_cuda_peer(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
                  "copies between them go through host memory", ctx, a, b);
         return;
     }
-    if (MGI_MOVER_CUDA(ctx, cudaSetDevice(a), "device %d", a) != UCS_OK) {
+    if (MGI_CUDA_CALL(cudaSetDevice(a), "context %p mover: device %d", ctx,
+                      a) != UCS_OK) {
         return;
     }
     e = cudaDeviceEnablePeerAccess(b, 0);
@@ -323,7 +315,8 @@ static void mgi_mover_cuda_peer(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
         ucs_debug("mgi context %p mover: peer access of device %d to %d",
                   ctx, a, b);
     }
-    MGI_MOVER_CUDA(ctx, cudaSetDevice(cu->device), "device %d", cu->device);
+    MGI_CUDA_CALL(cudaSetDevice(cu->device), "context %p mover: device %d",
+                  ctx, cu->device);
 }
 
 static void mgi_mover_cuda_peers(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
@@ -572,12 +565,11 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         return status;
     }
     mgi_mover_cuda_peers(ctx, cu, route->ep->device, lane->local_dev);
-    status = MGI_MOVER_CUDA(ctx, cudaMemcpyAsync((char*)lane->local_ring +
-                                                 roff, src, len,
-                                                 cudaMemcpyDefault,
-                                                 cu->stream),
-                            "copy of %zu bytes to endpoint %u", len,
-                            lane->next_hop);
+    status = MGI_CUDA_CALL(cudaMemcpyAsync((char*)lane->local_ring + roff,
+                                           src, len, cudaMemcpyDefault,
+                                           cu->stream),
+                           "context %p mover: copy of %zu bytes to endpoint "
+                           "%u", ctx, len, lane->next_hop);
     e->cuda = 1;
     return status;
 }
@@ -792,9 +784,9 @@ static ucs_status_t mgi_mover_close(mgi_mover_t *m, mgi_mover_epoch_t *e)
     }
     if (e->cuda) {
         cu     = ctx->mover_cuda;
-        status = MGI_MOVER_CUDA(ctx, cudaEventRecord(cu->done[slot],
-                                                     cu->stream),
-                                "flush of %u segments", e->segs);
+        status = MGI_CUDA_CALL(cudaEventRecord(cu->done[slot], cu->stream),
+                               "context %p mover: flush of %u segments", ctx,
+                               e->segs);
         if (status != UCS_OK) {
             return status;
         }
@@ -1052,13 +1044,9 @@ static ucs_status_t mgi_mover_drain(mgi_mover_t *m, const char *why)
 static void mgi_mover_log(mgi_mover_t *m)
 {
     mgi_context_t *ctx = m->ctx;
-    uint64_t now       = mgi_time_ns();
-    double dt          = (now - m->last_log_ns) / 1e9;
-    double segs;
+    double dt, segs;
 
-    if ((ctx->params.log_interval_ms == 0) ||
-        (dt * 1000 < ctx->params.log_interval_ms) ||
-        !ucs_log_is_enabled(UCS_LOG_LEVEL_INFO)) {
+    if (!mgi_log_due(ctx, &m->last_log_ns, &dt)) {
         return;
     }
     segs = (m->moved_segs - m->last_moved) / dt;
@@ -1068,8 +1056,7 @@ static void mgi_mover_log(mgi_mover_t *m)
              segs * ctx->seg_size / 1e6, m->credit_stalls, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
              m->puts ? m->put_ns / 1e3 / m->puts : 0.0);
-    m->last_log_ns = now;
-    m->last_moved  = m->moved_segs;
+    m->last_moved = m->moved_segs;
 }
 
 static void *mgi_mover_thread(void *arg)

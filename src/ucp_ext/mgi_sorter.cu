@@ -48,16 +48,6 @@
 
 #include "mgi_sorter_dev.h"
 
-#define MGI_CUDA_CALL(_call, _fmt, ...) \
-    ({ \
-        cudaError_t _e = (_call); \
-        if (_e != cudaSuccess) { \
-            ucs_error("mgi " _fmt ": %s failed: %s", ##__VA_ARGS__, #_call, \
-                      cudaGetErrorString(_e)); \
-        } \
-        (_e == cudaSuccess) ? UCS_OK : UCS_ERR_IO_ERROR; \
-    })
-
 /* Host state of a GPU endpoint (ep->gpu). */
 typedef struct mgi_gpu_ep {
     int              device;
@@ -278,6 +268,18 @@ static void *mgi_gpu_host_dev_ptr(mgi_ep_t *ep, void *host)
     return dev;
 }
 
+/* The endpoint's device tables (cudaFree of NULL is a no-op: also after a
+ * partial allocation). Only with no sorter running on them. */
+static void mgi_gpu_ep_free_tables(mgi_gpu_ep_t *g)
+{
+    cudaFree(g->stage);
+    cudaFree(g->ljobs);
+    cudaFree(g->blk);
+    cudaFree(g->chs);
+    cudaFree(g->dst_slot);
+    cudaFree(g->dep);
+}
+
 ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
 {
     mgi_context_t *ctx = ep->ctx;
@@ -401,12 +403,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
     return UCS_OK;
 
 err_mem:
-    cudaFree(g->stage);
-    cudaFree(g->ljobs);
-    cudaFree(g->blk);
-    cudaFree(g->chs);
-    cudaFree(g->dst_slot);
-    cudaFree(g->dep);
+    mgi_gpu_ep_free_tables(g);
     mgi_gpu_host_free(g->status);
 err_stream:
     cudaStreamDestroy(g->stream);
@@ -434,12 +431,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         for (i = 0; i < g->ndeferred; ++i) {
             cudaFree(g->deferred[i]);
         }
-        cudaFree(g->stage);
-        cudaFree(g->ljobs);
-        cudaFree(g->blk);
-        cudaFree(g->chs);
-        cudaFree(g->dst_slot);
-        cudaFree(g->dep);
+        mgi_gpu_ep_free_tables(g);
         cudaStreamDestroy(g->stream);
         cudaStreamDestroy(g->ctl);
     }
@@ -567,31 +559,35 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
                   cudaGetErrorString(e));
     }
     {
-        unsigned long long t[11] = {0};
+        struct {
+            unsigned long long rounds, sorted, send_full, jobs, chunks,
+                               lane_empty, final_full, passes, c_copy,
+                               c_walk, c_place;
+        } t = {};
         for (i = 0; i < g->nblocks; ++i) {
-            t[0] += g->status->blk[i].rounds;
-            t[1] += g->status->blk[i].lane_empty;
-            t[2] += g->status->blk[i].final_full;
-            t[3] += g->status->blk[i].jobs;
-            t[4] += g->status->blk[i].chunks;
-            t[5] += g->status->blk[i].send_full;
-            t[6] += g->status->blk[i].sorted;
-            t[7] += g->status->blk[i].passes;
-            t[8] += g->status->blk[i].c_copy;
-            t[9] += g->status->blk[i].c_walk;
-            t[10] += g->status->blk[i].c_place;
+            t.rounds     += g->status->blk[i].rounds;
+            t.sorted     += g->status->blk[i].sorted;
+            t.send_full  += g->status->blk[i].send_full;
+            t.jobs       += g->status->blk[i].jobs;
+            t.chunks     += g->status->blk[i].chunks;
+            t.lane_empty += g->status->blk[i].lane_empty;
+            t.final_full += g->status->blk[i].final_full;
+            t.passes     += g->status->blk[i].passes;
+            t.c_copy     += g->status->blk[i].c_copy;
+            t.c_walk     += g->status->blk[i].c_walk;
+            t.c_place    += g->status->blk[i].c_place;
         }
         ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted, "
                  "%llu send passes blocked (target full), %llu whole "
                  "moves (%llu chunks), %llu lane rounds with nothing ready, "
-                 "%llu with the final ring full", ep->id, t[0], t[6], t[5],
-                 t[3], t[4], t[1], t[2]);
-        if (t[7] > 0) {
+                 "%llu with the final ring full", ep->id, t.rounds, t.sorted,
+                 t.send_full, t.jobs, t.chunks, t.lane_empty, t.final_full);
+        if (t.passes > 0) {
             ucs_info("mgi ep %u: sorter passes: %llu walked, per pass %.0f "
                      "cycles copying the segment to shared memory, %.0f "
-                     "walking, %.0f placing", ep->id, t[7],
-                     (double)t[8] / t[7], (double)t[9] / t[7],
-                     (double)t[10] / t[7]);
+                     "walking, %.0f placing", ep->id, t.passes,
+                     (double)t.c_copy / t.passes, (double)t.c_walk / t.passes,
+                     (double)t.c_place / t.passes);
         }
     }
     for (i = 0; i < g->nblocks; ++i) {

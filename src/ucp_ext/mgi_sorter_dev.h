@@ -1052,41 +1052,41 @@ MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_whole_ch(const mgi_gpu_dep_t *d,
     return ch;
 }
 
-/* Block (thread 0 acts): a lane's RTail from its host control words into
- * the ring, before the lane is read. */
+/* Thread 0: a lane's RTail from its host control words into the ring,
+ * before the lane is read (the lane's readers are thread 0 as well). */
 MGI_SDEV_INLINE void mgi_gpu_lane_pull(const mgi_gpu_dep_t *d, uint32_t lane)
 {
     mgi_ring_t *r;
     uint32_t t;
 
-    if ((MGI_TID == 0) && (d->lane_ctl != NULL) && (lane + 1 < d->nlanes)) {
-        r = mgi_gpu_lane(d, lane);
-        t = mgi_ld_acq32(&d->lane_ctl[lane].prod_tail);
-        if (t != r->prod_tail) {
-            /* the producer wrote the segments before it published t */
-            r->prod_head = t;
-            mgi_st_rel32(&r->prod_tail, t);
-        }
+    if ((d->lane_ctl == NULL) || (lane + 1 == d->nlanes)) {
+        return; /* control words in the ring, or the loopback lane */
     }
-    MGI_SYNC();
+    r = mgi_gpu_lane(d, lane);
+    t = mgi_ld_acq32(&d->lane_ctl[lane].prod_tail);
+    if (t != r->prod_tail) {
+        /* the producer wrote the segments before it published t */
+        r->prod_head = t;
+        mgi_st_rel32(&r->prod_tail, t);
+    }
 }
 
-/* Block (thread 0 acts): the ring's RHead out to the host control words,
- * after the lane was read: the producer may then overwrite those slots. */
+/* Thread 0: the ring's RHead out to the host control words, after the lane
+ * was read: the producer may then overwrite those slots. */
 MGI_SDEV_INLINE void mgi_gpu_lane_push(const mgi_gpu_dep_t *d, uint32_t lane)
 {
     mgi_ring_t *r;
     uint32_t c;
 
-    if ((MGI_TID == 0) && (d->lane_ctl != NULL) && (lane + 1 < d->nlanes)) {
-        r = mgi_gpu_lane(d, lane);
-        c = r->cons_tail;
-        if (c != mgi_vld(&d->lane_ctl[lane].cons_tail)) {
-            mgi_fence_publish(); /* our reads of the slots are done */
-            *(volatile uint32_t*)&d->lane_ctl[lane].cons_tail = c;
-        }
+    if ((d->lane_ctl == NULL) || (lane + 1 == d->nlanes)) {
+        return;
     }
-    MGI_SYNC();
+    r = mgi_gpu_lane(d, lane);
+    c = r->cons_tail;
+    if (c != mgi_vld(&d->lane_ctl[lane].cons_tail)) {
+        mgi_fence_publish(); /* our reads of the slots are done */
+        *(volatile uint32_t*)&d->lane_ctl[lane].cons_tail = c;
+    }
 }
 
 enum {
@@ -1363,12 +1363,16 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         progress |= mgi_gpu_ring(d, b, p, e, sseg, d->stage[i], 0);
     }
     for (i = MGI_BID; i < d->nlanes; i += MGI_NBLK) {
-        mgi_gpu_lane_pull(d, i);
+        if (MGI_TID == 0) {
+            mgi_gpu_lane_pull(d, i);
+        }
         k = mgi_gpu_lane_whole(d, p, mgi_gpu_lane(d, i), &d->ljobs[i]);
         if (k == MGI_GPU_LANE_WALK) {
             k = mgi_gpu_ring(d, b, p, e, sseg, mgi_gpu_lane(d, i), 1);
         }
-        mgi_gpu_lane_push(d, i);
+        if (MGI_TID == 0) {
+            mgi_gpu_lane_push(d, i);
+        }
         lane_progress |= (k != MGI_GPU_LANE_IDLE);
     }
     lane_progress |= mgi_gpu_help(d, p);

@@ -299,14 +299,11 @@ static int mgi_sorter_lane(mgi_sorter_t *s, mgi_ring_t *lane, int *dry)
 static void mgi_sorter_log(mgi_sorter_t *s)
 {
     mgi_ep_t *ep  = s->ep;
-    uint64_t now  = mgi_time_ns();
-    double dt     = (now - s->last_log_ns) / 1e9;
     char usage[256];
     unsigned i, len = 0, nroutes, recv_used = 0;
+    double dt;
 
-    if ((ep->ctx->params.log_interval_ms == 0) ||
-        (dt * 1000 < ep->ctx->params.log_interval_ms) ||
-        !ucs_log_is_enabled(UCS_LOG_LEVEL_INFO)) {
+    if (!mgi_log_due(ep->ctx, &s->last_log_ns, &dt)) {
         return;
     }
     nroutes = __atomic_load_n(&ep->nroutes, __ATOMIC_ACQUIRE);
@@ -327,7 +324,6 @@ static void mgi_sorter_log(mgi_sorter_t *s)
              (s->dispatched - s->last_dispatched) / dt, s->loopback,
              mgi_ring_count(ep->stage[0]), ep->stage[0]->size, recv_used,
              ep->nlanes * ep->ctx->params.recv_depth, usage);
-    s->last_log_ns     = now;
     s->last_sorted     = s->sorted;
     s->last_dispatched = s->dispatched;
 }

@@ -297,6 +297,10 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
     long begin = per * blockIdx.x, end = min(n, begin + per);
     unsigned bad;
 
+    if (threadIdx.x == 0) {
+        g_recv_calls = g_recv_empty = 0; /* counted by block_recv */
+    }
+    __syncthreads();
     for (long i = begin; i < end; i += blockDim.x) {
         long me    = i + threadIdx.x;
         gb_tuple t = gb_make(ep, me, keys);

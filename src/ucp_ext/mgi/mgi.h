@@ -101,6 +101,10 @@ typedef struct mgi_context_params {
                                      (coalesced); 0: one thread per tuple
                                      (for the sorter micro-benchmark), 1
                                      [MGI_SORTER_COALESCE] */
+    unsigned    ctl_shm;          /* 1: movers reach lane control words
+                                     of endpoints on this host through
+                                     their shared memory; 0: UCP puts /
+                                     gets (testing), 1 [MGI_CTL_SHM] */
     /* UCP */
     const char  *ucx_tls;         /* transports of this context's UCP, in
                                      UCX_TLS syntax (e.g. "sm,self,cuda_mgi,

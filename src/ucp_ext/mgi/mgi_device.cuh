@@ -182,6 +182,21 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     return (int)len;
 }
 
+/* The EOF record of a block's flush number `seq`: to every destination,
+ * counting the channel's `nblocks` producers of this endpoint. */
+__device__ static inline void mgi_dev_eof_msg(const mgi_dev_ch_t *h,
+                                              uint32_t seq,
+                                              mgi_msg_hdr_t *hdr,
+                                              uint32_t payload[2])
+{
+    hdr->ch    = h->ch;
+    hdr->dst   = MGI_EP_ID_ALL;
+    hdr->src   = h->self;
+    hdr->len   = MGI_MSG_LEN_EOF;
+    payload[0] = h->nblocks;
+    payload[1] = seq;
+}
+
 /* Block level: EOF for this block, then wait for delivery. Returns 0, or
  * -1 when it gave up after `spin_limit` polls (0: wait forever). */
 __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
@@ -195,14 +210,9 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
 
     __syncthreads();
     if (threadIdx.x == 0) {
-        s_ret      = 0;
-        seq        = mgi_fadd32(&r->flush_seq, 1) + 1;
-        hdr.ch     = h->ch;
-        hdr.dst    = MGI_EP_ID_ALL;
-        hdr.src    = h->self;
-        hdr.len    = MGI_MSG_LEN_EOF;
-        payload[0] = h->nblocks;
-        payload[1] = seq;
+        s_ret = 0;
+        seq   = mgi_fadd32(&r->flush_seq, 1) + 1;
+        mgi_dev_eof_msg(h, seq, &hdr, payload);
         while (mgi_ring_append(r, &hdr, payload, NULL) != MGI_RING_OK) {
             if (spin_limit && (++spins > spin_limit)) {
                 s_ret = -1;
@@ -243,13 +253,8 @@ __device__ static inline int mgi_dev_flush_nb(const mgi_dev_ch_t *h,
         s_done = 0;
         if (*state == 0) {
             /* the sequence number is taken only once the EOF is in */
-            seq        = mgi_ld_acq32(&r->flush_seq) + 1;
-            hdr.ch     = h->ch;
-            hdr.dst    = MGI_EP_ID_ALL;
-            hdr.src    = h->self;
-            hdr.len    = MGI_MSG_LEN_EOF;
-            payload[0] = h->nblocks;
-            payload[1] = seq;
+            seq = mgi_ld_acq32(&r->flush_seq) + 1;
+            mgi_dev_eof_msg(h, seq, &hdr, payload);
             if (mgi_ring_append(r, &hdr, payload, NULL) == MGI_RING_OK) {
                 mgi_st_rel32(&r->flush_seq, seq);
                 mgi_ring_append_close(r);
