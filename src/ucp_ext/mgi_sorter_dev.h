@@ -113,7 +113,7 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
-#define MGI_GPU_LANE_JOBS       16     /* whole moves in flight per lane */
+#define MGI_GPU_LANE_JOBS       32     /* whole moves in flight per lane */
 #define MGI_GPU_JOB_CHUNK       32768u /* bytes one block copies per claim */
 #define MGI_GPU_HELP_CHUNKS     8      /* chunks a block copies per round */
 
@@ -284,6 +284,13 @@ typedef struct mgi_gpu_pass {
     uint32_t      start;
     int           whole;    /* mgi_gpu_lane_whole's decision */
     int           job_claim;    /* mgi_gpu_help: chunk claimed, or -1 */
+    /* mgi_gpu_lane_whole / mgi_gpu_help: a thread per job slot */
+    int           jfirst, jfirst2;  /* first slot that stops the run */
+    uint32_t      m_rel, m_ready, m_navail; /* mgi_gpu_mirror_sync */
+    uint32_t      nroutes;          /* routes this round, one view */
+    mgi_seg_hdr_t *jseg[MGI_GPU_LANE_JOBS];
+    mgi_gpu_dch_t *jch[MGI_GPU_LANE_JOBS];
+    int           jres[MGI_GPU_LANE_JOBS];
     mgi_gpu_job_t *job;
     int           stop;
     uint32_t      round;
@@ -296,6 +303,9 @@ typedef struct mgi_gpu_pass {
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
+    int           contig;       /* one target, messages in segment order:
+                                 * placed as one block copy, no emission
+                                 * arrays (mgi_gpu_walk_run) */
     uint32_t      unif_words;   /* words of every message of the pass, 0:
                                  * sizes differ (mgi_gpu_walk) */
     uint16_t      run_ch;
@@ -420,6 +430,7 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     p->at_end     = 0;
     p->stop_eof   = 0;
     p->unif_words = 0;
+    p->contig     = 0;
     ch          = NULL;
     for (k = 0; k < MGI_GPU_DST_CACHE; ++k) {
         dc_dst[k] = MGI_GPU_NO_DST;
@@ -584,6 +595,7 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->run     = 0;
         p->run_cut = 0;
         p->ntgt    = 0;
+        p->contig  = 0;
         off        = p->start;
         h          = (const mgi_msg_hdr_t*)(seg + off);
         ch         = NULL;
@@ -701,11 +713,17 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     for (t = tid; t < p->ntgt; t += nth) {
         p->tbase[t] = 0;
     }
+    if ((tid == 0) && (p->ntgt == 1) && d->coalesce) {
+        /* one target: the run goes out as it is, in segment order, one
+         * block copy (mgi_gpu_place); no ranks, no emission arrays */
+        p->contig   = 1;
+        p->tbase[0] = n;
+    }
     MGI_SYNC();
 
     /* 3. rank in the target, in message order: per chunk of nth messages,
      * warp groups, then a prefix over the warps per target */
-    for (base = 0; base < n; base += nth) {
+    for (base = 0; !p->contig && (base < n); base += nth) {
         i = base + tid;
         t = (i < n) ? e->tgt[i] : 0xffu;
         mgi_gpu_warp_group(t, &rank, &size);
@@ -761,7 +779,7 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stop_eof = 0;
     }
     MGI_SYNC();
-    for (i = tid; i < n; i += nth) {
+    for (i = tid; !p->contig && (i < n); i += nth) {
         t = e->tgt[i];
         e->order[p->tgt_first[t] + e->dst_off[i] / msz] = (uint16_t)i;
     }
@@ -787,6 +805,11 @@ MGI_SDEV_INLINE void mgi_gpu_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
     if ((old != 0) && (old != want)) {
         MGI_ATOMIC_EXCH(&seg->reserved, MGI_SEG_MIXED);
     }
+}
+
+MGI_SDEV_INLINE char *mgi_payload_at(mgi_seg_hdr_t *seg, uint32_t off)
+{
+    return mgi_seg_payload(seg) + off;
 }
 
 /* Thread 0: pad and commit a reservation that will not be used. */
@@ -842,7 +865,17 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         mgi_gpu_seg_mark(p->tgt_seg[t], p->tgt_key[t]);
     }
 
-    if (d->coalesce) {
+    if (p->contig) {
+        /* one target, the messages as they lie in the segment copy */
+        const uint64_t *src = (const uint64_t*)(seg + p->start);
+        uint64_t *out = (uint64_t*)(mgi_payload_at(p->tgt_seg[0],
+                                                   p->tgt_off[0]));
+
+        words = p->tgt_bytes[0] / 8;
+        for (w = tid; w < words; w += nth) {
+            out[w] = src[w];
+        }
+    } else if (d->coalesce) {
         /* word w of the output, grouped by target: consecutive threads
          * write consecutive words of one reservation */
         words = p->tgt_word0[p->ntgt];
@@ -900,7 +933,14 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     MGI_FENCE();
     MGI_SYNC();
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
-    for (i = 0; (tid == 0) && (i < p->nemit); ++i) {
+    if ((tid == 0) && p->contig &&
+        (memcmp(mgi_payload_at(p->tgt_seg[0], p->tgt_off[0]),
+                seg + p->start, p->tgt_bytes[0]) != 0)) {
+        fprintf(stderr, "selfcheck: block copy of %u bytes differs\n",
+                p->tgt_bytes[0]);
+        abort();
+    }
+    for (i = 0; (tid == 0) && !p->contig && (i < p->nemit); ++i) {
         t   = e->tgt[i];
         dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] + e->dst_off[i];
         if (memcmp(dst + 8, seg + e->src[i] + 8, e->size[i] - 8) != 0) {
@@ -1095,80 +1135,205 @@ enum {
     MGI_GPU_LANE_WALK        /* the head segment must be walked */
 };
 
-/* Block (thread 0 decides), receive side: whole lane segments go to final
- * rings as jobs that every sorter block helps to copy, so one source's
- * traffic is not bound to the one block that owns its lane. The owner
- * retires finished jobs in lane order (commit the final segment, release
- * the lane segment), then issues jobs for the next ready segments while
- * they are whole and the final rings have room. A segment that must be
- * walked waits until no job of the lane is in flight: its EOF records
- * then count after every tuple before them. */
+/* Block: release n segments at a ring's RHead, their resets spread over
+ * the threads; thread 0 then publishes RHead (single consumer). */
+MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n)
+{
+    const uint32_t c = r->cons_tail;
+    mgi_seg_hdr_t *seg;
+    uint32_t i;
+
+    for (i = MGI_TID; i < n; i += MGI_NTH) {
+        seg           = mgi_ring_seg(r, c + i);
+        seg->commit   = 0;
+        seg->reserved = 0;
+        mgi_st_rel64(&seg->stail, (uint64_t)(c + i + r->size) << 32);
+    }
+    MGI_SYNC();
+    if ((MGI_TID == 0) && (n > 0)) {
+        MGI_FENCE(); /* every thread's resets before the new RHead */
+        r->cons_off  = 0;
+        r->cons_head = c + n;
+        mgi_st_rel32(&r->cons_tail, c + n);
+    }
+}
+
+/* Block: mgi_ring_mirror_sync with the block's threads (a sort ring's
+ * owner): recycle what the mover released, publish the segments that
+ * became ready. One thread checking and resetting a segment at a time (a
+ * few dependent L2 round trips each) bound a sort ring to ~220k segments/s.
+ * Returns segments published + recycled (to every thread). */
+MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
+                                      mgi_ring_mirror_t *m)
+{
+    uint32_t i, c, n, navail, ready;
+
+    if (MGI_TID == 0) {
+        n = mgi_ld_acq32(&m->released) - r->cons_tail;
+        p->m_rel = ((int32_t)n > 0) ? n : 0;
+    }
+    MGI_SYNC();
+    mgi_gpu_release(r, p->m_rel);    /* ends with a barrier */
+    MGI_SYNC();
+    if (MGI_TID == 0) {
+        c      = r->cons_tail;
+        ready  = m->ready;           /* written by this thread alone */
+        navail = mgi_ld_acq32(&r->prod_tail) - ready;
+        if ((int32_t)navail < 0) {
+            navail = 0;
+        }
+        if (navail > r->size - (ready - c)) {
+            navail = r->size - (ready - c);
+        }
+        p->m_ready  = ready;
+        p->m_navail = navail;
+        p->jfirst2  = (int)navail;
+    }
+    MGI_SYNC();
+    /* segments from `ready` on: closed (below RTail) and fully committed */
+    ready  = p->m_ready;
+    navail = p->m_navail;
+    for (i = MGI_TID; i < navail; i += MGI_NTH) {
+        if (mgi_ld_acq32(&mgi_ring_seg(r, ready + i)->commit) !=
+            mgi_ring_cap(r)) {
+            MGI_ATOMIC_MIN(&p->jfirst2, (int)i);
+        }
+    }
+    MGI_SYNC();
+    i = (uint32_t)p->jfirst2;
+    n = p->m_rel;
+    if ((MGI_TID == 0) && (i > 0)) {
+        mgi_fence_publish(); /* the mover puts them with a copy engine */
+        mgi_st_rel32(&m->ready, ready + i);
+    }
+    MGI_SYNC();
+    return i + n;
+}
+
+/* Block, receive side: whole lane segments go to final rings as jobs that
+ * every sorter block helps to copy, so one source's traffic is not bound
+ * to the one block that owns its lane. The owner retires finished jobs in
+ * lane order (commit the final segment, release the lane segment), then
+ * issues jobs for the next ready segments while they are whole and the
+ * final rings have room. Job slots are handled by a thread each: a
+ * thread-0 loop paid a dozen dependent L2 round trips per segment, which
+ * bound a lane to ~14 GB/s. A segment that must be walked waits until no
+ * job of the lane is in flight: its EOF records then count after every
+ * tuple before them. */
 MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                 mgi_ring_t *ring, mgi_gpu_lane_jobs_t *lj)
 {
     const uint32_t cap = mgi_ring_cap(ring);
+    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    uint32_t t, head, count, nfree, n, m;
     mgi_seg_hdr_t *seg;
     mgi_gpu_dch_t *ch;
     mgi_gpu_job_t *j;
     mgi_ring_t *fr;
     int ret;
 
-    if (MGI_TID == 0) {
-        ret = MGI_GPU_LANE_IDLE;
-        while (lj->count > 0) {                   /* retire, in order */
-            j = &lj->job[lj->head];
-            if (mgi_ld_acq32(&j->done) != j->nchunks) {
-                break;
-            }
-            mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap,
-                                   j->fpos);
-            mgi_ring_release(ring, 1);
-            p->whole_segs++;
-            lj->head = (lj->head + 1) % MGI_GPU_LANE_JOBS;
-            lj->count--;
-            ret = MGI_GPU_LANE_MOVED;
+    /* retire the leading finished jobs, in lane order */
+    if (tid == 0) {
+        p->jfirst = (int)lj->count;
+        p->whole  = MGI_GPU_LANE_IDLE;
+    }
+    MGI_SYNC();
+    head = lj->head;
+    count = lj->count;
+    for (t = tid; t < count; t += nth) {
+        j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
+        if (mgi_ld_acq32(&j->done) != j->nchunks) {
+            MGI_ATOMIC_MIN(&p->jfirst, (int)t);
         }
-        while ((lj->count < MGI_GPU_LANE_JOBS) &&
-               ((lj->count > 0) || (ring->cons_off == 0))) {
-            seg = mgi_ring_peek(ring, lj->count);
-            if (seg == NULL) {
-                p->n_lane_empty += (lj->count == 0);
-                break;
-            }
-            ch = mgi_gpu_whole_ch(d, seg);
-            if (ch == NULL) {
-                if (lj->count == 0) {
-                    ret = MGI_GPU_LANE_WALK;
-                }
-                break;
-            }
-            fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
-            j  = &lj->job[(lj->head + lj->count) % MGI_GPU_LANE_JOBS];
-            /* a full segment's worth fits only a fresh segment, at 0 */
-            if (mgi_ring_append_reserve(fr, cap, &j->fseg, &j->foff,
-                                        &j->fpos) != MGI_RING_OK) {
-                p->n_final_full++;
-                break; /* final ring full: the consumers must read */
-            }
-            mgi_st_rel32(&j->live, 0);
-            j->src     = mgi_seg_payload(seg);
-            j->dst     = mgi_seg_payload(j->fseg);
-            j->fring   = fr;
-            j->bytes   = cap;
-            j->nchunks = (cap + MGI_GPU_JOB_CHUNK - 1) / MGI_GPU_JOB_CHUNK;
-            j->done    = 0;
-            MGI_FENCE();
-            mgi_st_rel32(&j->next, 0);
-            mgi_st_rel32(&j->live, 1);
-            lj->count++;
-            p->n_jobs++;
-            ret = MGI_GPU_LANE_MOVED;
+    }
+    MGI_SYNC();
+    n = (uint32_t)p->jfirst;
+    for (t = tid; t < n; t += nth) {
+        j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
+        mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap, j->fpos);
+    }
+    mgi_gpu_release(ring, n);
+    if ((tid == 0) && (n > 0)) {
+        p->whole_segs += n;
+        lj->head       = (head + n) % MGI_GPU_LANE_JOBS;
+        lj->count      = count - n;
+        p->whole       = MGI_GPU_LANE_MOVED;
+    }
+    MGI_SYNC();
+
+    /* issue: segment count + t for thread t, while whole and ready */
+    head  = lj->head;
+    count = lj->count;
+    nfree = ((count > 0) || (ring->cons_off == 0)) ?
+            MGI_GPU_LANE_JOBS - count : 0;
+    if (tid == 0) {
+        p->jfirst  = (int)nfree;
+        p->jfirst2 = (int)nfree;
+    }
+    MGI_SYNC();
+    for (t = tid; t < nfree; t += nth) {
+        seg        = mgi_ring_peek(ring, count + t);
+        ch         = (seg != NULL) ? mgi_gpu_whole_ch(d, seg) : NULL;
+        p->jseg[t] = seg;
+        p->jch[t]  = ch;
+        if (ch == NULL) {
+            MGI_ATOMIC_MIN(&p->jfirst, (int)t);
         }
-        if ((ret == MGI_GPU_LANE_IDLE) && (lj->count == 0) &&
+    }
+    MGI_SYNC();
+    n = (uint32_t)p->jfirst;
+    for (t = tid; t < n; t += nth) {
+        ch = p->jch[t];
+        j  = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
+        fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
+        /* a full segment's worth fits only a fresh segment, at 0 */
+        p->jres[t] = (mgi_ring_append_reserve(fr, cap, &j->fseg, &j->foff,
+                                              &j->fpos) == MGI_RING_OK);
+        j->fring   = fr;
+        if (!p->jres[t]) {
+            MGI_ATOMIC_MIN(&p->jfirst2, (int)t);
+        }
+    }
+    MGI_SYNC();
+    m = ((uint32_t)p->jfirst2 < n) ? (uint32_t)p->jfirst2 : n;
+    for (t = tid; t < n; t += nth) {
+        j = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
+        if (t >= m) {
+            /* jobs issue in lane order: a reservation behind a full final
+             * ring is given back as padding */
+            if (p->jres[t]) {
+                mgi_gpu_unreserve(j->fring, j->fseg, j->foff, cap, j->fpos);
+            }
+            continue;
+        }
+        mgi_st_rel32(&j->live, 0);
+        j->src     = mgi_seg_payload(p->jseg[t]);
+        j->dst     = mgi_seg_payload(j->fseg);
+        j->bytes   = cap;
+        j->nchunks = (cap + MGI_GPU_JOB_CHUNK - 1) / MGI_GPU_JOB_CHUNK;
+        j->done    = 0;
+        MGI_FENCE();
+        mgi_st_rel32(&j->next, 0);
+        mgi_st_rel32(&j->live, 1);
+    }
+    MGI_SYNC();
+    if (tid == 0) {
+        lj->count  = count + m;
+        p->n_jobs += m;
+        if (m > 0) {
+            p->whole = MGI_GPU_LANE_MOVED;
+        }
+        if (m < n) {
+            p->n_final_full++; /* final ring full: the consumers must read */
+        } else if ((n < nfree) && (p->jseg[n] == NULL)) {
+            p->n_lane_empty += (count == 0);
+        } else if ((n < nfree) && (count + m == 0)) {
+            p->whole = MGI_GPU_LANE_WALK;  /* the head segment is mixed */
+        }
+        if ((p->whole == MGI_GPU_LANE_IDLE) && (count == 0) &&
             (ring->cons_off != 0)) {
-            ret = MGI_GPU_LANE_WALK;  /* a walk left a segment half done */
+            p->whole = MGI_GPU_LANE_WALK;  /* a walk left a segment half done */
         }
-        p->whole = ret;
     }
     MGI_SYNC();
     ret = p->whole;
@@ -1177,32 +1342,42 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
 }
 
 /* Block: copy chunks of whole-segment jobs of any lane, at most
- * MGI_GPU_HELP_CHUNKS. Returns 1 when it copied something. */
+ * MGI_GPU_HELP_CHUNKS. The jobs are scanned by all threads at once (one
+ * job each), thread 0 claims a chunk of the first open one. Returns 1 when
+ * it copied something. */
 MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
 {
-    uint32_t lane = 0, k = 0, c, n, off, copied = 0;
+    const uint32_t njobs = d->nlanes * MGI_GPU_LANE_JOBS;
+    uint32_t i, c, n, off, copied = 0;
     mgi_gpu_job_t *j;
 
-    for (;;) {
+    while (copied < MGI_GPU_HELP_CHUNKS) {
         if (MGI_TID == 0) {
+            p->jfirst    = (int)njobs;
             p->job_claim = -1;
-            for (; (copied < MGI_GPU_HELP_CHUNKS) && (lane < d->nlanes);
-                 ++lane, k = 0) {
-                for (; k < MGI_GPU_LANE_JOBS; ++k) {
-                    j = &d->ljobs[lane].job[k];
-                    if (!mgi_ld_acq32(&j->live) ||
-                        (mgi_ld_acq32(&j->next) >= j->nchunks)) {
-                        continue;
-                    }
-                    c = MGI_ATOMIC_ADD(&j->next, 1u);
-                    MGI_FENCE();
-                    if (c < j->nchunks) {
-                        p->job       = j;
-                        p->job_claim = (int)c;
-                        break;
-                    }
+        }
+        MGI_SYNC();
+        for (i = MGI_TID; i < njobs; i += MGI_NTH) {
+            j = &d->ljobs[i / MGI_GPU_LANE_JOBS].job[i % MGI_GPU_LANE_JOBS];
+            if (mgi_ld_acq32(&j->live) &&
+                (mgi_ld_acq32(&j->next) < j->nchunks)) {
+                MGI_ATOMIC_MIN(&p->jfirst, (int)i);
+            }
+        }
+        MGI_SYNC();
+        if (MGI_TID == 0) {
+            for (i = (uint32_t)p->jfirst; i < njobs; ++i) {
+                j = &d->ljobs[i / MGI_GPU_LANE_JOBS].job[
+                        i % MGI_GPU_LANE_JOBS];
+                if (!mgi_ld_acq32(&j->live) ||
+                    (mgi_ld_acq32(&j->next) >= j->nchunks)) {
+                    continue;
                 }
-                if (p->job_claim >= 0) {
+                c = MGI_ATOMIC_ADD(&j->next, 1u);
+                MGI_FENCE();
+                if (c < j->nchunks) {
+                    p->job       = j;
+                    p->job_claim = (int)c;
                     break;
                 }
             }
@@ -1377,13 +1552,17 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     }
     lane_progress |= mgi_gpu_help(d, p);
     if (MGI_TID == 0) {
-        nroutes = mgi_vld(&d->nroutes);
-        for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
-            if (mgi_ring_mirror_sync(mgi_vld(&d->sort[i]),
-                                     mgi_vld(&d->mirror[i])) > 0) {
-                progress = 1;
-            }
+        p->nroutes = mgi_vld(&d->nroutes); /* the same bound for all */
+    }
+    MGI_SYNC();
+    nroutes = p->nroutes;
+    for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
+        if (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]),
+                                mgi_vld(&d->mirror[i])) > 0) {
+            progress = 1;
         }
+    }
+    if (MGI_TID == 0) {
         mgi_gpu_flush_check(b);
         if (!lane_progress) {
             /* make partial batches readable when the lanes ran dry */

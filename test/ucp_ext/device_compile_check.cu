@@ -46,6 +46,14 @@ __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
             atomicAdd(&agg[buf[k].key % nbuckets], buf[k].val);
         }
     } while (ret != MGI_DEV_EOF);
+    /* block-level receives: copied, and in place */
+    ret = mgi_dev_recv_block(&ch, buf, sizeof(buf));
+    ret = mgi_dev_recv_block_each(&ch, 1u << 20,
+                                  [&](const char *t, unsigned len) {
+                                      const tuple *x = (const tuple*)t;
+                                      atomicAdd(&agg[x->key % nbuckets],
+                                                x->val);
+                                  });
 }
 
 /* the ring protocol is the same code on both sides */

@@ -91,6 +91,8 @@ struct dev_result {
     unsigned           done_sending;
     unsigned long long recv_calls;  /* block receives, and those that */
     unsigned long long recv_empty;  /* found nothing ready */
+    unsigned long long send_calls;  /* block sends, and those that found */
+    unsigned long long send_full;   /* the stage ring full */
 };
 
 enum { PH_SEND = 1, PH_FLUSH = 2, PH_RECV = 4 };
@@ -136,17 +138,35 @@ __device__ static inline int timed_out(unsigned long long deadline)
 }
 
 #define RECV_TUPLES 256
+#define RECV_EACH_BYTES (1u << 20)
 
 /* receive calls of this block (thread 0), for the benchmark's report */
 __shared__ unsigned long long g_recv_calls, g_recv_empty;
+/* block sends of this block and those refused (thread 0) */
+__shared__ unsigned long long g_send_calls, g_send_full;
 
-/* Block: receive what is there, apply f to every tuple. Returns bytes,
- * 0 or MGI_DEV_EOF. */
+/* Block: receive what is there, apply f to every tuple. buf: through
+ * mgi_dev_recv_block into buf (RECV_TUPLES tuples at most); NULL: in
+ * place, mgi_dev_recv_block_each (RECV_EACH_BYTES at most). Returns
+ * bytes, 0 or MGI_DEV_EOF. */
 template <typename F>
 __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
                                  unsigned tsize, F f)
 {
-    int n = mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
+    int n;
+
+    if (buf == NULL) {
+        n = mgi_dev_recv_block_each(h, RECV_EACH_BYTES,
+                                    [&](const char *t, unsigned len) {
+                                        f(t);
+                                    });
+        if (threadIdx.x == 0) {
+            ++g_recv_calls;
+            g_recv_empty += (n == 0);
+        }
+        return n;
+    }
+    n = mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
 
     if (threadIdx.x == 0) {
         ++g_recv_calls;
@@ -172,7 +192,12 @@ __device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
 {
     for (;;) {
         int ret = mgi_dev_send_block(h, t, len, dst);
-        if (__syncthreads_or(ret > 0)) {
+        int ok  = __syncthreads_or(ret > 0);
+        if (threadIdx.x == 0) {
+            ++g_send_calls;
+            g_send_full += !ok;
+        }
+        if (ok) {
             return 0;
         }
         if (rsize > 0) {
@@ -299,6 +324,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
 
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0; /* counted by block_recv */
+        g_send_calls = g_send_full = 0;  /* and block_send */
     }
     __syncthreads();
     for (long i = begin; i < end; i += blockDim.x) {
@@ -332,7 +358,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                               unsigned words, int dst, dev_result *res,
                               unsigned long long timeout_ns, int global_ring)
 {
-    __shared__ char rbuf[RECV_TUPLES * 64];
+    char *const rbuf = NULL; /* receive in place: mgi_dev_recv_block_each */
     const mgi_dev_ch_t *h = &ch;
     const unsigned long long deadline = dev_now() + timeout_ns;
     const unsigned tsize = words * 8;
@@ -356,6 +382,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
 
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0;
+        g_send_calls = g_send_full = 0;
     }
     __syncthreads();
     if (send) {
@@ -380,6 +407,8 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     block_add(&res->received, received);
     if (threadIdx.x == 0) {
         atomicAdd(&res->recv_calls, g_recv_calls);
+        atomicAdd(&res->send_calls, g_send_calls);
+        atomicAdd(&res->send_full, g_send_full);
         atomicAdd(&res->recv_empty, g_recv_empty);
         if (bad) {
             atomicOr(&res->timeouts, bad);
@@ -780,8 +809,10 @@ static int run_stream(const opts &o, int sorter)
         }
         if (!is_dst[k]) {
             printf("%s rank %d ep %u (GPU %d): source kernel %.3f ms, "
-                   "timeouts 0x%x\n", sorter ? "sorter" : "send_bw", rank,
-                   e->id, e->dev, ms, e->res->timeouts);
+                   "timeouts 0x%x; %llu block sends, %llu found the stage "
+                   "ring full\n", sorter ? "sorter" : "send_bw", rank,
+                   e->id, e->dev, ms, e->res->timeouts, e->res->send_calls,
+                   e->res->send_full);
             ok = ok && !e->res->timeouts;
             continue;
         }

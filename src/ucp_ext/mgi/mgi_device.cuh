@@ -68,7 +68,7 @@ __device__ static inline void mgi_dev_write_msg(char *p, const mgi_dev_ch_t *h,
     hdr.src = h->self;
     hdr.len = (uint16_t)len;
     *(mgi_msg_hdr_t*)p = hdr;
-    memcpy(p + MGI_MSG_HDR_SIZE, tuple, len);
+    mgi_copy_bytes(p + MGI_MSG_HDR_SIZE, tuple, len);
 }
 
 /* Thread level: one tuple. */
@@ -294,7 +294,8 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
             if (done + m->len > cap) {
                 break;
             }
-            memcpy((char*)buf + done, (char*)m + MGI_MSG_HDR_SIZE, m->len);
+            mgi_copy_bytes((char*)buf + done, (char*)m + MGI_MSG_HDR_SIZE,
+                           m->len);
             done += m->len;
             off  += mgi_msg_size(m->len);
             if (h->tuple_size == 0) {
@@ -318,19 +319,23 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
     return (int)done;
 }
 
-/* Block level: every thread of the block calls it; whole tuples into buf
- * (shared or global memory), as many as fit, copied by the whole block.
- * Returns the same to every thread: bytes, 0 when nothing is ready, or
- * MGI_DEV_EOF once every source flushed and the final ring is drained.
+/* Block level, the walker behind mgi_dev_recv_block[_each]: every thread
+ * of the block calls it. Takes runs of whole tuples from the block's final
+ * ring, at most `cap` payload bytes, and calls body(msgs, msz, len, n,
+ * done) with every thread for each run: n messages of `len` payload bytes
+ * at `msgs`, `msz` bytes apart (header first), `done` bytes taken before
+ * the run. Returns the same to every thread: bytes, 0 when nothing is
+ * ready, or MGI_DEV_EOF once every source flushed and the final ring is
+ * drained.
  *
  * The messages of a final ring are walked without a serial pass: a run of
  * messages of the first one's channel and length is found in parallel
  * (the k-th header of the run is a message boundary because the k-1 before
- * it were messages of that size), then copied word by word. Pads, or a
- * message of another length, end a run; the next round starts after it.
- * Schemaless channels (tuple_size 0) take one tuple per call. */
-__device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
-                                                void *buf, unsigned cap)
+ * it were messages of that size). Pads, or a message of another length,
+ * end a run; the next round starts after it. */
+template <typename B>
+__device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
+                                                     unsigned cap, B body)
 {
     __shared__ int s_ret, s_eof, s_n, s_bad;
     __shared__ uint32_t s_off, s_len, s_msz, s_done;
@@ -341,17 +346,10 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
     const uint32_t scap = mgi_ring_cap(r);
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *m;
-    uint32_t off, i, w, words, t, k;
+    uint32_t off, i;
     int ret, n;
 
     __syncthreads();
-    if (h->tuple_size == 0) {
-        if (threadIdx.x == 0) {
-            s_ret = mgi_dev_recv(h, buf, cap);
-        }
-        __syncthreads();
-        return s_ret;
-    }
     if (threadIdx.x == 0) {
         s_done = 0;
         s_ret  = 1;
@@ -383,7 +381,8 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
                     s_ch  = m->ch;
                     s_len = m->len;
                     s_msz = mgi_msg_size(m->len);
-                    n     = min((cap - s_done) / s_len, (scap - off) / s_msz);
+                    n     = min((cap - s_done) / max(s_len, 1u),
+                                (scap - off) / s_msz);
                     s_n   = n;
                     s_bad = n;
                 }
@@ -404,46 +403,8 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
             }
             __syncthreads();
             n = s_bad; /* >= 1: the first header was read above */
-            if (((s_len % 8) == 0) &&
-                ((((uintptr_t)buf + s_done) % 8) == 0)) {
-                /* MGI_DEV_RECV_ILP loads in flight per thread: a block
-                 * copies at (bytes in flight / memory latency) */
-                uint64_t v[MGI_DEV_RECV_ILP];
-                uint64_t *out = (uint64_t*)((char*)buf + s_done);
-                unsigned u, base;
-
-                words = s_len / 8;
-                for (base = threadIdx.x; base < n * words;
-                     base += blockDim.x * MGI_DEV_RECV_ILP) {
-#pragma unroll
-                    for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
-                        w = base + u * blockDim.x;
-                        if (w < n * words) {
-                            t    = w / words;
-                            k    = w - t * words;
-                            v[u] = __ldcg((const unsigned long long*)
-                                          (mgi_seg_payload(s_seg) + s_off +
-                                           t * s_msz + MGI_MSG_HDR_SIZE +
-                                           8 * k));
-                        }
-                    }
-#pragma unroll
-                    for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
-                        w = base + u * blockDim.x;
-                        if (w < n * words) {
-                            out[w] = v[u];
-                        }
-                    }
-                }
-            } else {
-                for (w = threadIdx.x; w < n * s_len; w += blockDim.x) {
-                    t = w / s_len;
-                    k = w - t * s_len;
-                    ((char*)buf)[s_done + w] =
-                        mgi_seg_payload(s_seg)[s_off + t * s_msz +
-                                               MGI_MSG_HDR_SIZE + k];
-                }
-            }
+            body((const char*)mgi_seg_payload(s_seg) + s_off, s_msz, s_len,
+                 (unsigned)n, s_done);
             __syncthreads();
             if (threadIdx.x == 0) {
                 s_done     += n * s_len;
@@ -460,6 +421,88 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
     __syncthreads();
     ret = s_ret;
     return ret;
+}
+
+/* Block level: every thread of the block calls it; whole tuples into buf
+ * (shared or global memory), as many as fit, copied by the whole block
+ * word by word. Returns the same to every thread: bytes, 0 when nothing is
+ * ready, or MGI_DEV_EOF once every source flushed and the final ring is
+ * drained. Schemaless channels (tuple_size 0) take one tuple per call. */
+__device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
+                                                void *buf, unsigned cap)
+{
+    __shared__ int s_ret;
+
+    if (h->tuple_size == 0) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            s_ret = mgi_dev_recv(h, buf, cap);
+        }
+        __syncthreads();
+        return s_ret;
+    }
+    return mgi_dev_recv_block_runs(h, cap,
+        [&](const char *msgs, uint32_t msz, uint32_t len, unsigned n,
+            uint32_t done) {
+            uint32_t w, t, k, words, u, base;
+
+            if (((len % 8) == 0) && ((((uintptr_t)buf + done) % 8) == 0)) {
+                /* MGI_DEV_RECV_ILP loads in flight per thread: a block
+                 * copies at (bytes in flight / memory latency) */
+                uint64_t v[MGI_DEV_RECV_ILP];
+                uint64_t *out = (uint64_t*)((char*)buf + done);
+
+                words = len / 8;
+                for (base = threadIdx.x; base < n * words;
+                     base += blockDim.x * MGI_DEV_RECV_ILP) {
+#pragma unroll
+                    for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+                        w = base + u * blockDim.x;
+                        if (w < n * words) {
+                            t    = w / words;
+                            k    = w - t * words;
+                            v[u] = __ldcg((const unsigned long long*)
+                                          (msgs + t * msz +
+                                           MGI_MSG_HDR_SIZE + 8 * k));
+                        }
+                    }
+#pragma unroll
+                    for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+                        w = base + u * blockDim.x;
+                        if (w < n * words) {
+                            out[w] = v[u];
+                        }
+                    }
+                }
+            } else {
+                for (w = threadIdx.x; w < n * len; w += blockDim.x) {
+                    t = w / len;
+                    k = w - t * len;
+                    ((char*)buf)[done + w] =
+                        msgs[t * msz + MGI_MSG_HDR_SIZE + k];
+                }
+            }
+        });
+}
+
+/* Block level, zero copy: every thread of the block calls it; the block's
+ * threads call f(tuple, len) for each tuple in place in the final ring
+ * (tuple i of a run on thread i % blockDim.x), up to `max_bytes` of
+ * payload, and the ring slots are freed after. f may read the tuple only
+ * during the call. Returns what mgi_dev_recv_block returns: bytes, 0, or
+ * MGI_DEV_EOF. The receive of kernels that consume tuples where they are
+ * (aggregations, probes): no copy, any amount per call. */
+template <typename F>
+__device__ static inline int mgi_dev_recv_block_each(const mgi_dev_ch_t *h,
+                                                     unsigned max_bytes, F f)
+{
+    return mgi_dev_recv_block_runs(h, max_bytes,
+        [&](const char *msgs, uint32_t msz, uint32_t len, unsigned n,
+            uint32_t done) {
+            for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
+                f(msgs + (size_t)i * msz + MGI_MSG_HDR_SIZE, len);
+            }
+        });
 }
 
 #endif

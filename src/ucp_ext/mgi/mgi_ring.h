@@ -287,6 +287,34 @@ MGI_INLINE int mgi_ring_init(mgi_ring_t *r, uint32_t size, uint32_t seg_size,
     return 0;
 }
 
+/* Copy len bytes between buffers whose ends may be unaligned. On the GPU
+ * in words where the pointers allow (memcpy of a run-time length there is
+ * a byte loop: a 64-byte tuple took 64 stores); memcpy on the host. */
+MGI_INLINE void mgi_copy_bytes(void *dst, const void *src, uint32_t len)
+{
+#if defined(__CUDA_ARCH__)
+    const uintptr_t a = (uintptr_t)dst | (uintptr_t)src;
+    char *d           = (char*)dst;
+    const char *s     = (const char*)src;
+    uint32_t i        = 0;
+
+    if ((a % 8) == 0) {
+        for (; i + 8 <= len; i += 8) {
+            *(uint64_t*)(d + i) = *(const uint64_t*)(s + i);
+        }
+    } else if ((a % 4) == 0) {
+        for (; i + 4 <= len; i += 4) {
+            *(uint32_t*)(d + i) = *(const uint32_t*)(s + i);
+        }
+    }
+    for (; i < len; ++i) {
+        d[i] = s[i];
+    }
+#else
+    memcpy(dst, src, len);
+#endif
+}
+
 /* ------------------------------------------------- append mode: producers */
 
 MGI_INLINE void mgi_seg_write_pad(mgi_seg_hdr_t *seg, uint32_t off,
@@ -392,7 +420,7 @@ MGI_INLINE int mgi_ring_append(mgi_ring_t *r, const mgi_msg_hdr_t *hdr,
     }
     p = mgi_seg_payload(seg) + off;
     *(mgi_msg_hdr_t*)p = *hdr;
-    memcpy(p + MGI_MSG_HDR_SIZE, payload, plen);
+    mgi_copy_bytes(p + MGI_MSG_HDR_SIZE, payload, plen);
     mgi_ring_append_commit(r, seg, off, sz, pos);
     if (pos_p != NULL) {
         *pos_p = pos;
