@@ -374,7 +374,9 @@ typedef struct {
  * per send), tuples a block receives at once, default user blocks per GPU
  * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS) */
 #define WL_MGI_THREADS  256
-#define WL_MGI_RECV     512
+#define WL_MGI_RECV     65536   /* per block, in device memory: a
+                                 * receive call costs barriers and ring
+                                 * reads, so each should take much */
 #define WL_MGI_BLOCKS   16
 #define WL_MGI_TLS      "sm,self,cuda_copy,cuda_mgi"
 
@@ -406,6 +408,7 @@ typedef struct {
     unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
     wl_mgi_res_t  *d_res;
     wl_mgi_res_t  *h_res;                   /* pinned */
+    mgi_wl_tuple_t *d_stage;                /* WL_MGI_RECV per block */
     double         create_ms, kernel_ms, delete_ms;   /* sums, rank 0 log */
     int            shuffles;
 } wl_mgi_t;
@@ -850,7 +853,7 @@ static __device__ int wl_mgi_late(unsigned long long deadline)
     return __syncthreads_or(wl_dev_now() > deadline);
 }
 
-/* Block: receive what is ready into shared memory, then append it to recv
+/* Block: receive what is ready into the block's stage, then append it to recv
  * at a cursor taken once per block.  Returns bytes, 0 or MGI_DEV_EOF (the
  * same in every thread). */
 static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
@@ -888,9 +891,10 @@ static __global__ void __launch_bounds__(WL_MGI_THREADS)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
-                      wl_mgi_res_t *res, unsigned long long timeout_ns)
+                      wl_mgi_res_t *res, mgi_wl_tuple_t *stages,
+                      unsigned long long timeout_ns)
 {
-    __shared__ mgi_wl_tuple_t stage[WL_MGI_RECV];
+    mgi_wl_tuple_t *stage = stages + (size_t)blockIdx.x * WL_MGI_RECV;
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
     __shared__ uint32_t flush_state;
     const mgi_dev_ch_t *h = &ch;
@@ -1101,6 +1105,8 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
         WL_CHECK(wl_table_reserve(w, wl_mgi_expected(w, 1)));
     }
     WL_CUDA(cudaMalloc((void**)&m->d_res, sizeof(*m->d_res)));
+    WL_CUDA(cudaMalloc((void**)&m->d_stage, (size_t)m->blocks * WL_MGI_RECV *
+                                            sizeof(*m->d_stage)));
     WL_CUDA(cudaHostAlloc((void**)&m->h_res, sizeof(*m->h_res),
                           cudaHostAllocDefault));
     return 0;
@@ -1111,8 +1117,10 @@ static void wl_mgi_release(wl_rank_t *w)
     wl_mgi_t *m = &w->mgi;
 
     cudaFree(m->d_res);
+    cudaFree(m->d_stage);
     cudaFreeHost(m->h_res);
-    m->d_res = NULL;
+    m->d_res   = NULL;
+    m->d_stage = NULL;
     m->h_res = NULL;
 }
 
@@ -1280,7 +1288,8 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     WL_CUDA(cudaMemsetAsync(m->d_res, 0, sizeof(*m->d_res), w->stream));
     wl_mgi_shuffle_kernel<<<m->blocks, WL_MGI_THREADS, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
-            t->cap, m->d_res, (unsigned long long)m->timeout_ms * 1000000ull);
+            t->cap, m->d_res, m->d_stage,
+            (unsigned long long)m->timeout_ms * 1000000ull);
     WL_CUDA(cudaGetLastError());
     WL_CUDA(cudaMemcpyAsync(res, m->d_res, sizeof(*res),
                             cudaMemcpyDeviceToHost, w->stream));

@@ -92,10 +92,11 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # libmgi's defaults suit CPU endpoints; GPU endpoints run the measured
 # settings unless the caller sets them (src/ucp_ext/README.md, Tunables)
-export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-32}
+export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-16}
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
-export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-64}
-export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-64}
+export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-16}
+export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-256}
+export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-256}
 export MGI_MOVER_BATCH=${MGI_MOVER_BATCH:-32}
 export MGI_FINAL_DEPTH=${MGI_FINAL_DEPTH:-16}
 export CUDA_MODULE_LOADING=EAGER

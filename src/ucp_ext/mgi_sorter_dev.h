@@ -113,7 +113,7 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
-#define MGI_GPU_LANE_JOBS       32     /* whole moves in flight per lane */
+#define MGI_GPU_LANE_JOBS       128    /* whole moves in flight per lane */
 #define MGI_GPU_JOB_CHUNK       32768u /* bytes one block copies per claim */
 #define MGI_GPU_HELP_CHUNKS     8      /* chunks a block copies per round */
 
@@ -1342,16 +1342,17 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
 }
 
 /* Block: copy chunks of whole-segment jobs of any lane, at most
- * MGI_GPU_HELP_CHUNKS. The jobs are scanned by all threads at once (one
- * job each), thread 0 claims a chunk of the first open one. Returns 1 when
- * it copied something. */
-MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
+ * max_chunks. The jobs are scanned by all threads at once (one job each),
+ * thread 0 claims a chunk of the first open one. Returns 1 when it copied
+ * something. */
+MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                          uint32_t max_chunks)
 {
     const uint32_t njobs = d->nlanes * MGI_GPU_LANE_JOBS;
     uint32_t i, c, n, off, copied = 0;
     mgi_gpu_job_t *j;
 
-    while (copied < MGI_GPU_HELP_CHUNKS) {
+    while (copied < max_chunks) {
         if (MGI_TID == 0) {
             p->jfirst    = (int)njobs;
             p->job_claim = -1;
@@ -1550,7 +1551,11 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         }
         lane_progress |= (k != MGI_GPU_LANE_IDLE);
     }
-    lane_progress |= mgi_gpu_help(d, p);
+    /* a block whose lanes moved keeps its rounds short: its lanes' jobs
+     * retire (and free lane slots) once a round, so the time from issue
+     * to retire is its round's */
+    lane_progress |= mgi_gpu_help(d, p, lane_progress ? 1 :
+                                        MGI_GPU_HELP_CHUNKS);
     if (MGI_TID == 0) {
         p->nroutes = mgi_vld(&d->nroutes); /* the same bound for all */
     }
