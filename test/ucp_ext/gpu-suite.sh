@@ -25,6 +25,9 @@
 #   sorter_*      sorter micro-benchmark (paper §6.6) on one GPU, loopback:
 #                 per-block vs one global stage ring, coalesced vs
 #                 per-tuple sorter writes
+#   *_tuned       send_bw and sorter again, 1 GiB, with the settings
+#                 measured for GPU endpoints (libmgi's defaults suit CPU
+#                 endpoints)
 #
 set -uo pipefail
 
@@ -110,6 +113,24 @@ for r in per-block global; do
     for c in 1 0; do
         step sorter_${r}_c$c 100 mgi_gpu_test sorter -r $r -c $c \
             -s 64 -n 4194304 -b 32 -T $T
+    done
+done
+
+# the same with the settings measured for GPU endpoints (src/ucp_ext/
+# README.md, Tunables), 1 GiB of tuples: the throughput figures
+tuned=(env MGI_SORTER_BLOCKS=16 MGI_SEG_SIZE=131072 MGI_STAGE_DEPTH=16
+       MGI_RECV_DEPTH=256 MGI_SORT_DEPTH=256 MGI_MOVER_BATCH=32
+       MGI_FINAL_DEPTH=16)
+step send_bw_64B_2proc_tuned 100 "${tuned[@]}" mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test bench -s 64 -n 16777216 -b 32 -T $T
+step send_bw_16B_2proc_tuned 100 "${tuned[@]}" mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test bench -s 16 -n 67108864 -b 32 -T $T
+step send_bw_64B_1proc_tuned 100 "${tuned[@]}" mgi_gpu_test bench -l 2 \
+    -s 64 -n 16777216 -b 32 -T $T
+for r in per-block global; do
+    for c in 1 0; do
+        step sorter_${r}_c${c}_tuned 100 "${tuned[@]}" mgi_gpu_test \
+            sorter -r $r -c $c -s 64 -n 16777216 -b 32 -T $T
     done
 done
 
