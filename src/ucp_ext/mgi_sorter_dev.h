@@ -1413,9 +1413,9 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                                    char *sseg, mgi_ring_t *ring,
                                    int recv_side)
 {
-    const unsigned tid = MGI_TID, nth = MGI_NTH;
+    const unsigned tid = MGI_TID;
     int progress = 0, ok;
-    uint32_t cap, i, n, a16;
+    uint32_t cap, n, a16;
     unsigned long long t0, t1, t2;
     const mgi_msg_hdr_t *h;
 
