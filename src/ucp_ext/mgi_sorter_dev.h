@@ -285,7 +285,7 @@ typedef struct mgi_gpu_pass {
     int           whole;    /* mgi_gpu_lane_whole's decision */
     int           job_claim;    /* mgi_gpu_help: chunk claimed, or -1 */
     /* mgi_gpu_lane_whole / mgi_gpu_help: a thread per job slot */
-    int           jfirst, jfirst2;  /* first slot that stops the run */
+    int           first;            /* mgi_gpu_first's answer */
     uint32_t      m_rel, m_ready, m_navail; /* mgi_gpu_mirror_sync */
     uint32_t      nroutes;          /* routes this round, one view */
     mgi_seg_hdr_t *jseg[MGI_GPU_LANE_JOBS];
@@ -1135,6 +1135,28 @@ enum {
     MGI_GPU_LANE_WALK        /* the head segment must be walked */
 };
 
+/* Block: the first i < n (n the same in every thread) for which stop(i)
+ * holds, or n; stop(i) runs once per i, on thread i % MGI_NTH, and may
+ * keep per-slot results. The same answer to every thread. */
+template <typename F>
+MGI_SDEV uint32_t mgi_gpu_first(mgi_gpu_pass_t *p, uint32_t n, F stop)
+{
+    uint32_t i;
+
+    MGI_SYNC();                      /* the last answer was read */
+    if (MGI_TID == 0) {
+        p->first = (int)n;
+    }
+    MGI_SYNC();
+    for (i = MGI_TID; i < n; i += MGI_NTH) {
+        if (stop(i)) {
+            MGI_ATOMIC_MIN(&p->first, (int)i);
+        }
+    }
+    MGI_SYNC();
+    return (uint32_t)p->first;
+}
+
 /* Block: release n segments at a ring's RHead, their resets spread over
  * the threads; thread 0 then publishes RHead (single consumer). */
 MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n)
@@ -1187,21 +1209,15 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
         }
         p->m_ready  = ready;
         p->m_navail = navail;
-        p->jfirst2  = (int)navail;
     }
     MGI_SYNC();
     /* segments from `ready` on: closed (below RTail) and fully committed */
-    ready  = p->m_ready;
-    navail = p->m_navail;
-    for (i = MGI_TID; i < navail; i += MGI_NTH) {
-        if (mgi_ld_acq32(&mgi_ring_seg(r, ready + i)->commit) !=
-            mgi_ring_cap(r)) {
-            MGI_ATOMIC_MIN(&p->jfirst2, (int)i);
-        }
-    }
-    MGI_SYNC();
-    i = (uint32_t)p->jfirst2;
-    n = p->m_rel;
+    ready = p->m_ready;
+    i     = mgi_gpu_first(p, p->m_navail, [&](uint32_t k) {
+        return mgi_ld_acq32(&mgi_ring_seg(r, ready + k)->commit) !=
+               mgi_ring_cap(r);
+    });
+    n     = p->m_rel;
     if ((MGI_TID == 0) && (i > 0)) {
         mgi_fence_publish(); /* the mover puts them with a copy engine */
         mgi_st_rel32(&m->ready, ready + i);
@@ -1234,20 +1250,15 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
 
     /* retire the leading finished jobs, in lane order */
     if (tid == 0) {
-        p->jfirst = (int)lj->count;
-        p->whole  = MGI_GPU_LANE_IDLE;
+        p->whole = MGI_GPU_LANE_IDLE;
     }
     MGI_SYNC();
-    head = lj->head;
+    head  = lj->head;
     count = lj->count;
-    for (t = tid; t < count; t += nth) {
-        j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
-        if (mgi_ld_acq32(&j->done) != j->nchunks) {
-            MGI_ATOMIC_MIN(&p->jfirst, (int)t);
-        }
-    }
-    MGI_SYNC();
-    n = (uint32_t)p->jfirst;
+    n     = mgi_gpu_first(p, count, [&](uint32_t k) {
+        j = &lj->job[(head + k) % MGI_GPU_LANE_JOBS];
+        return mgi_ld_acq32(&j->done) != j->nchunks;
+    });
     for (t = tid; t < n; t += nth) {
         j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
         mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap, j->fpos);
@@ -1266,36 +1277,22 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     count = lj->count;
     nfree = ((count > 0) || (ring->cons_off == 0)) ?
             MGI_GPU_LANE_JOBS - count : 0;
-    if (tid == 0) {
-        p->jfirst  = (int)nfree;
-        p->jfirst2 = (int)nfree;
-    }
-    MGI_SYNC();
-    for (t = tid; t < nfree; t += nth) {
-        seg        = mgi_ring_peek(ring, count + t);
-        ch         = (seg != NULL) ? mgi_gpu_whole_ch(d, seg) : NULL;
-        p->jseg[t] = seg;
-        p->jch[t]  = ch;
-        if (ch == NULL) {
-            MGI_ATOMIC_MIN(&p->jfirst, (int)t);
-        }
-    }
-    MGI_SYNC();
-    n = (uint32_t)p->jfirst;
-    for (t = tid; t < n; t += nth) {
-        ch = p->jch[t];
-        j  = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
+    n = mgi_gpu_first(p, nfree, [&](uint32_t k) {
+        seg        = mgi_ring_peek(ring, count + k);
+        p->jseg[k] = seg;
+        p->jch[k]  = (seg != NULL) ? mgi_gpu_whole_ch(d, seg) : NULL;
+        return p->jch[k] == NULL;
+    });
+    m = mgi_gpu_first(p, n, [&](uint32_t k) {
+        ch = p->jch[k];
+        j  = &lj->job[(head + count + k) % MGI_GPU_LANE_JOBS];
         fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
         /* a full segment's worth fits only a fresh segment, at 0 */
-        p->jres[t] = (mgi_ring_append_reserve(fr, cap, &j->fseg, &j->foff,
+        p->jres[k] = (mgi_ring_append_reserve(fr, cap, &j->fseg, &j->foff,
                                               &j->fpos) == MGI_RING_OK);
         j->fring   = fr;
-        if (!p->jres[t]) {
-            MGI_ATOMIC_MIN(&p->jfirst2, (int)t);
-        }
-    }
-    MGI_SYNC();
-    m = ((uint32_t)p->jfirst2 < n) ? (uint32_t)p->jfirst2 : n;
+        return !p->jres[k];
+    });
     for (t = tid; t < n; t += nth) {
         j = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
         if (t >= m) {
@@ -1353,21 +1350,14 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     mgi_gpu_job_t *j;
 
     while (copied < max_chunks) {
+        i = mgi_gpu_first(p, njobs, [&](uint32_t k) {
+            j = &d->ljobs[k / MGI_GPU_LANE_JOBS].job[k % MGI_GPU_LANE_JOBS];
+            return mgi_ld_acq32(&j->live) &&
+                   (mgi_ld_acq32(&j->next) < j->nchunks);
+        });
         if (MGI_TID == 0) {
-            p->jfirst    = (int)njobs;
             p->job_claim = -1;
-        }
-        MGI_SYNC();
-        for (i = MGI_TID; i < njobs; i += MGI_NTH) {
-            j = &d->ljobs[i / MGI_GPU_LANE_JOBS].job[i % MGI_GPU_LANE_JOBS];
-            if (mgi_ld_acq32(&j->live) &&
-                (mgi_ld_acq32(&j->next) < j->nchunks)) {
-                MGI_ATOMIC_MIN(&p->jfirst, (int)i);
-            }
-        }
-        MGI_SYNC();
-        if (MGI_TID == 0) {
-            for (i = (uint32_t)p->jfirst; i < njobs; ++i) {
+            for (; i < njobs; ++i) {
                 j = &d->ljobs[i / MGI_GPU_LANE_JOBS].job[
                         i % MGI_GPU_LANE_JOBS];
                 if (!mgi_ld_acq32(&j->live) ||
