@@ -286,7 +286,7 @@ typedef struct mgi_gpu_pass {
     int           job_claim;    /* mgi_gpu_help: chunk claimed, or -1 */
     /* mgi_gpu_lane_whole / mgi_gpu_help: a thread per job slot */
     int           first;            /* mgi_gpu_first's answer */
-    uint32_t      m_rel, m_ready, m_navail; /* mgi_gpu_mirror_sync */
+    uint32_t      m_rel, m_ready, m_closed; /* mgi_gpu_mirror_sync */
     uint32_t      nroutes;          /* routes this round, one view */
     mgi_seg_hdr_t *jseg[MGI_GPU_LANE_JOBS];
     mgi_gpu_dch_t *jch[MGI_GPU_LANE_JOBS];
@@ -1162,21 +1162,15 @@ MGI_SDEV uint32_t mgi_gpu_first(mgi_gpu_pass_t *p, uint32_t n, F stop)
 MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n)
 {
     const uint32_t c = r->cons_tail;
-    mgi_seg_hdr_t *seg;
     uint32_t i;
 
     for (i = MGI_TID; i < n; i += MGI_NTH) {
-        seg           = mgi_ring_seg(r, c + i);
-        seg->commit   = 0;
-        seg->reserved = 0;
-        mgi_st_rel64(&seg->stail, (uint64_t)(c + i + r->size) << 32);
+        mgi_ring_seg_recycle(r, c + i);
     }
     MGI_SYNC();
     if ((MGI_TID == 0) && (n > 0)) {
         MGI_FENCE(); /* every thread's resets before the new RHead */
-        r->cons_off  = 0;
-        r->cons_head = c + n;
-        mgi_st_rel32(&r->cons_tail, c + n);
+        mgi_ring_advance(r, n);
     }
 }
 
@@ -1188,7 +1182,7 @@ MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n)
 MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
                                       mgi_ring_mirror_t *m)
 {
-    uint32_t i, c, n, navail, ready;
+    uint32_t i, n, ready;
 
     if (MGI_TID == 0) {
         n = mgi_ld_acq32(&m->released) - r->cons_tail;
@@ -1198,24 +1192,14 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
     mgi_gpu_release(r, p->m_rel);    /* ends with a barrier */
     MGI_SYNC();
     if (MGI_TID == 0) {
-        c      = r->cons_tail;
-        ready  = m->ready;           /* written by this thread alone */
-        navail = mgi_ld_acq32(&r->prod_tail) - ready;
-        if ((int32_t)navail < 0) {
-            navail = 0;
-        }
-        if (navail > r->size - (ready - c)) {
-            navail = r->size - (ready - c);
-        }
-        p->m_ready  = ready;
-        p->m_navail = navail;
+        p->m_ready  = m->ready;      /* written by this thread alone */
+        p->m_closed = mgi_ring_mirror_closed(r, m);
     }
     MGI_SYNC();
     /* segments from `ready` on: closed (below RTail) and fully committed */
     ready = p->m_ready;
-    i     = mgi_gpu_first(p, p->m_navail, [&](uint32_t k) {
-        return mgi_ld_acq32(&mgi_ring_seg(r, ready + k)->commit) !=
-               mgi_ring_cap(r);
+    i     = mgi_gpu_first(p, p->m_closed, [&](uint32_t k) {
+        return !mgi_ring_seg_full(r, ready + k);
     });
     n     = p->m_rel;
     if ((MGI_TID == 0) && (i > 0)) {

@@ -153,27 +153,18 @@ template <typename F>
 __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
                                  unsigned tsize, F f)
 {
-    int n;
-
-    if (buf == NULL) {
-        n = mgi_dev_recv_block_each(h, RECV_EACH_BYTES,
+    int n = (buf == NULL) ?
+            mgi_dev_recv_block_each(h, RECV_EACH_BYTES,
                                     [&](const char *t, unsigned len) {
                                         f(t);
-                                    });
-        if (threadIdx.x == 0) {
-            ++g_recv_calls;
-            g_recv_empty += (n == 0);
-        }
-        return n;
-    }
-    n = mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
+                                    }) :
+            mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
 
     if (threadIdx.x == 0) {
         ++g_recv_calls;
         g_recv_empty += (n == 0);
     }
-
-    if (n > 0) {
+    if ((buf != NULL) && (n > 0)) {
         for (unsigned i = threadIdx.x; i < n / tsize; i += blockDim.x) {
             f(buf + (size_t)i * tsize);
         }

@@ -501,6 +501,26 @@ MGI_INLINE uint32_t mgi_ring_ready(mgi_ring_t *r, uint32_t max)
     return n;
 }
 
+/* Recycle slot pos for its next generation (its data was consumed). */
+MGI_INLINE void mgi_ring_seg_recycle(mgi_ring_t *r, uint32_t pos)
+{
+    mgi_seg_hdr_t *seg = mgi_ring_seg(r, pos);
+
+    seg->commit   = 0;
+    seg->reserved = 0;
+    mgi_st_rel64(&seg->stail, (uint64_t)(pos + r->size) << 32);
+}
+
+/* Move RHead past n slots recycled with mgi_ring_seg_recycle. */
+MGI_INLINE void mgi_ring_advance(mgi_ring_t *r, uint32_t n)
+{
+    uint32_t c = r->cons_tail;
+
+    r->cons_off  = 0;
+    r->cons_head = c + n;
+    mgi_st_rel32(&r->cons_tail, c + n);
+}
+
 /* Release n segments at RHead: reset STail (next generation), advance. */
 MGI_INLINE void mgi_ring_release(mgi_ring_t *r, uint32_t n)
 {
@@ -508,14 +528,9 @@ MGI_INLINE void mgi_ring_release(mgi_ring_t *r, uint32_t n)
     uint32_t i;
 
     for (i = 0; i < n; ++i) {
-        mgi_seg_hdr_t *seg = mgi_ring_seg(r, c + i);
-        seg->commit   = 0;
-        seg->reserved = 0;
-        mgi_st_rel64(&seg->stail, (uint64_t)(c + i + r->size) << 32);
+        mgi_ring_seg_recycle(r, c + i);
     }
-    r->cons_off  = 0;
-    r->cons_head = c + n;
-    mgi_st_rel32(&r->cons_tail, c + n);
+    mgi_ring_advance(r, n);
 }
 
 /* Walk the messages of a full segment: returns the message at *off and
@@ -635,13 +650,32 @@ MGI_INLINE void mgi_ring_mirror_init(mgi_ring_mirror_t *m, const mgi_ring_t *r)
     m->released = r->cons_tail;
 }
 
+/* Producer side: slots from the mirror's `ready` on that are closed (below
+ * RTail) and still in the ring; mgi_ring_seg_full tells which are done. */
+MGI_INLINE uint32_t mgi_ring_mirror_closed(mgi_ring_t *r,
+                                           const mgi_ring_mirror_t *m)
+{
+    uint32_t n = mgi_ld_acq32(&r->prod_tail) - m->ready;
+
+    if ((int32_t)n < 0) {
+        return 0;
+    }
+    return (n < r->size - (m->ready - r->cons_tail)) ?
+           n : r->size - (m->ready - r->cons_tail);
+}
+
+/* Slot pos holds a fully committed segment. */
+MGI_INLINE int mgi_ring_seg_full(mgi_ring_t *r, uint32_t pos)
+{
+    return mgi_ld_acq32(&mgi_ring_seg(r, pos)->commit) == mgi_ring_cap(r);
+}
+
 /* Producer side: recycle what the consumer released, then publish the
  * segments that became ready. Returns segments published + recycled. */
 MGI_INLINE uint32_t mgi_ring_mirror_sync(mgi_ring_t *r, mgi_ring_mirror_t *m)
 {
     uint32_t rel = mgi_ld_acq32(&m->released);
     uint32_t ready = m->ready, n = 0, recycled, c;
-    mgi_seg_hdr_t *seg;
 
     recycled = rel - r->cons_tail;
     if ((int32_t)recycled > 0) {
@@ -649,14 +683,9 @@ MGI_INLINE uint32_t mgi_ring_mirror_sync(mgi_ring_t *r, mgi_ring_mirror_t *m)
     } else {
         recycled = 0;
     }
-    c = r->cons_tail;
     /* segments from `ready` on: closed (below RTail) and fully committed */
-    while ((int32_t)(mgi_ld_acq32(&r->prod_tail) - (ready + n)) > 0 &&
-           (ready + n - c < r->size)) {
-        seg = mgi_ring_seg(r, ready + n);
-        if (mgi_ld_acq32(&seg->commit) != mgi_ring_cap(r)) {
-            break;
-        }
+    c = mgi_ring_mirror_closed(r, m);
+    while ((n < c) && mgi_ring_seg_full(r, ready + n)) {
         ++n;
     }
     if (n > 0) {

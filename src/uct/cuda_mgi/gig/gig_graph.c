@@ -5,6 +5,7 @@
  * merged into one edge with the summed capacity.
  */
 #include "gig.h"
+#include "gig_int.h"
 
 #include <ucs/debug/log_def.h>
 
@@ -29,6 +30,19 @@ static const char *gig_link_type_names[] = {
     [GIG_LINK_NET]       = "net",
     [GIG_LINK_GPUDIRECT] = "gpudirect",
 };
+
+void gig_vertex_fprint_attrs(FILE *f, const gig_vertex_t *v)
+{
+    if (v->numa != GIG_NONE) {
+        fprintf(f, " numa=%d", v->numa);
+    }
+    if (v->cuda_dev != GIG_NONE) {
+        fprintf(f, " cuda=%d", v->cuda_dev);
+    }
+    if (v->pci_bus_id[0] != '\0') {
+        fprintf(f, " pci=%s", v->pci_bus_id);
+    }
+}
 
 const char *gig_vertex_type_str(gig_vertex_type_t type)
 {
@@ -445,15 +459,7 @@ void gig_graph_print(const gig_graph_t *g, FILE *f)
                 gig_vertex_type_str(v->type),
                 gig_graph_is_managed(g, i) ? "managed  " : "unmanaged",
                 v->server);
-        if (v->numa != GIG_NONE) {
-            fprintf(f, " numa=%d", v->numa);
-        }
-        if (v->cuda_dev != GIG_NONE) {
-            fprintf(f, " cuda=%d", v->cuda_dev);
-        }
-        if (v->pci_bus_id[0] != '\0') {
-            fprintf(f, " pci=%s", v->pci_bus_id);
-        }
+        gig_vertex_fprint_attrs(f, v);
         if (v->model[0] != '\0') {
             fprintf(f, " model=%s", v->model);
         }

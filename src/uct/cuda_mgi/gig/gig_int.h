@@ -7,6 +7,7 @@
 #include "gig.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 /* Capacities on integers: 1 unit = 1 MB/s, exact and repeatable */
 #define GIG_UNITS_PER_GBPS   1000.0
@@ -192,6 +193,9 @@ typedef struct gig_arena {
 } gig_arena_t;
 
 void        *gig_arena_alloc(gig_arena_t *a, size_t size);
+/* " numa=N cuda=N pci=BUS" for the attributes a vertex has (dump and
+ * topology file write them alike) */
+void         gig_vertex_fprint_attrs(FILE *f, const gig_vertex_t *v);
 void         gig_arena_cleanup(gig_arena_t *a);
 
 /* Cuts the paths of ps (gig_cut.c); memory from arena */

@@ -155,11 +155,20 @@ static ucs_status_t gig_plan_cache_put(gig_plan_t *plan, gig_pathset_t *ps)
     return status;
 }
 
-static ucs_status_t gig_plan_tmp_push(gig_plan_t *plan, gig_path_t **path_p)
+/* A new zeroed path at the end of plan->tmp, and an array of nvert
+ * vertices for it in the plan's arena (the caller fills both). */
+static ucs_status_t gig_plan_tmp_push(gig_plan_t *plan, int nvert,
+                                      gig_path_t **path_p, int **vert_p)
 {
     gig_path_t *tmp;
     int cap;
 
+    *vert_p = gig_arena_alloc(&plan->arena, nvert * sizeof(int));
+    if (*vert_p == NULL) {
+        ucs_error("gig plan of '%s': out of memory for a path",
+                  plan->graph->origin);
+        return UCS_ERR_NO_MEMORY;
+    }
     if (plan->ntmp == plan->tmp_cap) {
         cap = (plan->tmp_cap == 0) ? 16 : 2 * plan->tmp_cap;
         tmp = realloc(plan->tmp, cap * sizeof(*tmp));
@@ -232,13 +241,7 @@ static ucs_status_t gig_plan_rawpath_cb(void *arg, const int *vert,
     gig_path_t *p;
     int *copy;
 
-    copy = gig_arena_alloc(&plan->arena, nvert * sizeof(int));
-    if (copy == NULL) {
-        ucs_error("gig plan of '%s': out of memory for a path",
-                  plan->graph->origin);
-        return UCS_ERR_NO_MEMORY;
-    }
-    status = gig_plan_tmp_push(plan, &p);
+    status = gig_plan_tmp_push(plan, nvert, &p, &copy);
     if (status != UCS_OK) {
         return status;
     }
@@ -343,13 +346,7 @@ static ucs_status_t gig_plan_translate(gig_plan_t *plan, int s, int t,
     plan->ntmp = 0;
     for (i = 0; i < ps->npaths; ++i) {
         src  = &ps->paths[i];
-        vert = gig_arena_alloc(&plan->arena, src->nvert * sizeof(int));
-        if (vert == NULL) {
-            ucs_error("gig plan of '%s': out of memory for a path",
-                      g->origin);
-            return UCS_ERR_NO_MEMORY;
-        }
-        status = gig_plan_tmp_push(plan, &p);
+        status = gig_plan_tmp_push(plan, src->nvert, &p, &vert);
         if (status != UCS_OK) {
             return status;
         }
@@ -418,14 +415,8 @@ static ucs_status_t gig_plan_concat(gig_plan_t *plan,
     r2 = (down->npaths > 0) ? down->paths[0].capacity : 0;
     while ((i < up->npaths) && (j < down->npaths)) {
         m    = (r1 < r2) ? r1 : r2;
-        vert = gig_arena_alloc(&plan->arena, (up->paths[i].nvert +
-                               down->paths[j].nvert - 1) * sizeof(int));
-        if (vert == NULL) {
-            ucs_error("gig plan of '%s': out of memory for a path",
-                      plan->graph->origin);
-            return UCS_ERR_NO_MEMORY;
-        }
-        status = gig_plan_tmp_push(plan, &p);
+        status = gig_plan_tmp_push(plan, up->paths[i].nvert +
+                                   down->paths[j].nvert - 1, &p, &vert);
         if (status != UCS_OK) {
             return status;
         }

@@ -14,6 +14,7 @@
  * Anything else is rejected with "<file>:<line>: <reason>".
  */
 #include "gig.h"
+#include "gig_int.h"
 
 #include <ucs/debug/log_def.h>
 
@@ -450,15 +451,7 @@ ucs_status_t gig_topofile_write(const gig_graph_t *g, FILE *f)
         if (v->type != GIG_VTX_NET) {
             fprintf(f, " server=%d", v->server);
         }
-        if (v->numa != GIG_NONE) {
-            fprintf(f, " numa=%d", v->numa);
-        }
-        if (v->cuda_dev != GIG_NONE) {
-            fprintf(f, " cuda=%d", v->cuda_dev);
-        }
-        if (v->pci_bus_id[0] != '\0') {
-            fprintf(f, " pci=%s", v->pci_bus_id);
-        }
+        gig_vertex_fprint_attrs(f, v);
         if (v->model[0] != '\0') {
             fprintf(f, " model=");
             for (const char *m = v->model; *m != '\0'; ++m) {
