@@ -92,6 +92,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.stop       = 0;
         p.n_lane_empty = p.n_final_full = p.n_jobs = p.n_chunks = 0;
         p.n_send_full  = 0;
+        p.n_stage_whole = 0;
         p.n_pass = p.c_copy = p.c_walk = p.c_place = 0;
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
@@ -286,6 +287,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
     const char *loading = getenv("CUDA_MODULE_LOADING");
     mgi_gpu_dev_guard_t guard;
     cudaDeviceProp prop;
+    cudaFuncAttributes fattr;
     ucs_status_t status;
     mgi_gpu_ep_t *g;
     int ndev;
@@ -326,6 +328,20 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
                   "1..%d, threads a multiple of 32 in 64..1024 "
                   "(MGI_SORTER_BLOCKS, MGI_SORTER_THREADS)", ep->id,
                   g->nblocks, g->nthreads, MGI_GPU_MAX_SORTERS);
+        status = UCS_ERR_INVALID_PARAM;
+        goto err_leave;
+    }
+    status = MGI_CUDA_CALL(cudaFuncGetAttributes(&fattr, mgi_sorter_kernel),
+                           "ep %u", ep->id);
+    if (status != UCS_OK) {
+        goto err_leave;
+    }
+    if (g->nthreads > (unsigned)fattr.maxThreadsPerBlock) {
+        /* the kernel's registers decide it, not the device's limit */
+        ucs_error("mgi ep %u: sorter blocks of %u threads; the sorter kernel "
+                  "(%d registers a thread) runs at most %d on device %d: "
+                  "lower MGI_SORTER_THREADS", ep->id, g->nthreads,
+                  fattr.numRegs, fattr.maxThreadsPerBlock, ep->device);
         status = UCS_ERR_INVALID_PARAM;
         goto err_leave;
     }
@@ -562,7 +578,7 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
         struct {
             unsigned long long rounds, sorted, send_full, jobs, chunks,
                                lane_empty, final_full, passes, c_copy,
-                               c_walk, c_place;
+                               c_walk, c_place, stage_whole;
         } t = {};
         for (i = 0; i < g->nblocks; ++i) {
             t.rounds     += g->status->blk[i].rounds;
@@ -576,11 +592,13 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             t.c_copy     += g->status->blk[i].c_copy;
             t.c_walk     += g->status->blk[i].c_walk;
             t.c_place    += g->status->blk[i].c_place;
+            t.stage_whole += g->status->blk[i].stage_whole;
         }
-        ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted, "
-                 "%llu send passes blocked (target full), %llu whole "
-                 "moves (%llu chunks), %llu lane rounds with nothing ready, "
-                 "%llu with the final ring full", ep->id, t.rounds, t.sorted,
+        ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted "
+                 "and %llu stage segments moved whole, %llu send passes "
+                 "blocked (target full), %llu whole moves (%llu chunks), "
+                 "%llu lane rounds with nothing ready, %llu with the final "
+                 "ring full", ep->id, t.rounds, t.sorted, t.stage_whole,
                  t.send_full, t.jobs, t.chunks, t.lane_empty, t.final_full);
         if (t.passes > 0) {
             ucs_info("mgi ep %u: sorter passes: %llu walked, per pass %.0f "

@@ -21,11 +21,6 @@
 #define MGI_GPU_NO_DST          0xffffu
 #define MGI_GPU_STOP_POLL       32     /* rounds between stop-flag reads */
 #define MGI_GPU_DST_CACHE       16     /* route lookups cached per walk */
-/* mgi_seg_hdr_t::reserved of segments the GPU sorter fills: 0 unknown,
- * MGI_SEG_KEY + 1 when every message is of one (channel, destination),
- * MGI_SEG_MIXED otherwise (or an EOF is in it) */
-#define MGI_SEG_KEY(_ch, _dst)  (((uint32_t)(_dst) << 16) | (uint32_t)(_ch))
-#define MGI_SEG_MIXED           0xffffffffu
 
 #if defined(__CUDACC__)
 #  define MGI_SDEV             __device__ static
@@ -114,7 +109,7 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
 #define MGI_GPU_LANE_JOBS       128    /* whole moves in flight per lane */
-#define MGI_GPU_JOB_CHUNK       32768u /* bytes one block copies per claim */
+#define MGI_GPU_JOB_CHUNK       131072u /* bytes one block copies per claim */
 #define MGI_GPU_HELP_CHUNKS     8      /* chunks a block copies per round */
 
 /* ---------------------------------------------------- device structures */
@@ -144,6 +139,8 @@ typedef struct mgi_gpu_status {
         volatile unsigned long long c_copy;      /* their clock cycles in */
         volatile unsigned long long c_walk;      /* copy to shared memory, */
         volatile unsigned long long c_place;     /* walk, place */
+        volatile unsigned long long stage_whole; /* stage segments moved
+                                                  * whole to a sort ring */
     } blk[MGI_GPU_MAX_SORTERS];
 } mgi_gpu_status_t;
 
@@ -300,6 +297,12 @@ typedef struct mgi_gpu_pass {
     unsigned long long n_lane_empty, n_final_full, n_jobs, n_chunks,
                        n_send_full;          /* see mgi_gpu_status_t */
     unsigned long long n_pass, c_copy, c_walk, c_place; /* walked passes */
+    unsigned long long n_stage_whole;        /* mgi_gpu_stage_whole */
+    /* mgi_gpu_stage_whole: the sort ring, key and reservation */
+    mgi_ring_t    *w_ring;
+    mgi_seg_hdr_t *w_seg;
+    uint32_t      w_key, w_off, w_pos;
+    int           w_res;
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -793,20 +796,6 @@ MGI_SDEV_INLINE uint64_t mgi_gpu_set_dst(uint64_t v, uint16_t dst)
     return (v & ~(0xffffull << 16)) | ((uint64_t)dst << 16);
 }
 
-/* Mark a segment that a reservation of messages of one (channel,
- * destination) `key` is in: the receiving sorter moves a segment whose
- * every reservation had the same key whole, without walking it (see
- * mgi_gpu_ring_whole). Before the reservation commits. */
-MGI_SDEV_INLINE void mgi_gpu_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
-{
-    uint32_t want = (key == MGI_SEG_MIXED) ? MGI_SEG_MIXED : key + 1;
-    uint32_t old  = MGI_ATOMIC_CAS(&seg->reserved, 0u, want);
-
-    if ((old != 0) && (old != want)) {
-        MGI_ATOMIC_EXCH(&seg->reserved, MGI_SEG_MIXED);
-    }
-}
-
 MGI_SDEV_INLINE char *mgi_payload_at(mgi_seg_hdr_t *seg, uint32_t off)
 {
     return mgi_seg_payload(seg) + off;
@@ -862,7 +851,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         return 0;
     }
     for (t = tid; t < p->ntgt; t += nth) {  /* before the commits */
-        mgi_gpu_seg_mark(p->tgt_seg[t], p->tgt_key[t]);
+        mgi_seg_mark(p->tgt_seg[t], p->tgt_key[t]);
     }
 
     if (p->contig) {
@@ -1003,7 +992,7 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     pd->n     = 0;
     for (k = 0; k < n; ++k) {
         m = mgi_seg_payload(seg[k]) + off[k];
-        mgi_gpu_seg_mark(seg[k], MGI_SEG_MIXED); /* EOFs are walked */
+        mgi_seg_mark(seg[k], MGI_SEG_MIXED); /* EOFs are walked */
         memcpy(m, h, sz);
         ((mgi_msg_hdr_t*)m)->dst = ch->dst[k];
         MGI_FENCE();
@@ -1380,6 +1369,115 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     return copied > 0;
 }
 
+/* Block: mgi_gpu_mirror_sync of the sort rings this block owns (index
+ * BID modulo the grid). Returns 1 on progress. */
+MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
+{
+    uint32_t i, nroutes;
+    int progress = 0;
+
+    if (MGI_TID == 0) {
+        p->nroutes = mgi_vld(&d->nroutes); /* the same bound for all */
+    }
+    MGI_SYNC();
+    nroutes = p->nroutes;
+    for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
+        if (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]),
+                                mgi_vld(&d->mirror[i])) > 0) {
+            progress = 1;
+        }
+    }
+    MGI_SYNC(); /* p->nroutes read by all before it is written again */
+    return progress;
+}
+
+/* Thread 0, send side: the sort ring that takes stage segment `seg` whole
+ * (its producers marked every message as of one channel for one remote
+ * destination, mgi_seg_mark), or NULL when it must be walked: mixed or
+ * unmarked, loopback, an unknown channel or route (the walk counts those
+ * as dropped), or a sort ring of another segment size. */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
+                                                mgi_seg_hdr_t *seg,
+                                                uint32_t cap, uint32_t *key_p)
+{
+    uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
+    uint16_t dst  = (uint16_t)(key >> 16);
+    mgi_ring_t *r;
+    int16_t slot;
+
+    if ((flag == 0) || (flag == MGI_SEG_MIXED) || (dst == d->id) ||
+        (dst >= MGI_MAX_EPS) || (mgi_gpu_ch(d, (uint16_t)key) == NULL)) {
+        return NULL;
+    }
+    slot = mgi_vld(&d->dst_slot[dst]);
+    if (slot < 0) {
+        return NULL;
+    }
+    r = mgi_vld(&d->sort[slot]);
+    if ((r == NULL) || (mgi_ring_cap(r) != cap)) {
+        return NULL;
+    }
+    *key_p = key;
+    return r;
+}
+
+enum {
+    MGI_GPU_WHOLE_NO = 0,    /* walk the segment */
+    MGI_GPU_WHOLE_DONE,      /* moved */
+    MGI_GPU_WHOLE_FULL       /* the sort ring has no free segment */
+};
+
+/* Block, send side: move the RHead stage segment p->seg (read from its
+ * start) to its sort ring whole, when mgi_gpu_whole_route says so: one
+ * reservation of a fresh sort segment, a block copy from global to global
+ * memory in 16-byte lines, the mark, the commit. No copy to shared memory,
+ * no walk, no per-message placing: the pass of a segment of one
+ * destination costs its copy. */
+MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                                 mgi_ring_t *ring)
+{
+    const uint32_t cap = mgi_ring_cap(ring);    /* a multiple of 16 */
+    int ret;
+
+    if (MGI_TID == 0) {
+        p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key);
+        /* a full segment's worth fits only a fresh segment, at 0 */
+        p->w_res  = (p->w_ring != NULL) &&
+                    (mgi_ring_append_reserve(p->w_ring, cap, &p->w_seg,
+                                             &p->w_off, &p->w_pos) ==
+                     MGI_RING_OK);
+    }
+    MGI_SYNC();
+    if (p->w_ring == NULL) {
+        return MGI_GPU_WHOLE_NO;
+    }
+    if (p->w_res) {
+        mgi_gpu_copy_lines(cap / 16,
+            [&](uint32_t i) -> const char* {
+                return mgi_seg_payload(p->seg) + 16 * i;
+            },
+            [&](uint32_t i) -> char* {
+                return mgi_seg_payload(p->w_seg) + 16 * i;
+            });
+        MGI_FENCE();
+    }
+    MGI_SYNC();
+    ret = p->w_res ? MGI_GPU_WHOLE_DONE : MGI_GPU_WHOLE_FULL;
+    if (MGI_TID == 0) {
+        if (p->w_res) {
+            mgi_seg_mark(p->w_seg, p->w_key);    /* before the commit */
+            mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
+                                   p->w_pos);
+            mgi_ring_release(ring, 1);
+            p->n_stage_whole++;
+        } else {
+            p->n_send_full++;
+        }
+    }
+    MGI_SYNC(); /* p->w_* read by all before the next pass */
+    return ret;
+}
+
 /* Block: consume ready segments of one ring (stage ring or receive lane).
  * Returns 1 on progress. */
 MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
@@ -1388,7 +1486,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                                    int recv_side)
 {
     const unsigned tid = MGI_TID;
-    int progress = 0, ok;
+    int progress = 0, ok, k;
     uint32_t cap, n, a16;
     unsigned long long t0, t1, t2;
     const mgi_msg_hdr_t *h;
@@ -1402,6 +1500,20 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         MGI_SYNC();
         if (p->seg == NULL) {
             break;
+        }
+        if (!recv_side && (p->start == 0)) {
+            k = mgi_gpu_stage_whole(d, p, ring);
+            if (k == MGI_GPU_WHOLE_FULL) {
+                break;
+            }
+            if (k == MGI_GPU_WHOLE_DONE) {
+                progress = 1;
+                /* the sort ring's owner publishes and recycles between
+                 * passes, not once a round: a round can take many passes,
+                 * and the mover waits for what it publishes */
+                mgi_gpu_sync_routes(d, p);
+                continue;
+            }
         }
         if (recv_side) {
             /* a whole segment at a segment's start: mgi_gpu_lane_whole */
@@ -1474,6 +1586,9 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             break;
         }
         progress = 1;
+        if (!recv_side) {
+            mgi_gpu_sync_routes(d, p);
+        }
     }
     MGI_SYNC(); /* p->seg and p->blocked read by all before reuse */
     return progress;
@@ -1507,7 +1622,7 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                            mgi_gpu_pass_t *p, mgi_gpu_emit_t *e, char *sseg)
 {
     int progress = 0, lane_progress = 0, k;
-    unsigned i, nroutes;
+    unsigned i;
 
     for (i = MGI_BID; i < d->nstage; i += MGI_NBLK) {
         progress |= mgi_gpu_ring(d, b, p, e, sseg, d->stage[i], 0);
@@ -1530,17 +1645,7 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
      * to retire is its round's */
     lane_progress |= mgi_gpu_help(d, p, lane_progress ? 1 :
                                         MGI_GPU_HELP_CHUNKS);
-    if (MGI_TID == 0) {
-        p->nroutes = mgi_vld(&d->nroutes); /* the same bound for all */
-    }
-    MGI_SYNC();
-    nroutes = p->nroutes;
-    for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
-        if (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]),
-                                mgi_vld(&d->mirror[i])) > 0) {
-            progress = 1;
-        }
-    }
+    progress |= mgi_gpu_sync_routes(d, p);
     if (MGI_TID == 0) {
         mgi_gpu_flush_check(b);
         if (!lane_progress) {
@@ -1565,6 +1670,7 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             d->status->blk[MGI_BID].c_copy     = p->c_copy;
             d->status->blk[MGI_BID].c_walk     = p->c_walk;
             d->status->blk[MGI_BID].c_place    = p->c_place;
+            d->status->blk[MGI_BID].stage_whole = p->n_stage_whole;
             if (MGI_BID == 0) {
                 d->status->epoch = p->round / MGI_GPU_STOP_POLL;
             }

@@ -282,7 +282,7 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
-                int fixed_len = 0, int lane_ctl = 0)
+                int fixed_len = 0, int lane_ctl = 0, int stretch = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce);
 
@@ -313,9 +313,13 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             for (int k = 0; k < 3 && sent[s] < per_stage; ++k) {
                 /* fixed_len: long runs of like messages (the parallel
                  * walk), a broadcast now and then */
+                /* stretch: `stretch` tuples in a row to one destination,
+                 * so that many stage segments hold one (the sorter moves
+                 * those whole, mgi_gpu_stage_whole) */
                 uint16_t dst = fixed_len ?
                         dsts[((sent[s] % 50) == 49) ? 3 :
                              (sent[s] * 7 + s) % 3] :
+                        stretch ? dsts[((sent[s] / stretch) * 7 + s) % 4] :
                         dsts[(sent[s] * 7 + s) % 4];
                 uint16_t len = fixed_len ? (uint16_t)fixed_len :
                         16 + (uint16_t)((sent[s] * 13 + s * 5) % 60);
@@ -476,6 +480,14 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     printf("lane segments moved whole: %llu\n",
            f.pass[0].whole_segs + f.pass[1].whole_segs);
     EXPECT_GT(f.pass[0].whole_segs + f.pass[1].whole_segs, 0ull);
+    printf("stage segments moved whole: %llu\n",
+           f.pass[0].n_stage_whole + f.pass[1].n_stage_whole);
+    if (stretch) {
+        EXPECT_GT(f.pass[0].n_stage_whole + f.pass[1].n_stage_whole, 0ull);
+    } else {
+        /* every stage segment holds several destinations */
+        EXPECT_EQ(0ull, f.pass[0].n_stage_whole + f.pass[1].n_stage_whole);
+    }
     printf("messages placed by the parallel walk: %llu\n",
            f.pass[0].run_msgs + f.pass[1].run_msgs);
     if (fixed_len) {
@@ -565,4 +577,21 @@ TEST(mgi_sorter, lane_ctl_two_blocks)
 TEST(mgi_sorter, lane_ctl_runs_8_threads)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 8, 24, 1);
+}
+
+/* stretches of one destination: stage segments moved whole to the sort
+ * rings beside walked ones, their order kept per source and destination */
+TEST(mgi_sorter, stage_whole_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 64);
+}
+
+TEST(mgi_sorter, stage_whole_tiny_rings_8_threads)
+{
+    run_sorter(256, 2, 2, 1, 2, 1500, 8, 0, 0, 16);
+}
+
+TEST(mgi_sorter, stage_whole_lane_ctl_32_threads)
+{
+    run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200);
 }

@@ -71,6 +71,40 @@ __device__ static inline void mgi_dev_write_msg(char *p, const mgi_dev_ch_t *h,
     mgi_copy_bytes(p + MGI_MSG_HDR_SIZE, tuple, len);
 }
 
+/* Warp: the mark key shared by every lane of `mask` that passes `key`
+ * with `has` set (MGI_SEG_KEY of its message, or MGI_SEG_MIXED),
+ * MGI_SEG_MIXED when two differ; 0 when none has one. Every lane of mask
+ * calls it (before sm_80: the whole warp). */
+__device__ static inline uint32_t mgi_dev_warp_key(unsigned mask,
+                                                   uint32_t key, int has)
+{
+    uint32_t lo = has ? key : 0xffffffffu, hi = has ? key : 0u;
+
+    if (!__any_sync(mask, has)) {
+        return 0;
+    }
+#if __CUDA_ARCH__ >= 800
+    lo = __reduce_min_sync(mask, lo);
+    hi = __reduce_max_sync(mask, hi);
+#else
+    for (int i = 16; i > 0; i >>= 1) {
+        uint32_t v = __shfl_xor_sync(mask, lo, i);
+        lo         = (v < lo) ? v : lo;
+        v          = __shfl_xor_sync(mask, hi, i);
+        hi         = (v > hi) ? v : hi;
+    }
+#endif
+    return (lo == hi) ? lo : MGI_SEG_MIXED;
+}
+
+/* The mark key of a message for `route`. */
+__device__ static inline uint32_t mgi_dev_msg_key(const mgi_dev_ch_t *h,
+                                                  uint16_t route)
+{
+    return (route == MGI_EP_ID_ALL) ? MGI_SEG_MIXED :
+           MGI_SEG_KEY(h->ch, route);
+}
+
 /* Thread level: one tuple. */
 __device__ static inline int mgi_dev_send(const mgi_dev_ch_t *h,
                                           const void *tuple, unsigned len,
@@ -101,7 +135,8 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     unsigned sz         = (len > 0) ? mgi_msg_size(len) : 0;
     unsigned incl       = sz, total, v;
     unsigned long long seg_ptr = 0;
-    uint32_t off = 0, pos = 0;
+    uint32_t off = 0, pos = 0, key;
+    uint16_t route = MGI_EP_ID_ALL;
     int ok = 0, i;
 
     for (i = 1; i < 32; i <<= 1) {       /* inclusive prefix sum */
@@ -128,12 +163,14 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
         return 0;
     }
     if (sz > 0) {
+        route = mgi_dev_route(h, tuple, dst);
         mgi_dev_write_msg(mgi_seg_payload((mgi_seg_hdr_t*)seg_ptr) + off +
-                          (incl - sz), h, mgi_dev_route(h, tuple, dst),
-                          tuple, len);
+                          (incl - sz), h, route, tuple, len);
     }
+    key = mgi_dev_warp_key(0xffffffffu, mgi_dev_msg_key(h, route), sz > 0);
     __syncwarp();
     if (lane == 0) {
+        mgi_seg_mark((mgi_seg_hdr_t*)seg_ptr, key);
         __threadfence(); /* stage rings: the sorter is on this GPU */
         mgi_ring_append_commit(r, (mgi_seg_hdr_t*)seg_ptr, off, total, pos);
     }
@@ -148,12 +185,16 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     __shared__ unsigned s_total;
     __shared__ int s_ok;
     __shared__ mgi_seg_hdr_t *s_seg;
-    __shared__ uint32_t s_off, s_pos;
+    __shared__ uint32_t s_off, s_pos, s_klo, s_khi;
     unsigned sz = (len > 0) ? mgi_msg_size(len) : 0;
     unsigned my_off;
+    uint32_t key;
+    uint16_t route;
 
     if (threadIdx.x == 0) {
         s_total = 0;
+        s_klo   = 0xffffffffu;
+        s_khi   = 0;
     }
     __syncthreads();
     my_off = (sz > 0) ? atomicAdd(&s_total, sz) : 0;
@@ -169,12 +210,20 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     if (!s_ok) {
         return 0;
     }
+    route = (sz > 0) ? mgi_dev_route(h, tuple, dst) : MGI_EP_ID_ALL;
     if (sz > 0) {
-        mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + my_off, h,
-                          mgi_dev_route(h, tuple, dst), tuple, len);
+        mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + my_off, h, route,
+                          tuple, len);
+    }
+    /* one (channel, destination) for the whole reservation? */
+    key = mgi_dev_warp_key(__activemask(), mgi_dev_msg_key(h, route), sz > 0);
+    if (((threadIdx.x % 32) == 0) && (key != 0)) {
+        atomicMin(&s_klo, key);
+        atomicMax(&s_khi, key);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
+        mgi_seg_mark(s_seg, (s_klo == s_khi) ? s_klo : MGI_SEG_MIXED);
         __threadfence(); /* stage rings: the sorter is on this GPU */
         mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
                                s_pos);

@@ -176,7 +176,7 @@ typedef struct mgi_msg_hdr {
 typedef struct mgi_seg_hdr {
     uint64_t stail;  /* STail: generation << 32 | bytes reserved */
     uint32_t commit; /* bytes written; == capacity when the segment is full */
-    uint32_t reserved; /* GPU sorter: content mark; else 0 */
+    uint32_t reserved; /* content mark, see mgi_seg_mark() */
 } mgi_seg_hdr_t;
 
 typedef struct mgi_ring {
@@ -328,6 +328,43 @@ MGI_INLINE void mgi_seg_write_pad(mgi_seg_hdr_t *seg, uint32_t off,
     h->len = (uint16_t)((bytes - MGI_MSG_HDR_SIZE) / MGI_MSG_ALIGN);
 }
 
+/* Content mark of a segment (mgi_seg_hdr_t::reserved) in append-mode
+ * rings: 0 nothing marked yet, MGI_SEG_KEY(ch, dst) + 1 while every message
+ * appended is of one channel for one destination endpoint, MGI_SEG_MIXED
+ * once two differ or one is an EOF or a broadcast. A producer marks its
+ * reservation before it commits it, so a consumer that found the segment
+ * full reads the mark of everything in it; padding needs no mark. GPU
+ * sorters move a segment with one key whole, without walking it. */
+#define MGI_SEG_KEY(_ch, _dst)  (((uint32_t)(_dst) << 16) | (uint32_t)(_ch))
+#define MGI_SEG_MIXED           0xffffffffu
+
+/* The mark key of a message: its (channel, destination), or MIXED. */
+MGI_INLINE uint32_t mgi_msg_key(const mgi_msg_hdr_t *h)
+{
+    return ((h->len == MGI_MSG_LEN_EOF) || (h->dst == MGI_EP_ID_ALL)) ?
+           MGI_SEG_MIXED : MGI_SEG_KEY(h->ch, h->dst);
+}
+
+/* Mark seg for a reservation of messages of `key` (MGI_SEG_KEY or
+ * MGI_SEG_MIXED). MIXED is final: only the first mark is a CAS from 0, a
+ * differing one stores MIXED, and a mark equal to the one there costs a
+ * load. */
+MGI_INLINE void mgi_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
+{
+    const uint32_t want = (key == MGI_SEG_MIXED) ? MGI_SEG_MIXED : key + 1;
+    uint32_t old        = mgi_ld_acq32(&seg->reserved);
+
+    if (old == want) {
+        return;
+    }
+    if ((old == 0) && mgi_cas32(&seg->reserved, 0, want)) {
+        return;
+    }
+    if (mgi_ld_acq32(&seg->reserved) != want) {
+        mgi_st_rel32(&seg->reserved, MGI_SEG_MIXED);
+    }
+}
+
 /* Pads [off, min(off + sz, cap)) and commits it; returns 1 when this
  * reservation crossed the end of the segment (closed it). */
 MGI_INLINE int mgi_seg_pad_reservation(mgi_seg_hdr_t *seg, uint32_t cap,
@@ -421,6 +458,7 @@ MGI_INLINE int mgi_ring_append(mgi_ring_t *r, const mgi_msg_hdr_t *hdr,
     p = mgi_seg_payload(seg) + off;
     *(mgi_msg_hdr_t*)p = *hdr;
     mgi_copy_bytes(p + MGI_MSG_HDR_SIZE, payload, plen);
+    mgi_seg_mark(seg, mgi_msg_key(hdr));
     mgi_ring_append_commit(r, seg, off, sz, pos);
     if (pos_p != NULL) {
         *pos_p = pos;
