@@ -93,6 +93,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.n_lane_empty = p.n_final_full = p.n_jobs = p.n_chunks = 0;
         p.n_send_full  = 0;
         p.n_stage_whole = 0;
+        p.c_stage = p.c_lane = p.c_help = p.c_hcopy = p.c_rest = 0;
         p.n_pass = p.c_copy = p.c_walk = p.c_place = 0;
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
@@ -578,7 +579,8 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
         struct {
             unsigned long long rounds, sorted, send_full, jobs, chunks,
                                lane_empty, final_full, passes, c_copy,
-                               c_walk, c_place, stage_whole;
+                               c_walk, c_place, stage_whole, c_stage, c_lane,
+                               c_help, c_hcopy, c_rest;
         } t = {};
         for (i = 0; i < g->nblocks; ++i) {
             t.rounds     += g->status->blk[i].rounds;
@@ -593,13 +595,28 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             t.c_walk     += g->status->blk[i].c_walk;
             t.c_place    += g->status->blk[i].c_place;
             t.stage_whole += g->status->blk[i].stage_whole;
+            t.c_stage     += g->status->blk[i].c_stage;
+            t.c_lane      += g->status->blk[i].c_lane;
+            t.c_help      += g->status->blk[i].c_help;
+            t.c_hcopy     += g->status->blk[i].c_hcopy;
+            t.c_rest      += g->status->blk[i].c_rest;
         }
         ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted "
                  "and %llu stage segments moved whole, %llu send passes "
-                 "blocked (target full), %llu whole moves (%llu chunks), "
+                 "blocked (target full), %llu whole moves (%llu copied), "
                  "%llu lane rounds with nothing ready, %llu with the final "
                  "ring full", ep->id, t.rounds, t.sorted, t.stage_whole,
                  t.send_full, t.jobs, t.chunks, t.lane_empty, t.final_full);
+        if (t.rounds > 0) {
+            ucs_info("mgi ep %u: sorter rounds: %.0f cycles each on average: "
+                     "%.0f in stage rings, %.0f in lanes, %.0f helping whole "
+                     "moves (%.0f copying), %.0f in sort rings and flushes",
+                     ep->id, (double)(t.c_stage + t.c_lane + t.c_help +
+                                      t.c_rest) / t.rounds,
+                     (double)t.c_stage / t.rounds, (double)t.c_lane / t.rounds,
+                     (double)t.c_help / t.rounds, (double)t.c_hcopy / t.rounds,
+                     (double)t.c_rest / t.rounds);
+        }
         if (t.passes > 0) {
             ucs_info("mgi ep %u: sorter passes: %llu walked, per pass %.0f "
                      "cycles copying the segment to shared memory, %.0f "

@@ -109,8 +109,7 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
 #define MGI_GPU_LANE_JOBS       128    /* whole moves in flight per lane */
-#define MGI_GPU_JOB_CHUNK       131072u /* bytes one block copies per claim */
-#define MGI_GPU_HELP_CHUNKS     8      /* chunks a block copies per round */
+#define MGI_GPU_HELP_JOBS       8      /* whole moves a block copies a round */
 
 /* ---------------------------------------------------- device structures */
 
@@ -133,7 +132,7 @@ typedef struct mgi_gpu_status {
         volatile unsigned long long lane_empty;  /* owned lanes: none ready */
         volatile unsigned long long final_full;  /* whole move: no room */
         volatile unsigned long long jobs;        /* whole moves issued */
-        volatile unsigned long long chunks;      /* job chunks copied */
+        volatile unsigned long long chunks;      /* whole moves copied */
         volatile unsigned long long send_full;   /* send passes blocked */
         volatile unsigned long long passes;      /* walked passes, and */
         volatile unsigned long long c_copy;      /* their clock cycles in */
@@ -141,6 +140,10 @@ typedef struct mgi_gpu_status {
         volatile unsigned long long c_place;     /* walk, place */
         volatile unsigned long long stage_whole; /* stage segments moved
                                                   * whole to a sort ring */
+        /* clock cycles of the rounds in: stage rings, lanes, helping
+         * (copying in it), the rest (sort rings, flushes) */
+        volatile unsigned long long c_stage, c_lane, c_help, c_hcopy,
+                                    c_rest;
     } blk[MGI_GPU_MAX_SORTERS];
 } mgi_gpu_status_t;
 
@@ -174,9 +177,9 @@ typedef struct mgi_gpu_block {
     mgi_gpu_pending_t pending[MGI_GPU_MAX_PENDING];
 } mgi_gpu_block_t;
 
-/* A whole lane segment on its way to a final ring: every sorter block
- * copies chunks of it (mgi_gpu_help), the lane's owner commits the final
- * segment and releases the lane segment once all are done, in lane order
+/* A whole lane segment on its way to a final ring: any sorter block that
+ * claims it copies it (mgi_gpu_help), the lane's owner commits the final
+ * segment and releases the lane segment once it is done, in lane order
  * (mgi_gpu_lane_whole). */
 typedef struct mgi_gpu_job {
     const char    *src;
@@ -184,17 +187,19 @@ typedef struct mgi_gpu_job {
     mgi_ring_t    *fring;          /* final ring and its reservation */
     mgi_seg_hdr_t *fseg;
     uint32_t      foff, fpos;
-    uint32_t      bytes, nchunks;
-    uint32_t      next;            /* chunks claimed (atomic) */
-    uint32_t      done;            /* chunks copied (atomic) */
-    uint32_t      live;            /* 1: chunks may be claimed */
-    uint32_t      reserved;
+    uint32_t      bytes;
+    uint32_t      done;            /* 1: copied */
 } mgi_gpu_job_t;
 
-/* The jobs of one receive lane, device memory; head and count are the
- * owner's. */
+/* The jobs of one receive lane, device memory. Job number s (free-running)
+ * is in slot s % MGI_GPU_LANE_JOBS; head and count are the owner's. The
+ * owner publishes `issued` after it wrote the jobs below it; a helper takes
+ * the next job with one compare-and-swap on `claimed` (no scan of the
+ * slots, which cost a block most of its round). */
 typedef struct mgi_gpu_lane_jobs {
     uint32_t      head, count;
+    uint32_t      issued;          /* jobs issued, owner's release store */
+    uint32_t      claimed;         /* jobs claimed by helpers (CAS) */
     mgi_gpu_job_t job[MGI_GPU_LANE_JOBS];
 } mgi_gpu_lane_jobs_t;
 
@@ -280,8 +285,7 @@ typedef struct mgi_gpu_pass {
     mgi_seg_hdr_t *seg;
     uint32_t      start;
     int           whole;    /* mgi_gpu_lane_whole's decision */
-    int           job_claim;    /* mgi_gpu_help: chunk claimed, or -1 */
-    /* mgi_gpu_lane_whole / mgi_gpu_help: a thread per job slot */
+    /* mgi_gpu_lane_whole: a thread per job slot */
     int           first;            /* mgi_gpu_first's answer */
     uint32_t      m_rel, m_ready, m_closed; /* mgi_gpu_mirror_sync */
     uint32_t      nroutes;          /* routes this round, one view */
@@ -298,6 +302,7 @@ typedef struct mgi_gpu_pass {
                        n_send_full;          /* see mgi_gpu_status_t */
     unsigned long long n_pass, c_copy, c_walk, c_place; /* walked passes */
     unsigned long long n_stage_whole;        /* mgi_gpu_stage_whole */
+    unsigned long long c_stage, c_lane, c_help, c_hcopy, c_rest; /* rounds */
     /* mgi_gpu_stage_whole: the sort ring, key and reservation */
     mgi_ring_t    *w_ring;
     mgi_seg_hdr_t *w_seg;
@@ -1230,7 +1235,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     count = lj->count;
     n     = mgi_gpu_first(p, count, [&](uint32_t k) {
         j = &lj->job[(head + k) % MGI_GPU_LANE_JOBS];
-        return mgi_ld_acq32(&j->done) != j->nchunks;
+        return mgi_ld_acq32(&j->done) == 0;
     });
     for (t = tid; t < n; t += nth) {
         j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
@@ -1276,18 +1281,16 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             }
             continue;
         }
-        mgi_st_rel32(&j->live, 0);
-        j->src     = mgi_seg_payload(p->jseg[t]);
-        j->dst     = mgi_seg_payload(j->fseg);
-        j->bytes   = cap;
-        j->nchunks = (cap + MGI_GPU_JOB_CHUNK - 1) / MGI_GPU_JOB_CHUNK;
-        j->done    = 0;
-        MGI_FENCE();
-        mgi_st_rel32(&j->next, 0);
-        mgi_st_rel32(&j->live, 1);
+        j->src   = mgi_seg_payload(p->jseg[t]);
+        j->dst   = mgi_seg_payload(j->fseg);
+        j->bytes = cap;
+        j->done  = 0;
     }
+    MGI_FENCE();
     MGI_SYNC();
     if (tid == 0) {
+        /* the jobs' fields before the number that lets helpers take them */
+        mgi_st_rel32(&lj->issued, lj->issued + m);
         lj->count  = count + m;
         p->n_jobs += m;
         if (m > 0) {
@@ -1311,57 +1314,58 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     return ret;
 }
 
-/* Block: copy chunks of whole-segment jobs of any lane, at most
- * max_chunks. The jobs are scanned by all threads at once (one job each),
- * thread 0 claims a chunk of the first open one. Returns 1 when it copied
- * something. */
+/* Block: copy whole-segment jobs of any lane, at most max_jobs. The lanes
+ * are looked at by a thread each (their counts are loads in parallel, one
+ * after the other they were most of a round), then thread 0 takes the next
+ * issued job of the first lane with one, counting from a lane that depends
+ * on the block, with a compare-and-swap on its `claimed` count, and the
+ * block copies it. Returns 1 when it copied something. */
 MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
-                          uint32_t max_chunks)
+                          uint32_t max_jobs)
 {
-    const uint32_t njobs = d->nlanes * MGI_GPU_LANE_JOBS;
-    uint32_t i, c, n, off, copied = 0;
+    uint32_t l, c, old, tries, copied = 0;
+    unsigned long long t0;
+    mgi_gpu_lane_jobs_t *lj;
     mgi_gpu_job_t *j;
 
-    while (copied < max_chunks) {
-        i = mgi_gpu_first(p, njobs, [&](uint32_t k) {
-            j = &d->ljobs[k / MGI_GPU_LANE_JOBS].job[k % MGI_GPU_LANE_JOBS];
-            return mgi_ld_acq32(&j->live) &&
-                   (mgi_ld_acq32(&j->next) < j->nchunks);
+    for (tries = 0; tries < max_jobs; ++tries) {
+        l = mgi_gpu_first(p, d->nlanes, [&](uint32_t k) {
+            lj = &d->ljobs[(MGI_BID + k) % d->nlanes];
+            return (int32_t)(mgi_ld_acq32(&lj->issued) -
+                             mgi_ld_acq32(&lj->claimed)) > 0;
         });
+        if (l == d->nlanes) {
+            break;                   /* nothing issued and unclaimed */
+        }
         if (MGI_TID == 0) {
-            p->job_claim = -1;
-            for (; i < njobs; ++i) {
-                j = &d->ljobs[i / MGI_GPU_LANE_JOBS].job[
-                        i % MGI_GPU_LANE_JOBS];
-                if (!mgi_ld_acq32(&j->live) ||
-                    (mgi_ld_acq32(&j->next) >= j->nchunks)) {
-                    continue;
-                }
-                c = MGI_ATOMIC_ADD(&j->next, 1u);
-                MGI_FENCE();
-                if (c < j->nchunks) {
-                    p->job       = j;
-                    p->job_claim = (int)c;
+            p->job = NULL;
+            lj     = &d->ljobs[(MGI_BID + l) % d->nlanes];
+            c      = mgi_ld_acq32(&lj->claimed);
+            while ((int32_t)(mgi_ld_acq32(&lj->issued) - c) > 0) {
+                old = MGI_ATOMIC_CAS(&lj->claimed, c, c + 1);
+                if (old == c) {
+                    p->job = &lj->job[c % MGI_GPU_LANE_JOBS];
                     break;
                 }
+                c = old;
             }
+            MGI_FENCE(); /* the claim before the job's fields are read */
         }
         MGI_SYNC();
-        if (p->job_claim < 0) {
-            break;
+        j = p->job;
+        if (j == NULL) {
+            continue;                /* others took them: look again */
         }
-        j   = p->job;
-        off = (uint32_t)p->job_claim * MGI_GPU_JOB_CHUNK;
-        n   = j->bytes - off;
-        n   = (n > MGI_GPU_JOB_CHUNK) ? MGI_GPU_JOB_CHUNK : n;
-        mgi_gpu_copy_lines(n / 16,
-            [&](uint32_t i) -> const char* { return j->src + off + 16 * i; },
-            [&](uint32_t i) -> char* { return j->dst + off + 16 * i; });
+        t0 = MGI_CLOCK();
+        mgi_gpu_copy_lines(j->bytes / 16,
+            [&](uint32_t i) -> const char* { return j->src + 16 * i; },
+            [&](uint32_t i) -> char* { return j->dst + 16 * i; });
         MGI_FENCE();
         MGI_SYNC();
         if (MGI_TID == 0) {
-            MGI_ATOMIC_ADD(&j->done, 1u);
+            mgi_st_rel32(&j->done, 1u);
             p->n_chunks++;
+            p->c_hcopy += MGI_CLOCK() - t0;
         }
         ++copied;
     }
@@ -1621,12 +1625,22 @@ MGI_SDEV void mgi_gpu_flush_check(mgi_gpu_block_t *b)
 MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                            mgi_gpu_pass_t *p, mgi_gpu_emit_t *e, char *sseg)
 {
+    const uint32_t nown = (d->nstage > MGI_BID) ?
+                          (d->nstage - MGI_BID + MGI_NBLK - 1) / MGI_NBLK : 0;
     int progress = 0, lane_progress = 0, k;
+    unsigned long long t0 = MGI_CLOCK(), t1, t2, t3;
     unsigned i;
 
-    for (i = MGI_BID; i < d->nstage; i += MGI_NBLK) {
-        progress |= mgi_gpu_ring(d, b, p, e, sseg, d->stage[i], 0);
+    /* the stage rings this block owns, from the first with a segment ready
+     * (looked at by a thread each: most rounds find them all empty) */
+    i = mgi_gpu_first(p, nown, [&](uint32_t r) {
+        return mgi_ring_peek(d->stage[MGI_BID + r * MGI_NBLK], 0) != NULL;
+    });
+    for (; i < nown; ++i) {
+        progress |= mgi_gpu_ring(d, b, p, e, sseg,
+                                 d->stage[MGI_BID + i * MGI_NBLK], 0);
     }
+    t1 = MGI_CLOCK();
     for (i = MGI_BID; i < d->nlanes; i += MGI_NBLK) {
         if (MGI_TID == 0) {
             mgi_gpu_lane_pull(d, i);
@@ -1643,11 +1657,17 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     /* a block whose lanes moved keeps its rounds short: its lanes' jobs
      * retire (and free lane slots) once a round, so the time from issue
      * to retire is its round's */
+    t2 = MGI_CLOCK();
     lane_progress |= mgi_gpu_help(d, p, lane_progress ? 1 :
-                                        MGI_GPU_HELP_CHUNKS);
+                                        MGI_GPU_HELP_JOBS);
+    t3 = MGI_CLOCK();
     progress |= mgi_gpu_sync_routes(d, p);
     if (MGI_TID == 0) {
         mgi_gpu_flush_check(b);
+        p->c_stage += t1 - t0;
+        p->c_lane  += t2 - t1;
+        p->c_help  += t3 - t2;
+        p->c_rest  += MGI_CLOCK() - t3;
         if (!lane_progress) {
             /* make partial batches readable when the lanes ran dry */
             for (i = 0; i < p->ntouched; ++i) {
@@ -1671,6 +1691,11 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             d->status->blk[MGI_BID].c_walk     = p->c_walk;
             d->status->blk[MGI_BID].c_place    = p->c_place;
             d->status->blk[MGI_BID].stage_whole = p->n_stage_whole;
+            d->status->blk[MGI_BID].c_stage     = p->c_stage;
+            d->status->blk[MGI_BID].c_lane      = p->c_lane;
+            d->status->blk[MGI_BID].c_help      = p->c_help;
+            d->status->blk[MGI_BID].c_hcopy     = p->c_hcopy;
+            d->status->blk[MGI_BID].c_rest      = p->c_rest;
             if (MGI_BID == 0) {
                 d->status->epoch = p->round / MGI_GPU_STOP_POLL;
             }
