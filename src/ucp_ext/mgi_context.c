@@ -67,6 +67,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_blocks    = 2;
     p->sorter_threads   = 256;
     p->sorter_coalesce  = 1;
+    p->sort_rings       = 4;
     p->ctl_shm          = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
@@ -95,6 +96,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORTER_BLOCKS", &p->sorter_blocks);
     mgi_env_uint("MGI_SORTER_THREADS", &p->sorter_threads);
     mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
+    mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
 }
 
@@ -113,6 +115,11 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: ring depths must be powers of two (stage %u "
                   "sort %u recv %u final %u)", p->stage_depth, p->sort_depth,
                   p->recv_depth, p->final_depth);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->sort_rings == 0) || (p->sort_rings > MGI_MAX_SORT_RINGS)) {
+        ucs_error("mgi context: sort_rings (MGI_SORT_RINGS) %u out of "
+                  "[1, %d]", p->sort_rings, MGI_MAX_SORT_RINGS);
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->batch == 0) || (p->producer_threads == 0) ||

@@ -336,7 +336,8 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     }
 
     ep->routes     = calloc(MGI_MAX_EPS, sizeof(*ep->routes));
-    ep->route_list = calloc(MGI_MAX_EPS, sizeof(*ep->route_list));
+    ep->route_list = calloc(MGI_MAX_EPS * MGI_MAX_SORT_RINGS,
+                            sizeof(*ep->route_list));
     ep->stage      = calloc(ep->nstage, sizeof(*ep->stage));
     if ((ep->routes == NULL) || (ep->route_list == NULL) ||
         (ep->stage == NULL)) {
@@ -422,9 +423,10 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                               mgi_route_t **route_p)
 {
     mgi_context_t *ctx = ep->ctx;
-    mgi_route_t *route;
+    mgi_route_t *route, *r;
     mgi_lane_t *lane;
     ucs_status_t status;
+    unsigned k, nrings;
 
     /* caller holds ctx->lock: lanes are shared by the context's routes */
     lane = ctx->lanes[next_hop];
@@ -439,46 +441,62 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
 
     pthread_mutex_lock(&ep->route_lock);
     route = ep->routes[next_hop];
-    if (route == NULL) {
-        route = calloc(1, sizeof(*route));
-        if (route == NULL) {
-            pthread_mutex_unlock(&ep->route_lock);
-            return UCS_ERR_NO_MEMORY;
+    /* GPU endpoints: sort_rings rings to the hop, sorter block b writing
+     * ring b % sort_rings; consecutive slots, published together */
+    nrings = mgi_ep_is_gpu(ep) ? ctx->params.sort_rings : 1;
+    for (k = 0; (route == NULL) && (k < nrings); ++k) {
+        r = calloc(1, sizeof(*r));
+        if (r == NULL) {
+            status = UCS_ERR_NO_MEMORY;
+            goto err_unlock;
         }
-        route->lane     = lane;
-        route->ep       = ep;
-        route->next_hop = next_hop;
-        route->slot     = ep->nroutes;
-        route->ring     = mgi_ep_ring_create(ep, ep->ctx->params.sort_depth,
-                                             MGI_RING_F_APPEND);
-        if (route->ring == NULL) {
-            free(route);
-            pthread_mutex_unlock(&ep->route_lock);
-            return UCS_ERR_NO_MEMORY;
+        r->lane     = lane;
+        r->ep       = ep;
+        r->next_hop = next_hop;
+        r->slot     = ep->nroutes + k;
+        r->ring     = mgi_ep_ring_create(ep, ctx->params.sort_depth,
+                                         MGI_RING_F_APPEND);
+        if (r->ring == NULL) {
+            free(r);
+            status = UCS_ERR_NO_MEMORY;
+            goto err_unlock;
         }
-        if (mgi_ep_is_gpu(ep) || ep->ctx->params.sort_mirror) {
+        if (mgi_ep_is_gpu(ep) || ctx->params.sort_mirror) {
             /* a fresh ring: RHead 0, nothing ready, nothing released */
-            route->mirror = mgi_ep_is_gpu(ep) ?
-                            mgi_gpu_host_alloc(ep, sizeof(*route->mirror)) :
-                            mgi_ep_host_alloc(sizeof(*route->mirror));
-            status = (route->mirror == NULL) ? UCS_ERR_NO_MEMORY :
-                     mgi_ep_is_gpu(ep) ? mgi_gpu_route_add(ep, route) :
-                     UCS_OK;
+            r->mirror = mgi_ep_is_gpu(ep) ?
+                        mgi_gpu_host_alloc(ep, sizeof(*r->mirror)) :
+                        mgi_ep_host_alloc(sizeof(*r->mirror));
+            status = (r->mirror == NULL) ? UCS_ERR_NO_MEMORY :
+                     mgi_ep_is_gpu(ep) ? mgi_gpu_route_add(ep, r) : UCS_OK;
             if (status != UCS_OK) {
-                mgi_ep_route_free(ep, route);
-                pthread_mutex_unlock(&ep->route_lock);
-                return status;
+                mgi_ep_route_free(ep, r);
+                goto err_unlock;
             }
         }
-        ep->route_list[ep->nroutes] = route;
-        __atomic_store_n(&ep->routes[next_hop], route, __ATOMIC_RELEASE);
-        __atomic_store_n(&ep->nroutes, ep->nroutes + 1, __ATOMIC_RELEASE);
-        ucs_debug("mgi ep %u: sort ring to next hop %u%s", ep->id, next_hop,
-                  (route->mirror != NULL) ? ", moved through its mirror" : "");
+        ep->route_list[r->slot] = r;
+        if (k + 1 == nrings) {
+            route = ep->route_list[ep->nroutes];
+            __atomic_store_n(&ep->routes[next_hop], route, __ATOMIC_RELEASE);
+            __atomic_store_n(&ep->nroutes, ep->nroutes + nrings,
+                             __ATOMIC_RELEASE);
+            ucs_debug("mgi ep %u: %u sort ring(s) to next hop %u%s", ep->id,
+                      nrings, next_hop, (r->mirror != NULL) ?
+                      ", moved through their mirrors" : "");
+        }
     }
     pthread_mutex_unlock(&ep->route_lock);
     *route_p = route;
     return UCS_OK;
+
+err_unlock:
+    /* the rings of this hop made before the failure are known to the
+     * running sorter kernel already (mgi_gpu_route_add): keep them, unused,
+     * in the list, freed with the endpoint */
+    __atomic_store_n(&ep->nroutes, ep->nroutes + k, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&ep->route_lock);
+    ucs_error("mgi ep %u: sort ring %u of %u to next hop %u: %s", ep->id,
+              k + 1, nrings, next_hop, ucs_status_string(status));
+    return status;
 }
 
 void mgi_ep_destroy(mgi_ep_t *ep)

@@ -27,6 +27,7 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #endif
 
 #define MGI_MAX_EPS         ((MGI_MAX_RANKS + 1) * MGI_MAX_LOCAL_EPS)
+#define MGI_MAX_SORT_RINGS  16     /* sort rings per next hop */
 #define MGI_RKEY_MAX        512
 #define MGI_MAX_CH_SRC      64
 #define MGI_GPU_MAX_BLOCKS  1024   /* user blocks of a GPU endpoint */
@@ -141,7 +142,10 @@ typedef struct mgi_route {
     uint32_t      cons;         /* segments the mover released */
     uint32_t      sent;         /* segments the mover put (cons..sent are in
                                    flight) */
-    unsigned      slot;         /* index in the endpoint's route_list */
+    unsigned      slot;         /* index in the endpoint's route_list; the
+                                   sort rings of one next hop (GPU
+                                   endpoints: MGI_SORT_RINGS) are
+                                   consecutive, the first in routes[] */
     mgi_lane_t    *lane;
     uint64_t      moved_segs;
 } mgi_route_t;

@@ -56,9 +56,12 @@
 #include <unistd.h>
 
 /* Flushes in flight: with two, the next batch is issued while the last
- * completes; four ride out an uneven flush. The ring depths bound the data
- * in flight, not this. */
-#define MGI_MOVER_EPOCHS    4
+ * completes; more ride out uneven flushes. With GPU endpoints each takes a
+ * copy engine's copy of up to MGI_MOVER_BATCH segments and the time to see
+ * it done; four held a mover near 85 GB/s on H200 (rounds with every
+ * flush slot taken are logged). The ring depths bound the data in flight
+ * too. */
+#define MGI_MOVER_EPOCHS    16
 #define MGI_MOVER_MAX_DEVS  64
 
 typedef struct mgi_mover_cand {
@@ -90,6 +93,7 @@ typedef struct mgi_mover_epoch {
     mgi_mover_mark_t *marks;
     unsigned         nmarks, marks_cap;
     int              cuda;      /* CUDA copies issued: event recorded */
+    int              gpu;       /* puts of GPU memory: a copy engine's */
     uint32_t         segs;
     uint64_t         deadline;
 } mgi_mover_epoch_t;
@@ -119,6 +123,7 @@ typedef struct mgi_mover {
     size_t            lane_bytes;
     unsigned          rr;             /* round-robin tie breaker */
     uint64_t          moved_segs, last_moved, last_log_ns, credit_stalls;
+    uint64_t          epochs_full;  /* rounds with every flush slot taken */
     uint64_t          puts, put_ns, put_bytes; /* data puts: calls, the time
                                                 * inside ucp_put_nbx, bytes */
 } mgi_mover_t;
@@ -542,6 +547,7 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         m->put_ns    += mgi_time_ns() - t0;
         m->puts      += 1;
         m->put_bytes += len;
+        e->gpu       |= mgi_ep_is_gpu(route->ep);
         if (UCS_PTR_IS_ERR(req)) {
             ucs_error("mgi context %p mover: put of %zu bytes to endpoint %u "
                       "failed: %s", ctx, len, lane->next_hop,
@@ -898,6 +904,7 @@ static void mgi_mover_retire(mgi_mover_t *m, mgi_mover_epoch_t *e)
     e->nmarks = 0;
     e->nranks = 0;
     e->cuda   = 0;
+    e->gpu    = 0;
     e->segs   = 0;
     m->first  = (m->first + 1) % MGI_MOVER_EPOCHS;
     --m->nepochs;
@@ -939,7 +946,9 @@ static int mgi_mover_round(mgi_mover_t *m, int move)
     }
     progress += ret;
 
-    if (m->nepochs < MGI_MOVER_EPOCHS) {
+    if (m->nepochs == MGI_MOVER_EPOCHS) {
+        m->epochs_full++;
+    } else {
         e   = mgi_mover_open(m);
         ret = mgi_mover_publish(m, e, 0);
         if (ret < 0) {
@@ -971,12 +980,17 @@ static int mgi_mover_round(mgi_mover_t *m, int move)
     return progress;
 }
 
+/* A flush in flight that a copy engine completes: its own CUDA copies, or
+ * puts of GPU memory (cuda_mgi's copy engines; their completion needs
+ * progress calls, and a sleep between them cost every flush its length) */
 static int mgi_mover_cuda_busy(mgi_mover_t *m)
 {
     unsigned i;
+    mgi_mover_epoch_t *e;
 
     for (i = 0; i < m->nepochs; ++i) {
-        if (m->epochs[(m->first + i) % MGI_MOVER_EPOCHS].cuda) {
+        e = &m->epochs[(m->first + i) % MGI_MOVER_EPOCHS];
+        if (e->cuda || e->gpu) {
             return 1;
         }
     }
@@ -1051,9 +1065,10 @@ static void mgi_mover_log(mgi_mover_t *m)
     }
     segs = (m->moved_segs - m->last_moved) / dt;
     ucs_info("mgi context %p mover (rank %d): %.0f segments/s, %.1f MB/s, "
-             "%lu rounds without credit; %lu puts so far, %.0f KB and "
-             "%.1f us in ucp_put_nbx each", ctx, ctx->rank, segs,
-             segs * ctx->seg_size / 1e6, m->credit_stalls, m->puts,
+             "%lu rounds without credit, %lu with %d flushes in flight; %lu "
+             "puts so far, %.0f KB and %.1f us in ucp_put_nbx each", ctx,
+             ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
+             m->epochs_full, MGI_MOVER_EPOCHS, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
              m->puts ? m->put_ns / 1e3 / m->puts : 0.0);
     m->last_moved = m->moved_segs;

@@ -490,6 +490,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.dst_slot     = g->dst_slot;
     dep.chs          = g->chs;
     dep.max_channels = ctx->params.max_channels;
+    dep.sort_rings   = ctx->params.sort_rings;
     dep.status       = (mgi_gpu_status_t*)mgi_gpu_host_dev_ptr(ep, g->status);
     dep.blk          = g->blk;
     dep.ljobs        = g->ljobs;

@@ -217,6 +217,8 @@ typedef struct mgi_gpu_dep {
     mgi_gpu_dch_t     **chs;        /* [max_channels] */
     uint32_t          max_channels;
     uint32_t          nroutes;
+    uint32_t          sort_rings;   /* per next hop: block b writes the
+                                     * one at dst_slot + b % sort_rings */
     mgi_gpu_status_t  *status;
     mgi_gpu_block_t   *blk;         /* [sorter blocks] */
     mgi_gpu_lane_jobs_t *ljobs;     /* [nlanes] */
@@ -354,6 +356,16 @@ MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_ch(const mgi_gpu_dep_t *d,
     return mgi_vld(&d->chs[id]);
 }
 
+/* Send side: this block's sort ring of the next hop whose first ring is
+ * at `slot` (the block's tuples and EOFs for a destination all take one
+ * ring, so they stay in order). */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_sort_ring(const mgi_gpu_dep_t *d,
+                                              int16_t slot)
+{
+    return mgi_vld(&d->sort[(d->sort_rings > 1) ?
+                            slot + MGI_BID % d->sort_rings : slot]);
+}
+
 /* Send side: the ring that takes a tuple for `dst`, or NULL. */
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
         const mgi_gpu_dep_t *d, uint16_t dst)
@@ -370,7 +382,7 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
     if (slot < 0) {
         return NULL;
     }
-    return mgi_vld(&d->sort[slot]);
+    return mgi_gpu_sort_ring(d, slot);
 }
 
 /* Thread 0: target index of `ring` in this pass, or -1 when full. */
@@ -1417,7 +1429,7 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
     if (slot < 0) {
         return NULL;
     }
-    r = mgi_vld(&d->sort[slot]);
+    r = mgi_gpu_sort_ring(d, slot);
     if ((r == NULL) || (mgi_ring_cap(r) != cap)) {
         return NULL;
     }

@@ -25,6 +25,8 @@
 #   sorter_*      sorter micro-benchmark (paper §6.6) on one GPU, loopback:
 #                 per-block vs one global stage ring, coalesced vs
 #                 per-tuple sorter writes
+#   *_wide        send_bw, 4 GiB, 128 user and 32 sorter blocks, 1024-deep
+#                 receive lanes
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
 #                 measured for GPU endpoints (libmgi's defaults suit CPU
 #                 endpoints)
@@ -127,6 +129,13 @@ step send_bw_16B_2proc_tuned 100 "${tuned[@]}" mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test bench -s 16 -n 67108864 -b 32 -T $T
 step send_bw_64B_1proc_tuned 100 "${tuned[@]}" mgi_gpu_test bench -l 2 \
     -s 64 -n 16777216 -b 32 -T $T
+# more user and sorter blocks, deeper receive lanes, 4 GiB: the widest
+# setting measured
+wide=("${tuned[@]}" MGI_SORTER_BLOCKS=32 MGI_RECV_DEPTH=1024)
+step send_bw_64B_2proc_wide 100 "${wide[@]}" mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test bench -s 64 -n 67108864 -b 128 -T $T
+step send_bw_64B_1proc_wide 100 "${wide[@]}" mgi_gpu_test bench -l 2 \
+    -s 64 -n 67108864 -b 128 -T $T
 for r in per-block global; do
     for c in 1 0; do
         step sorter_${r}_c${c}_tuned 100 "${tuned[@]}" mgi_gpu_test \

@@ -69,7 +69,8 @@ struct sorter_fixture {
     mgi_gpu_pass_t pass[2];
     mgi_gpu_emit_t emit[2];
     std::vector<char> smem[2];
-    uint32_t mover_cons[2];
+    uint32_t mover_cons[4];
+    unsigned rings_per_hop;     /* sort rings per hop (MGI_SORT_RINGS) */
 
     void *alloc(size_t len)
     {
@@ -88,8 +89,9 @@ struct sorter_fixture {
     }
 
     sorter_fixture(uint32_t seg_, uint32_t depth_, uint32_t final_depth_,
-                   int coalesce) :
+                   int coalesce, unsigned rings_per_hop_ = 1) :
         seg(seg_), depth(depth_), final_depth(final_depth_),
+        rings_per_hop(rings_per_hop_),
         dst_slot(MGI_MAX_EPS, MGI_GPU_SLOT_NONE)
     {
         memset(&dep, 0, sizeof(dep));
@@ -109,15 +111,16 @@ struct sorter_fixture {
         dep.stage    = (mgi_ring_t**)alloc(2 * sizeof(mgi_ring_t*));
         dep.stage[0] = ring(depth, MGI_RING_F_APPEND);
         dep.stage[1] = ring(depth, MGI_RING_F_APPEND);
-        for (unsigned r = 0; r < 2; ++r) {
+        for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
             dep.sort[r]   = ring(depth, MGI_RING_F_APPEND);
             dep.mirror[r] = (mgi_ring_mirror_t*)alloc(sizeof(*dep.mirror[r]));
             mgi_ring_mirror_init(dep.mirror[r], dep.sort[r]);
             mover_cons[r] = 0;
         }
-        dep.nroutes        = 2;
+        dep.nroutes        = 2 * rings_per_hop;
+        dep.sort_rings     = rings_per_hop;
         dst_slot[HOP_A]    = 0;
-        dst_slot[HOP_B]    = 1;
+        dst_slot[HOP_B]    = (int16_t)rings_per_hop;
         dst_slot[SELF]     = MGI_GPU_SLOT_LOOPBACK;
         dep.dst_slot       = dst_slot.data();
         dep.chs            = chs;
@@ -282,9 +285,10 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
-                int fixed_len = 0, int lane_ctl = 0, int stretch = 0)
+                int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
+                unsigned rings_per_hop = 1)
 {
-    sorter_fixture f(seg, depth, final_depth, coalesce);
+    sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop);
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -302,6 +306,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     long got_final = 0, got_hop[2] = {0, 0}, eof_seen_hop[2] = {0, 0};
     uint32_t flush_seq[2] = {0, 0};
     int remote_sent = 0, remote_eof = 0;
+    long ring_segs[4] = {0, 0, 0, 0};      /* moved per sort ring */
     const int remote_n = 300;
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> remote_seq;
     mgi_ring_t *tmp = f.ring(1, MGI_RING_F_APPEND); /* remote segments */
@@ -406,7 +411,8 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
 
         /* the mover: through the mirrors only, every third step */
         if (it % 3 == 0) {
-            for (unsigned r = 0; r < 2; ++r) {
+            for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
+                const unsigned hi = r / rings_per_hop; /* 0: A, 1: B */
                 uint32_t n = mgi_ring_mirror_ready(f.dep.mirror[r],
                                                    f.mover_cons[r]);
                 ASSERT_LE(n, depth);
@@ -417,17 +423,19 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                     mgi_msg_hdr_t *h;
                     ASSERT_EQ(cap, seg->commit);
                     while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-                        uint16_t hop = r ? HOP_B : HOP_A;
+                        uint16_t hop = hi ? HOP_B : HOP_A;
                         if (h->len == MGI_MSG_LEN_EOF) {
                             ASSERT_EQ(hop, h->dst);
-                            eof_seen_hop[r]++;
+                            eof_seen_hop[hi]++;
                         } else {
-                            check_tuple(h, hop, next_mover[r], 1, &got_hop[r]);
+                            check_tuple(h, hop, next_mover[hi], 1,
+                                        &got_hop[hi]);
                         }
                         off += mgi_msg_size(h->len);
                     }
                 }
                 f.mover_cons[r] += n;
+                ring_segs[r]    += n;
                 mgi_ring_mirror_release(f.dep.mirror[r], f.mover_cons[r]);
             }
         }
@@ -480,6 +488,10 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     printf("lane segments moved whole: %llu\n",
            f.pass[0].whole_segs + f.pass[1].whole_segs);
     EXPECT_GT(f.pass[0].whole_segs + f.pass[1].whole_segs, 0ull);
+    for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
+        /* every sort ring of a hop carried segments: a block each */
+        EXPECT_GT(ring_segs[r], 0) << "sort ring " << r;
+    }
     printf("stage segments moved whole: %llu\n",
            f.pass[0].n_stage_whole + f.pass[1].n_stage_whole);
     if (stretch) {
@@ -594,4 +606,16 @@ TEST(mgi_sorter, stage_whole_tiny_rings_8_threads)
 TEST(mgi_sorter, stage_whole_lane_ctl_32_threads)
 {
     run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200);
+}
+
+/* two sort rings per next hop (MGI_SORT_RINGS=2): sorter block b writes
+ * ring b % 2 of a hop, tuples and EOFs of a stage ring all in one */
+TEST(mgi_sorter, two_rings_per_hop_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 0, 2);
+}
+
+TEST(mgi_sorter, two_rings_per_hop_stage_whole_8_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, 64, 2);
 }
