@@ -67,7 +67,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_blocks    = 2;
     p->sorter_threads   = 256;
     p->sorter_coalesce  = 1;
-    p->sort_rings       = 4;
+    p->sort_rings       = 1;
     p->ctl_shm          = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");

@@ -122,7 +122,7 @@ done
 # README.md, Tunables), 1 GiB of tuples: the throughput figures
 tuned=(env MGI_SORTER_BLOCKS=16 MGI_SEG_SIZE=131072 MGI_STAGE_DEPTH=16
        MGI_RECV_DEPTH=256 MGI_SORT_DEPTH=256 MGI_MOVER_BATCH=32
-       MGI_FINAL_DEPTH=16)
+       MGI_FINAL_DEPTH=16 MGI_SORT_RINGS=4)
 step send_bw_64B_2proc_tuned 100 "${tuned[@]}" mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test bench -s 64 -n 16777216 -b 32 -T $T
 step send_bw_16B_2proc_tuned 100 "${tuned[@]}" mgi_launch -n 2 -t 95 -- \

@@ -104,7 +104,7 @@ typedef struct mgi_context_params {
     unsigned    sort_rings;       /* sort rings per next hop of a GPU
                                      endpoint, sorter block b writing ring
                                      b % sort_rings (fewer blocks race for
-                                     one ring's tail), 4 [MGI_SORT_RINGS] */
+                                     one ring's tail), 1 [MGI_SORT_RINGS] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /
