@@ -219,6 +219,9 @@ typedef struct mgi_gpu_dep {
     uint32_t          nroutes;
     uint32_t          sort_rings;   /* per next hop: block b writes the
                                      * one at dst_slot + b % sort_rings */
+    uint32_t          stage_passes; /* most passes over one stage ring a
+                                     * round, 0: until it is empty (the
+                                     * host emulation test varies it) */
     mgi_gpu_status_t  *status;
     mgi_gpu_block_t   *blk;         /* [sorter blocks] */
     mgi_gpu_lane_jobs_t *ljobs;     /* [nlanes] */
@@ -289,6 +292,7 @@ typedef struct mgi_gpu_pass {
     int           whole;    /* mgi_gpu_lane_whole's decision */
     /* mgi_gpu_lane_whole: a thread per job slot */
     int           first;            /* mgi_gpu_first's answer */
+    uint32_t      j_rr;             /* mgi_gpu_lane_reserve: first ring */
     uint32_t      m_rel, m_ready, m_closed; /* mgi_gpu_mirror_sync */
     uint32_t      nroutes;          /* routes this round, one view */
     mgi_seg_hdr_t *jseg[MGI_GPU_LANE_JOBS];
@@ -1216,6 +1220,69 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
     return i + n;
 }
 
+/* Block: the final-ring reservations of the n jobs about to be issued (job
+ * k in slot base + k): job k takes ring rr + k of its channel's final rings,
+ * and the jobs of one ring reserve in job order, a thread per ring when all
+ * n are of one channel, else thread 0 one job after the other. (Reserving a
+ * thread per job let two jobs of one ring swap places there, and a
+ * source's tuples with them: the consumer reads a ring in reservation
+ * order.) A full segment's worth fits only a fresh segment, at 0. Returns
+ * the first job whose ring was full (n: none); p->jres[k] says which
+ * reserved. */
+MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
+                                       mgi_gpu_lane_jobs_t *lj, uint32_t base,
+                                       uint32_t n, uint32_t cap)
+{
+    mgi_gpu_dch_t *ch;
+    mgi_gpu_job_t *j;
+    uint32_t k, r, nf, same;
+
+    for (k = MGI_TID; k < n; k += MGI_NTH) {
+        p->jres[k] = 0;
+    }
+    same = mgi_gpu_first(p, n, [&](uint32_t i) {
+        return p->jch[i] != p->jch[0];
+    });
+    if (MGI_TID == 0) {
+        p->first = (int)n;
+        if ((n > 0) && (same == n)) {
+            p->j_rr = MGI_ATOMIC_ADD(&p->jch[0]->rr, n);
+        }
+    }
+    MGI_SYNC();
+    if ((n > 0) && (same == n)) {
+        ch = p->jch[0];
+        nf = ch->nfinal;
+        for (r = MGI_TID; r < nf; r += MGI_NTH) {
+            for (k = (r + nf - p->j_rr % nf) % nf; k < n; k += nf) {
+                j        = &lj->job[(base + k) % MGI_GPU_LANE_JOBS];
+                j->fring = ch->final[r];
+                if (mgi_ring_append_reserve(j->fring, cap, &j->fseg,
+                                            &j->foff, &j->fpos) !=
+                    MGI_RING_OK) {
+                    MGI_ATOMIC_MIN(&p->first, (int)k);
+                    break;
+                }
+                p->jres[k] = 1;
+            }
+        }
+    } else if (MGI_TID == 0) {
+        for (k = 0; k < n; ++k) {
+            ch       = p->jch[k];
+            j        = &lj->job[(base + k) % MGI_GPU_LANE_JOBS];
+            j->fring = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
+            if (mgi_ring_append_reserve(j->fring, cap, &j->fseg, &j->foff,
+                                        &j->fpos) != MGI_RING_OK) {
+                p->first = (int)k;
+                break;
+            }
+            p->jres[k] = 1;
+        }
+    }
+    MGI_SYNC();
+    return (uint32_t)p->first;
+}
+
 /* Block, receive side: whole lane segments go to final rings as jobs that
  * every sorter block helps to copy, so one source's traffic is not bound
  * to the one block that owns its lane. The owner retires finished jobs in
@@ -1233,9 +1300,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const unsigned tid = MGI_TID, nth = MGI_NTH;
     uint32_t t, head, count, nfree, n, m;
     mgi_seg_hdr_t *seg;
-    mgi_gpu_dch_t *ch;
     mgi_gpu_job_t *j;
-    mgi_ring_t *fr;
     int ret;
 
     /* retire the leading finished jobs, in lane order */
@@ -1273,16 +1338,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->jch[k]  = (seg != NULL) ? mgi_gpu_whole_ch(d, seg) : NULL;
         return p->jch[k] == NULL;
     });
-    m = mgi_gpu_first(p, n, [&](uint32_t k) {
-        ch = p->jch[k];
-        j  = &lj->job[(head + count + k) % MGI_GPU_LANE_JOBS];
-        fr = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
-        /* a full segment's worth fits only a fresh segment, at 0 */
-        p->jres[k] = (mgi_ring_append_reserve(fr, cap, &j->fseg, &j->foff,
-                                              &j->fpos) == MGI_RING_OK);
-        j->fring   = fr;
-        return !p->jres[k];
-    });
+    m = mgi_gpu_lane_reserve(p, lj, head + count, n, cap);
     for (t = tid; t < n; t += nth) {
         j = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
         if (t >= m) {
@@ -1503,11 +1559,15 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
 {
     const unsigned tid = MGI_TID;
     int progress = 0, ok, k;
-    uint32_t cap, n, a16;
+    uint32_t cap, n, a16, passes = 0;
     unsigned long long t0, t1, t2;
     const mgi_msg_hdr_t *h;
 
-    for (;;) {
+    for (;; ++passes) {
+        if (!recv_side && (d->stage_passes != 0) &&
+            (passes == d->stage_passes)) {
+            break;
+        }
         MGI_SYNC(); /* everyone read the previous pass's decisions */
         if (tid == 0) {
             p->seg   = mgi_ring_peek(ring, 0);

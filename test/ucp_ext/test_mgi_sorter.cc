@@ -91,8 +91,8 @@ struct sorter_fixture {
     sorter_fixture(uint32_t seg_, uint32_t depth_, uint32_t final_depth_,
                    int coalesce, unsigned rings_per_hop_ = 1) :
         seg(seg_), depth(depth_), final_depth(final_depth_),
-        rings_per_hop(rings_per_hop_),
-        dst_slot(MGI_MAX_EPS, MGI_GPU_SLOT_NONE)
+        dst_slot(MGI_MAX_EPS, MGI_GPU_SLOT_NONE),
+        rings_per_hop(rings_per_hop_)
     {
         memset(&dep, 0, sizeof(dep));
         memset(&status, 0, sizeof(status));
@@ -286,9 +286,11 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
-                unsigned rings_per_hop = 1)
+                unsigned rings_per_hop = 1, uint32_t stage_passes = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop);
+
+    f.dep.stage_passes = stage_passes;
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -618,4 +620,14 @@ TEST(mgi_sorter, two_rings_per_hop_two_blocks)
 TEST(mgi_sorter, two_rings_per_hop_stage_whole_8_threads)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, 64, 2);
+}
+
+/* two passes over a stage ring a round: whole moves of the loopback lane
+ * come several a round, and must take their final rings in lane order
+ * (reserved a thread per job, two of one ring swapped places there) */
+TEST(mgi_sorter, stage_whole_lane_ctl_32_threads_2_passes)
+{
+    for (int run = 0; run < 3; ++run) {
+        run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 2);
+    }
 }
