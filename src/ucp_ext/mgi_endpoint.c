@@ -494,8 +494,10 @@ err_unlock:
      * in the list, freed with the endpoint */
     __atomic_store_n(&ep->nroutes, ep->nroutes + k, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ep->route_lock);
-    ucs_error("mgi ep %u: sort ring %u of %u to next hop %u: %s", ep->id,
-              k + 1, nrings, next_hop, ucs_status_string(status));
+    ucs_error("mgi ep %u: sort ring %u of %u to next hop %u: %s (each is "
+              "MGI_SORT_DEPTH x MGI_SEG_SIZE bytes: lower MGI_SORT_RINGS, "
+              "MGI_SORT_DEPTH or MGI_SEG_SIZE)", ep->id, k + 1, nrings,
+              next_hop, ucs_status_string(status));
     return status;
 }
 

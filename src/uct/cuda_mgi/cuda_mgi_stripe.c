@@ -692,6 +692,40 @@ uct_cuda_mgi_stage_post(uct_cuda_mgi_iface_t *iface,
 }
 
 
+/* Record staged part i of length len, its far end mapped at mapped, in
+ * op; returns its index there (its event's) */
+static unsigned uct_cuda_mgi_op_add_part(uct_cuda_mgi_stripe_op_t *op,
+                                         unsigned i,
+                                         uct_cuda_mgi_stage_path_t *path,
+                                         void *mapped, size_t len)
+{
+    unsigned n = op->num_parts++;
+
+    op->path[n]       = i;
+    op->far_ctx[n]    = path->far->ctx;
+    op->far_mapped[n] = mapped;
+    op->length[n]     = len;
+    op->done_time[n]  = 0;
+    return n;
+}
+
+
+/* Unmap the far ends of op's staged parts */
+static void uct_cuda_mgi_op_unmap_far(uct_cuda_mgi_iface_t *iface,
+                                      const uct_cuda_mgi_stripe_op_t *op,
+                                      pid_t pid, uintptr_t d_bptr)
+{
+    unsigned i;
+
+    for (i = 1; i < op->num_parts; ++i) {
+        if (uct_cuda_mgi_ctx_push(iface, op->far_ctx[i]) == UCS_OK) {
+            uct_cuda_ipc_unmap_memhandle(pid, d_bptr, op->far_mapped[i], 1);
+            uct_cuda_mgi_ctx_pop();
+        }
+    }
+}
+
+
 /* A part failed to issue: wait for what the others already issued (the
  * caller releases the memory they use), then unmap the far mappings */
 static void uct_cuda_mgi_stripe_abort(uct_cuda_mgi_iface_t *iface,
@@ -711,11 +745,8 @@ static void uct_cuda_mgi_stripe_abort(uct_cuda_mgi_iface_t *iface,
                 uct_cuda_mgi_ctx_pop();
             }
         }
-        if (uct_cuda_mgi_ctx_push(iface, op->far_ctx[i]) == UCS_OK) {
-            uct_cuda_ipc_unmap_memhandle(pid, d_bptr, op->far_mapped[i], 1);
-            uct_cuda_mgi_ctx_pop();
-        }
     }
+    uct_cuda_mgi_op_unmap_far(iface, op, pid, d_bptr);
     op->num_parts = 1;
 }
 
@@ -1005,12 +1036,8 @@ uct_cuda_mgi_stripe_post_graph(uct_cuda_mgi_iface_t *iface,
         if (status != UCS_OK) {
             break;
         }
-        n                 = op->num_parts++;
-        op->path[n]       = i;
-        op->far_ctx[n]    = path->far->ctx;
-        op->far_mapped[n] = mapped;
-        op->length[n]     = part[i + 1];
-        op->done_time[n]  = 0;
+        n                 = uct_cuda_mgi_op_add_part(op, i, path, mapped,
+                                                     part[i + 1]);
         g.path[n]         = i;
         g.length[n]       = part[i + 1];
         g.far[n]          = (CUdeviceptr)mapped +
@@ -1037,13 +1064,7 @@ uct_cuda_mgi_stripe_post_graph(uct_cuda_mgi_iface_t *iface,
     }
 
     if (status != UCS_OK) {
-        for (n = 1; n < op->num_parts; ++n) {
-            if (uct_cuda_mgi_ctx_push(iface, op->far_ctx[n]) == UCS_OK) {
-                uct_cuda_ipc_unmap_memhandle(key->ipc.pid, key->ipc.d_bptr,
-                                             op->far_mapped[n], 1);
-                uct_cuda_mgi_ctx_pop();
-            }
-        }
+        uct_cuda_mgi_op_unmap_far(iface, op, key->ipc.pid, key->ipc.d_bptr);
         op->num_parts = 1;
     }
     return status;
@@ -1133,12 +1154,7 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
             continue;
         }
 
-        n                 = op->num_parts++;
-        op->path[n]       = i;
-        op->far_ctx[n]    = path->far->ctx;
-        op->far_mapped[n] = mapped;
-        op->length[n]     = part[i + 1];
-        op->done_time[n]  = 0;
+        n      = uct_cuda_mgi_op_add_part(op, i, path, mapped, part[i + 1]);
         status = uct_cuda_mgi_stage_post(
                 iface, path, is_put, local + offset,
                 (CUdeviceptr)mapped + (remote_addr - key->ipc.d_bptr) + offset,
@@ -1165,14 +1181,7 @@ void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
     double t_direct, total, initial;
     unsigned i, p;
 
-
-    for (i = 1; i < op->num_parts; ++i) {
-        if (uct_cuda_mgi_ctx_push(iface, op->far_ctx[i]) == UCS_OK) {
-            uct_cuda_ipc_unmap_memhandle(pid, d_bptr, op->far_mapped[i], 1);
-            uct_cuda_mgi_ctx_pop();
-        }
-    }
-
+    uct_cuda_mgi_op_unmap_far(iface, op, pid, d_bptr);
     t_direct = op->done_time[0] - op->post_time;
     if (route->num_striped > UCT_CUDA_MGI_WARMUP_OPS) {
         uct_cuda_mgi_route_time(route, op, t_direct);
