@@ -4,6 +4,8 @@
  */
 #include "mgi_int.h"
 
+#include <ucs/sys/math.h>
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -764,13 +766,28 @@ static inline uint64_t mgi_load_key(const char *p, size_t size)
     }
 }
 
+/* The destination of the tuple at p: explicit dst, else the partition key's,
+ * else every destination (paper §3.1). */
+static inline mgi_ep_id_t mgi_send_route(const mgi_channel_t *ch,
+                                         const char *p, int dst)
+{
+    if (dst != MGI_DST_AUTO) {
+        return (mgi_ep_id_t)dst;
+    } else if (ch->part_key >= 0) {
+        return ch->dst[mgi_load_key(p + ch->key_off, ch->key_size) %
+                       ch->ndst];
+    }
+    return MGI_EP_ID_ALL;
+}
+
 ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
                  const void *buf, size_t len, int dst)
 {
     mgi_channel_t *ch;
     mgi_ch_src_t *s;
     mgi_msg_hdr_t hdr;
-    size_t tuple, done;
+    mgi_ring_t *stage;
+    size_t tuple, done, run, batch;
     const char *p;
 
     ch = mgi_ch_get_src(ctx, id, src, "send", &s);
@@ -807,19 +824,25 @@ ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
         return UCS_ERR_INVALID_PARAM;
     }
 
+    /* a schema's tuples of one destination that follow each other go as
+     * one message, up to msg_batch bytes (and what a segment holds) */
+    stage = s->ep->stage[0];
+    batch = tuple;
+    if (ch->tuple_size != 0) {
+        batch = ucs_min(ctx->params.msg_batch,
+                        mgi_ring_cap(stage) - MGI_MSG_HDR_SIZE);
+        batch = ucs_max(batch / tuple, 1) * tuple;
+    }
     hdr.ch  = id;
     hdr.src = src;
-    hdr.len = (uint16_t)tuple;
-    for (done = 0, p = buf; done < len; done += tuple, p += tuple) {
-        if (dst != MGI_DST_AUTO) {
-            hdr.dst = (mgi_ep_id_t)dst;
-        } else if (ch->part_key >= 0) {
-            hdr.dst = ch->dst[mgi_load_key(p + ch->key_off, ch->key_size) %
-                              ch->ndst];
-        } else {
-            hdr.dst = MGI_EP_ID_ALL;
+    for (done = 0, p = buf; done < len; done += run, p += run) {
+        hdr.dst = mgi_send_route(ch, p, dst);
+        for (run = tuple; (run < batch) && (done + run < len) &&
+                          (mgi_send_route(ch, p + run, dst) == hdr.dst);
+             run += tuple) {
         }
-        if (mgi_ring_append(s->ep->stage[0], &hdr, p, NULL) != MGI_RING_OK) {
+        hdr.len = (uint16_t)run;
+        if (mgi_ring_append(stage, &hdr, p, NULL) != MGI_RING_OK) {
             break;
         }
     }
@@ -909,7 +932,7 @@ ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
 {
     mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
     size_t done       = 0;
-    uint32_t scap, off;
+    uint32_t scap, off, part, take;
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *h  = NULL;
     mgi_ch_dst_t *d;
@@ -943,15 +966,20 @@ ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
     while ((seg = mgi_ring_peek(d->final, 0)) != NULL) {
         off = d->final->cons_off;
         while ((h = mgi_seg_next(seg, scap, &off)) != NULL) {
-            if (done + h->len > cap) {
+            part = d->final->cons_part;
+            take = mgi_msg_take(h, part, ch->tuple_size, cap - done);
+            if (take == 0) {
                 break;
             }
-            memcpy((char*)buf + done, (char*)h + MGI_MSG_HDR_SIZE, h->len);
-            done += h->len;
-            d->recv_tuples++;
-            off += mgi_msg_size(h->len);
-            if (ch->tuple_size == 0) {
-                break; /* schemaless: one tuple per call */
+            memcpy((char*)buf + done, (char*)h + MGI_MSG_HDR_SIZE + part,
+                   take);
+            done += take;
+            d->recv_tuples += (ch->tuple_size == 0) ? 1 :
+                              take / ch->tuple_size;
+            mgi_msg_taken(d->final, h, off, take);
+            off = d->final->cons_off;
+            if ((ch->tuple_size == 0) || (d->final->cons_part != 0)) {
+                break; /* one schemaless tuple, or the buffer is full */
             }
         }
         d->final->cons_off = off;

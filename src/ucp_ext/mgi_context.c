@@ -54,6 +54,8 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->tuple_size       = 24;
     p->producer_threads = 32;
     p->batch            = 16;
+    p->msg_batch        = MGI_MSG_BATCH_BYTES;
+    p->dev_msg_batch    = 0;
     p->stage_depth      = 8;
     p->sort_depth       = 8;
     p->recv_depth       = 8;
@@ -83,6 +85,8 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_TUPLE_SIZE", &p->tuple_size);
     mgi_env_uint("MGI_PRODUCER_THREADS", &p->producer_threads);
     mgi_env_uint("MGI_BATCH", &p->batch);
+    mgi_env_uint("MGI_MSG_BATCH", &p->msg_batch);
+    mgi_env_uint("MGI_DEV_MSG_BATCH", &p->dev_msg_batch);
     mgi_env_uint("MGI_STAGE_DEPTH", &p->stage_depth);
     mgi_env_uint("MGI_SORT_DEPTH", &p->sort_depth);
     mgi_env_uint("MGI_RECV_DEPTH", &p->recv_depth);
@@ -120,6 +124,14 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
     if ((p->sort_rings == 0) || (p->sort_rings > MGI_MAX_SORT_RINGS)) {
         ucs_error("mgi context: sort_rings (MGI_SORT_RINGS) %u out of "
                   "[1, %d]", p->sort_rings, MGI_MAX_SORT_RINGS);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->msg_batch > MGI_MSG_MAX_LEN) ||
+        (p->dev_msg_batch > MGI_MSG_MAX_LEN)) {
+        ucs_error("mgi context: msg_batch %u (MGI_MSG_BATCH) or "
+                  "dev_msg_batch %u (MGI_DEV_MSG_BATCH) above the largest "
+                  "message payload, %u bytes", p->msg_batch,
+                  p->dev_msg_batch, MGI_MSG_MAX_LEN);
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->batch == 0) || (p->producer_threads == 0) ||

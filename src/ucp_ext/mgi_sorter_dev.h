@@ -21,6 +21,8 @@
 #define MGI_GPU_NO_DST          0xffffu
 #define MGI_GPU_STOP_POLL       32     /* rounds between stop-flag reads */
 #define MGI_GPU_DST_CACHE       16     /* route lookups cached per walk */
+#define MGI_GPU_RUN_MSG         512    /* largest message of a parallel
+                                          walk (mgi_gpu_walk_run) */
 
 #if defined(__CUDACC__)
 #  define MGI_SDEV             __device__ static
@@ -474,8 +476,9 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             break;
         }
         /* a like message after the one before: a run starts, leave it
-         * to mgi_gpu_walk_run */
+         * to mgi_gpu_walk_run (small messages only, see there) */
         if ((h->ch == prev_ch) && (h->len == prev_len) &&
+            (mgi_msg_size(h->len) <= MGI_GPU_RUN_MSG) &&
             (recv_side ? (h->dst == d->id) : (h->dst != MGI_EP_ID_ALL))) {
             break;
         }
@@ -627,7 +630,11 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             (h->len != MGI_MSG_LEN_EOF)) {
             ch = mgi_gpu_ch(d, h->ch);
         }
-        if ((ch != NULL) && (nw <= MGI_GPU_MAX_WARPS)) {
+        /* runs of small messages (a tuple each): a pass per run of
+         * batches (mgi_dev_send_block) would copy and walk the segment
+         * once per message; mgi_gpu_walk takes those, serially */
+        if ((ch != NULL) && (nw <= MGI_GPU_MAX_WARPS) &&
+            (mgi_msg_size(h->len) <= MGI_GPU_RUN_MSG)) {
             p->run_ch  = h->ch;
             p->run_len = h->len;
             p->run_msz = mgi_msg_size(h->len);

@@ -87,7 +87,7 @@ nvidia-smi -L
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
 [ "$ngpu" -ge 2 ] || { echo "need 2 GPUs, found $ngpu"; exit 99; }
 
-for m in thread warp block; do
+for m in thread warp block batch; do
     step ring_$m 60 gpu_ring_test $m 200
 done
 

@@ -32,7 +32,7 @@ struct tuple {
     uint64_t check;
 };
 
-enum { MODE_THREAD, MODE_WARP, MODE_BLOCK };
+enum { MODE_THREAD, MODE_WARP, MODE_BLOCK, MODE_BATCH };
 
 struct result {
     unsigned long long count;
@@ -79,18 +79,29 @@ __global__ void ring_kernel(mgi_dev_ch_t ch, mgi_ring_t *ring, int mode,
             uint32_t off = 0;
             mgi_msg_hdr_t *h;
             while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-                tuple t;
-                memcpy(&t, (char*)h + MGI_MSG_HDR_SIZE, sizeof(t));
-                if ((h->len != sizeof(tuple)) || (h->ch != 5) ||
-                    (t.check != tuple_check(t.producer, t.seq)) ||
-                    (t.seq != last_seq[t.producer])) {
+                /* batch mode: a message holds the tuples of a block send */
+                const uint32_t k = (mode == MODE_BATCH) ?
+                                   h->len / sizeof(tuple) : 1;
+                if ((k == 0) || (h->len != k * sizeof(tuple)) ||
+                    (h->ch != 5) || (h->dst != 7)) {
                     if (res->errors++ == 0) {
                         res->first_error = off;
                     }
                 }
-                last_seq[t.producer] = t.seq + 1;
-                res->count++;
-                res->sum += t.check;
+                for (uint32_t i = 0; i < k; ++i) {
+                    tuple t;
+                    memcpy(&t, (char*)h + MGI_MSG_HDR_SIZE + i * sizeof(t),
+                           sizeof(t));
+                    if ((t.check != tuple_check(t.producer, t.seq)) ||
+                        (t.seq != last_seq[t.producer])) {
+                        if (res->errors++ == 0) {
+                            res->first_error = off;
+                        }
+                    }
+                    last_seq[t.producer] = t.seq + 1;
+                    res->count++;
+                    res->sum += t.check;
+                }
                 off += mgi_msg_size(h->len);
             }
             mgi_ring_release(ring, 1);
@@ -110,7 +121,7 @@ __global__ void ring_kernel(mgi_dev_ch_t ch, mgi_ring_t *ring, int mode,
                 ret = mgi_dev_send(&ch, &t, sizeof(t), 7);
             } else if (mode == MODE_WARP) {
                 ret = mgi_dev_send_warp(&ch, &t, sizeof(t), 7);
-            } else {
+            } else {   /* block; batch: ch.tuple_size set */
                 ret = mgi_dev_send_block(&ch, &t, sizeof(t), 7);
             }
             if (ret == (int)sizeof(t)) {
@@ -123,7 +134,8 @@ __global__ void ring_kernel(mgi_dev_ch_t ch, mgi_ring_t *ring, int mode,
         }
     }
     /* the last partial segment: every producer closes (idempotent) */
-    if ((mode != MODE_BLOCK) || (threadIdx.x == 0)) {
+    if (((mode != MODE_BLOCK) && (mode != MODE_BATCH)) ||
+        (threadIdx.x == 0)) {
         while (mgi_ring_append_close(mgi_dev_stage(&ch)) != MGI_RING_OK) {
         }
     }
@@ -134,7 +146,8 @@ int main(int argc, char **argv)
     const char *mode_s  = (argc > 1) ? argv[1] : "thread";
     unsigned per_thread = (argc > 2) ? atoi(argv[2]) : 200;
     int mode = !strcmp(mode_s, "warp") ? MODE_WARP :
-               !strcmp(mode_s, "block") ? MODE_BLOCK : MODE_THREAD;
+               !strcmp(mode_s, "block") ? MODE_BLOCK :
+               !strcmp(mode_s, "batch") ? MODE_BATCH : MODE_THREAD;
     const unsigned blocks = 32, threads = 128;
     const uint32_t depth = 8, seg_size = 4096;
     unsigned long long total = (unsigned long long)blocks * threads *
@@ -171,6 +184,10 @@ int main(int argc, char **argv)
     ch.part_key = -1;
     ch.nblocks  = 1;        /* every block shares one stage ring */
     ch.stage    = d_stage;
+    /* batch: a schema, so mgi_dev_send_block batches a block's tuples
+     * into one message; the others send one message per tuple */
+    ch.tuple_size = (mode == MODE_BATCH) ? sizeof(tuple) : 0;
+    ch.msg_batch  = MGI_MSG_BATCH_BYTES;
 
     CHECK(cudaEventCreate(&t0));
     CHECK(cudaEventCreate(&t1));

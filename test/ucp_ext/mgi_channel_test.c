@@ -74,6 +74,7 @@ typedef struct test {
     tally_t       got[MAX_EPS];         /* per dst index, my destinations */
     int           failed;
     unsigned      timeout_s;
+    size_t        recv_bytes;   /* mgi_recv buffer of the data scenarios */
 } test_t;
 
 #define FAIL(_t, ...) \
@@ -244,7 +245,7 @@ static int recv_step(dst_state_t *d)
     if (d->eof) {
         return 1;
     }
-    n = mgi_recv(t->ctx, t->ch, d->ep, buf, RECV_BUF);
+    n = mgi_recv(t->ctx, t->ch, d->ep, buf, t->recv_bytes);
     if (n == MGI_EOF) {
         d->eof = 1;
         return 1;
@@ -301,7 +302,7 @@ static void dst_finish(dst_state_t *d)
     ssize_t n;
 
     if (d->eof) {
-        n = mgi_recv(t->ctx, t->ch, d->ep, d->buf, RECV_BUF);
+        n = mgi_recv(t->ctx, t->ch, d->ep, d->buf, t->recv_bytes);
         if (n != MGI_EOF) {
             FAIL(t, "endpoint %u: mgi_recv after EOF returned %zd", d->ep, n);
         }
@@ -1115,6 +1116,7 @@ int main(int argc, char **argv)
     t.eps_per_rank = 1;
     t.ntuples      = 20000;
     t.timeout_s    = 60;
+    t.recv_bytes   = RECV_BUF;
     for (i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "-e") && (i + 1 < argc)) {
             t.eps_per_rank = atoi(argv[++i]);
@@ -1124,6 +1126,8 @@ int main(int argc, char **argv)
             t.theta = atof(argv[++i]);
         } else if (!strcmp(argv[i], "-s")) {
             t.single_thread = 1;
+        } else if (!strcmp(argv[i], "-r") && (i + 1 < argc)) {
+            t.recv_bytes = strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--oob") && (i + 1 < argc)) {
             oob_n = atoi(argv[++i]);
         } else {
@@ -1131,10 +1135,11 @@ int main(int argc, char **argv)
         }
     }
     if ((scenario == NULL) || (t.eps_per_rank < 1) ||
-        (t.eps_per_rank > MGI_MAX_LOCAL_EPS)) {
+        (t.eps_per_rank > MGI_MAX_LOCAL_EPS) || (t.recv_bytes == 0) ||
+        (t.recv_bytes > RECV_BUF)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
-                "[--oob N] shuffle|zipf|broadcast|explicit|many2one|"
-                "one2many|two_channels|misuse\n", argv[0]);
+                "[-r RECV_BYTES (1..%d)] [--oob N] shuffle|zipf|broadcast|explicit|many2one|"
+                "one2many|two_channels|misuse\n", argv[0], RECV_BUF);
         return 1;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -328,7 +328,12 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                              (sent[s] * 7 + s) % 3] :
                         stretch ? dsts[((sent[s] / stretch) * 7 + s) % 4] :
                         dsts[(sent[s] * 7 + s) % 4];
-                uint16_t len = fixed_len ? (uint16_t)fixed_len :
+                /* fixed_len < 0: lengths from -fixed_len up, one
+                 * unlike the next (batches of a block send) */
+                uint16_t len = (fixed_len > 0) ? (uint16_t)fixed_len :
+                        (fixed_len < 0) ?
+                        (uint16_t)(-fixed_len +
+                                   (sent[s] * 13 + s * 5) % 600) :
                         16 + (uint16_t)((sent[s] * 13 + s * 5) % 60);
                 auto key = std::make_pair((uint32_t)s, dst);
                 gen_tuple(buf, s, seq_out[key], dst, len);
@@ -504,9 +509,16 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     }
     printf("messages placed by the parallel walk: %llu\n",
            f.pass[0].run_msgs + f.pass[1].run_msgs);
-    if (fixed_len) {
+    printf("passes: %llu\n", f.pass[0].n_pass + f.pass[1].n_pass);
+    if ((fixed_len > 0) && (mgi_msg_size(fixed_len) <= MGI_GPU_RUN_MSG)) {
         EXPECT_GT(f.pass[0].run_msgs + f.pass[1].run_msgs,
                   (unsigned long long)per_stage);
+    } else if (fixed_len) {
+        /* batches: walked one after the other, many in a pass */
+        EXPECT_LT(f.pass[0].run_msgs + f.pass[1].run_msgs,
+                  (unsigned long long)per_stage);
+        EXPECT_LT(f.pass[0].n_pass + f.pass[1].n_pass,
+                  (unsigned long long)per_stage / 2);
     }
     for (unsigned b = 0; b < 2; ++b) {
         EXPECT_EQ(0u, f.status.blk[b].dropped);
@@ -579,6 +591,23 @@ TEST(mgi_sorter, runs_32_threads)
 TEST(mgi_sorter, runs_per_tuple_8_threads)
 {
     run_sorter(1024, 4, 4, 0, 1, 3000, 8, 40);
+}
+
+/* like messages above MGI_GPU_RUN_MSG (batches of tuples, as block sends
+ * write them): walked one after the other in one pass, not a pass each */
+TEST(mgi_sorter, batches_one_thread)
+{
+    run_sorter(16 * 1024, 4, 4, 1, 2, 1500, 1, 1000);
+}
+
+TEST(mgi_sorter, batches_32_threads)
+{
+    run_sorter(16 * 1024, 4, 4, 1, 2, 1500, 32, 1000);
+}
+
+TEST(mgi_sorter, unlike_batches_8_threads)
+{
+    run_sorter(16 * 1024, 4, 4, 1, 2, 1500, 8, -600);
 }
 
 /* lanes with host control words (GPU endpoints): RTail pulled, RHead

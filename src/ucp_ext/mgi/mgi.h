@@ -69,6 +69,15 @@ typedef struct mgi_context_params {
     unsigned    producer_threads; /* producer threads per user block, 32
                                      [MGI_PRODUCER_THREADS] */
     unsigned    batch;            /* batching degree N, 16 [MGI_BATCH] */
+    unsigned    msg_batch;        /* mgi_send on a schema: payload bytes
+                                     of tuples of one destination that
+                                     follow each other put in one
+                                     message, 4096; 0: a message per
+                                     tuple [MGI_MSG_BATCH] */
+    unsigned    dev_msg_batch;    /* the same for mgi_dev_send_block (the
+                                     block's tuples of one destination),
+                                     0: off, as measured faster on
+                                     2 x H200 [MGI_DEV_MSG_BATCH] */
     unsigned    stage_depth;      /* segments per stage ring, 8
                                      [MGI_STAGE_DEPTH] */
     unsigned    sort_depth;       /* segments per sort ring, 8

@@ -17,6 +17,11 @@ typedef struct mgi_dev_ch {
     uint16_t         nsrc;
     const uint16_t   *dst;          /* [ndst] destination endpoint ids */
     uint32_t         tuple_size;    /* 0: schemaless */
+    uint32_t         msg_batch;     /* block sends batch up to this many
+                                       payload bytes of one destination
+                                       into a message; 0: a message per
+                                       tuple (dev_msg_batch of
+                                       mgi_context_params_t) */
     int32_t          part_key;      /* -1: none */
     uint32_t         key_off;
     uint32_t         key_size;

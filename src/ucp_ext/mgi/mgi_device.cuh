@@ -177,7 +177,130 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     return (int)len;
 }
 
-/* Block level: every thread passes its tuple (len 0: nothing). */
+#define MGI_DEV_GROUPS 128  /* destinations of one batched block send */
+
+/* Block level, a channel with a schema, every thread passing one tuple or
+ * none: the tuples of one destination go as batched messages of up to
+ * h->msg_batch bytes of whole tuples (paper §5.3: a message's payload
+ * batches tuples of one next hop), so sorters and receivers handle a
+ * header per batch instead of one per tuple. Returns what
+ * mgi_dev_send_block returns, or -1 (the same in every thread) when the
+ * block's tuples have more destinations than MGI_DEV_GROUPS. */
+__device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
+                                                      const void *tuple,
+                                                      unsigned len, int dst)
+{
+    __shared__ uint32_t s_key[MGI_DEV_GROUPS];  /* route + 1; 0: free */
+    __shared__ uint32_t s_cnt[MGI_DEV_GROUPS];  /* tuples per route */
+    __shared__ uint32_t s_at[MGI_DEV_GROUPS];   /* its first message */
+    __shared__ uint8_t s_list[MGI_DEV_GROUPS];  /* slots in use */
+    __shared__ unsigned s_ngroups, s_total;
+    __shared__ int s_ok, s_over;
+    __shared__ mgi_seg_hdr_t *s_seg;
+    __shared__ uint32_t s_off, s_pos;
+    const unsigned ts   = h->tuple_size;
+    const unsigned per  = max(h->msg_batch / ts, 1u);
+    const unsigned fmsz = mgi_msg_size(per * ts);   /* a full batch */
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned mask = __activemask();
+    unsigned grp, lead, slot = 0, rank = 0, i, k, cnt, g, mi;
+    uint16_t route = MGI_EP_ID_ALL;
+    uint32_t old;
+    char *msg;
+
+    for (i = threadIdx.x; i < MGI_DEV_GROUPS; i += blockDim.x) {
+        s_key[i] = 0;
+        s_cnt[i] = 0;
+    }
+    if (threadIdx.x == 0) {
+        s_ngroups = 0;
+        s_over    = 0;
+    }
+    __syncthreads();
+    if (len > 0) {
+        route = mgi_dev_route(h, tuple, dst);
+    }
+    /* the lanes of one route: their leader takes a slot and their places */
+    grp  = __match_any_sync(mask, (len > 0) ? (uint32_t)route : 0x10000u);
+    lead = __ffs(grp) - 1;
+    if ((len > 0) && (lane == lead)) {
+        slot = ((uint32_t)route * 2654435761u) % MGI_DEV_GROUPS;
+        for (k = 0; k < MGI_DEV_GROUPS; ++k) {
+            old = atomicCAS(&s_key[slot], 0u, (uint32_t)route + 1);
+            if (old == 0) {
+                s_list[atomicAdd(&s_ngroups, 1u)] = (uint8_t)slot;
+                break;
+            }
+            if (old == (uint32_t)route + 1) {
+                break;
+            }
+            slot = (slot + 1) % MGI_DEV_GROUPS;
+        }
+        if (k == MGI_DEV_GROUPS) {
+            s_over = 1;
+        } else {
+            rank = atomicAdd(&s_cnt[slot], (unsigned)__popc(grp));
+        }
+    }
+    slot  = __shfl_sync(mask, slot, lead);
+    rank  = __shfl_sync(mask, rank, lead) +
+            __popc(grp & ((1u << lane) - 1));
+    __syncthreads();
+    if (s_over) {
+        return -1;
+    }
+    if (threadIdx.x == 0) {
+        s_total = 0;
+        for (g = 0; g < s_ngroups; ++g) {
+            i         = s_list[g];
+            cnt       = s_cnt[i];
+            s_at[i]   = s_total;
+            s_total  += (cnt / per) * fmsz +
+                        (((cnt % per) != 0) ? mgi_msg_size((cnt % per) * ts) :
+                                              0);
+        }
+        /* a reservation larger than a segment would never fit: refuse it
+         * (MGI_SEG_SIZE / MGI_TUPLE_SIZE size segments for the block) */
+        s_ok = (s_total > 0) &&
+               (s_total <= mgi_ring_cap(mgi_dev_stage(h))) &&
+               (mgi_ring_append_reserve(mgi_dev_stage(h), s_total, &s_seg,
+                                        &s_off, &s_pos) == MGI_RING_OK);
+    }
+    __syncthreads();
+    if (!s_ok) {
+        return 0;
+    }
+    if (len > 0) {
+        mi  = rank / per;
+        msg = mgi_seg_payload(s_seg) + s_off + s_at[slot] + mi * fmsz;
+        if ((rank % per) == 0) {
+            mgi_msg_hdr_t hdr;
+
+            cnt     = min(per, s_cnt[slot] - mi * per);
+            hdr.ch  = h->ch;
+            hdr.dst = route;
+            hdr.src = h->self;
+            hdr.len = (uint16_t)(cnt * ts);
+            *(mgi_msg_hdr_t*)msg = hdr;
+        }
+        mgi_copy_bytes(msg + MGI_MSG_HDR_SIZE + (rank % per) * ts, tuple, ts);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        /* one (channel, destination) for the whole reservation? */
+        route = (uint16_t)(s_key[s_list[0]] - 1);
+        mgi_seg_mark(s_seg, (s_ngroups == 1) ? mgi_dev_msg_key(h, route) :
+                                               MGI_SEG_MIXED);
+        __threadfence(); /* stage rings: the sorter is on this GPU */
+        mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
+                               s_pos);
+    }
+    return (int)len;
+}
+
+/* Block level: every thread passes its tuple (len 0: nothing). On a
+ * channel with a schema, tuples of tuple_size bytes are batched per
+ * destination (mgi_dev_send_block_batch). */
 __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
                                                 const void *tuple,
                                                 unsigned len, int dst)
@@ -190,7 +313,15 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     unsigned my_off;
     uint32_t key;
     uint16_t route;
+    int ret;
 
+    if ((h->tuple_size != 0) && (h->msg_batch >= 2 * h->tuple_size) &&
+        __syncthreads_and((len == 0) || (len == h->tuple_size))) {
+        ret = mgi_dev_send_block_batch(h, tuple, len, dst);
+        if (ret >= 0) {
+            return ret;
+        }
+    }
     if (threadIdx.x == 0) {
         s_total = 0;
         s_klo   = 0xffffffffu;
@@ -329,7 +460,7 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
     unsigned done     = 0;
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *m;
-    uint32_t off;
+    uint32_t off, part, take;
     int eof;
 
     if (atomicCAS(&h->final_lock[b], 0u, 1u) != 0u) {
@@ -340,15 +471,18 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
     while ((seg = mgi_ring_peek(r, 0)) != NULL) {
         off = r->cons_off;
         while ((m = mgi_seg_next(seg, scap, &off)) != NULL) {
-            if (done + m->len > cap) {
+            part = r->cons_part;
+            take = mgi_msg_take(m, part, h->tuple_size, cap - done);
+            if (take == 0) {
                 break;
             }
-            mgi_copy_bytes((char*)buf + done, (char*)m + MGI_MSG_HDR_SIZE,
-                           m->len);
-            done += m->len;
-            off  += mgi_msg_size(m->len);
-            if (h->tuple_size == 0) {
-                break;
+            mgi_copy_bytes((char*)buf + done,
+                           (char*)m + MGI_MSG_HDR_SIZE + part, take);
+            done += take;
+            mgi_msg_taken(r, m, off, take);
+            off = r->cons_off;
+            if ((h->tuple_size == 0) || (r->cons_part != 0)) {
+                break; /* one schemaless tuple, or buf is full */
             }
         }
         r->cons_off = off;
@@ -368,26 +502,86 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
     return (int)done;
 }
 
+#define MGI_DEV_WALK 64   /* messages one serial receive walk takes */
+
+/* What one round of mgi_dev_recv_block_runs takes: nr entries, entry e
+ * being n[e] messages of len[e] payload bytes each, msz[e] bytes apart,
+ * the first header at msgs[e] (a part of a message: shifted by the part
+ * taken before, so that the payload is still at msgs + header); at[e]
+ * payload bytes and tup[e] tuples come before it in the round. */
+typedef struct mgi_dev_runs {
+    const char *msgs[MGI_DEV_WALK];
+    uint32_t   msz[MGI_DEV_WALK];
+    uint32_t   len[MGI_DEV_WALK];
+    uint32_t   n[MGI_DEV_WALK];
+    uint32_t   at[MGI_DEV_WALK + 1];
+    uint32_t   tup[MGI_DEV_WALK + 1];
+    unsigned   nr;
+    int        aligned;   /* every payload word 8-byte aligned */
+} mgi_dev_runs_t;
+
+/* The entry of a round that holds item x of a prefix p[0..nr] (p[0] = 0):
+ * the last e with p[e] <= x. */
+__device__ static inline unsigned mgi_dev_runs_find(const uint32_t *p,
+                                                    unsigned nr, uint32_t x)
+{
+    unsigned lo = 0, hi = nr, mid;
+
+    while (hi - lo > 1) {
+        mid = (lo + hi) / 2;
+        if (p[mid] <= x) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* Thread 0: add an entry of n messages of `len` bytes taken. */
+__device__ static inline void mgi_dev_runs_add(mgi_dev_runs_t *rs,
+                                               const mgi_dev_ch_t *h,
+                                               const char *msgs, uint32_t msz,
+                                               uint32_t len, uint32_t n)
+{
+    const unsigned e   = rs->nr++;
+    const uint32_t tsz = (h->tuple_size != 0) ? h->tuple_size : len;
+
+    rs->msgs[e]    = msgs;
+    rs->msz[e]     = msz;
+    rs->len[e]     = len;
+    rs->n[e]       = n;
+    rs->at[e + 1]  = rs->at[e] + n * len;
+    rs->tup[e + 1] = rs->tup[e] + n * (len / tsz);
+    if (((len % 8) != 0) || ((msz % 8) != 0) ||
+        (((uintptr_t)msgs % 8) != 0)) {
+        rs->aligned = 0;
+    }
+}
+
 /* Block level, the walker behind mgi_dev_recv_block[_each]: every thread
- * of the block calls it. Takes runs of whole tuples from the block's final
- * ring, at most `cap` payload bytes, and calls body(msgs, msz, len, n,
- * done) with every thread for each run: n messages of `len` payload bytes
- * at `msgs`, `msz` bytes apart (header first), `done` bytes taken before
- * the run. Returns the same to every thread: bytes, 0 when nothing is
- * ready, or MGI_DEV_EOF once every source flushed and the final ring is
- * drained.
+ * of the block calls it. Takes whole tuples from the block's final ring,
+ * at most `cap` payload bytes, in rounds; each round's messages are listed
+ * in an mgi_dev_runs_t and body(runs, done) is called with every thread,
+ * `done` bytes taken in the rounds before. Returns the same to every
+ * thread: bytes, 0 when nothing is ready, or MGI_DEV_EOF once every source
+ * flushed and the final ring is drained.
  *
- * The messages of a final ring are walked without a serial pass: a run of
- * messages of the first one's channel and length is found in parallel
- * (the k-th header of the run is a message boundary because the k-1 before
- * it were messages of that size). Pads, or a message of another length,
- * end a run; the next round starts after it. */
+ * A round starts at the first message not taken. A run of messages of its
+ * channel and length is found in parallel (the k-th header of the run is a
+ * message boundary because the k-1 before it were messages of that size):
+ * one tuple per message, as mgi_dev_send_warp and the host send them. When
+ * the next message differs (batches of tuples, mgi_dev_send_block), thread
+ * 0 walks up to MGI_DEV_WALK messages of any length instead. A message of
+ * several tuples that does not fit what is left of cap is taken in parts
+ * of whole tuples (mgi_msg_take). */
 template <typename B>
 __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
                                                      unsigned cap, B body)
 {
+    __shared__ mgi_dev_runs_t s_rs;
     __shared__ int s_ret, s_eof, s_n, s_bad;
-    __shared__ uint32_t s_off, s_len, s_msz, s_done;
+    __shared__ uint32_t s_off, s_len, s_msz, s_done, s_take, s_end;
     __shared__ uint16_t s_ch;
     __shared__ mgi_seg_hdr_t *s_seg;
     const unsigned b    = blockIdx.x % h->nblocks;
@@ -395,7 +589,7 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
     const uint32_t scap = mgi_ring_cap(r);
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *m;
-    uint32_t off, i;
+    uint32_t off, i, take, room, k;
     int ret, n;
 
     __syncthreads();
@@ -415,17 +609,24 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
     }
     for (;;) {
         if (threadIdx.x == 0) {
-            s_n   = -1; /* stop */
-            s_bad = 0;
-            seg   = mgi_ring_peek(r, 0);
+            s_n        = -1; /* stop */
+            s_bad      = 0;
+            s_take     = 0;
+            s_rs.nr    = 0;
+            s_rs.at[0] = s_rs.tup[0] = 0;
+            s_rs.aligned = 1;
+            seg        = mgi_ring_peek(r, 0);
             if (seg != NULL) {
-                off = r->cons_off;
-                m   = mgi_seg_next(seg, scap, &off);
+                off  = r->cons_off;
+                m    = mgi_seg_next(seg, scap, &off);
+                take = (m == NULL) ? 0 :
+                       mgi_msg_take(m, r->cons_part, h->tuple_size,
+                                    cap - s_done);
                 if (m == NULL) {
                     mgi_ring_release(r, 1); /* drained: the next one */
                     s_n = 0;
-                } else if (s_done + m->len <= cap) {
-                    s_seg = seg;
+                } else if ((r->cons_part == 0) && (take == m->len)) {
+                    s_seg = seg;     /* a run of whole messages? */
                     s_off = off;
                     s_ch  = m->ch;
                     s_len = m->len;
@@ -434,6 +635,13 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
                                 (scap - off) / s_msz);
                     s_n   = n;
                     s_bad = n;
+                } else if (take > 0) {
+                    s_seg  = seg;    /* the rest of a message, or a part */
+                    s_off  = off;
+                    s_take = take;
+                    s_n    = 1;
+                    mgi_dev_runs_add(&s_rs, h, (const char*)m + r->cons_part,
+                                     mgi_msg_size(m->len), take, 1);
                 }
             }
         }
@@ -442,7 +650,11 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
         if (n < 0) {
             break;
         }
-        if (n > 0) {
+        if (n == 0) {
+            __syncthreads(); /* every thread has read s_n */
+            continue;
+        }
+        if (s_take == 0) {
             for (i = threadIdx.x; i < (uint32_t)n; i += blockDim.x) {
                 m = (mgi_msg_hdr_t*)(mgi_seg_payload(s_seg) + s_off +
                                      i * s_msz);
@@ -451,14 +663,48 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
                 }
             }
             __syncthreads();
-            n = s_bad; /* >= 1: the first header was read above */
-            body((const char*)mgi_seg_payload(s_seg) + s_off, s_msz, s_len,
-                 (unsigned)n, s_done);
-            __syncthreads();
             if (threadIdx.x == 0) {
-                s_done     += n * s_len;
-                r->cons_off = s_off + n * s_msz;
+                n = s_bad; /* >= 1: the first header was read above */
+                mgi_dev_runs_add(&s_rs, h, mgi_seg_payload(s_seg) + s_off,
+                                 s_msz, s_len, n);
+                off = s_off + n * s_msz;
+                /* one message, and the next is unlike it: walk */
+                for (k = 1; (n == 1) && (k < MGI_DEV_WALK); ++k) {
+                    m = mgi_seg_next(s_seg, scap, &off);
+                    room = cap - s_done - s_rs.at[s_rs.nr];
+                    if ((m == NULL) || (m->ch != s_ch) ||
+                        (m->len == MGI_MSG_LEN_EOF) || (m->len > room)) {
+                        break;
+                    }
+                    if ((m->len == s_rs.len[s_rs.nr - 1]) &&
+                        ((const char*)m == s_rs.msgs[s_rs.nr - 1] +
+                                           s_rs.n[s_rs.nr - 1] *
+                                           s_rs.msz[s_rs.nr - 1])) {
+                        s_rs.n[s_rs.nr - 1]++;   /* like the one before */
+                        s_rs.at[s_rs.nr]  += m->len;
+                        s_rs.tup[s_rs.nr] += (h->tuple_size != 0) ?
+                                             m->len / h->tuple_size : 1;
+                    } else {
+                        mgi_dev_runs_add(&s_rs, h, (const char*)m,
+                                         mgi_msg_size(m->len), m->len, 1);
+                    }
+                    off += mgi_msg_size(m->len);
+                }
+                s_end = off;
             }
+        }
+        __syncthreads();
+        body(&s_rs, s_done);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (s_take > 0) {
+                mgi_msg_taken(r, (const mgi_msg_hdr_t*)
+                              (mgi_seg_payload(s_seg) + s_off), s_off,
+                              s_take);
+            } else {
+                r->cons_off = s_end;
+            }
+            s_done += s_rs.at[s_rs.nr];
         }
         __syncthreads();
     }
@@ -491,44 +737,49 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
         return s_ret;
     }
     return mgi_dev_recv_block_runs(h, cap,
-        [&](const char *msgs, uint32_t msz, uint32_t len, unsigned n,
-            uint32_t done) {
-            uint32_t w, t, k, words, u, base;
+        [&](const mgi_dev_runs_t *rs, uint32_t done) {
+            const uint32_t total = rs->at[rs->nr];
+            uint32_t w, t, k, e, lw, words, u, base;
 
-            if (((len % 8) == 0) && ((((uintptr_t)buf + done) % 8) == 0)) {
+            if (rs->aligned && ((((uintptr_t)buf + done) % 8) == 0)) {
                 /* MGI_DEV_RECV_ILP loads in flight per thread: a block
                  * copies at (bytes in flight / memory latency) */
                 uint64_t v[MGI_DEV_RECV_ILP];
                 uint64_t *out = (uint64_t*)((char*)buf + done);
 
-                words = len / 8;
-                for (base = threadIdx.x; base < n * words;
+                for (base = threadIdx.x; base < total / 8;
                      base += blockDim.x * MGI_DEV_RECV_ILP) {
 #pragma unroll
                     for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
                         w = base + u * blockDim.x;
-                        if (w < n * words) {
-                            t    = w / words;
-                            k    = w - t * words;
-                            v[u] = __ldcg((const unsigned long long*)
-                                          (msgs + t * msz +
-                                           MGI_MSG_HDR_SIZE + 8 * k));
+                        if (w < total / 8) {
+                            e     = (rs->nr == 1) ? 0 :
+                                    mgi_dev_runs_find(rs->at, rs->nr, 8 * w);
+                            words = rs->len[e] / 8;
+                            lw    = w - rs->at[e] / 8;
+                            t     = lw / words;
+                            k     = lw - t * words;
+                            v[u]  = __ldcg((const unsigned long long*)
+                                           (rs->msgs[e] + t * rs->msz[e] +
+                                            MGI_MSG_HDR_SIZE + 8 * k));
                         }
                     }
 #pragma unroll
                     for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
                         w = base + u * blockDim.x;
-                        if (w < n * words) {
+                        if (w < total / 8) {
                             out[w] = v[u];
                         }
                     }
                 }
             } else {
-                for (w = threadIdx.x; w < n * len; w += blockDim.x) {
-                    t = w / len;
-                    k = w - t * len;
+                for (w = threadIdx.x; w < total; w += blockDim.x) {
+                    e  = mgi_dev_runs_find(rs->at, rs->nr, w);
+                    lw = w - rs->at[e];
+                    t  = lw / rs->len[e];
+                    k  = lw - t * rs->len[e];
                     ((char*)buf)[done + w] =
-                        msgs[t * msz + MGI_MSG_HDR_SIZE + k];
+                        rs->msgs[e][t * rs->msz[e] + MGI_MSG_HDR_SIZE + k];
                 }
             }
         });
@@ -536,7 +787,8 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
 
 /* Block level, zero copy: every thread of the block calls it; the block's
  * threads call f(tuple, len) for each tuple in place in the final ring
- * (tuple i of a run on thread i % blockDim.x), up to `max_bytes` of
+ * (tuple i of a run on thread i % blockDim.x; a batched message's tuples
+ * one by one), up to `max_bytes` of
  * payload, and the ring slots are freed after. f may read the tuple only
  * during the call. Returns what mgi_dev_recv_block returns: bytes, 0, or
  * MGI_DEV_EOF. The receive of kernels that consume tuples where they are
@@ -546,10 +798,20 @@ __device__ static inline int mgi_dev_recv_block_each(const mgi_dev_ch_t *h,
                                                      unsigned max_bytes, F f)
 {
     return mgi_dev_recv_block_runs(h, max_bytes,
-        [&](const char *msgs, uint32_t msz, uint32_t len, unsigned n,
-            uint32_t done) {
-            for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
-                f(msgs + (size_t)i * msz + MGI_MSG_HDR_SIZE, len);
+        [&](const mgi_dev_runs_t *rs, uint32_t done) {
+            /* tuple i of the round on thread i: entry e, its message t,
+             * tuple j in the message (k tuples of tsz bytes each) */
+            uint32_t i, e, lt, tsz, k, t;
+
+            for (i = threadIdx.x; i < rs->tup[rs->nr]; i += blockDim.x) {
+                e   = (rs->nr == 1) ? 0 :
+                      mgi_dev_runs_find(rs->tup, rs->nr, i);
+                tsz = (h->tuple_size != 0) ? h->tuple_size : rs->len[e];
+                k   = rs->len[e] / tsz;
+                lt  = i - rs->tup[e];
+                t   = lt / k;
+                f(rs->msgs[e] + (size_t)t * rs->msz[e] + MGI_MSG_HDR_SIZE +
+                  (size_t)(lt - t * k) * tsz, tsz);
             }
         });
 }

@@ -57,6 +57,8 @@
 #define MGI_MSG_EOF_PAYLOAD 8u      /* EOF payload: nprod:32, block:32 */
 #define MGI_MSG_MAX_LEN     0xfff8u /* largest tuple, 8-aligned */
 #define MGI_EP_ID_ALL       0xffffu /* dst of a broadcast message */
+#define MGI_MSG_BATCH_BYTES 4096u   /* payload a sender batches into one
+                                       message of whole tuples, at most */
 
 enum {
     MGI_RING_OK   = 0,
@@ -190,7 +192,9 @@ typedef struct mgi_ring {
     uint32_t cons_tail;     /* RHead: released slots */
     uint32_t cons_off;      /* tuple consumers: read offset in RHead seg */
     uint32_t flush_done;    /* last flush whose tuples were delivered */
-    uint8_t  cons_pad[MGI_RING_LINE - 4 * sizeof(uint32_t)];
+    uint32_t cons_part;     /* tuple consumers: payload bytes of the
+                               message at cons_off taken already */
+    uint8_t  cons_pad[MGI_RING_LINE - 5 * sizeof(uint32_t)];
     /* constant line: set once by mgi_ring_init */
     uint32_t size;          /* segments, a power of two */
     uint32_t mask;
@@ -555,6 +559,7 @@ MGI_INLINE void mgi_ring_advance(mgi_ring_t *r, uint32_t n)
     uint32_t c = r->cons_tail;
 
     r->cons_off  = 0;
+    r->cons_part = 0;
     r->cons_head = c + n;
     mgi_st_rel32(&r->cons_tail, c + n);
 }
@@ -587,6 +592,39 @@ MGI_INLINE mgi_msg_hdr_t *mgi_seg_next(mgi_seg_hdr_t *seg, uint32_t cap,
         return h;
     }
     return NULL;
+}
+
+/* Tuple consumers of final rings. A message of a channel with a schema
+ * holds one or more whole tuples of `tuple` bytes (senders batch the
+ * tuples of one destination into one message, paper §5.3); a consumer
+ * takes whole tuples and may take a message in parts: r->cons_part bytes
+ * of the message at r->cons_off are taken already. Schemaless channels
+ * (tuple 0): a message is one tuple, taken whole or not at all.
+ *
+ * The payload bytes of h, not yet taken, that whole tuples fit in `room`. */
+MGI_INLINE uint32_t mgi_msg_take(const mgi_msg_hdr_t *h, uint32_t part,
+                                 uint32_t tuple, size_t room)
+{
+    const uint32_t rem = (uint32_t)h->len - part;
+
+    if (rem <= room) {
+        return rem;
+    }
+    return (tuple == 0) ? 0 : (uint32_t)(room / tuple) * tuple;
+}
+
+/* After `take` bytes of the message h at off (r->cons_part taken before):
+ * the consumer's position moves past the message once it is all taken. */
+MGI_INLINE void mgi_msg_taken(mgi_ring_t *r, const mgi_msg_hdr_t *h,
+                              uint32_t off, uint32_t take)
+{
+    if (r->cons_part + take >= h->len) {
+        r->cons_off  = off + mgi_msg_size(h->len);
+        r->cons_part = 0;
+    } else {
+        r->cons_off   = off;
+        r->cons_part += take;
+    }
 }
 
 /* ------------------------------------- segment mode: bulk enqueue/dequeue */
