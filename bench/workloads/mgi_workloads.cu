@@ -377,7 +377,10 @@ typedef struct {
 #define WL_MGI_RECV     65536   /* per block, in device memory: a
                                  * receive call costs barriers and ring
                                  * reads, so each should take much */
-#define WL_MGI_BLOCKS   16
+#define WL_MGI_BLOCKS   64
+#define WL_MGI_RECV_EVERY 1    /* a receive after every send of a block
+                                   (MGI_WL_MGI_RECV_EVERY; 0: only when
+                                   the stage ring is full) */
 #define WL_MGI_TLS      "sm,self,cuda_copy,cuda_mgi"
 
 enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */
@@ -405,6 +408,7 @@ typedef struct {
     mgi_ep_id_t    ep;                      /* this rank's GPU endpoint */
     mgi_ep_id_t    eps[MGI_WL_MAX_RANKS];   /* every rank's, rank order */
     unsigned       blocks;                  /* user blocks = stage rings */
+    unsigned       recv_every;              /* a receive every N sends */
     unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
     wl_mgi_res_t  *d_res;
     wl_mgi_res_t  *h_res;                   /* pinned */
@@ -892,7 +896,7 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
                       wl_mgi_res_t *res, mgi_wl_tuple_t *stages,
-                      unsigned long long timeout_ns)
+                      unsigned recv_every, unsigned long long timeout_ns)
 {
     mgi_wl_tuple_t *stage = stages + (size_t)blockIdx.x * WL_MGI_RECV;
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
@@ -902,7 +906,7 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
     uint64_t per   = (n + gridDim.x - 1) / gridDim.x;
     uint64_t begin = min(n, per * blockIdx.x), end = min(n, begin + per);
     uint64_t b, i;
-    unsigned flags = 0;
+    unsigned flags = 0, sends = 0;
     mgi_wl_tuple_t t;
     int d, r;
 
@@ -927,6 +931,12 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                                    (by_key || (d < 0)) ? MGI_DEV_DST_AUTO :
                                                          dsts.ep[d]);
             if (__syncthreads_or(r > 0)) {
+                /* and now and then what came in: the receive side's
+                 * rings drain while this block sends, not only once its
+                 * stage ring is full */
+                if ((recv_every > 0) && ((++sends % recv_every) == 0)) {
+                    wl_mgi_recv(h, stage, recv, cap, res);
+                }
                 break;
             }
             /* the stage ring is full: drain what came in meanwhile */
@@ -1138,6 +1148,9 @@ static int wl_mgi_init(wl_rank_t *w)
     memset(m, 0, sizeof(*m));
     tls       = (tls != NULL) ? tls : WL_MGI_TLS;
     m->blocks = (blks != NULL) ? (unsigned)atoi(blks) : WL_MGI_BLOCKS;
+    m->recv_every = (getenv("MGI_WL_MGI_RECV_EVERY") != NULL) ?
+                    (unsigned)atoi(getenv("MGI_WL_MGI_RECV_EVERY")) :
+                    WL_MGI_RECV_EVERY;
     mgi_context_params_init(&p);
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
         p.tuple_size = sizeof(mgi_wl_tuple_t);
@@ -1288,7 +1301,7 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     WL_CUDA(cudaMemsetAsync(m->d_res, 0, sizeof(*m->d_res), w->stream));
     wl_mgi_shuffle_kernel<<<m->blocks, WL_MGI_THREADS, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
-            t->cap, m->d_res, m->d_stage,
+            t->cap, m->d_res, m->d_stage, m->recv_every,
             (unsigned long long)m->timeout_ms * 1000000ull);
     WL_CUDA(cudaGetLastError());
     WL_CUDA(cudaMemcpyAsync(res, m->d_res, sizeof(*res),

@@ -22,7 +22,9 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 16);
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 64);
+#   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
+#                    (default 1; 0: only when its stage ring is full)
 #                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
 #                    MGI_TIMEOUT_MS, ...) pass through
 #   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run
@@ -92,7 +94,7 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # libmgi's defaults suit CPU endpoints; GPU endpoints run the measured
 # settings unless the caller sets them (src/ucp_ext/README.md, Tunables)
-export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-16}
+export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-32}
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
 export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-16}
 export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-256}
