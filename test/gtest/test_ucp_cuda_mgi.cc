@@ -28,6 +28,7 @@ public:
     void wait(ucs_status_ptr_t req, const char *what, size_t len);
     void flush();
     std::string ep_info();
+    ucs_memory_type_t mem_type();
 
     ucp_worker_h worker;
     ucp_ep_h     ep;
@@ -158,6 +159,17 @@ std::string ucp_side::ep_info()
 }
 
 
+/* The memory type UCP found for the mapped buffer. */
+ucs_memory_type_t ucp_side::mem_type()
+{
+    ucp_mem_attr_t attr = {};
+
+    attr.field_mask = UCP_MEM_ATTR_FIELD_MEM_TYPE;
+    MGI_UCS(ucp_mem_query(m_memh, &attr));
+    return attr.mem_type;
+}
+
+
 const std::vector<std::pair<std::string, std::string>> ucp_env = {
     {"UCX_TLS", "sm,cuda_mgi,cuda_copy"},
     {"UCX_WARN_UNUSED_ENV_VARS", "n"}
@@ -208,6 +220,9 @@ TEST(ucp_cuda_mgi, put_get_all_sizes) {
         size_t half = sizes.back() + 64;
         uint8_t *p  = (uint8_t*)side.buf;
 
+        MGI_CHECK(side.mem_type() == UCS_MEMORY_TYPE_CUDA,
+                  "UCP took the cudaMalloc buffer for %s memory",
+                  ucs_memory_type_names[side.mem_type()]);
         if (rank == 0) {
             std::string info = side.ep_info();
             MGI_CHECK(info.find("cuda_mgi") != std::string::npos,
@@ -253,3 +268,4 @@ TEST(ucp_cuda_mgi, put_get_all_sizes) {
         }
     }, ucp_env);
 }
+

@@ -39,6 +39,10 @@ public:
     const uct_iface_attr_t &attr() const { return m_attr; }
 
     void progress() { uct_worker_progress(m_worker); }
+    ucs_status_t mem_query(const void *addr, size_t len,
+                           uct_md_mem_attr_t *attr) {
+        return uct_md_mem_query(m_md, addr, len, attr);
+    }
     void wait(uct_completion_t *comp, const char *what);
     void flush();
     void zcopy(bool put, void *local, size_t len, uint64_t remote,
@@ -535,6 +539,34 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<path_config> &info) {
         return std::string(info.param.name);
     });
+
+/* The MD's mem_query (UCP's memory detection may ask it): CUDA memory with
+ * its allocation and device; host memory refused, for the next MD */
+TEST(uct_cuda_mgi, md_mem_query) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const size_t size = 1 * MiB;
+        uct_side side(rank, link, size);
+        uct_md_mem_attr_t attr = {};
+        std::vector<char> host(4096);
+
+        attr.field_mask = UCT_MD_MEM_ATTR_FIELD_MEM_TYPE |
+                          UCT_MD_MEM_ATTR_FIELD_BASE_ADDRESS |
+                          UCT_MD_MEM_ATTR_FIELD_ALLOC_LENGTH |
+                          UCT_MD_MEM_ATTR_FIELD_SYS_DEV;
+        MGI_UCS(side.mem_query((char*)side.buf() + 100, 1000, &attr));
+        MGI_CHECK((attr.mem_type == UCS_MEMORY_TYPE_CUDA) &&
+                  (attr.base_address == side.buf()) &&
+                  (attr.alloc_length >= size) &&
+                  (attr.sys_dev != UCS_SYS_DEVICE_ID_UNKNOWN),
+                  "mem_query of GPU%d memory: type %s, base %p (want %p), "
+                  "length %zu, sys_dev %u", rank,
+                  ucs_memory_type_names[attr.mem_type], attr.base_address,
+                  side.buf(), attr.alloc_length, (unsigned)attr.sys_dev);
+        MGI_CHECK(side.mem_query(host.data(), host.size(), &attr) ==
+                  UCS_ERR_INVALID_ADDR, "mem_query took host memory");
+        link.barrier();
+    });
+}
 
 /* Bad input: a put outside the peer's allocation is refused, nothing sent */
 TEST(uct_cuda_mgi, out_of_range_is_refused) {

@@ -124,6 +124,48 @@ uct_cuda_mgi_md_detect_memory_type(uct_md_h md, const void *address,
 }
 
 
+/* Type, allocation and device of a buffer, for UCP's memory detection (it
+ * asks the MDs that detect CUDA memory, this one among them, for a buffer
+ * its memtype cache does not know). UCX's uct_cuda_base_mem_query reads
+ * cuda_copy's MD configuration, so it is not for this MD. Not CUDA device
+ * memory: UCS_ERR_INVALID_ADDR, and UCP asks the next MD. */
+static ucs_status_t
+uct_cuda_mgi_md_mem_query(uct_md_h md, const void *address, size_t length,
+                          uct_md_mem_attr_t *mem_attr)
+{
+    ucs_sys_device_t sys_dev = UCS_SYS_DEVICE_ID_UNKNOWN;
+    CUdeviceptr base         = (CUdeviceptr)address;
+    size_t alloc_length      = length;
+    CUdevice device;
+
+    if (!uct_cuda_mgi_is_device_ptr(address, &device)) {
+        return UCS_ERR_INVALID_ADDR;
+    }
+    if (cuMemGetAddressRange(&base, &alloc_length, (CUdeviceptr)address) !=
+        CUDA_SUCCESS) {
+        base         = (CUdeviceptr)address;
+        alloc_length = length;
+    }
+    if (uct_cuda_base_get_sys_dev(device, &sys_dev) != UCS_OK) {
+        sys_dev = UCS_SYS_DEVICE_ID_UNKNOWN;
+    }
+
+    if (mem_attr->field_mask & UCT_MD_MEM_ATTR_FIELD_MEM_TYPE) {
+        mem_attr->mem_type = UCS_MEMORY_TYPE_CUDA;
+    }
+    if (mem_attr->field_mask & UCT_MD_MEM_ATTR_FIELD_SYS_DEV) {
+        mem_attr->sys_dev = sys_dev;
+    }
+    if (mem_attr->field_mask & UCT_MD_MEM_ATTR_FIELD_BASE_ADDRESS) {
+        mem_attr->base_address = (void*)base;
+    }
+    if (mem_attr->field_mask & UCT_MD_MEM_ATTR_FIELD_ALLOC_LENGTH) {
+        mem_attr->alloc_length = alloc_length;
+    }
+    return UCS_OK;
+}
+
+
 static ucs_status_t
 uct_cuda_mgi_mem_reg(uct_md_h md, void *address, size_t length,
                      unsigned flags, uct_mem_h *memh_p)
@@ -301,7 +343,10 @@ uct_cuda_mgi_md_open(uct_component_t *component, const char *md_name,
         .mem_reg                = uct_cuda_mgi_mem_reg,
         .mem_dereg              = uct_cuda_mgi_mem_dereg,
         .is_sockaddr_accessible = ucs_empty_function_return_zero_int,
-        .detect_memory_type     = uct_cuda_mgi_md_detect_memory_type
+        .detect_memory_type     = uct_cuda_mgi_md_detect_memory_type,
+        /* an MD that detects a memory type answers mem_query too: UCP
+         * calls it without a check for NULL */
+        .mem_query              = uct_cuda_mgi_md_mem_query
     };
     uct_cuda_mgi_md_t *md;
 
