@@ -42,8 +42,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <string>
+#include <dlfcn.h>
+#include <signal.h>
 #include <sys/time.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <vector>
 
@@ -1847,8 +1850,55 @@ static int wl_gencheck(wl_rank_t *w)
     return ok ? 0 : 1;
 }
 
+/* A crash report that names the caller: a call through a NULL function
+ * pointer leaves UCX's backtrace nothing to unwind (the program counter is
+ * 0), but the return address is still on the stack. */
+static void wl_crash_symbol(const char *what, void *pc)
+{
+    Dl_info info;
+
+    if ((pc != NULL) && dladdr(pc, &info) && (info.dli_fname != NULL)) {
+        fprintf(stderr, "mgi_workloads rank %d:   %s %p = %s+0x%lx (%s)\n",
+                wl_rank_id, what, pc,
+                (info.dli_sname != NULL) ? info.dli_sname : "?",
+                (unsigned long)((char*)pc - (char*)((info.dli_sname != NULL) ?
+                                                    info.dli_saddr :
+                                                    info.dli_fbase)),
+                info.dli_fname);
+    } else {
+        fprintf(stderr, "mgi_workloads rank %d:   %s %p\n", wl_rank_id, what,
+                pc);
+    }
+}
+
+static void wl_crash_report(int sig, siginfo_t *si, void *ctx)
+{
+#if defined(__x86_64__)
+    const ucontext_t *uc = (const ucontext_t*)ctx;
+    void **sp = (void**)uc->uc_mcontext.gregs[REG_RSP];
+
+    fprintf(stderr, "mgi_workloads rank %d: signal %d at address %p\n",
+            wl_rank_id, sig, si->si_addr);
+    wl_crash_symbol("pc", (void*)uc->uc_mcontext.gregs[REG_RIP]);
+    wl_crash_symbol("return address on the stack", sp[0]);
+#else
+    (void)si;
+    (void)ctx;
+    fprintf(stderr, "mgi_workloads rank %d: signal %d\n", wl_rank_id, sig);
+#endif
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
 {
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = wl_crash_report;
+    sa.sa_flags     = SA_SIGINFO;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
     const wl_opts_t *o = (const wl_opts_t*)arg;
     wl_rank_t *w = new wl_rank_t();
     unsigned what = 0;
