@@ -427,3 +427,70 @@ TEST(mgi_ring, mirror_sorter_mover)
     EXPECT_EQ(cons, m.r->cons_tail);
     free(mir);
 }
+
+/* Messages of several tuples taken in parts (mgi_msg_take / mgi_msg_taken):
+ * a consumer with room for k tuples at a time gets every tuple once, in
+ * order, whole; cons_part returns to 0 at each message's end, and a
+ * schemaless message is taken whole or not at all. */
+TEST(mgi_ring, take_messages_in_parts)
+{
+    const uint32_t tuple = 12, per_msg[] = {1, 5, 40, 3, 17};
+    ring_mem m(4, 1024, MGI_RING_F_APPEND);
+    mgi_ring_t *r = m.r;
+    uint8_t payload[40 * 12];
+    uint32_t next = 0, sent = 0;
+
+    for (uint32_t n : per_msg) {
+        mgi_msg_hdr_t h = {7, 3, 1, (uint16_t)(n * tuple)};
+        for (uint32_t i = 0; i < n * tuple; ++i) {
+            payload[i] = (uint8_t)((sent * tuple + i) * 31 + 5);
+        }
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(r, &h, payload, NULL));
+        sent += n;
+    }
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append_close(r));
+
+    for (size_t room : {(size_t)tuple * 2 + 7, (size_t)tuple}) {
+        /* walk the segment again with another buffer size */
+        r->cons_off  = 0;
+        r->cons_part = 0;
+        next         = 0;
+        mgi_seg_hdr_t *seg = mgi_ring_peek(r, 0);
+        ASSERT_NE(nullptr, seg);
+        uint32_t off = 0;
+        mgi_msg_hdr_t *h;
+        while ((h = mgi_seg_next(seg, mgi_ring_cap(r), &off)) != NULL) {
+            uint32_t part = r->cons_part;
+            uint32_t take = mgi_msg_take(h, part, tuple, room);
+            ASSERT_GT(take, 0u);
+            ASSERT_EQ(0u, take % tuple);
+            ASSERT_LE(take, room);
+            const uint8_t *p = reinterpret_cast<const uint8_t*>(h) +
+                               MGI_MSG_HDR_SIZE + part;
+            for (uint32_t i = 0; i < take; ++i) {
+                ASSERT_EQ((uint8_t)((next * tuple + i) * 31 + 5), p[i])
+                        << "tuple " << next << " byte " << i;
+            }
+            next += take / tuple;
+            mgi_msg_taken(r, h, off, take);
+            EXPECT_LT(r->cons_part, (uint32_t)h->len);
+            off = r->cons_off;
+        }
+        EXPECT_EQ(sent, next) << "room " << room;
+        EXPECT_EQ(0u, r->cons_part);
+    }
+
+    /* schemaless: a message that does not fit is not split */
+    mgi_msg_hdr_t big = {7, 3, 1, 100};
+    EXPECT_EQ(0u, mgi_msg_take(&big, 0, 0, 99));
+    EXPECT_EQ(100u, mgi_msg_take(&big, 0, 0, 100));
+    /* a tuple's worth of room less than a tuple: nothing */
+    EXPECT_EQ(0u, mgi_msg_take(&big, 0, 12, 11));
+    /* the rest of a message after a part */
+    EXPECT_EQ(40u, mgi_msg_take(&big, 60, 20, 1000));
+    /* release resets the part with the offset */
+    r->cons_part = 24;
+    mgi_ring_release(r, 1);
+    EXPECT_EQ(0u, r->cons_part);
+    EXPECT_EQ(0u, r->cons_off);
+}
