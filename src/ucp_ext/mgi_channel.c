@@ -780,6 +780,99 @@ static inline mgi_ep_id_t mgi_send_route(const mgi_channel_t *ch,
     return MGI_EP_ID_ALL;
 }
 
+/* Destination groups of a batched send: every destination of a channel of
+ * up to MGI_SEND_GROUPS - 1 and the broadcast; larger channels send a
+ * message per tuple. */
+#define MGI_SEND_GROUPS 65
+
+/* The group of the tuple at p: its destination's index in ch->dst, or
+ * ch->ndst for a broadcast (di: the explicit destination's index). */
+static inline unsigned mgi_send_group(const mgi_channel_t *ch, const char *p,
+                                      int dst, int di)
+{
+    if (dst != MGI_DST_AUTO) {
+        return (unsigned)di;
+    } else if (ch->part_key >= 0) {
+        return (unsigned)(mgi_load_key(p + ch->key_off, ch->key_size) %
+                          ch->ndst);
+    }
+    return ch->ndst;
+}
+
+/* mgi_send of a schema's tuples in chunks of up to msg_batch payload
+ * bytes: a chunk's tuples are grouped by destination, in order within a
+ * group, into one message per group, all of them in one reservation of
+ * the stage ring, so a chunk is taken whole or not at all and what was
+ * taken is a prefix of buf. Returns the bytes taken. */
+static size_t mgi_send_batched(mgi_context_t *ctx, mgi_channel_t *ch,
+                               mgi_ring_t *stage, mgi_ep_id_t src,
+                               const char *buf, size_t len, int dst)
+{
+    const size_t tuple = ch->tuple_size;
+    const size_t cap   = mgi_ring_cap(stage);
+    const int di       = (dst != MGI_DST_AUTO) ?
+                         mgi_ch_dst_index(ch, (mgi_ep_id_t)dst) : -1;
+    uint32_t cnt[MGI_SEND_GROUPS], at[MGI_SEND_GROUPS];
+    uint8_t grp[MGI_MSG_MAX_LEN];
+    size_t done = 0, n, i, max_n;
+    uint32_t total, off, pos, key, used;
+    unsigned g, ngroups;
+    mgi_seg_hdr_t *seg;
+    mgi_msg_hdr_t *h;
+    char *out;
+
+    /* a chunk's messages fit a segment: payload + a header (and padding
+     * to 8 bytes) per group */
+    max_n = ucs_min(ctx->params.msg_batch,
+                    cap - (size_t)(ch->ndst + 1) * 2 * MGI_MSG_ALIGN) / tuple;
+    max_n = ucs_max(ucs_min(max_n, sizeof(grp)), 1);
+    while (done < len) {
+        n = ucs_min((len - done) / tuple, max_n);
+        memset(cnt, 0, sizeof(cnt[0]) * (ch->ndst + 1));
+        for (i = 0; i < n; ++i) {
+            grp[i] = (uint8_t)mgi_send_group(ch, buf + done + i * tuple, dst,
+                                             di);
+            cnt[grp[i]]++;
+        }
+        total   = 0;
+        ngroups = 0;
+        key     = MGI_SEG_MIXED;
+        for (g = 0; g <= ch->ndst; ++g) {
+            at[g] = total;
+            if (cnt[g] > 0) {
+                total += mgi_msg_size(cnt[g] * tuple);
+                key    = (g == ch->ndst) ? MGI_SEG_MIXED :
+                         MGI_SEG_KEY(ch->id, ch->dst[g]);
+                ngroups++;
+            }
+        }
+        if (mgi_ring_append_reserve(stage, total, &seg, &off, &pos) !=
+            MGI_RING_OK) {
+            break; /* the stage ring is full: the caller sends the rest */
+        }
+        out = mgi_seg_payload(seg) + off;
+        for (g = 0; g <= ch->ndst; ++g) {
+            if (cnt[g] > 0) {
+                h      = (mgi_msg_hdr_t*)(out + at[g]);
+                h->ch  = ch->id;
+                h->dst = (g == ch->ndst) ? MGI_EP_ID_ALL : ch->dst[g];
+                h->src = src;
+                h->len = (uint16_t)(cnt[g] * tuple);
+                at[g] += MGI_MSG_HDR_SIZE;
+            }
+        }
+        for (i = 0; i < n; ++i) {
+            used = at[grp[i]];
+            memcpy(out + used, buf + done + i * tuple, tuple);
+            at[grp[i]] = used + (uint32_t)tuple;
+        }
+        mgi_seg_mark(seg, (ngroups == 1) ? key : MGI_SEG_MIXED);
+        mgi_ring_append_commit(stage, seg, off, total, pos);
+        done += n * tuple;
+    }
+    return done;
+}
+
 ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
                  const void *buf, size_t len, int dst)
 {
@@ -787,7 +880,7 @@ ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
     mgi_ch_src_t *s;
     mgi_msg_hdr_t hdr;
     mgi_ring_t *stage;
-    size_t tuple, done, run, batch;
+    size_t tuple, done;
     const char *p;
 
     ch = mgi_ch_get_src(ctx, id, src, "send", &s);
@@ -824,24 +917,20 @@ ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
         return UCS_ERR_INVALID_PARAM;
     }
 
-    /* a schema's tuples of one destination that follow each other go as
-     * one message, up to msg_batch bytes (and what a segment holds) */
+    /* a schema's tuples go as messages of several tuples of one
+     * destination (paper §5.3): mgi_send_batched when it applies */
     stage = s->ep->stage[0];
-    batch = tuple;
-    if (ch->tuple_size != 0) {
-        batch = ucs_min(ctx->params.msg_batch,
-                        mgi_ring_cap(stage) - MGI_MSG_HDR_SIZE);
-        batch = ucs_max(batch / tuple, 1) * tuple;
+    if ((ch->tuple_size != 0) && (ctx->params.msg_batch >= 2 * tuple) &&
+        (ch->ndst < MGI_SEND_GROUPS) &&
+        (mgi_ring_cap(stage) >= (ch->ndst + 1) * 2 * MGI_MSG_ALIGN +
+                                2 * tuple)) {
+        return mgi_send_batched(ctx, ch, stage, src, buf, len, dst);
     }
     hdr.ch  = id;
     hdr.src = src;
-    for (done = 0, p = buf; done < len; done += run, p += run) {
+    hdr.len = (uint16_t)tuple;
+    for (done = 0, p = buf; done < len; done += tuple, p += tuple) {
         hdr.dst = mgi_send_route(ch, p, dst);
-        for (run = tuple; (run < batch) && (done + run < len) &&
-                          (mgi_send_route(ch, p + run, dst) == hdr.dst);
-             run += tuple) {
-        }
-        hdr.len = (uint16_t)run;
         if (mgi_ring_append(stage, &hdr, p, NULL) != MGI_RING_OK) {
             break;
         }

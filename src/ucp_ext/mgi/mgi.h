@@ -70,10 +70,10 @@ typedef struct mgi_context_params {
                                      [MGI_PRODUCER_THREADS] */
     unsigned    batch;            /* batching degree N, 16 [MGI_BATCH] */
     unsigned    msg_batch;        /* mgi_send on a schema: payload bytes
-                                     of tuples of one destination that
-                                     follow each other put in one
-                                     message, 4096; 0: a message per
-                                     tuple [MGI_MSG_BATCH] */
+                                     of a chunk of the buffer whose tuples
+                                     go as one message per destination,
+                                     4096; 0: a message per tuple
+                                     [MGI_MSG_BATCH] */
     unsigned    dev_msg_batch;    /* the same for mgi_dev_send_block (the
                                      block's tuples of one destination),
                                      0: off, as measured faster on
