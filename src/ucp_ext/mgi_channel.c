@@ -766,27 +766,14 @@ static inline uint64_t mgi_load_key(const char *p, size_t size)
     }
 }
 
-/* The destination of the tuple at p: explicit dst, else the partition key's,
- * else every destination (paper §3.1). */
-static inline mgi_ep_id_t mgi_send_route(const mgi_channel_t *ch,
-                                         const char *p, int dst)
-{
-    if (dst != MGI_DST_AUTO) {
-        return (mgi_ep_id_t)dst;
-    } else if (ch->part_key >= 0) {
-        return ch->dst[mgi_load_key(p + ch->key_off, ch->key_size) %
-                       ch->ndst];
-    }
-    return MGI_EP_ID_ALL;
-}
-
 /* Destination groups of a batched send: every destination of a channel of
  * up to MGI_SEND_GROUPS - 1 and the broadcast; larger channels send a
  * message per tuple. */
 #define MGI_SEND_GROUPS 65
 
-/* The group of the tuple at p: its destination's index in ch->dst, or
- * ch->ndst for a broadcast (di: the explicit destination's index). */
+/* The group of the tuple at p: its destination's index in ch->dst (an
+ * explicit dst's is di, else the partition key's), or ch->ndst for a
+ * broadcast (paper §3.1). */
 static inline unsigned mgi_send_group(const mgi_channel_t *ch, const char *p,
                                       int dst, int di)
 {
@@ -799,6 +786,13 @@ static inline unsigned mgi_send_group(const mgi_channel_t *ch, const char *p,
     return ch->ndst;
 }
 
+/* The destination endpoint of a group. */
+static inline mgi_ep_id_t mgi_send_group_dst(const mgi_channel_t *ch,
+                                             unsigned g)
+{
+    return (g == ch->ndst) ? MGI_EP_ID_ALL : ch->dst[g];
+}
+
 /* mgi_send of a schema's tuples in chunks of up to msg_batch payload
  * bytes: a chunk's tuples are grouped by destination, in order within a
  * group, into one message per group, all of them in one reservation of
@@ -806,16 +800,14 @@ static inline unsigned mgi_send_group(const mgi_channel_t *ch, const char *p,
  * taken is a prefix of buf. Returns the bytes taken. */
 static size_t mgi_send_batched(mgi_context_t *ctx, mgi_channel_t *ch,
                                mgi_ring_t *stage, mgi_ep_id_t src,
-                               const char *buf, size_t len, int dst)
+                               const char *buf, size_t len, int dst, int di)
 {
     const size_t tuple = ch->tuple_size;
     const size_t cap   = mgi_ring_cap(stage);
-    const int di       = (dst != MGI_DST_AUTO) ?
-                         mgi_ch_dst_index(ch, (mgi_ep_id_t)dst) : -1;
     uint32_t cnt[MGI_SEND_GROUPS], at[MGI_SEND_GROUPS];
     uint8_t grp[MGI_MSG_MAX_LEN];
     size_t done = 0, n, i, max_n;
-    uint32_t total, off, pos, key, used;
+    uint32_t total, off, pos, key = MGI_SEG_MIXED, used;
     unsigned g, ngroups;
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *h;
@@ -836,13 +828,10 @@ static size_t mgi_send_batched(mgi_context_t *ctx, mgi_channel_t *ch,
         }
         total   = 0;
         ngroups = 0;
-        key     = MGI_SEG_MIXED;
         for (g = 0; g <= ch->ndst; ++g) {
             at[g] = total;
             if (cnt[g] > 0) {
                 total += mgi_msg_size(cnt[g] * tuple);
-                key    = (g == ch->ndst) ? MGI_SEG_MIXED :
-                         MGI_SEG_KEY(ch->id, ch->dst[g]);
                 ngroups++;
             }
         }
@@ -855,10 +844,11 @@ static size_t mgi_send_batched(mgi_context_t *ctx, mgi_channel_t *ch,
             if (cnt[g] > 0) {
                 h      = (mgi_msg_hdr_t*)(out + at[g]);
                 h->ch  = ch->id;
-                h->dst = (g == ch->ndst) ? MGI_EP_ID_ALL : ch->dst[g];
+                h->dst = mgi_send_group_dst(ch, g);
                 h->src = src;
                 h->len = (uint16_t)(cnt[g] * tuple);
                 at[g] += MGI_MSG_HDR_SIZE;
+                key    = mgi_msg_key(h);
             }
         }
         for (i = 0; i < n; ++i) {
@@ -882,6 +872,7 @@ ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
     mgi_ring_t *stage;
     size_t tuple, done;
     const char *p;
+    int di;
 
     ch = mgi_ch_get_src(ctx, id, src, "send", &s);
     if (ch == NULL) {
@@ -920,17 +911,19 @@ ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
     /* a schema's tuples go as messages of several tuples of one
      * destination (paper §5.3): mgi_send_batched when it applies */
     stage = s->ep->stage[0];
+    di    = (dst != MGI_DST_AUTO) ? mgi_ch_dst_index(ch, (mgi_ep_id_t)dst) :
+                                    -1;
     if ((ch->tuple_size != 0) && (ctx->params.msg_batch >= 2 * tuple) &&
         (ch->ndst < MGI_SEND_GROUPS) &&
         (mgi_ring_cap(stage) >= (ch->ndst + 1) * 2 * MGI_MSG_ALIGN +
                                 2 * tuple)) {
-        return mgi_send_batched(ctx, ch, stage, src, buf, len, dst);
+        return mgi_send_batched(ctx, ch, stage, src, buf, len, dst, di);
     }
     hdr.ch  = id;
     hdr.src = src;
     hdr.len = (uint16_t)tuple;
     for (done = 0, p = buf; done < len; done += tuple, p += tuple) {
-        hdr.dst = mgi_send_route(ch, p, dst);
+        hdr.dst = mgi_send_group_dst(ch, mgi_send_group(ch, p, dst, di));
         if (mgi_ring_append(stage, &hdr, p, NULL) != MGI_RING_OK) {
             break;
         }
@@ -1020,11 +1013,9 @@ ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
                  void *buf, size_t cap)
 {
     mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
-    size_t done       = 0;
-    uint32_t scap, off, part, take;
-    mgi_seg_hdr_t *seg;
-    mgi_msg_hdr_t *h  = NULL;
+    const mgi_msg_hdr_t *h;
     mgi_ch_dst_t *d;
+    size_t done;
     int di, eof;
 
     if (ch == NULL) {
@@ -1049,42 +1040,15 @@ ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
     if (d->error) {
         return UCS_ERR_IO_ERROR;
     }
-    scap = mgi_ring_cap(d->final);
     pthread_mutex_lock(&d->recv_lock);
-    eof = (__atomic_load_n(&d->eof_sources, __ATOMIC_ACQUIRE) == ch->nsrc);
-    while ((seg = mgi_ring_peek(d->final, 0)) != NULL) {
-        off = d->final->cons_off;
-        while ((h = mgi_seg_next(seg, scap, &off)) != NULL) {
-            part = d->final->cons_part;
-            take = mgi_msg_take(h, part, ch->tuple_size, cap - done);
-            if (take == 0) {
-                break;
-            }
-            memcpy((char*)buf + done, (char*)h + MGI_MSG_HDR_SIZE + part,
-                   take);
-            done += take;
-            d->recv_tuples += (ch->tuple_size == 0) ? 1 :
-                              take / ch->tuple_size;
-            mgi_msg_taken(d->final, h, off, take);
-            off = d->final->cons_off;
-            if ((ch->tuple_size == 0) || (d->final->cons_part != 0)) {
-                break; /* one schemaless tuple, or the buffer is full */
-            }
-        }
-        d->final->cons_off = off;
-        if (mgi_seg_next(seg, scap, &off) == NULL) {
-            mgi_ring_release(d->final, 1);
-        } else {
-            break; /* buffer full, or one schemaless tuple */
-        }
-        if (ch->tuple_size == 0) {
-            break;
-        }
-    }
+    eof  = (__atomic_load_n(&d->eof_sources, __ATOMIC_ACQUIRE) == ch->nsrc);
+    done = mgi_ring_take(d->final, buf, cap, ch->tuple_size, &h);
+    d->recv_tuples += (ch->tuple_size == 0) ? (done > 0) :
+                      done / ch->tuple_size;
     d->recv_bytes += done;
     pthread_mutex_unlock(&d->recv_lock);
 
-    if ((done == 0) && (seg != NULL) && (h != NULL)) {
+    if ((done == 0) && (h != NULL)) {
         ucs_error("mgi channel %u: recv buffer of %zu bytes at endpoint %u is "
                   "smaller than the next %u-byte tuple", id, cap, dst, h->len);
         return UCS_ERR_INVALID_PARAM;

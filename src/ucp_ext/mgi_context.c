@@ -129,9 +129,10 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
     if ((p->msg_batch > MGI_MSG_MAX_LEN) ||
         (p->dev_msg_batch > MGI_MSG_MAX_LEN)) {
         ucs_error("mgi context: msg_batch %u (MGI_MSG_BATCH) or "
-                  "dev_msg_batch %u (MGI_DEV_MSG_BATCH) above the largest "
-                  "message payload, %u bytes", p->msg_batch,
-                  p->dev_msg_batch, MGI_MSG_MAX_LEN);
+                  "dev_msg_batch %u (MGI_DEV_MSG_BATCH) is above the "
+                  "largest message payload: set it to %u or less (0: a "
+                  "message per tuple)", p->msg_batch, p->dev_msg_batch,
+                  MGI_MSG_MAX_LEN);
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->batch == 0) || (p->producer_threads == 0) ||

@@ -454,46 +454,17 @@ __device__ static inline int mgi_dev_flush_nb(const mgi_dev_ch_t *h,
 __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
                                           unsigned cap)
 {
-    const unsigned b  = blockIdx.x % h->nblocks;
-    mgi_ring_t *r     = h->final[b];
-    const uint32_t scap = mgi_ring_cap(r);
-    unsigned done     = 0;
-    mgi_seg_hdr_t *seg;
-    mgi_msg_hdr_t *m;
-    uint32_t off, part, take;
+    const unsigned b = blockIdx.x % h->nblocks;
+    unsigned done;
     int eof;
 
     if (atomicCAS(&h->final_lock[b], 0u, 1u) != 0u) {
         return 0; /* another thread of the block is receiving */
     }
     __threadfence();
-    eof = (mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc);
-    while ((seg = mgi_ring_peek(r, 0)) != NULL) {
-        off = r->cons_off;
-        while ((m = mgi_seg_next(seg, scap, &off)) != NULL) {
-            part = r->cons_part;
-            take = mgi_msg_take(m, part, h->tuple_size, cap - done);
-            if (take == 0) {
-                break;
-            }
-            mgi_copy_bytes((char*)buf + done,
-                           (char*)m + MGI_MSG_HDR_SIZE + part, take);
-            done += take;
-            mgi_msg_taken(r, m, off, take);
-            off = r->cons_off;
-            if ((h->tuple_size == 0) || (r->cons_part != 0)) {
-                break; /* one schemaless tuple, or buf is full */
-            }
-        }
-        r->cons_off = off;
-        if (mgi_seg_next(seg, scap, &off) != NULL) {
-            break;
-        }
-        mgi_ring_release(r, 1);
-        if (h->tuple_size == 0) {
-            break;
-        }
-    }
+    eof  = (mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc);
+    done = (unsigned)mgi_ring_take(h->final[b], buf, cap, h->tuple_size,
+                                   NULL);
     __threadfence();
     atomicExch(&h->final_lock[b], 0u);
     if ((done == 0) && eof) {

@@ -627,6 +627,55 @@ MGI_INLINE void mgi_msg_taken(mgi_ring_t *r, const mgi_msg_hdr_t *h,
     }
 }
 
+/* One consumer of a final ring (host mgi_recv, device mgi_dev_recv): whole
+ * tuples of the ready segments into buf, at most cap bytes, a message
+ * taken in parts where cap ends in it, drained segments released;
+ * schemaless (tuple 0): one message. Returns the bytes copied; *unfit_p
+ * (when not NULL) is the message that did not fit, or NULL. */
+MGI_INLINE size_t mgi_ring_take(mgi_ring_t *r, void *buf, size_t cap,
+                                uint32_t tuple,
+                                const mgi_msg_hdr_t **unfit_p)
+{
+    const uint32_t scap       = mgi_ring_cap(r);
+    const mgi_msg_hdr_t *unfit = NULL;
+    size_t done               = 0;
+    uint32_t off, part, take;
+    mgi_seg_hdr_t *seg;
+    mgi_msg_hdr_t *h;
+
+    while ((seg = mgi_ring_peek(r, 0)) != NULL) {
+        off = r->cons_off;
+        while ((h = mgi_seg_next(seg, scap, &off)) != NULL) {
+            part = r->cons_part;
+            take = mgi_msg_take(h, part, tuple, cap - done);
+            if (take == 0) {
+                unfit = h;
+                break;
+            }
+            mgi_copy_bytes((char*)buf + done,
+                           (char*)h + MGI_MSG_HDR_SIZE + part, take);
+            done += take;
+            mgi_msg_taken(r, h, off, take);
+            off = r->cons_off;
+            if ((tuple == 0) || (r->cons_part != 0)) {
+                break; /* one schemaless tuple, or buf is full */
+            }
+        }
+        r->cons_off = off;
+        if (mgi_seg_next(seg, scap, &off) != NULL) {
+            break;
+        }
+        mgi_ring_release(r, 1);
+        if (tuple == 0) {
+            break;
+        }
+    }
+    if (unfit_p != NULL) {
+        *unfit_p = unfit;
+    }
+    return done;
+}
+
 /* ------------------------------------- segment mode: bulk enqueue/dequeue */
 
 /* Multi-producer bulk enqueue of n whole segments (each seg_size bytes,
