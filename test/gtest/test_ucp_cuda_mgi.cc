@@ -219,10 +219,11 @@ TEST(ucp_cuda_mgi, put_get_all_sizes) {
         ucp_request_param_t param = {};
         size_t half = sizes.back() + 64;
         uint8_t *p  = (uint8_t*)side.buf;
+        ucs_memory_type_t mem_type = side.mem_type();
 
-        MGI_CHECK(side.mem_type() == UCS_MEMORY_TYPE_CUDA,
+        MGI_CHECK(mem_type == UCS_MEMORY_TYPE_CUDA,
                   "UCP took the cudaMalloc buffer for %s memory",
-                  ucs_memory_type_names[side.mem_type()]);
+                  ucs_memory_type_names[mem_type]);
         if (rank == 0) {
             std::string info = side.ep_info();
             MGI_CHECK(info.find("cuda_mgi") != std::string::npos,
@@ -268,4 +269,3 @@ TEST(ucp_cuda_mgi, put_get_all_sizes) {
         }
     }, ucp_env);
 }
-
