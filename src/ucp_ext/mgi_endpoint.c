@@ -21,15 +21,19 @@
 
 /* The one place ring memory of an endpoint comes from: host memory for a
  * CPU endpoint; device memory for a GPU endpoint, initialized from a host
- * image (mgi_ring_init() runs on the host only). */
-static void *mgi_ep_host_alloc(size_t len)
+ * image (mgi_ring_init() runs on the host only). A GPU endpoint's image
+ * need not be zeroed: only the headers mgi_ring_init writes are copied
+ * (mgi_gpu_ring_create) and the device memory is zeroed on the device. */
+static void *mgi_ep_host_alloc(size_t len, int zero)
 {
     void *p;
 
     if (posix_memalign(&p, 4096, len) != 0) {
         return NULL;
     }
-    memset(p, 0, len);
+    if (zero) {
+        memset(p, 0, len);
+    }
     return p;
 }
 
@@ -45,15 +49,17 @@ void mgi_ep_ring_free(mgi_ep_t *ep, void *p)
     }
 }
 
-/* Host image of `len` bytes in `image` -> the endpoint's ring memory. */
-static void *mgi_ep_ring_place(mgi_ep_t *ep, void *image, size_t len)
+/* Host image of `len` bytes in `image`, `nrings` rings of equal size made
+ * by mgi_ring_init -> the endpoint's ring memory. */
+static void *mgi_ep_ring_place(mgi_ep_t *ep, void *image, size_t len,
+                               unsigned nrings)
 {
     void *ring;
 
     if (!mgi_ep_is_gpu(ep)) {
         return image;
     }
-    ring = mgi_gpu_ring_create(ep, image, len);
+    ring = mgi_gpu_ring_create(ep, image, len, nrings);
     free(image);
     return ring;
 }
@@ -62,13 +68,13 @@ mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
 {
     size_t seg  = ep->ctx->seg_size;
     size_t len  = mgi_ring_mem_size(depth, seg);
-    void *image = mgi_ep_host_alloc(len);
+    void *image = mgi_ep_host_alloc(len, !mgi_ep_is_gpu(ep));
 
     if (image == NULL) {
         return NULL;
     }
     mgi_ring_init(image, depth, seg, flags);
-    return mgi_ep_ring_place(ep, image, len);
+    return mgi_ep_ring_place(ep, image, len, 1);
 }
 
 mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
@@ -144,7 +150,8 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
     ep->nlanes     = ctx->size + 1;
     ep->lane_bytes = mgi_ring_mem_size(ctx->params.recv_depth,
                                        ctx->seg_size);
-    image          = mgi_ep_host_alloc(ep->lane_bytes * ep->nlanes);
+    image          = mgi_ep_host_alloc(ep->lane_bytes * ep->nlanes,
+                                       !mgi_ep_is_gpu(ep));
     if (image == NULL) {
         ucs_error("mgi ep %u: no memory for a %u-lane receive ring", ep->id,
                   ep->nlanes);
@@ -155,7 +162,8 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
                       ctx->params.recv_depth, ctx->seg_size,
                       (lane == (unsigned)ctx->size) ? MGI_RING_F_APPEND : 0);
     }
-    ep->recv_mem = mgi_ep_ring_place(ep, image, ep->lane_bytes * ep->nlanes);
+    ep->recv_mem = mgi_ep_ring_place(ep, image, ep->lane_bytes * ep->nlanes,
+                                     ep->nlanes);
     if (ep->recv_mem == NULL) {
         return UCS_ERR_NO_MEMORY;
     }
@@ -465,7 +473,7 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
             /* a fresh ring: RHead 0, nothing ready, nothing released */
             r->mirror = mgi_ep_is_gpu(ep) ?
                         mgi_gpu_host_alloc(ep, sizeof(*r->mirror)) :
-                        mgi_ep_host_alloc(sizeof(*r->mirror));
+                        mgi_ep_host_alloc(sizeof(*r->mirror), 1);
             status = (r->mirror == NULL) ? UCS_ERR_NO_MEMORY :
                      mgi_ep_is_gpu(ep) ? mgi_gpu_route_add(ep, r) : UCS_OK;
             if (status != UCS_OK) {

@@ -298,7 +298,8 @@ void         mgi_sorter_stop(mgi_ep_t *ep);
  * memory for the mover */
 ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks);
 void         mgi_gpu_ep_fini(mgi_ep_t *ep);
-void        *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len);
+void        *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
+                                 unsigned nrings);
 void         mgi_gpu_ring_free(mgi_ep_t *ep, void *ring);
 void        *mgi_gpu_host_alloc(mgi_ep_t *ep, size_t len);
 void         mgi_gpu_host_free(void *p);

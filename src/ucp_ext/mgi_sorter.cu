@@ -48,6 +48,14 @@
 
 #include "mgi_sorter_dev.h"
 
+/* A final ring of a deleted channel, kept for the next channel: device
+ * memory is not given back while the sorter runs (cudaFree would wait for
+ * it), and a channel's final rings cost a cudaMalloc each. */
+typedef struct mgi_gpu_pooled {
+    void     *ring;
+    uint32_t epoch;                 /* sorter epoch when it was pooled */
+} mgi_gpu_pooled_t;
+
 /* Host state of a GPU endpoint (ep->gpu). */
 typedef struct mgi_gpu_ep {
     int              device;
@@ -65,6 +73,8 @@ typedef struct mgi_gpu_ep {
     int              running;
     void             **deferred;    /* device memory to free once stopped */
     unsigned         ndeferred, deferred_cap;
+    mgi_gpu_pooled_t *pool;         /* final rings of deleted channels */
+    unsigned         npool, pool_cap;
 } mgi_gpu_ep_t;
 
 /* Host state of a channel at a GPU endpoint (ch->gpu[ep->index]). */
@@ -222,11 +232,76 @@ static void *mgi_gpu_dev_alloc(mgi_ep_t *ep, size_t len)
     return p;
 }
 
-void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len)
+/* Load n host ring images (img[k], made by mgi_ring_init) into device
+ * rings dev[k]: the device memory is zeroed there, then only the ring
+ * header and the segment headers cross; a whole image (segments of data
+ * that are all zero) took ~0.5 ms a ring, the better part of creating a
+ * channel. */
+static ucs_status_t mgi_gpu_rings_load(mgi_ep_t *ep, void *const *dev,
+                                       const mgi_ring_t *const *img,
+                                       unsigned n)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+    size_t len;
+    unsigned k;
+
+    status = mgi_gpu_enter(ep, &guard);
+    for (k = 0; (status == UCS_OK) && (k < n); ++k) {
+        len    = mgi_ring_mem_size(img[k]->size, img[k]->seg_size);
+        status = MGI_CUDA_CALL(cudaMemsetAsync(dev[k], 0, len, g->ctl),
+                               "ep %u: %zu bytes", ep->id, len);
+        if (status == UCS_OK) {
+            status = MGI_CUDA_CALL(cudaMemcpyAsync(dev[k], img[k],
+                                                   MGI_RING_HDR_SIZE,
+                                                   cudaMemcpyHostToDevice,
+                                                   g->ctl), "ep %u", ep->id);
+        }
+        if (status == UCS_OK) {
+            status = MGI_CUDA_CALL(cudaMemcpy2DAsync(
+                             (char*)dev[k] + MGI_RING_HDR_SIZE,
+                             img[k]->seg_size,
+                             (const char*)img[k] + MGI_RING_HDR_SIZE,
+                             img[k]->seg_size, MGI_SEG_HDR_SIZE,
+                             img[k]->size, cudaMemcpyHostToDevice, g->ctl),
+                     "ep %u", ep->id);
+        }
+    }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    return status;
+}
+
+void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
+                          unsigned nrings)
 {
     void *ring = mgi_gpu_dev_alloc(ep, len);
+    size_t each = len / nrings;
+    void **dev;
+    const mgi_ring_t **img;
+    ucs_status_t status;
+    unsigned k;
 
-    if ((ring != NULL) && (mgi_gpu_poke(ep, ring, image, len) != UCS_OK)) {
+    if (ring == NULL) {
+        return NULL;
+    }
+    dev = (void**)calloc(nrings, sizeof(*dev));
+    img = (const mgi_ring_t**)calloc(nrings, sizeof(*img));
+    status = ((dev == NULL) || (img == NULL)) ? UCS_ERR_NO_MEMORY : UCS_OK;
+    for (k = 0; (status == UCS_OK) && (k < nrings); ++k) {
+        dev[k] = (char*)ring + k * each;
+        img[k] = (const mgi_ring_t*)((const char*)image + k * each);
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_rings_load(ep, dev, img, nrings);
+    }
+    free(dev);
+    free(img);
+    if (status != UCS_OK) {
         mgi_gpu_dev_free(ep, ring);
         return NULL;
     }
@@ -448,6 +523,9 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         for (i = 0; i < g->ndeferred; ++i) {
             cudaFree(g->deferred[i]);
         }
+        for (i = 0; i < g->npool; ++i) {
+            cudaFree(g->pool[i].ring);
+        }
         mgi_gpu_ep_free_tables(g);
         cudaStreamDestroy(g->stream);
         cudaStreamDestroy(g->ctl);
@@ -455,6 +533,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     mgi_gpu_leave(&guard);
     mgi_gpu_host_free(g->status);
     free(g->deferred);
+    free(g->pool);
     free(g);
     ep->gpu = NULL;
 }
@@ -677,9 +756,89 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
     return status;
 }
 
-ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
+/* Keep the final rings of a deleted channel for the next one (the
+ * channel is unpublished: the sorter stops looking at them within two
+ * rounds); memory that cannot be pooled is freed. */
+static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_pooled_t *np;
+    unsigned i;
+
+    for (i = 0; i < n; ++i) {
+        if (final[i] == NULL) {
+            continue;
+        }
+        if (g->npool == g->pool_cap) {
+            np = (mgi_gpu_pooled_t*)realloc(g->pool, (g->pool_cap * 2 + 16) *
+                                                     sizeof(*np));
+            if (np == NULL) {
+                mgi_gpu_dev_free(ep, final[i]);
+                continue;
+            }
+            g->pool     = np;
+            g->pool_cap = g->pool_cap * 2 + 16;
+        }
+        g->pool[g->npool].ring  = final[i];
+        g->pool[g->npool].epoch = mgi_gpu_sorter_epoch(ep);
+        ++g->npool;
+    }
+}
+
+/* n fresh final rings: pooled ones the sorter went past (two rounds since
+ * they were pooled, as mgi_ch_quiesce waits), else new device memory; all
+ * loaded from one host image. */
+static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
+                                       unsigned n)
 {
     mgi_context_t *ctx = ep->ctx;
+    mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
+    size_t len         = mgi_ring_mem_size(ctx->params.final_depth,
+                                           ctx->seg_size);
+    uint32_t epoch     = mgi_gpu_sorter_epoch(ep);
+    const mgi_ring_t **img;
+    mgi_ring_t *image;
+    ucs_status_t status = UCS_OK;
+    unsigned i, k;
+
+    if (n == 0) {
+        return UCS_OK;
+    }
+    image = (mgi_ring_t*)malloc(len); /* only its headers are written */
+    img   = (const mgi_ring_t**)calloc(n, sizeof(*img));
+    if ((image == NULL) || (img == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out;
+    }
+    mgi_ring_init(image, ctx->params.final_depth, ctx->seg_size,
+                  MGI_RING_F_APPEND);
+    for (i = 0; i < n; ++i) {
+        img[i] = image;
+        for (k = g->npool; (final[i] == NULL) && (k-- > 0);) {
+            if (!g->running || (epoch - g->pool[k].epoch >= 2)) {
+                final[i]   = (mgi_ring_t*)g->pool[k].ring;
+                g->pool[k] = g->pool[--g->npool];
+            }
+        }
+        if ((final[i] == NULL) &&
+            ((final[i] = (mgi_ring_t*)mgi_gpu_dev_alloc(ep, len)) == NULL)) {
+            status = UCS_ERR_NO_MEMORY;
+            goto out;
+        }
+    }
+    status = mgi_gpu_rings_load(ep, (void *const*)final, img, n);
+out:
+    if (status != UCS_OK) {
+        mgi_gpu_finals_put(ep, final, n);
+        memset(final, 0, n * sizeof(*final));
+    }
+    free(img);
+    free(image);
+    return status;
+}
+
+ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
+{
     mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
     int di             = mgi_ch_dst_index(ch, ep->id);
     unsigned nfinal    = (di >= 0) ? ep->nstage : 0;
@@ -688,7 +847,6 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
     mgi_gpu_dch_t *img, *dev;
     mgi_gpu_ch_t *gc;
     ucs_status_t status;
-    unsigned i;
 
     gc  = (mgi_gpu_ch_t*)calloc(1, sizeof(*gc));
     img = (mgi_gpu_dch_t*)calloc(1, len);
@@ -700,13 +858,9 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
         goto err_free;
     }
     gc->nfinal = nfinal;
-    for (i = 0; i < nfinal; ++i) {
-        gc->final[i] = mgi_ep_ring_create(ep, ctx->params.final_depth,
-                                          MGI_RING_F_APPEND);
-        if (gc->final[i] == NULL) {
-            status = UCS_ERR_NO_MEMORY;
-            goto err_free;
-        }
+    status     = mgi_gpu_finals_get(ep, gc->final, nfinal);
+    if (status != UCS_OK) {
+        goto err_free;
     }
     dev = (mgi_gpu_dch_t*)mgi_gpu_dev_alloc(ep, len);
     if (dev == NULL) {
@@ -738,8 +892,8 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
 
 err_free:
     if (gc != NULL) {
-        for (i = 0; i < gc->nfinal; ++i) {
-            mgi_ep_ring_free(ep, gc->final[i]);
+        if (gc->final != NULL) {
+            mgi_gpu_finals_put(ep, gc->final, gc->nfinal);
         }
         mgi_gpu_dev_free(ep, gc->dch);
         free(gc->final);
@@ -826,15 +980,12 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
     mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
     mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
     mgi_gpu_dch_t *none = NULL;
-    unsigned i;
 
     if (gc == NULL) {
         return;
     }
     mgi_gpu_poke(ep, &g->chs[ch->id], &none, sizeof(none));
-    for (i = 0; i < gc->nfinal; ++i) {
-        mgi_ep_ring_free(ep, gc->final[i]);
-    }
+    mgi_gpu_finals_put(ep, gc->final, gc->nfinal);
     mgi_gpu_dev_free(ep, gc->dch);
     free(gc->final);
     free(gc);
