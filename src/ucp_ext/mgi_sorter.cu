@@ -102,6 +102,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.stop       = 0;
         p.n_lane_empty = p.n_final_full = p.n_jobs = p.n_chunks = 0;
         p.n_send_full  = 0;
+        p.n_send_wait  = 0;
         p.n_stage_whole = 0;
         p.c_stage = p.c_lane = p.c_help = p.c_hcopy = p.c_rest = 0;
         p.n_pass = p.c_copy = p.c_walk = p.c_place = 0;
@@ -657,7 +658,8 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
     }
     {
         struct {
-            unsigned long long rounds, sorted, send_full, jobs, chunks,
+            unsigned long long rounds, sorted, send_full, send_wait, jobs,
+                               chunks,
                                lane_empty, final_full, passes, c_copy,
                                c_walk, c_place, stage_whole, c_stage, c_lane,
                                c_help, c_hcopy, c_rest;
@@ -666,6 +668,7 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             t.rounds     += g->status->blk[i].rounds;
             t.sorted     += g->status->blk[i].sorted;
             t.send_full  += g->status->blk[i].send_full;
+            t.send_wait  += g->status->blk[i].send_wait;
             t.jobs       += g->status->blk[i].jobs;
             t.chunks     += g->status->blk[i].chunks;
             t.lane_empty += g->status->blk[i].lane_empty;
@@ -683,10 +686,11 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
         }
         ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted "
                  "and %llu stage segments moved whole, %llu send passes "
-                 "blocked (target full), %llu whole moves (%llu copied), "
-                 "%llu lane rounds with nothing ready, %llu with the final "
-                 "ring full", ep->id, t.rounds, t.sorted, t.stage_whole,
-                 t.send_full, t.jobs, t.chunks, t.lane_empty, t.final_full);
+                 "blocked (target full) and %llu left waiting for it, "
+                 "%llu whole moves (%llu copied), %llu lane rounds with "
+                 "nothing ready, %llu with the final ring full", ep->id,
+                 t.rounds, t.sorted, t.stage_whole, t.send_full, t.send_wait,
+                 t.jobs, t.chunks, t.lane_empty, t.final_full);
         if (t.rounds > 0) {
             ucs_info("mgi ep %u: sorter rounds: %.0f cycles each on average: "
                      "%.0f in stage rings, %.0f in lanes, %.0f helping whole "

@@ -136,6 +136,9 @@ typedef struct mgi_gpu_status {
         volatile unsigned long long jobs;        /* whole moves issued */
         volatile unsigned long long chunks;      /* whole moves copied */
         volatile unsigned long long send_full;   /* send passes blocked */
+        volatile unsigned long long send_wait;   /* stage rings left for a
+                                                  * round: the target that
+                                                  * blocked them still full */
         volatile unsigned long long passes;      /* walked passes, and */
         volatile unsigned long long c_copy;      /* their clock cycles in */
         volatile unsigned long long c_walk;      /* copy to shared memory, */
@@ -276,6 +279,11 @@ MGI_SDEV_INLINE T mgi_vld(const T *p)
 typedef struct mgi_gpu_pass {
     uint32_t      nemit, ntgt, end_off;
     int           at_end, stop_eof, blocked, progress;
+    mgi_ring_t    *wait_ring;   /* a target without room: the pass is
+                                 * blocked on it (mgi_gpu_place) */
+    uint32_t      wait_sz;
+    int           skip;         /* mgi_gpu_ring: the stage ring still
+                                 * waits for room there */
     mgi_ring_t    *tgt_ring[MGI_GPU_MAX_TARGETS];
     uint32_t      tgt_bytes[MGI_GPU_MAX_TARGETS];
     uint32_t      tgt_cnt[MGI_GPU_MAX_TARGETS];
@@ -307,7 +315,7 @@ typedef struct mgi_gpu_pass {
     unsigned long long whole_segs;           /* lane segments moved whole */
     unsigned long long run_msgs;             /* placed by mgi_gpu_walk_run */
     unsigned long long n_lane_empty, n_final_full, n_jobs, n_chunks,
-                       n_send_full;          /* see mgi_gpu_status_t */
+                       n_send_full, n_send_wait; /* mgi_gpu_status_t */
     unsigned long long n_pass, c_copy, c_walk, c_place; /* walked passes */
     unsigned long long n_stage_whole;        /* mgi_gpu_stage_whole */
     unsigned long long c_stage, c_lane, c_help, c_hcopy, c_rest; /* rounds */
@@ -850,9 +858,25 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     char *dst;
 
     if (tid == 0) {
-        p->blocked = 0;
+        p->blocked   = 0;
+        p->wait_ring = NULL;
     }
     MGI_SYNC();
+    /* every target must have room before any is reserved: a reservation
+     * of a blocked pass turns into padding, which the mover carries and
+     * the next hop walks (most passes were blocked, and the sort rings
+     * filled with padding) */
+    for (t = tid; t < p->ntgt; t += nth) {
+        if (!mgi_ring_append_room(p->tgt_ring[t], p->tgt_bytes[t])) {
+            p->blocked   = 1;
+            p->wait_ring = p->tgt_ring[t];   /* any one of them */
+            p->wait_sz   = p->tgt_bytes[t];
+        }
+    }
+    MGI_SYNC();
+    if (p->blocked) {
+        return 0;
+    }
     for (t = tid; t < p->ntgt; t += nth) {
         p->tgt_ok[t] = (mgi_ring_append_reserve(p->tgt_ring[t],
                                                 p->tgt_bytes[t],
@@ -1549,8 +1573,11 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                    p->w_pos);
             mgi_ring_release(ring, 1);
             p->n_stage_whole++;
+            ring->cons_wait = NULL;
         } else {
             p->n_send_full++;
+            ring->cons_wait    = p->w_ring;
+            ring->cons_wait_sz = cap;
         }
     }
     MGI_SYNC(); /* p->w_* read by all before the next pass */
@@ -1577,12 +1604,27 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         }
         MGI_SYNC(); /* everyone read the previous pass's decisions */
         if (tid == 0) {
-            p->seg   = mgi_ring_peek(ring, 0);
-            p->start = ring->cons_off;
+            p->seg       = mgi_ring_peek(ring, 0);
+            p->start     = ring->cons_off;
+            p->wait_ring = NULL;
         }
         MGI_SYNC();
         if (p->seg == NULL) {
             break;
+        }
+        if (!recv_side) {
+            /* the last pass over this segment found a target without
+             * room: walk it again only once that target has some */
+            if (tid == 0) {
+                p->skip = (ring->cons_wait != NULL) &&
+                          !mgi_ring_append_room((mgi_ring_t*)ring->cons_wait,
+                                                ring->cons_wait_sz);
+                p->n_send_wait += p->skip;
+            }
+            MGI_SYNC();
+            if (p->skip) {
+                break;
+            }
         }
         if (!recv_side && (p->start == 0)) {
             k = mgi_gpu_stage_whole(d, p, ring);
@@ -1657,6 +1699,10 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             }
             p->blocked      = !ok;
             p->n_send_full += (!ok && !recv_side);
+            if (!recv_side) {
+                ring->cons_wait    = ok ? NULL : p->wait_ring;
+                ring->cons_wait_sz = p->wait_sz;
+            }
             if (ok) {
                 ring->cons_off = p->end_off;
                 if (p->at_end) {
@@ -1765,6 +1811,7 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             d->status->blk[MGI_BID].jobs       = p->n_jobs;
             d->status->blk[MGI_BID].chunks     = p->n_chunks;
             d->status->blk[MGI_BID].send_full  = p->n_send_full;
+            d->status->blk[MGI_BID].send_wait  = p->n_send_wait;
             d->status->blk[MGI_BID].passes     = p->n_pass;
             d->status->blk[MGI_BID].c_copy     = p->c_copy;
             d->status->blk[MGI_BID].c_walk     = p->c_walk;

@@ -186,6 +186,36 @@ TEST(mgi_ring, append_exact_fill_advances)
     EXPECT_EQ(1u, m.r->prod_tail);
 }
 
+/* mgi_ring_append_room says what a reservation would find, and never
+ * reserves or pads anything itself */
+TEST(mgi_ring, append_room_agrees_with_reserve)
+{
+    ring_mem m(2, 256, MGI_RING_F_APPEND);
+    mgi_ring_t *r = m.r;
+    uint32_t cap  = mgi_ring_cap(r);   /* 240: 10 messages of 24 bytes */
+    uint32_t seq  = 0;
+
+    EXPECT_TRUE(mgi_ring_append_room(r, cap));
+    for (uint32_t i = 0; i < 10; ++i) {  /* segment 0 full, 1 is RTail */
+        ASSERT_EQ(MGI_RING_OK, append_msg(r, 1, seq++, 16));
+    }
+    EXPECT_TRUE(mgi_ring_append_room(r, cap)); /* the last free segment */
+    for (uint32_t i = 0; i < 6; ++i) {        /* 144 of 240 bytes used */
+        ASSERT_EQ(MGI_RING_OK, append_msg(r, 1, seq++, 16));
+    }
+    EXPECT_TRUE(mgi_ring_append_room(r, 96));
+    EXPECT_FALSE(mgi_ring_append_room(r, 97)); /* would need a third */
+    EXPECT_EQ(1u, r->prod_tail);               /* the look changed nothing */
+    EXPECT_EQ(144u, (uint32_t)mgi_ring_seg(r, 1)->stail);
+    EXPECT_EQ(MGI_RING_FULL, append_msg(r, 1, seq, 96)); /* 104 bytes */
+
+    /* the consumer frees segment 0: room for a whole segment again */
+    ASSERT_NE(nullptr, mgi_ring_peek(r, 0));
+    mgi_ring_release(r, 1);
+    EXPECT_TRUE(mgi_ring_append_room(r, cap));
+    EXPECT_EQ(MGI_RING_OK, append_msg(r, 1, seq, 96));
+}
+
 TEST(mgi_ring, bulk_enqueue_dequeue)
 {
     const uint32_t seg = 128;

@@ -194,7 +194,11 @@ typedef struct mgi_ring {
     uint32_t flush_done;    /* last flush whose tuples were delivered */
     uint32_t cons_part;     /* tuple consumers: payload bytes of the
                                message at cons_off taken already */
-    uint8_t  cons_pad[MGI_RING_LINE - 5 * sizeof(uint32_t)];
+    uint32_t cons_wait_sz;  /* consumer-private: bytes it could not place */
+    void     *cons_wait;    /* consumer-private: the ring (of another
+                               consumer's output) that lacked room for
+                               them, NULL: none (see the GPU sorter) */
+    uint8_t  cons_pad[MGI_RING_LINE - 6 * sizeof(uint32_t) - sizeof(void*)];
     /* constant line: set once by mgi_ring_init */
     uint32_t size;          /* segments, a power of two */
     uint32_t mask;
@@ -434,6 +438,28 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
         *pos_p = t;
         return MGI_RING_OK;
     }
+}
+
+/* Would mgi_ring_append_reserve(r, sz) find room now? A look only (no
+ * reservation, nothing padded): a consumer that places one input in
+ * several rings checks them all first, since reservations it cannot use
+ * become padding. Another producer may take the room before the reserve,
+ * so the reserve can still fail. */
+MGI_INLINE int mgi_ring_append_room(mgi_ring_t *r, uint32_t sz)
+{
+    const uint32_t t = mgi_ld_acq32(&r->prod_tail);
+    const uint32_t c = mgi_ld_acq32(&r->cons_tail);
+    uint64_t st;
+
+    if (t - c >= r->size) {
+        return 0;
+    }
+    if (t - c + 1 < r->size) {
+        return 1;   /* a free segment after the RTail one */
+    }
+    st = mgi_ld_acq64(&mgi_ring_seg(r, t)->stail);
+    return ((uint32_t)(st >> 32) != t) ||
+           ((uint32_t)st + sz <= mgi_ring_cap(r));
 }
 
 MGI_INLINE void mgi_ring_append_commit(mgi_ring_t *r, mgi_seg_hdr_t *seg,
