@@ -376,11 +376,18 @@ typedef struct {
 /* MGI variant (see its section): threads per block (a tuple per thread
  * per send), tuples a block receives at once, default user blocks per GPU
  * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS) */
-#define WL_MGI_THREADS  256
+#define WL_MGI_THREADS  256    /* default ($MGI_WL_MGI_THREADS) */
+#define WL_MGI_MAX_THREADS 1024
 #define WL_MGI_RECV     65536   /* per block, in device memory: a
                                  * receive call costs barriers and ring
                                  * reads, so each should take much */
 #define WL_MGI_BLOCKS   64
+/* many-to-one and point-to-point, whose tuples go one way, take 32 blocks
+ * of 1024 threads (more tuples a send): 13.9 and 47.7 GB/s cross against
+ * 8.8 and 34.4 with 64 x 256, which suits the others (Exchange 50 against
+ * 39 GB/s); 2 x H200, bench/results/2026-11-22-h200x2-sorter-room.txt */
+#define WL_MGI_BLOCKS_1WAY  32
+#define WL_MGI_THREADS_1WAY 1024
 #define WL_MGI_RECV_EVERY 1    /* a receive after every send of a block
                                    (MGI_WL_MGI_RECV_EVERY; 0: only when
                                    the stage ring is full) */
@@ -411,6 +418,7 @@ typedef struct {
     mgi_ep_id_t    ep;                      /* this rank's GPU endpoint */
     mgi_ep_id_t    eps[MGI_WL_MAX_RANKS];   /* every rank's, rank order */
     unsigned       blocks;                  /* user blocks = stage rings */
+    unsigned       threads;                 /* per user block */
     unsigned       recv_every;              /* a receive every N sends */
     unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
     wl_mgi_res_t  *d_res;
@@ -894,7 +902,7 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
  * WL_MGI_THREADS threads.  by_key: the channel's partition key routes
  * (exchange, one-to-many); else each tuple names its destination
  * (many-to-one keeps most tuples, point-to-point sends all to rank 1). */
-static __global__ void __launch_bounds__(WL_MGI_THREADS)
+static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
@@ -1094,10 +1102,17 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
                 "settings (see its message)\n", w->me);
         return -1;
     }
-    if (WL_MGI_THREADS * msg > seg - MGI_SEG_HDR_SIZE) {
-        fprintf(stderr, "mgi_workloads rank %d: %d threads x %zu-byte "
+    if ((m->threads < 32) || (m->threads > WL_MGI_MAX_THREADS) ||
+        (m->threads % 32 != 0)) {
+        fprintf(stderr, "mgi_workloads rank %d: MGI_WL_MGI_THREADS=%u: a "
+                "multiple of 32 from 32 to %d\n", w->me, m->threads,
+                WL_MGI_MAX_THREADS);
+        return -1;
+    }
+    if (m->threads * msg > seg - MGI_SEG_HDR_SIZE) {
+        fprintf(stderr, "mgi_workloads rank %d: %u threads x %zu-byte "
                 "messages do not fit a segment of %zu bytes: raise "
-                "MGI_SEG_SIZE\n", w->me, WL_MGI_THREADS, msg, seg);
+                "MGI_SEG_SIZE\n", w->me, m->threads, msg, seg);
         return -1;
     }
     /* the kernel's blocks wait for each other's EOF: all must be resident
@@ -1142,15 +1157,21 @@ static int wl_mgi_init(wl_rank_t *w)
     wl_mgi_t *m      = &w->mgi;
     const char *tls  = getenv("MGI_WL_MGI_TLS");
     const char *blks = getenv("MGI_WL_MGI_BLOCKS");
+    const char *thr  = getenv("MGI_WL_MGI_THREADS");
     mgi_context_params_t p;
     mgi_ep_params_t ep;
     ucs_status_t status;
     unsigned need;
-    int ok, all_ok;
+    int ok, all_ok, one_way;
 
     memset(m, 0, sizeof(*m));
     tls       = (tls != NULL) ? tls : WL_MGI_TLS;
-    m->blocks = (blks != NULL) ? (unsigned)atoi(blks) : WL_MGI_BLOCKS;
+    one_way   = (w->opts->op == WL_OP_MANY2ONE) ||
+                (w->opts->op == WL_OP_P2P);
+    m->blocks = (blks != NULL) ? (unsigned)atoi(blks) :
+                one_way ? WL_MGI_BLOCKS_1WAY : WL_MGI_BLOCKS;
+    m->threads = (thr != NULL) ? (unsigned)atoi(thr) :
+                 one_way ? WL_MGI_THREADS_1WAY : WL_MGI_THREADS;
     m->recv_every = (getenv("MGI_WL_MGI_RECV_EVERY") != NULL) ?
                     (unsigned)atoi(getenv("MGI_WL_MGI_RECV_EVERY")) :
                     WL_MGI_RECV_EVERY;
@@ -1216,7 +1237,7 @@ static void wl_mgi_fini(wl_rank_t *w, int sync)
         if ((w->me == 0) && (m->shuffles > 0)) {
             printf("# mgi: %u blocks x %d threads per GPU; per shuffle on "
                    "rank 0: channel create %.2f ms, kernel %.2f ms, delete "
-                   "%.2f ms (means)\n", m->blocks, WL_MGI_THREADS,
+                   "%.2f ms (means)\n", m->blocks, m->threads,
                    m->create_ms / m->shuffles, m->kernel_ms / m->shuffles,
                    m->delete_ms / m->shuffles);
             fflush(stdout);
@@ -1302,7 +1323,7 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     }
     t1 = wl_now_ms();
     WL_CUDA(cudaMemsetAsync(m->d_res, 0, sizeof(*m->d_res), w->stream));
-    wl_mgi_shuffle_kernel<<<m->blocks, WL_MGI_THREADS, 0, w->stream>>>(
+    wl_mgi_shuffle_kernel<<<m->blocks, m->threads, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
             t->cap, m->d_res, m->d_stage, m->recv_every,
             (unsigned long long)m->timeout_ms * 1000000ull);

@@ -22,7 +22,10 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 64);
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 64;
+#                    32 for many2one and p2p)
+#   MGI_WL_MGI_THREADS threads per user block (default 256; 1024 for
+#                    many2one and p2p)
 #   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
 #                    (default 1; 0: only when its stage ring is full)
 #                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
