@@ -68,7 +68,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sort_mirror      = 0;
     p->sorter_blocks    = 2;
     p->sorter_threads   = 256;
-    p->sorter_coalesce  = 1;
+    p->sorter_coalesce  = 2;
     p->sort_rings       = 1;
     p->ctl_shm          = 1;
 
@@ -119,6 +119,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: ring depths must be powers of two (stage %u "
                   "sort %u recv %u final %u)", p->stage_depth, p->sort_depth,
                   p->recv_depth, p->final_depth);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->sorter_coalesce > 2) {
+        ucs_error("mgi context: sorter_coalesce (MGI_SORTER_COALESCE) %u: 0 "
+                  "(a thread per message), 1 (coalesced) or 2 (by message "
+                  "size)", p->sorter_coalesce);
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->sort_rings == 0) || (p->sort_rings > MGI_MAX_SORT_RINGS)) {

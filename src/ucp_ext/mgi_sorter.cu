@@ -14,11 +14,11 @@
  * order). Then the block reserves once per target (one device atomic on
  * that ring's STail per segment and target) and writes the tuples grouped
  * by target, consecutive threads writing consecutive 8-byte words
- * (coalesced; MGI_SORTER_COALESCE=0 writes one tuple per thread instead,
- * for the micro-benchmark). A pass is all or nothing: when a target ring
- * is full, the reservations already taken are committed as padding and
- * the segment is tried again in the next round, so no state is kept
- * between rounds but the read offset of the ring. A receive segment whose
+ * (coalesced) or a thread per message (MGI_SORTER_COALESCE: 1, 0, or by
+ * message size, the default). A pass is all or nothing: it reserves only
+ * once every target ring has room; when one has none, the stage ring waits
+ * (its consumer line names the ring) until it has, and the segment is
+ * walked again. A reservation lost to a race is committed as padding. A receive segment whose
  * messages are all of one (channel, destination) moves to a final ring
  * whole. The device code is in mgi_sorter_dev.h (also built for the host
  * by test_mgi_sorter); this file holds the kernel and the host side.
@@ -625,7 +625,9 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     ucs_info("mgi ep %u: sorter kernel on device %d, %u blocks x %u threads, "
              "%zu bytes of shared memory, %s writes", ep->id, ep->device,
              g->nblocks, g->nthreads, g->smem,
-             ctx->params.sorter_coalesce ? "coalesced" : "per-tuple");
+             (ctx->params.sorter_coalesce == 0) ? "per-tuple" :
+             (ctx->params.sorter_coalesce == 1) ? "coalesced" :
+             "per-tuple (small messages) or coalesced");
     return UCS_OK;
 }
 

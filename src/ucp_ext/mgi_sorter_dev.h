@@ -109,6 +109,13 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 #define MGI_GPU_COPY_ILP        8
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
+/* MGI_SORTER_COALESCE=2: passes of like messages of at most this many
+ * 8-byte words are written a thread per message. The coalesced copy finds
+ * each word's message (a few shared-memory lookups per word); for small
+ * messages that cost more than the coalescing saved: Exchange of 16-byte
+ * tuples, a placing pass 31 k cycles coalesced against 18 k, 50 against
+ * 52 GB/s (2 x H200, bench/results/2026-11-22-h200x2-sorter-copy.txt). */
+#define MGI_GPU_TUPLE_WORDS     16
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
 #define MGI_GPU_LANE_JOBS       128    /* whole moves in flight per lane */
 #define MGI_GPU_HELP_JOBS       8      /* whole moves a block copies a round */
@@ -916,7 +923,10 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         for (w = tid; w < words; w += nth) {
             out[w] = src[w];
         }
-    } else if (d->coalesce) {
+    } else if ((d->coalesce == 1) ||
+               ((d->coalesce == 2) &&
+                ((p->unif_words == 0) ||
+                 (p->unif_words > MGI_GPU_TUPLE_WORDS)))) {
         /* word w of the output, grouped by target: consecutive threads
          * write consecutive words of one reservation */
         words = p->tgt_word0[p->ntgt];

@@ -543,10 +543,23 @@ TEST(mgi_sorter, coalesced_two_blocks)
     run_sorter(1024, 4, 4, 1, 2, 3000);
 }
 
-/* tiny rings: targets full all the time, passes padded and retried */
+/* tiny rings: targets full all the time, passes wait for room and are
+ * walked again */
 TEST(mgi_sorter, tiny_rings_two_blocks)
 {
     run_sorter(256, 2, 2, 1, 2, 1500);
+}
+
+/* MGI_SORTER_COALESCE=2 (the default): a thread per message for passes of
+ * like small messages, coalesced for the others */
+TEST(mgi_sorter, by_size_two_blocks_4_threads)
+{
+    run_sorter(1024, 4, 4, 2, 2, 3000, 4);
+}
+
+TEST(mgi_sorter, by_size_tiny_rings_two_blocks_8_threads)
+{
+    run_sorter(256, 2, 2, 2, 2, 1500, 8);
 }
 
 /* large segments: passes stop at MGI_GPU_MAX_EMIT messages */

@@ -106,9 +106,13 @@ typedef struct mgi_context_params {
                                      kernel, 2 [MGI_SORTER_BLOCKS] */
     unsigned    sorter_threads;   /* threads per sorter block, 256
                                      [MGI_SORTER_THREADS] */
-    unsigned    sorter_coalesce;  /* 1: sorter writes grouped by target
-                                     (coalesced); 0: one thread per tuple
-                                     (for the sorter micro-benchmark), 1
+    unsigned    sorter_coalesce;  /* how a GPU sorter pass writes its
+                                     targets: 1: grouped by target,
+                                     consecutive threads on consecutive
+                                     words (coalesced); 0: one thread per
+                                     message; 2: a thread per message
+                                     for passes of like messages up to
+                                     128 bytes, else coalesced, 2
                                      [MGI_SORTER_COALESCE] */
     unsigned    sort_rings;       /* sort rings per next hop of a GPU
                                      endpoint, sorter block b writing ring
