@@ -98,6 +98,7 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # libmgi's defaults suit CPU endpoints; GPU endpoints run the measured
 # settings unless the caller sets them (src/ucp_ext/README.md, Tunables)
 export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-32}
+export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
 export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-16}
 export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-256}
