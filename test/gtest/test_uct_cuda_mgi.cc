@@ -522,20 +522,11 @@ INSTANTIATE_TEST_SUITE_P(
                                   {"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
                                   {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
                                   {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}},
-        /* direct + host posted as CUDA graphs, many chunks a part */
-        path_config{"graphs", {{"UCX_CUDA_MGI_GRAPHS", "y"},
-                               {"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
-                               {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
-                               {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}},
-        /* operations with a relay part go with streams, the others as
-         * graphs: both use the host path's buffers in turn */
-        path_config{"all_paths_graphs",
-                    {{"UCX_CUDA_MGI_GRAPHS", "y"},
-                     {"UCX_CUDA_MGI_PATHS", "direct,host,gpu"},
-                     {"UCX_CUDA_MGI_RELAY_GPUS", "0"},
-                     {"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
-                     {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
-                     {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}}),
+        /* the default paths (direct + host) striped from the first byte,
+         * many chunks a part through a ring of four buffers */
+        path_config{"host_chunks", {{"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
+                                    {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
+                                    {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}}),
     [](const ::testing::TestParamInfo<path_config> &info) {
         return std::string(info.param.name);
     });

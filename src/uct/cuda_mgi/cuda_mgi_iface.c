@@ -123,15 +123,6 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, adapt),
      UCS_CONFIG_TYPE_BOOL},
 
-    {"GRAPHS", "n",
-     "Post a striped operation over the direct and host paths as one CUDA\n"
-     "graph (built once per buffers and split, cached per peer GPU, then\n"
-     "replayed) instead of a CUDA call per chunk and hop. Off: on H200 it\n"
-     "posted no faster with 2 MB chunks and moved no more with smaller ones\n"
-     "(bench/results/2026-11-22-h200x2-striping-graphs.txt).",
-     ucs_offsetof(uct_cuda_mgi_iface_config_t, graphs),
-     UCS_CONFIG_TYPE_BOOL},
-
     {"LAT", "4us",
      "Latency reported to UCX: a copy-engine launch plus its completion\n"
      "(measured with ucx_perftest -t put_lat on H200).",
@@ -690,7 +681,6 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     self->config.chunk_size       = config->chunk_size;
     self->config.stage_bufs       = config->stage_bufs;
     self->config.adapt            = config->adapt;
-    self->config.graphs           = config->graphs;
     auto_bw                       = uct_cuda_mgi_iface_auto_bw(self, &pcie_bw);
     self->config.bandwidth        = UCS_CONFIG_BW_IS_AUTO(config->bandwidth) ?
                                     auto_bw : config->bandwidth;

@@ -38,7 +38,6 @@ typedef struct uct_cuda_mgi_iface_config {
     double             host_bandwidth;
     ucs_config_names_array_t relays;
     int                adapt;
-    int                graphs;
     char               *topo_file;
 } uct_cuda_mgi_iface_config_t;
 
@@ -99,7 +98,6 @@ struct uct_cuda_mgi_iface {
         int          relays[UCT_CUDA_MGI_MAX_GPUS];
         unsigned     num_relays;
         int          adapt;
-        int          graphs;
         int          host_bandwidth_auto;
         char         topo_file[PATH_MAX];
     } config;

@@ -394,10 +394,6 @@ uct_cuda_mgi_ring_init(uct_cuda_mgi_iface_t *iface,
     if (status == UCS_OK) {
         status = UCT_CUDA_MGI_CU(iface, cuStreamCreate(&ring->join,
                                                        CU_STREAM_NON_BLOCKING));
-        if (status == UCS_OK) {
-            status = UCT_CUDA_MGI_CU(iface, cuEventCreate(
-                    &ring->graph_done, CU_EVENT_DISABLE_TIMING));
-        }
         uct_cuda_mgi_ctx_pop();
     }
 
@@ -442,12 +438,8 @@ static void uct_cuda_mgi_ring_cleanup(uct_cuda_mgi_iface_t *iface,
         }
     }
     cuStreamDestroy(ring->join);
-    cuEventDestroy(ring->graph_done);
     ring->initialized = 0;
 }
-
-
-static void uct_cuda_mgi_graph_free(uct_cuda_mgi_graph_t *g);
 
 
 /* Add a striped operation's times to the route's sums */
@@ -484,13 +476,11 @@ static void uct_cuda_mgi_route_log(uct_cuda_mgi_iface_t *iface,
     for (p = 0; p < route->num_staged; ++p) {
         total += route->sum_staged_len[p];
     }
-    ucs_info("cuda_mgi iface %p: route to GPU %s: %lu striped operations, "
-             "%lu of them as CUDA graphs (%lu built); the last %lu moved "
-             "%.0f KB on average, posting took %.1f us, the direct part "
-             "(%.0f KB) landed after %.1f us", iface,
+    ucs_info("cuda_mgi iface %p: route to GPU %s: %lu striped operations; "
+             "the last %lu moved %.0f KB on average, posting took %.1f us, "
+             "the direct part (%.0f KB) landed after %.1f us", iface,
              (route->peer != NULL) ? route->peer->pci : "?",
-             route->num_striped, route->num_graphs + route->num_replays,
-             route->num_graphs, route->num_timed, total / n / 1e3,
+             route->num_striped, route->num_timed, total / n / 1e3,
              route->sum_issue / n * 1e6, route->sum_direct_len / n / 1e3,
              route->sum_direct / n * 1e6);
     for (p = 0; p < route->num_staged; ++p) {
@@ -518,9 +508,6 @@ void uct_cuda_mgi_stripe_cleanup(uct_cuda_mgi_iface_t *iface)
 
     for (r = 0; r < st->num_routes; ++r) {
         uct_cuda_mgi_route_log(iface, st->routes[r]);
-        for (i = 0; i < UCT_CUDA_MGI_GRAPH_CACHE; ++i) {
-            uct_cuda_mgi_graph_free(&st->routes[r]->graphs[i]);
-        }
         for (p = 0; p < st->routes[r]->num_staged; ++p) {
             uct_cuda_mgi_stage_path_t *path = &st->routes[r]->staged[p];
             uct_cuda_mgi_ring_cleanup(iface, path, &path->ring[0]);
@@ -594,19 +581,6 @@ uct_cuda_mgi_stage_post(uct_cuda_mgi_iface_t *iface,
         return status;
     }
 
-    if (ring->graph_used) {
-        /* hop 1 refills buffers the last graph may still read */
-        cu_err = cuStreamWaitEvent(ring->stream[0], ring->graph_done, 0);
-        if (cu_err != CUDA_SUCCESS) {
-            ucs_error("cuda_mgi iface %p: waiting for the last graph of the "
-                      "%s path failed: %s", iface,
-                      uct_cuda_mgi_path_kind_names[path->kind],
-                      uct_cuda_mgi_cu_error(cu_err));
-            return UCS_ERR_IO_ERROR;
-        }
-        ring->graph_used = 0;
-    }
-
     for (batch_start = 0; batch_start < length;
          batch_start += (size_t)nbufs * chunk) {
         first = ring->next;
@@ -675,9 +649,6 @@ uct_cuda_mgi_stage_post(uct_cuda_mgi_iface_t *iface,
         }
         ring->next = b;
     }
-    ring->stream_used = 1;
-    ring->last        = last;
-
     /* the part has landed when its last hop 2 is done; tell it with an
      * event of the interface's context */
     if (is_put) {
@@ -771,306 +742,6 @@ static ucs_status_t uct_cuda_mgi_map_far(uct_cuda_mgi_iface_t *iface,
 }
 
 
-/* ------------------------------------------------------------- graphs */
-
-/* Add a copy of len bytes, run by ctx's copy engine, after deps */
-static CUresult
-uct_cuda_mgi_graph_copy(CUgraph graph, CUgraphNode *node,
-                        const CUgraphNode *deps, size_t ndeps,
-                        CUdeviceptr dst, CUdeviceptr src, size_t len,
-                        CUcontext ctx)
-{
-    CUDA_MEMCPY3D p;
-
-    memset(&p, 0, sizeof(p));
-    p.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
-    p.srcDevice     = src;
-    p.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
-    p.dstDevice     = dst;
-    p.WidthInBytes  = len;
-    p.Height        = 1;
-    p.Depth         = 1;
-    return cuGraphAddMemcpyNode(node, graph, deps, ndeps, &p, ctx);
-}
-
-
-/* Build g's DAG: the direct copy, then per staged part its chunks as the
- * stream post issues them (hop 1 in order, hop 2 in order, hop 2 of a
- * chunk after its hop 1, hop 1 into a buffer after the hop 2 that emptied
- * it), an event record node after each part */
-static CUresult
-uct_cuda_mgi_graph_build(uct_cuda_mgi_iface_t *iface,
-                         uct_cuda_mgi_route_t *route,
-                         uct_cuda_mgi_graph_t *g, const CUevent *events)
-{
-    CUcontext local_ctx = iface->stripe.local->ctx;
-    size_t chunk        = iface->config.chunk_size;
-    unsigned nbufs      = iface->config.stage_bufs;
-    CUgraphNode *hop2   = NULL;
-    CUgraphNode node, deps[2];
-    uct_cuda_mgi_stage_ring_t *ring;
-    size_t offset, base, len, k, nchunks, ndeps;
-    CUdeviceptr near, far, stage;
-    CUresult r;
-    unsigned i;
-
-    node = NULL;
-    r    = cuGraphCreate(&g->graph, 0);
-    if (r != CUDA_SUCCESS) {
-        return r;
-    }
-
-    ndeps = 0;
-    if (g->length[0] > 0) {
-        r = g->is_put ?
-            uct_cuda_mgi_graph_copy(g->graph, &node, NULL, 0, g->remote,
-                                    g->local, g->length[0], local_ctx) :
-            uct_cuda_mgi_graph_copy(g->graph, &node, NULL, 0, g->local,
-                                    g->remote, g->length[0], local_ctx);
-        ndeps = 1;
-    }
-    if (r == CUDA_SUCCESS) {
-        r = cuGraphAddEventRecordNode(&g->event_node[0], g->graph, &node,
-                                      ndeps, events[0]);
-    }
-
-    base = g->length[0];
-    for (i = 1; (r == CUDA_SUCCESS) && (i < g->num_parts); ++i) {
-        ring    = &route->staged[g->path[i]].ring[!g->is_put];
-        nchunks = (g->length[i] + chunk - 1) / chunk;
-        hop2    = ucs_malloc(nchunks * sizeof(*hop2), "cuda_mgi_graph_hops");
-        if (hop2 == NULL) {
-            r = CUDA_ERROR_OUT_OF_MEMORY;
-            break;
-        }
-        for (k = 0; (r == CUDA_SUCCESS) && (k < nchunks); ++k) {
-            offset = k * chunk;
-            len    = ucs_min(chunk, g->length[i] - offset);
-            stage  = (CUdeviceptr)ring->buf[k % nbufs];
-            near   = g->is_put ? g->local + base + offset : g->far[i] + offset;
-            far    = g->is_put ? g->far[i] + offset : g->local + base + offset;
-            ndeps  = 0;
-            if (k > 0) {
-                deps[ndeps++] = node;            /* hop 1 of chunk k - 1 */
-            }
-            if (k >= nbufs) {
-                deps[ndeps++] = hop2[k - nbufs]; /* emptied the buffer */
-            }
-            r = uct_cuda_mgi_graph_copy(g->graph, &node, deps, ndeps, stage,
-                                        near, len, ring->ctx[0]);
-            if (r != CUDA_SUCCESS) {
-                break;
-            }
-            deps[0] = node;
-            ndeps   = 1;
-            if (k > 0) {
-                deps[ndeps++] = hop2[k - 1];
-            }
-            r = uct_cuda_mgi_graph_copy(g->graph, &hop2[k], deps, ndeps, far,
-                                        stage, len, ring->ctx[1]);
-        }
-        if (r == CUDA_SUCCESS) {
-            r = cuGraphAddEventRecordNode(&g->event_node[i], g->graph,
-                                          &hop2[nchunks - 1], 1, events[i]);
-        }
-        ucs_free(hop2);
-        base += g->length[i];
-    }
-
-    if (r == CUDA_SUCCESS) {
-        r = cuGraphInstantiate(&g->exec, g->graph, 0);
-    }
-    if (r != CUDA_SUCCESS) {
-        cuGraphDestroy(g->graph);
-        g->exec = NULL;
-    }
-    return r;
-}
-
-
-static void uct_cuda_mgi_graph_free(uct_cuda_mgi_graph_t *g)
-{
-    if (g->exec != NULL) {
-        cuGraphExecDestroy(g->exec);
-        cuGraphDestroy(g->graph);
-        g->exec = NULL;
-    }
-}
-
-
-/* Post op (filled as far as its parts go, far ends mapped) as a graph on
- * stream: the cached one for these buffers and this split, or a new one
- * in place of the least recently used */
-static CUresult
-uct_cuda_mgi_graph_post(uct_cuda_mgi_iface_t *iface,
-                        uct_cuda_mgi_route_t *route,
-                        uct_cuda_mgi_graph_t *key, CUstream stream,
-                        const CUevent *events)
-{
-    uct_cuda_mgi_graph_t *g = NULL, *lru = &route->graphs[0];
-    uct_cuda_mgi_stage_ring_t *ring;
-    CUresult r  = CUDA_SUCCESS;
-    unsigned i;
-
-    for (i = 0; i < UCT_CUDA_MGI_GRAPH_CACHE; ++i) {
-        uct_cuda_mgi_graph_t *c = &route->graphs[i];
-
-        if ((c->exec != NULL) && (c->is_put == key->is_put) &&
-            (c->local == key->local) && (c->remote == key->remote) &&
-            (c->num_parts == key->num_parts) &&
-            !memcmp(c->length, key->length,
-                    key->num_parts * sizeof(key->length[0])) &&
-            !memcmp(c->path, key->path,
-                    key->num_parts * sizeof(key->path[0])) &&
-            !memcmp(c->far, key->far, key->num_parts * sizeof(key->far[0]))) {
-            g = c;
-            break;
-        }
-        if ((c->exec == NULL) ||
-            ((lru->exec != NULL) && (c->last_use < lru->last_use))) {
-            lru = c;
-        }
-    }
-
-    if (g == NULL) {
-        if (lru->exec != NULL) {
-            /* it may still run: its stream is this one */
-            cuStreamSynchronize(stream);
-            uct_cuda_mgi_graph_free(lru);
-        }
-        g        = lru;
-        *g       = *key;
-        g->exec  = NULL;
-        r        = uct_cuda_mgi_graph_build(iface, route, g, events);
-        if (r != CUDA_SUCCESS) {
-            return r;
-        }
-        ++route->num_graphs;
-    } else {
-        for (i = 0; (r == CUDA_SUCCESS) && (i < g->num_parts); ++i) {
-            r = cuGraphExecEventRecordNodeSetEvent(g->exec, g->event_node[i],
-                                                   events[i]);
-        }
-        ++route->num_replays;
-    }
-    g->last_use = route->num_striped;
-
-    /* the staging buffers: after the last stream post that used them */
-    for (i = 1; (r == CUDA_SUCCESS) && (i < g->num_parts); ++i) {
-        ring = &route->staged[g->path[i]].ring[!g->is_put];
-        if (ring->stream_used) {
-            r = cuStreamWaitEvent(stream, ring->freed[ring->last], 0);
-            ring->stream_used = 0;
-        }
-    }
-    if (r == CUDA_SUCCESS) {
-        r = cuGraphLaunch(g->exec, stream);
-    }
-    for (i = 1; (r == CUDA_SUCCESS) && (i < g->num_parts); ++i) {
-        ring = &route->staged[g->path[i]].ring[!g->is_put];
-        r    = cuEventRecord(ring->graph_done, stream);
-        ring->graph_used = 1;
-    }
-    return r;
-}
-
-
-/* Whether op can go as a graph: every staged part on a host path (its
- * hops are plain copies between unified addresses) */
-static int uct_cuda_mgi_graph_ok(uct_cuda_mgi_iface_t *iface,
-                                 uct_cuda_mgi_route_t *route,
-                                 const size_t *part)
-{
-    unsigned i, n = 0;
-
-    if (!iface->config.graphs || route->graphs_failed) {
-        return 0;
-    }
-    for (i = 0; i < route->num_staged; ++i) {
-        if (part[i + 1] == 0) {
-            continue;
-        }
-        if (route->staged[i].kind != UCT_CUDA_MGI_PATH_HOST) {
-            return 0;
-        }
-        ++n;
-    }
-    return n > 0;
-}
-
-
-/* Map the far ends of the staged parts and post op as one graph. On an
- * error nothing was posted (op->num_parts 1, nothing mapped): the caller
- * posts with streams */
-static ucs_status_t
-uct_cuda_mgi_stripe_post_graph(uct_cuda_mgi_iface_t *iface,
-                               uct_cuda_mgi_route_t *route,
-                               const uct_cuda_mgi_key_t *key,
-                               CUdeviceptr local, CUdeviceptr remote_mapped,
-                               uint64_t remote_addr, const size_t *part,
-                               int is_put, CUstream direct_stream,
-                               CUevent *events, uct_cuda_mgi_stripe_op_t *op)
-{
-    uct_cuda_mgi_graph_t g;
-    ucs_status_t status = UCS_OK;
-    CUresult r;
-    unsigned i, n;
-    void *mapped;
-
-    memset(&g, 0, sizeof(g));
-    g.is_put    = is_put;
-    g.local     = local;
-    g.remote    = remote_mapped;
-    g.length[0] = part[0];
-    g.num_parts = 1;
-    for (i = 0; (status == UCS_OK) && (i < route->num_staged); ++i) {
-        uct_cuda_mgi_stage_path_t *path = &route->staged[i];
-
-        if (part[i + 1] == 0) {
-            continue;
-        }
-        status = uct_cuda_mgi_ring_init(iface, path, is_put);
-        if (status == UCS_OK) {
-            status = uct_cuda_mgi_map_far(iface, path, key, &mapped);
-        }
-        if (status != UCS_OK) {
-            break;
-        }
-        n                 = uct_cuda_mgi_op_add_part(op, i, path, mapped,
-                                                     part[i + 1]);
-        g.path[n]         = i;
-        g.length[n]       = part[i + 1];
-        g.far[n]          = (CUdeviceptr)mapped +
-                            (remote_addr - key->ipc.d_bptr);
-        g.num_parts       = op->num_parts;
-    }
-
-    if (status == UCS_OK) {
-        /* the far end of each part starts where its local range does */
-        size_t base = part[0];
-        for (n = 1; n < g.num_parts; ++n) {
-            g.far[n] += base;
-            base     += g.length[n];
-        }
-        r = uct_cuda_mgi_graph_post(iface, route, &g, direct_stream, events);
-        if (r != CUDA_SUCCESS) {
-            ucs_warn("cuda_mgi iface %p: posting a striped operation as a "
-                     "CUDA graph failed (%s); posting with streams from now "
-                     "on (UCX_CUDA_MGI_GRAPHS=n does so from the start)",
-                     iface, uct_cuda_mgi_cu_error(r));
-            route->graphs_failed = 1;
-            status               = UCS_ERR_IO_ERROR;
-        }
-    }
-
-    if (status != UCS_OK) {
-        uct_cuda_mgi_op_unmap_far(iface, op, key->ipc.pid, key->ipc.d_bptr);
-        op->num_parts = 1;
-    }
-    return status;
-}
-
-
 ucs_status_t
 uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                          uct_cuda_mgi_route_t *route,
@@ -1100,16 +771,6 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
     op->length[0]    = part[0];
     op->far_ctx[0]   = NULL;
     op->done_time[0] = 0;
-
-    if (uct_cuda_mgi_graph_ok(iface, route, part) &&
-        (uct_cuda_mgi_stripe_post_graph(iface, route, key, local,
-                                        remote_mapped, remote_addr, part,
-                                        is_put, direct_stream, events,
-                                        op) == UCS_OK)) {
-        ++route->num_striped;
-        op->issue_time = ucs_time_to_sec(ucs_get_time());
-        return UCS_OK;
-    }
 
     offset = part[0];
     if (part[0] > 0) {

@@ -32,8 +32,6 @@
 #define UCT_CUDA_MGI_MAX_STAGED    (UCT_CUDA_MGI_MAX_PATHS - 1)
 #define UCT_CUDA_MGI_MAX_GPUS      32
 #define UCT_CUDA_MGI_MAX_STAGE_BUFS 64
-/* Graphs of striped operations cached per route */
-#define UCT_CUDA_MGI_GRAPH_CACHE   8
 
 /* Striped operations of a route left out of its timing log: the first
  * ones open contexts, map memory and allocate staging */
@@ -77,12 +75,6 @@ typedef struct uct_cuda_mgi_stage_ring {
     CUevent   freed[UCT_CUDA_MGI_MAX_STAGE_BUFS];  /* hop 2 done (ctx[1]) */
     CUstream  join;       /* local stream: completion of a put's far hop */
     unsigned  next;
-    /* operations posted as graphs and with streams use the buffers in
-     * turn: each waits for the other kind's last use once */
-    CUevent   graph_done; /* local ctx: the last graph that used the ring */
-    int       graph_used; /* a graph used it since the last stream post */
-    int       stream_used;/* a stream post used it since the last graph */
-    unsigned  last;       /* buffer of the last stream post's last chunk */
 } uct_cuda_mgi_stage_ring_t;
 
 
@@ -98,23 +90,6 @@ typedef struct uct_cuda_mgi_stage_path {
 } uct_cuda_mgi_stage_path_t;
 
 
-/* One striped operation's DAG as a CUDA graph: the direct copy, the host
- * path's chunks hop by hop, an event record node after each part (set to
- * the operation's events at launch). Valid for the same buffers and split */
-typedef struct uct_cuda_mgi_graph {
-    CUgraph       graph;
-    CUgraphExec   exec;                  /* NULL: slot free */
-    unsigned long last_use;
-    int           is_put;
-    CUdeviceptr   local, remote;         /* remote: mapped in the local ctx */
-    size_t        length[UCT_CUDA_MGI_MAX_PATHS];
-    unsigned      path[UCT_CUDA_MGI_MAX_PATHS];
-    CUdeviceptr   far[UCT_CUDA_MGI_MAX_PATHS]; /* staged part's far end */
-    unsigned      num_parts;
-    CUgraphNode   event_node[UCT_CUDA_MGI_MAX_PATHS];
-} uct_cuda_mgi_graph_t;
-
-
 /* Everything known about the way to one peer GPU */
 typedef struct uct_cuda_mgi_route {
     CUuuid                    uuid;
@@ -123,10 +98,6 @@ typedef struct uct_cuda_mgi_route {
     unsigned                  num_staged;
     uct_cuda_mgi_stage_path_t staged[UCT_CUDA_MGI_MAX_STAGED];
     unsigned long             num_striped; /* operations striped so far */
-    uct_cuda_mgi_graph_t      graphs[UCT_CUDA_MGI_GRAPH_CACHE];
-    int                       graphs_failed; /* post with streams only */
-    unsigned long             num_graphs;    /* graphs built */
-    unsigned long             num_replays;   /* launches of a cached one */
     /* where striped operations spent their time, for the info log at
      * cleanup: seconds summed over num_timed operations */
     unsigned long             num_timed;
