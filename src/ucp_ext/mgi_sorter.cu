@@ -18,8 +18,9 @@
  * message size, the default). A pass is all or nothing: it reserves only
  * once every target ring has room; when one has none, the stage ring waits
  * (its consumer line names the ring) until it has, and the segment is
- * walked again. A reservation lost to a race is committed as padding. A receive segment whose
- * messages are all of one (channel, destination) moves to a final ring
+ * walked again. A reservation lost to a race is committed as padding. A
+ * receive segment whose messages are all of one (channel, destination)
+ * moves to a final ring
  * whole. The device code is in mgi_sorter_dev.h (also built for the host
  * by test_mgi_sorter); this file holds the kernel and the host side.
  *
@@ -42,6 +43,7 @@
 #include "mgi_int.h"
 
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,6 +77,7 @@ typedef struct mgi_gpu_ep {
     unsigned         ndeferred, deferred_cap;
     mgi_gpu_pooled_t *pool;         /* final rings of deleted channels */
     unsigned         npool, pool_cap;
+    pthread_mutex_t  pool_lock;     /* channels come and go in any thread */
 } mgi_gpu_ep_t;
 
 /* Host state of a channel at a GPU endpoint (ch->gpu[ep->index]). */
@@ -387,6 +390,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
     g->nthreads = ctx->params.sorter_threads;
     g->nlanes   = ctx->size + 1;   /* as mgi_ep_recv_ring_create */
     g->smem     = mgi_gpu_smem(ctx->seg_size);
+    pthread_mutex_init(&g->pool_lock, NULL);
     ep->gpu     = g;
 
     status = mgi_gpu_enter(ep, &guard);
@@ -505,6 +509,7 @@ err_ctl:
 err_leave:
     mgi_gpu_leave(&guard);
 err_free:
+    pthread_mutex_destroy(&g->pool_lock);
     free(g);
     ep->gpu = NULL;
     return status;
@@ -535,6 +540,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     mgi_gpu_host_free(g->status);
     free(g->deferred);
     free(g->pool);
+    pthread_mutex_destroy(&g->pool_lock);
     free(g);
     ep->gpu = NULL;
 }
@@ -771,6 +777,7 @@ static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n)
     mgi_gpu_pooled_t *np;
     unsigned i;
 
+    pthread_mutex_lock(&g->pool_lock);
     for (i = 0; i < n; ++i) {
         if (final[i] == NULL) {
             continue;
@@ -789,6 +796,7 @@ static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n)
         g->pool[g->npool].epoch = mgi_gpu_sorter_epoch(ep);
         ++g->npool;
     }
+    pthread_mutex_unlock(&g->pool_lock);
 }
 
 /* n fresh final rings: pooled ones the sorter went past (two rounds since
@@ -820,12 +828,14 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
                   MGI_RING_F_APPEND);
     for (i = 0; i < n; ++i) {
         img[i] = image;
+        pthread_mutex_lock(&g->pool_lock);
         for (k = g->npool; (final[i] == NULL) && (k-- > 0);) {
             if (!g->running || (epoch - g->pool[k].epoch >= 2)) {
                 final[i]   = (mgi_ring_t*)g->pool[k].ring;
                 g->pool[k] = g->pool[--g->npool];
             }
         }
+        pthread_mutex_unlock(&g->pool_lock);
         if ((final[i] == NULL) &&
             ((final[i] = (mgi_ring_t*)mgi_gpu_dev_alloc(ep, len)) == NULL)) {
             status = UCS_ERR_NO_MEMORY;
