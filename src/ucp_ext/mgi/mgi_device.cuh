@@ -171,7 +171,9 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     __syncwarp();
     if (lane == 0) {
         mgi_seg_mark((mgi_seg_hdr_t*)seg_ptr, key);
-        __threadfence(); /* stage rings: the sorter is on this GPU */
+        /* the commit fences at GPU scope first (the sorter is on this
+         * GPU): the writes this thread saw through the barrier, and the
+         * mark, are ordered before the count */
         mgi_ring_append_commit(r, (mgi_seg_hdr_t*)seg_ptr, off, total, pos);
     }
     return (int)len;
@@ -291,7 +293,9 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
         route = (uint16_t)(s_key[s_list[0]] - 1);
         mgi_seg_mark(s_seg, (s_ngroups == 1) ? mgi_dev_msg_key(h, route) :
                                                MGI_SEG_MIXED);
-        __threadfence(); /* stage rings: the sorter is on this GPU */
+        /* the commit fences at GPU scope first (the sorter is on this
+         * GPU): the writes this thread saw through the barrier, and the
+         * mark, are ordered before the count */
         mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
                                s_pos);
     }
@@ -355,7 +359,9 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     __syncthreads();
     if (threadIdx.x == 0) {
         mgi_seg_mark(s_seg, (s_klo == s_khi) ? s_klo : MGI_SEG_MIXED);
-        __threadfence(); /* stage rings: the sorter is on this GPU */
+        /* the commit fences at GPU scope first (the sorter is on this
+         * GPU): the writes this thread saw through the barrier, and the
+         * mark, are ordered before the count */
         mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
                                s_pos);
     }
