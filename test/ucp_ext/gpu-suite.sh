@@ -99,6 +99,10 @@ MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings 100 mgi_launch -n 2 -t 95 -- \
         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+# the thread-level receive (mgi_dev_recv, thread 0 of a block) of messages
+# of up to 256 tuples (batched device sends): taken whole and in parts
+MGI_DEV_MSG_BATCH=4096 step groupby_2proc_thread_recv 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -R thread -T $T
 
 # 256 MiB of tuples each
 step send_bw_64B_2proc 100 mgi_launch -n 2 -t 95 -- \

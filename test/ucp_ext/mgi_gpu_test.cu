@@ -3,13 +3,15 @@
  * built by `make`, run by gpu-suite.sh, not by `make check`).
  *
  *   mgi_gpu_test groupby [-l NEPS] [-n TUPLES] [-b BLOCKS] [-k KEYS]
+ *                        [-R block|thread]
  *       The paper's Fig. 3 GroupBy over the device API: every endpoint
  *       sends its partition (schema {int32 key, int64 value}, partition
  *       key 0) while receiving and aggregating (count, sum per key), then
  *       flushes and receives until EOF. Checked against a CPU reference.
  *       One endpoint per process on GPU rank % ngpus (run it under
  *       mgi_launch -n 2), or -l NEPS endpoints in one process on GPUs
- *       0..NEPS-1.
+ *       0..NEPS-1. -R thread: thread 0 of a block receives with the
+ *       thread-level mgi_dev_recv instead of the block receive.
  *   mgi_gpu_test bench [-l 2] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS]
  *       Device send GPU0 -> GPU1: source kernel sends, destination kernel
  *       receives until EOF and checks count and checksum; the same bytes
@@ -69,6 +71,7 @@ struct opts {
     unsigned   size;         /* bench: tuple bytes */
     int        global_ring;  /* sorter: one stage ring */
     int        coalesce;
+    int        thread_recv;  /* groupby: mgi_dev_recv, not the block's */
     unsigned   timeout_s;
 };
 
@@ -144,21 +147,36 @@ __device__ static inline int timed_out(unsigned long long deadline)
 __shared__ unsigned long long g_recv_calls, g_recv_empty;
 /* block sends of this block and those refused (thread 0) */
 __shared__ unsigned long long g_send_calls, g_send_full;
+/* receive with the thread-level mgi_dev_recv (thread 0) */
+__shared__ int g_thread_recv;
 
 /* Block: receive what is there, apply f to every tuple. buf: through
- * mgi_dev_recv_block into buf (RECV_TUPLES tuples at most); NULL: in
- * place, mgi_dev_recv_block_each (RECV_EACH_BYTES at most). Returns
- * bytes, 0 or MGI_DEV_EOF. */
+ * mgi_dev_recv_block into buf (RECV_TUPLES tuples at most), or with
+ * g_thread_recv through mgi_dev_recv by thread 0; NULL: in place,
+ * mgi_dev_recv_block_each (RECV_EACH_BYTES at most). Returns bytes, 0 or
+ * MGI_DEV_EOF. */
 template <typename F>
 __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
                                  unsigned tsize, F f)
 {
-    int n = (buf == NULL) ?
-            mgi_dev_recv_block_each(h, RECV_EACH_BYTES,
+    __shared__ int s_n;
+    int n;
+
+    if (buf == NULL) {
+        n = mgi_dev_recv_block_each(h, RECV_EACH_BYTES,
                                     [&](const char *t, unsigned len) {
                                         f(t);
-                                    }) :
-            mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
+                                    });
+    } else if (g_thread_recv) {
+        if (threadIdx.x == 0) {
+            s_n = mgi_dev_recv(h, buf, RECV_TUPLES * tsize);
+        }
+        __syncthreads();
+        n = s_n;
+        __syncthreads();    /* s_n read by all before the next call */
+    } else {
+        n = mgi_dev_recv_block(h, buf, RECV_TUPLES * tsize);
+    }
 
     if (threadIdx.x == 0) {
         ++g_recv_calls;
@@ -293,7 +311,8 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
                                unsigned keys, int dst_side,
                                unsigned *agg_cnt,
                                unsigned long long *agg_sum, dev_result *res,
-                               unsigned long long timeout_ns, int global_ring)
+                               unsigned long long timeout_ns, int global_ring,
+                               int thread_recv)
 {
     __shared__ char rbuf[RECV_TUPLES * sizeof(gb_tuple)];
     const mgi_dev_ch_t *h = &ch;
@@ -316,6 +335,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0; /* counted by block_recv */
         g_send_calls = g_send_full = 0;  /* and block_send */
+        g_thread_recv = thread_recv;
     }
     __syncthreads();
     for (long i = begin; i < end; i += blockDim.x) {
@@ -374,6 +394,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0;
         g_send_calls = g_send_full = 0;
+        g_thread_recv = 0;
     }
     __syncthreads();
     if (send) {
@@ -575,7 +596,8 @@ static int run_groupby(const opts &o)
         CHECK_CUDA(cudaEventRecord(e->start, e->stream));
         groupby_kernel<<<o.blocks, o.threads, 0, e->stream>>>(
                 e->h, e->id, o.tuples, o.keys, 1, e->cnt, e->sum, rd,
-                (unsigned long long)o.timeout_s * 1000000000ull, 0);
+                (unsigned long long)o.timeout_s * 1000000000ull, 0,
+                o.thread_recv);
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
     }
@@ -885,7 +907,8 @@ static void usage(void)
     fprintf(stderr,
             "usage: mgi_gpu_test groupby|bench|sorter [-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
-            "[-r per-block|global] [-c 1|0] [-T TIMEOUT_S]\n");
+            "[-r per-block|global] [-c 1|0] [-R block|thread] "
+            "[-T TIMEOUT_S]\n");
     exit(2);
 }
 
@@ -909,7 +932,7 @@ int main(int argc, char **argv)
     o.coalesce  = 1;
     o.timeout_s = 120;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:T:")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:T:")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -919,6 +942,7 @@ int main(int argc, char **argv)
         case 's': o.size = atoi(optarg); break;
         case 'r': o.global_ring = !strcmp(optarg, "global"); break;
         case 'c': o.coalesce = atoi(optarg); break;
+        case 'R': o.thread_recv = !strcmp(optarg, "thread"); break;
         case 'T': o.timeout_s = atoi(optarg); break;
         default: usage();
         }
