@@ -1235,7 +1235,7 @@ static void wl_mgi_fini(wl_rank_t *w, int sync)
             return;
         }
         if ((w->me == 0) && (m->shuffles > 0)) {
-            printf("# mgi: %u blocks x %d threads per GPU; per shuffle on "
+            printf("# mgi: %u blocks x %u threads per GPU; per shuffle on "
                    "rank 0: channel create %.2f ms, kernel %.2f ms, delete "
                    "%.2f ms (means)\n", m->blocks, m->threads,
                    m->create_ms / m->shuffles, m->kernel_ms / m->shuffles,
