@@ -78,6 +78,7 @@ typedef struct mgi_gpu_ep {
     mgi_gpu_pooled_t *pool;         /* final rings of deleted channels */
     unsigned         npool, pool_cap;
     pthread_mutex_t  pool_lock;     /* channels come and go in any thread */
+    unsigned long    finals_reused, finals_new; /* for the info log */
 } mgi_gpu_ep_t;
 
 /* Host state of a channel at a GPU endpoint (ch->gpu[ep->index]). */
@@ -525,6 +526,11 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         return;
     }
     mgi_gpu_sorter_stop(ep);
+    if (g->finals_new + g->finals_reused > 0) {
+        ucs_info("mgi ep %u: final rings of channels: %lu allocated, %lu "
+                 "reused from deleted channels", ep->id, g->finals_new,
+                 g->finals_reused);
+    }
     if (mgi_gpu_enter(ep, &guard) == UCS_OK) {
         for (i = 0; i < g->ndeferred; ++i) {
             cudaFree(g->deferred[i]);
@@ -833,13 +839,17 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
             if (!g->running || (epoch - g->pool[k].epoch >= 2)) {
                 final[i]   = (mgi_ring_t*)g->pool[k].ring;
                 g->pool[k] = g->pool[--g->npool];
+                ++g->finals_reused;
             }
         }
         pthread_mutex_unlock(&g->pool_lock);
-        if ((final[i] == NULL) &&
-            ((final[i] = (mgi_ring_t*)mgi_gpu_dev_alloc(ep, len)) == NULL)) {
-            status = UCS_ERR_NO_MEMORY;
-            goto out;
+        if (final[i] == NULL) {
+            final[i] = (mgi_ring_t*)mgi_gpu_dev_alloc(ep, len);
+            if (final[i] == NULL) {
+                status = UCS_ERR_NO_MEMORY;
+                goto out;
+            }
+            ++g->finals_new;
         }
     }
     status = mgi_gpu_rings_load(ep, (void *const*)final, img, n);
