@@ -111,6 +111,10 @@ step send_bw_16B_2proc 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test bench -s 16 -n 16777216 -b 32 -T $T
 step send_bw_64B_1proc 100 mgi_gpu_test bench -l 2 -s 64 -n 4194304 -b 32 \
     -T $T
+# the source's blocks flush with the blocking mgi_dev_flush (it returns
+# once the block's tuples are delivered); the receiver checks every tuple
+step send_bw_64B_2proc_blocking_flush 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F -T $T
 # more sorter blocks: the sender's stage rings spread over them
 MGI_SORTER_BLOCKS=8 step send_bw_64B_2proc_8sorters 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T

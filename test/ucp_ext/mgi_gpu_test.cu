@@ -12,11 +12,13 @@
  *       mgi_launch -n 2), or -l NEPS endpoints in one process on GPUs
  *       0..NEPS-1. -R thread: thread 0 of a block receives with the
  *       thread-level mgi_dev_recv instead of the block receive.
- *   mgi_gpu_test bench [-l 2] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS]
+ *   mgi_gpu_test bench [-l 2] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS] [-F]
  *       Device send GPU0 -> GPU1: source kernel sends, destination kernel
  *       receives until EOF and checks count and checksum; the same bytes
  *       copied with cudaMemcpyPeerAsync in the same run (process of GPU0);
- *       prints both and the ratio.
+ *       prints both and the ratio. -F: the source blocks flush with the
+ *       blocking mgi_dev_flush (it waits for delivery) instead of
+ *       mgi_dev_flush_nb.
  *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
  *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
  *       channel, so tuples go stage ring -> sorter -> receive ring ->
@@ -72,6 +74,7 @@ struct opts {
     int        global_ring;  /* sorter: one stage ring */
     int        coalesce;
     int        thread_recv;  /* groupby: mgi_dev_recv, not the block's */
+    int        blocking_flush; /* bench: mgi_dev_flush at the source */
     unsigned   timeout_s;
 };
 
@@ -367,7 +370,8 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
  * side counts them and sums word 0 and checks the other words. */
 __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                               unsigned words, int dst, dev_result *res,
-                              unsigned long long timeout_ns, int global_ring)
+                              unsigned long long timeout_ns, int global_ring,
+                              int blocking_flush)
 {
     char *const rbuf = NULL; /* receive in place: mgi_dev_recv_block_each */
     const mgi_dev_ch_t *h = &ch;
@@ -413,8 +417,15 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
             }
         }
     }
-    bad = block_finish(h, send && block_flushes(res, global_ring, deadline),
-                       rbuf, rsize, check, deadline);
+    if (send && blocking_flush && (rsize == 0) && !global_ring) {
+        /* a source only: nothing to receive while the flush waits; a
+         * poll is a 64 ns sleep or more, so this bounds it by timeout */
+        bad = (mgi_dev_flush(h, timeout_ns / 64) == 0) ? 0 : PH_FLUSH;
+    } else {
+        bad = block_finish(h, send && block_flushes(res, global_ring,
+                                                    deadline),
+                           rbuf, rsize, check, deadline);
+    }
     block_add(&res->checksum, checksum);
     block_add(&res->received, received);
     if (threadIdx.x == 0) {
@@ -801,7 +812,7 @@ static int run_stream(const opts &o, int sorter)
         stream_kernel<<<o.blocks, o.threads, 0, e->stream>>>(
                 e->h, is_src[k], is_dst[k], o.tuples, words, dst[0], rd,
                 (unsigned long long)o.timeout_s * 1000000000ull,
-                o.global_ring);
+                o.global_ring, o.blocking_flush);
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
     }
@@ -907,7 +918,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: mgi_gpu_test groupby|bench|sorter [-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
-            "[-r per-block|global] [-c 1|0] [-R block|thread] "
+            "[-r per-block|global] [-c 1|0] [-R block|thread] [-F] "
             "[-T TIMEOUT_S]\n");
     exit(2);
 }
@@ -932,7 +943,7 @@ int main(int argc, char **argv)
     o.coalesce  = 1;
     o.timeout_s = 120;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:T:")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FT:")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -943,6 +954,7 @@ int main(int argc, char **argv)
         case 'r': o.global_ring = !strcmp(optarg, "global"); break;
         case 'c': o.coalesce = atoi(optarg); break;
         case 'R': o.thread_recv = !strcmp(optarg, "thread"); break;
+        case 'F': o.blocking_flush = 1; break;
         case 'T': o.timeout_s = atoi(optarg); break;
         default: usage();
         }
