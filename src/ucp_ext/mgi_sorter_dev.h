@@ -286,6 +286,9 @@ MGI_SDEV_INLINE T mgi_vld(const T *p)
 typedef struct mgi_gpu_pass {
     uint32_t      nemit, ntgt, end_off;
     int           at_end, stop_eof, blocked, progress;
+    int           lost;         /* mgi_gpu_place: a reserve failed after
+                                 * the look (the room went to another
+                                 * producer) */
     mgi_ring_t    *wait_ring;   /* a target without room: the pass is
                                  * blocked on it (mgi_gpu_place) */
     uint32_t      wait_sz;
@@ -866,6 +869,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
 
     if (tid == 0) {
         p->blocked   = 0;
+        p->lost      = 0;
         p->wait_ring = NULL;
     }
     MGI_SYNC();
@@ -892,11 +896,11 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
                                                 &p->tgt_pos[t]) ==
                         MGI_RING_OK);
         if (!p->tgt_ok[t]) {
-            p->blocked = 1;
+            p->lost = 1;    /* not blocked: others may still read it */
         }
     }
     MGI_SYNC();
-    if (p->blocked) {
+    if (p->lost) {
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
         mgi_selfcheck_blocked += (tid == 0);
 #endif
