@@ -612,7 +612,8 @@ static ucs_status_t mgi_ch_quiesce(mgi_context_t *ctx, mgi_ch_id_t id)
     deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
     for (i = 0; i < ctx->neps; ++i) {
         while ((ctx->eps[i] != NULL) &&
-               (mgi_ch_sorter_epoch(ctx->eps[i]) - epoch[i] < 2)) {
+               (mgi_ch_sorter_epoch(ctx->eps[i]) - epoch[i] <
+                MGI_SORTER_QUIESCE_EPOCHS)) {
             if (mgi_time_ns() > deadline) {
                 ucs_error("mgi channel %u: sorter of endpoint %u did not "
                           "finish a round within %u ms", id,

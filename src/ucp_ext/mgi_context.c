@@ -69,6 +69,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_blocks    = 2;
     p->sorter_threads   = 256;
     p->sorter_coalesce  = 2;
+    p->sorter_msg_copy  = 128;
     p->sort_rings       = 1;
     p->ctl_shm          = 1;
 
@@ -100,6 +101,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORTER_BLOCKS", &p->sorter_blocks);
     mgi_env_uint("MGI_SORTER_THREADS", &p->sorter_threads);
     mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
+    mgi_env_uint("MGI_SORTER_MSG_COPY", &p->sorter_msg_copy);
     mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
 }

@@ -33,6 +33,10 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #define MGI_GPU_MAX_BLOCKS  1024   /* user blocks of a GPU endpoint */
 #define MGI_GPU_MAX_TARGETS 64     /* destinations of a GPU channel */
 #define MGI_SHM_NAME_MAX    48     /* POSIX shared-memory object names */
+/* Sorter epochs after which a sorter no longer looks at what was
+ * unpublished before the first (a round in progress may still hold it):
+ * mgi_ch_quiesce waits that long, pooled final rings too */
+#define MGI_SORTER_QUIESCE_EPOCHS 2
 
 typedef struct mgi_context  mgi_context_t;
 typedef struct mgi_ep       mgi_ep_t;

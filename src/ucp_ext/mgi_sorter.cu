@@ -237,75 +237,60 @@ static void *mgi_gpu_dev_alloc(mgi_ep_t *ep, size_t len)
     return p;
 }
 
-/* Load n host ring images (img[k], made by mgi_ring_init) into device
- * rings dev[k]: the device memory is zeroed there, then only the ring
+/* Queue on the control stream (the caller is in the endpoint's device and
+ * waits for the stream): host ring image img (made by mgi_ring_init) into
+ * device ring dev. The device memory is zeroed there, then only the ring
  * header and the segment headers cross; a whole image (segments of data
  * that are all zero) took ~0.5 ms a ring, the better part of creating a
  * channel. */
-static ucs_status_t mgi_gpu_rings_load(mgi_ep_t *ep, void *const *dev,
-                                       const mgi_ring_t *const *img,
-                                       unsigned n)
+static ucs_status_t mgi_gpu_ring_load(mgi_ep_t *ep, void *dev,
+                                      const mgi_ring_t *img)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dev_guard_t guard;
+    size_t len      = mgi_ring_mem_size(img->size, img->seg_size);
     ucs_status_t status;
-    size_t len;
-    unsigned k;
 
-    status = mgi_gpu_enter(ep, &guard);
-    for (k = 0; (status == UCS_OK) && (k < n); ++k) {
-        len    = mgi_ring_mem_size(img[k]->size, img[k]->seg_size);
-        status = MGI_CUDA_CALL(cudaMemsetAsync(dev[k], 0, len, g->ctl),
-                               "ep %u: %zu bytes", ep->id, len);
-        if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaMemcpyAsync(dev[k], img[k],
-                                                   MGI_RING_HDR_SIZE,
-                                                   cudaMemcpyHostToDevice,
-                                                   g->ctl), "ep %u", ep->id);
-        }
-        if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaMemcpy2DAsync(
-                             (char*)dev[k] + MGI_RING_HDR_SIZE,
-                             img[k]->seg_size,
-                             (const char*)img[k] + MGI_RING_HDR_SIZE,
-                             img[k]->seg_size, MGI_SEG_HDR_SIZE,
-                             img[k]->size, cudaMemcpyHostToDevice, g->ctl),
-                     "ep %u", ep->id);
-        }
+    status = MGI_CUDA_CALL(cudaMemsetAsync(dev, 0, len, g->ctl),
+                           "ep %u: %zu bytes", ep->id, len);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemcpyAsync(dev, img, MGI_RING_HDR_SIZE,
+                                               cudaMemcpyHostToDevice,
+                                               g->ctl), "ep %u", ep->id);
     }
     if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
+        status = MGI_CUDA_CALL(cudaMemcpy2DAsync(
+                         (char*)dev + MGI_RING_HDR_SIZE, img->seg_size,
+                         (const char*)img + MGI_RING_HDR_SIZE, img->seg_size,
+                         MGI_SEG_HDR_SIZE, img->size, cudaMemcpyHostToDevice,
+                         g->ctl), "ep %u", ep->id);
     }
-    mgi_gpu_leave(&guard);
     return status;
 }
 
 void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
                           unsigned nrings)
 {
-    void *ring = mgi_gpu_dev_alloc(ep, len);
-    size_t each = len / nrings;
-    void **dev;
-    const mgi_ring_t **img;
+    mgi_gpu_ep_t *g   = mgi_gpu_ep(ep);
+    const size_t each = len / nrings;
+    void *ring        = mgi_gpu_dev_alloc(ep, len);
+    mgi_gpu_dev_guard_t guard;
     ucs_status_t status;
     unsigned k;
 
     if (ring == NULL) {
         return NULL;
     }
-    dev = (void**)calloc(nrings, sizeof(*dev));
-    img = (const mgi_ring_t**)calloc(nrings, sizeof(*img));
-    status = ((dev == NULL) || (img == NULL)) ? UCS_ERR_NO_MEMORY : UCS_OK;
+    status = mgi_gpu_enter(ep, &guard);
     for (k = 0; (status == UCS_OK) && (k < nrings); ++k) {
-        dev[k] = (char*)ring + k * each;
-        img[k] = (const mgi_ring_t*)((const char*)image + k * each);
+        status = mgi_gpu_ring_load(ep, (char*)ring + k * each,
+                                   (const mgi_ring_t*)((const char*)image +
+                                                       k * each));
     }
     if (status == UCS_OK) {
-        status = mgi_gpu_rings_load(ep, dev, img, nrings);
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
+                               ep->id);
     }
-    free(dev);
-    free(img);
+    mgi_gpu_leave(&guard);
     if (status != UCS_OK) {
         mgi_gpu_dev_free(ep, ring);
         return NULL;
@@ -576,6 +561,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.nstage       = ep->nstage;
     dep.nlanes       = ep->nlanes;
     dep.coalesce     = ctx->params.sorter_coalesce;
+    dep.msg_copy_words = ctx->params.sorter_msg_copy / 8;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
@@ -775,8 +761,8 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
 }
 
 /* Keep the final rings of a deleted channel for the next one (the
- * channel is unpublished: the sorter stops looking at them within two
- * rounds); memory that cannot be pooled is freed. */
+ * channel is unpublished: the sorter stops looking at them within
+ * MGI_SORTER_QUIESCE_EPOCHS); memory that cannot be pooled is freed. */
 static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
@@ -805,9 +791,9 @@ static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n)
     pthread_mutex_unlock(&g->pool_lock);
 }
 
-/* n fresh final rings: pooled ones the sorter went past (two rounds since
- * they were pooled, as mgi_ch_quiesce waits), else new device memory; all
- * loaded from one host image. */
+/* n fresh final rings: pooled ones the sorter went past
+ * (MGI_SORTER_QUIESCE_EPOCHS since they were pooled, as mgi_ch_quiesce
+ * waits), else new device memory; all loaded from one host image. */
 static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
                                        unsigned n)
 {
@@ -816,7 +802,7 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
     size_t len         = mgi_ring_mem_size(ctx->params.final_depth,
                                            ctx->seg_size);
     uint32_t epoch     = mgi_gpu_sorter_epoch(ep);
-    const mgi_ring_t **img;
+    mgi_gpu_dev_guard_t guard;
     mgi_ring_t *image;
     ucs_status_t status = UCS_OK;
     unsigned i, k;
@@ -825,18 +811,17 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
         return UCS_OK;
     }
     image = (mgi_ring_t*)malloc(len); /* only its headers are written */
-    img   = (const mgi_ring_t**)calloc(n, sizeof(*img));
-    if ((image == NULL) || (img == NULL)) {
+    if (image == NULL) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
     mgi_ring_init(image, ctx->params.final_depth, ctx->seg_size,
                   MGI_RING_F_APPEND);
     for (i = 0; i < n; ++i) {
-        img[i] = image;
         pthread_mutex_lock(&g->pool_lock);
         for (k = g->npool; (final[i] == NULL) && (k-- > 0);) {
-            if (!g->running || (epoch - g->pool[k].epoch >= 2)) {
+            if (!g->running ||
+                (epoch - g->pool[k].epoch >= MGI_SORTER_QUIESCE_EPOCHS)) {
                 final[i]   = (mgi_ring_t*)g->pool[k].ring;
                 g->pool[k] = g->pool[--g->npool];
                 ++g->finals_reused;
@@ -852,13 +837,20 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
             ++g->finals_new;
         }
     }
-    status = mgi_gpu_rings_load(ep, (void *const*)final, img, n);
+    status = mgi_gpu_enter(ep, &guard);
+    for (i = 0; (status == UCS_OK) && (i < n); ++i) {
+        status = mgi_gpu_ring_load(ep, final[i], image);
+    }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
 out:
     if (status != UCS_OK) {
         mgi_gpu_finals_put(ep, final, n);
         memset(final, 0, n * sizeof(*final));
     }
-    free(img);
     free(image);
     return status;
 }

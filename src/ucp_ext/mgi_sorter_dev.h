@@ -109,13 +109,6 @@ static inline mgi_v16_t mgi_emu_ld16(const void *p)
 #define MGI_GPU_COPY_ILP        8
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
-/* MGI_SORTER_COALESCE=2: passes of like messages of at most this many
- * 8-byte words are written a thread per message. The coalesced copy finds
- * each word's message (a few shared-memory lookups per word); for small
- * messages that cost more than the coalescing saved: Exchange of 16-byte
- * tuples, a placing pass 31 k cycles coalesced against 18 k, 50 against
- * 52 GB/s (2 x H200, bench/results/2026-11-22-h200x2-sorter-copy.txt). */
-#define MGI_GPU_TUPLE_WORDS     16
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
 #define MGI_GPU_LANE_JOBS       128    /* whole moves in flight per lane */
 #define MGI_GPU_HELP_JOBS       8      /* whole moves a block copies a round */
@@ -222,6 +215,14 @@ typedef struct mgi_gpu_dep {
     uint32_t          nstage;
     uint32_t          nlanes;       /* the last one is the loopback lane */
     uint32_t          coalesce;
+    /* coalesce 2: passes of like messages of at most this many 8-byte
+     * words are written a thread per message (MGI_SORTER_MSG_COPY). The
+     * coalesced copy finds each word's message (a few shared-memory
+     * lookups per word); for small messages that cost more than the
+     * coalescing saved: Exchange of 16-byte tuples, a placing pass 31 k
+     * cycles coalesced against 18 k, 50 against 52 GB/s (2 x H200,
+     * bench/results/2026-11-22-h200x2-sorter-copy.txt) */
+    uint32_t          msg_copy_words;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -288,7 +289,7 @@ typedef struct mgi_gpu_pass {
     int           at_end, stop_eof, blocked, progress;
     int           lost;         /* mgi_gpu_place: a reserve failed after
                                  * the look (the room went to another
-                                 * producer) */
+                                 * producer, or a single target had none) */
     mgi_ring_t    *wait_ring;   /* a target without room: the pass is
                                  * blocked on it (mgi_gpu_place) */
     uint32_t      wait_sz;
@@ -873,11 +874,13 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         p->wait_ring = NULL;
     }
     MGI_SYNC();
-    /* every target must have room before any is reserved: a reservation
-     * of a blocked pass turns into padding, which the mover carries and
-     * the next hop walks (most passes were blocked, and the sort rings
-     * filled with padding) */
-    for (t = tid; t < p->ntgt; t += nth) {
+    /* with several targets, every one must have room before any is
+     * reserved: a reservation of a blocked pass turns into padding, which
+     * the mover carries and the next hop walks (most passes were blocked,
+     * and the sort rings filled with padding). A single target needs no
+     * look: a failed reserve leaves nothing to undo (at most it closed the
+     * segment the bytes did not fit, which the mover can then take). */
+    for (t = tid; (p->ntgt > 1) && (t < p->ntgt); t += nth) {
         if (!mgi_ring_append_room(p->tgt_ring[t], p->tgt_bytes[t])) {
             p->blocked   = 1;
             p->wait_ring = p->tgt_ring[t];   /* any one of them */
@@ -896,7 +899,9 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
                                                 &p->tgt_pos[t]) ==
                         MGI_RING_OK);
         if (!p->tgt_ok[t]) {
-            p->lost = 1;    /* not blocked: others may still read it */
+            p->lost      = 1;   /* not blocked: others may still read it */
+            p->wait_ring = p->tgt_ring[t];
+            p->wait_sz   = p->tgt_bytes[t];
         }
     }
     MGI_SYNC();
@@ -930,7 +935,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     } else if ((d->coalesce == 1) ||
                ((d->coalesce == 2) &&
                 ((p->unif_words == 0) ||
-                 (p->unif_words > MGI_GPU_TUPLE_WORDS)))) {
+                 (p->unif_words > d->msg_copy_words)))) {
         /* word w of the output, grouped by target: consecutive threads
          * write consecutive words of one reservation */
         words = p->tgt_word0[p->ntgt];
@@ -1631,7 +1636,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
              * room: walk it again only once that target has some */
             if (tid == 0) {
                 p->skip = (ring->cons_wait != NULL) &&
-                          !mgi_ring_append_room((mgi_ring_t*)ring->cons_wait,
+                          !mgi_ring_append_room(ring->cons_wait,
                                                 ring->cons_wait_sz);
                 p->n_send_wait += p->skip;
             }

@@ -102,6 +102,7 @@ struct sorter_fixture {
         dep.nstage       = 2;
         dep.nlanes       = 3;
         dep.coalesce     = coalesce;
+        dep.msg_copy_words = 128 / 8;  /* MGI_SORTER_MSG_COPY's default */
         dep.lane_bytes   = mgi_ring_mem_size(depth, seg);
         dep.recv_mem     = (char*)alloc(3 * dep.lane_bytes);
         for (unsigned l = 0; l < 3; ++l) {

@@ -112,8 +112,12 @@ typedef struct mgi_context_params {
                                      words (coalesced); 0: one thread per
                                      message; 2: a thread per message
                                      for passes of like messages up to
-                                     128 bytes, else coalesced, 2
-                                     [MGI_SORTER_COALESCE] */
+                                     sorter_msg_copy bytes, else
+                                     coalesced, 2 [MGI_SORTER_COALESCE] */
+    unsigned    sorter_msg_copy;  /* sorter_coalesce 2: largest message
+                                     (bytes, header included) of a pass
+                                     written a thread per message, 128
+                                     [MGI_SORTER_MSG_COPY] */
     unsigned    sort_rings;       /* sort rings per next hop of a GPU
                                      endpoint, sorter block b writing ring
                                      b % sort_rings (fewer blocks race for

@@ -195,7 +195,7 @@ typedef struct mgi_ring {
     uint32_t cons_part;     /* tuple consumers: payload bytes of the
                                message at cons_off taken already */
     uint32_t cons_wait_sz;  /* consumer-private: bytes it could not place */
-    void     *cons_wait;    /* consumer-private: the ring (of another
+    struct mgi_ring *cons_wait; /* consumer-private: the ring (of this
                                consumer's output) that lacked room for
                                them, NULL: none (see the GPU sorter) */
     uint8_t  cons_pad[MGI_RING_LINE - 6 * sizeof(uint32_t) - sizeof(void*)];
