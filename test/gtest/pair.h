@@ -95,8 +95,13 @@ void fill_device_pattern(void *dptr, size_t len, uint64_t seed);
 int run_pair(const std::function<void(int, peer_link&)> &body,
              const std::vector<std::pair<std::string, std::string>> &env = {});
 
-/* Select GPU rank % n in a child; exits MGI_TEST_EXIT_SKIP if fewer than
- * two GPUs are visible. */
+/* Environment variable of a case that needs more than one GPU (the number),
+ * passed to the children with the case's env */
+#define MGI_TEST_NEEDS_GPUS "MGI_TEST_NEEDS_GPUS"
+
+/* Select GPU rank % n in a child (one GPU: both processes share it); exits
+ * MGI_TEST_EXIT_SKIP, saying why, if no GPU or fewer than the case's
+ * MGI_TEST_NEEDS_GPUS are visible. */
 int select_gpu(int rank);
 
 } // namespace mgi_test
@@ -105,7 +110,7 @@ int select_gpu(int rank);
     do { \
         int _rc = mgi_test::run_pair(_body, ##__VA_ARGS__); \
         if (_rc == MGI_TEST_EXIT_SKIP) { \
-            GTEST_SKIP() << "SKIPPED: needs 2 visible GPUs"; \
+            GTEST_SKIP() << "SKIPPED: too few GPUs (the children said why)"; \
         } \
         ASSERT_EQ(0, _rc) << "a child process failed (see its output above)"; \
     } while (0)

@@ -514,10 +514,15 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         path_config{"default", {}},
         path_config{"direct", {{"UCX_CUDA_MGI_PATHS", "direct"}}},
-        path_config{"host_alone", {{"UCX_CUDA_MGI_PATHS", "host"}}},
+        /* the striped cases need two GPUs: between processes of one GPU
+         * every copy is direct (MGI_TEST_NEEDS_GPUS) */
+        path_config{"host_alone", {{"UCX_CUDA_MGI_PATHS", "host"},
+                                   {MGI_TEST_NEEDS_GPUS, "2"}}},
         path_config{"gpu_relay_alone", {{"UCX_CUDA_MGI_PATHS", "gpu"},
-                                        {"UCX_CUDA_MGI_RELAY_GPUS", "0"}}},
+                                        {"UCX_CUDA_MGI_RELAY_GPUS", "0"},
+                                        {MGI_TEST_NEEDS_GPUS, "2"}}},
         path_config{"all_paths", {{"UCX_CUDA_MGI_PATHS", "direct,host,gpu"},
+                                  {MGI_TEST_NEEDS_GPUS, "2"},
                                   {"UCX_CUDA_MGI_RELAY_GPUS", "0"},
                                   {"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
                                   {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
@@ -525,6 +530,7 @@ INSTANTIATE_TEST_SUITE_P(
         /* the default paths (direct + host) striped from the first byte,
          * many chunks a part through a ring of four buffers */
         path_config{"host_chunks", {{"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
+                                    {MGI_TEST_NEEDS_GPUS, "2"},
                                     {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
                                     {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}}),
     [](const ::testing::TestParamInfo<path_config> &info) {

@@ -16,7 +16,8 @@
  *       Device send GPU0 -> GPU1: source kernel sends, destination kernel
  *       receives until EOF and checks count and checksum; the same bytes
  *       copied with cudaMemcpyPeerAsync in the same run (process of GPU0);
- *       prints both and the ratio. -F: the source blocks flush with the
+ *       prints both and the ratio. On a machine with one GPU, two
+ *       processes share it (GPU0 -> GPU0, the copy within GPU 0). -F: the source blocks flush with the
  *       blocking mgi_dev_flush (it waits for delivery) instead of
  *       mgi_dev_flush_nb.
  *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
@@ -695,22 +696,29 @@ static int run_groupby(const opts &o)
     return ok ? 0 : 1;
 }
 
-/* cudaMemcpyPeerAsync of `bytes` GPU0 -> GPU1, best of 5, GB/s. Before
- * any endpoint exists: cudaFree would wait for a persistent sorter. */
+/* The copy engine's figure for `bytes`: cudaMemcpyPeerAsync GPU0 -> GPU1,
+ * or with one GPU a copy within GPU 0 (both endpoints live there), best of
+ * 5, GB/s. Before any endpoint exists: cudaFree would wait for a
+ * persistent sorter. */
 static double copy_engine_gbs(size_t bytes)
 {
+    const int dst_dev = (ngpus() > 1) ? 1 : 0;
     void *a, *b;
     cudaStream_t s;
     cudaEvent_t e0, e1;
     float ms, best = 1e30f;
 
-    CHECK_CUDA(cudaSetDevice(1));
+    CHECK_CUDA(cudaSetDevice(dst_dev));
     CHECK_CUDA(cudaMalloc(&b, bytes));
-    cudaDeviceEnablePeerAccess(0, 0);
-    cudaGetLastError();
+    if (dst_dev != 0) {
+        cudaDeviceEnablePeerAccess(0, 0);
+        cudaGetLastError();
+    }
     CHECK_CUDA(cudaSetDevice(0));
-    cudaDeviceEnablePeerAccess(1, 0);
-    cudaGetLastError();
+    if (dst_dev != 0) {
+        cudaDeviceEnablePeerAccess(dst_dev, 0);
+        cudaGetLastError();
+    }
     CHECK_CUDA(cudaMalloc(&a, bytes));
     CHECK_CUDA(cudaMemset(a, 1, bytes));
     CHECK_CUDA(cudaDeviceSynchronize()); /* no sorter runs yet */
@@ -719,7 +727,7 @@ static double copy_engine_gbs(size_t bytes)
     CHECK_CUDA(cudaEventCreate(&e1));
     for (int i = 0; i < 6; ++i) {
         CHECK_CUDA(cudaEventRecord(e0, s));
-        CHECK_CUDA(cudaMemcpyPeerAsync(b, 1, a, 0, bytes, s));
+        CHECK_CUDA(cudaMemcpyPeerAsync(b, dst_dev, a, 0, bytes, s));
         CHECK_CUDA(cudaEventRecord(e1, s));
         CHECK_CUDA(cudaEventSynchronize(e1));
         CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
@@ -729,7 +737,7 @@ static double copy_engine_gbs(size_t bytes)
     }
     CHECK_CUDA(cudaStreamDestroy(s));
     CHECK_CUDA(cudaFree(a));
-    CHECK_CUDA(cudaSetDevice(1));
+    CHECK_CUDA(cudaSetDevice(dst_dev));
     CHECK_CUDA(cudaFree(b));
     return bytes / (best / 1e3) / 1e9;
 }
@@ -758,8 +766,10 @@ static int run_stream(const opts &o, int sorter)
     setenv("MGI_SORTER_COALESCE", env, 1);
     if (!sorter && (getenv("MGI_RANK") == NULL || atoi(getenv("MGI_RANK"))
                     == 0)) {
-        if (ngpus() < 2) {
-            fprintf(stderr, "bench: needs 2 GPUs, found %d\n", ngpus());
+        if ((ngpus() < 2) && (o.local > 1)) {
+            fprintf(stderr, "bench -l %d: needs %d GPUs, found %d (two "
+                    "processes share one GPU)\n", o.local, o.local,
+                    ngpus());
             return 1;
         }
         ce = copy_engine_gbs(bytes);
@@ -859,10 +869,10 @@ static int run_stream(const opts &o, int sorter)
                    o.size, o.tuples, o.blocks, secs, o.tuples / secs / 1e6,
                    bytes / secs / 1e9, good ? "true" : "false");
         } else {
-            printf("send_bw rank %d: %ld tuples of %u B GPU0 -> GPU1 (%s), "
+            printf("send_bw rank %d: %ld tuples of %u B GPU0 -> GPU%d (%s), "
                    "received %llu, checksum %s, %.3f ms, %.2f GB/s "
                    "payload: %s; %llu block receives, %llu found nothing\n",
-                   rank, o.tuples, o.size,
+                   rank, o.tuples, o.size, e->dev,
                    o.local > 0 ? "one process" : "two processes",
                    e->res->received,
                    e->res->checksum == expect_sum ? "ok" : "BAD", ms,
@@ -887,14 +897,18 @@ static int run_stream(const opts &o, int sorter)
         if (rank == 0) {
             double ce_gbs = all[0], s = (nproc > 1) ? all[3] : all[1];
             double gbs = (s > 0) ? bytes / s / 1e9 : 0;
+            const int gpus = (ngpus() > 1) ? 2 : 1;
             printf("send_bw %u B tuples: MGI %.2f GB/s, copy engine %.2f "
-                   "GB/s, ratio %.3f\n", o.size, gbs, ce_gbs,
+                   "GB/s (%s), ratio %.3f\n", o.size, gbs, ce_gbs,
+                   (gpus > 1) ? "GPU0 -> GPU1" : "within GPU 0: one GPU",
                    ce_gbs > 0 ? gbs / ce_gbs : 0);
             printf("json: {\"test\":\"send_bw\",\"tuple_bytes\":%u,"
+                   "\"gpus\":%d,"
                    "\"tuples\":%ld,\"bytes\":%zu,\"procs\":%d,"
                    "\"blocks\":%u,\"seconds\":%.6f,\"mgi_gbs\":%.3f,"
                    "\"copy_engine_gbs\":%.3f,\"ratio\":%.4f,\"ok\":%s}\n",
-                   o.size, o.tuples, bytes, nproc, o.blocks, s, gbs, ce_gbs,
+                   o.size, gpus, o.tuples, bytes, nproc, o.blocks, s, gbs,
+                   ce_gbs,
                    ce_gbs > 0 ? gbs / ce_gbs : 0, ok ? "true" : "false");
         }
     }
