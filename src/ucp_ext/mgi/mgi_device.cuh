@@ -149,6 +149,11 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     if (total > mgi_ring_cap(r)) {
         return 0; /* never fits a segment: size segments for the warp */
     }
+    /* route and mark key first: lane 0 marks beside the lanes' writes */
+    if (sz > 0) {
+        route = mgi_dev_route(h, tuple, dst);
+    }
+    key = mgi_dev_warp_key(0xffffffffu, mgi_dev_msg_key(h, route), sz > 0);
     if ((lane == 0) && (total > 0)) {
         mgi_seg_hdr_t *seg;
         ok = (mgi_ring_append_reserve(r, total, &seg, &off, &pos) ==
@@ -163,16 +168,16 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
         return 0;
     }
     if (sz > 0) {
-        route = mgi_dev_route(h, tuple, dst);
         mgi_dev_write_msg(mgi_seg_payload((mgi_seg_hdr_t*)seg_ptr) + off +
                           (incl - sz), h, route, tuple, len);
     }
-    key = mgi_dev_warp_key(0xffffffffu, mgi_dev_msg_key(h, route), sz > 0);
-    __syncwarp();
     if (lane == 0) {
         mgi_seg_mark((mgi_seg_hdr_t*)seg_ptr, key);
-        /* the commit fences at GPU scope first (the sorter is on this
-         * GPU): the writes this thread saw through the barrier, and the
+    }
+    __syncwarp();
+    if (lane == 0) {
+        /* the commit is a release at GPU scope (the sorter is on this
+         * GPU): the writes this lane saw through the warp barrier, and the
          * mark, are ordered before the count */
         mgi_ring_append_commit(r, (mgi_seg_hdr_t*)seg_ptr, off, total, pos);
     }
@@ -293,7 +298,7 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
         route = (uint16_t)(s_key[s_list[0]] - 1);
         mgi_seg_mark(s_seg, (s_ngroups == 1) ? mgi_dev_msg_key(h, route) :
                                                MGI_SEG_MIXED);
-        /* the commit fences at GPU scope first (the sorter is on this
+        /* the commit is a release at GPU scope (the sorter is on this
          * GPU): the writes this thread saw through the barrier, and the
          * mark, are ordered before the count */
         mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
@@ -332,6 +337,16 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
         s_khi   = 0;
     }
     __syncthreads();
+    /* the route and the reservation's mark key before the reservation:
+     * thread 0 marks while the others write, not after a barrier of its
+     * own */
+    route = (sz > 0) ? mgi_dev_route(h, tuple, dst) : MGI_EP_ID_ALL;
+    key   = mgi_dev_warp_key(__activemask(), mgi_dev_msg_key(h, route),
+                             sz > 0);
+    if (((threadIdx.x % 32) == 0) && (key != 0)) {
+        atomicMin(&s_klo, key);
+        atomicMax(&s_khi, key);
+    }
     my_off = (sz > 0) ? atomicAdd(&s_total, sz) : 0;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -345,21 +360,17 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     if (!s_ok) {
         return 0;
     }
-    route = (sz > 0) ? mgi_dev_route(h, tuple, dst) : MGI_EP_ID_ALL;
     if (sz > 0) {
         mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + my_off, h, route,
                           tuple, len);
     }
-    /* one (channel, destination) for the whole reservation? */
-    key = mgi_dev_warp_key(__activemask(), mgi_dev_msg_key(h, route), sz > 0);
-    if (((threadIdx.x % 32) == 0) && (key != 0)) {
-        atomicMin(&s_klo, key);
-        atomicMax(&s_khi, key);
+    if (threadIdx.x == 0) {
+        /* one (channel, destination) for the whole reservation? */
+        mgi_seg_mark(s_seg, (s_klo == s_khi) ? s_klo : MGI_SEG_MIXED);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        mgi_seg_mark(s_seg, (s_klo == s_khi) ? s_klo : MGI_SEG_MIXED);
-        /* the commit fences at GPU scope first (the sorter is on this
+        /* the commit is a release at GPU scope (the sorter is on this
          * GPU): the writes this thread saw through the barrier, and the
          * mark, are ordered before the count */
         mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,

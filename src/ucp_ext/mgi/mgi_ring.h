@@ -116,6 +116,19 @@ MGI_INLINE int mgi_cas32(uint32_t *p, uint32_t expect, uint32_t v)
 {
     return atomicCAS((unsigned int*)p, expect, v) == expect;
 }
+MGI_INLINE uint32_t mgi_cas32_old(uint32_t *p, uint32_t expect, uint32_t v)
+{
+    return atomicCAS((unsigned int*)p, expect, v);
+}
+/* Add with release semantics, the old value not wanted: one reduction
+ * that orders this thread's earlier writes (and those it saw through a
+ * barrier) before the count at GPU scope, instead of a full fence and an
+ * atomic that waits for its answer. */
+MGI_INLINE void mgi_add_rel32(uint32_t *p, uint32_t v)
+{
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v)
+                 : "memory");
+}
 MGI_INLINE void mgi_cpu_relax(void)
 {
 #  if __CUDA_ARCH__ >= 700
@@ -151,6 +164,16 @@ MGI_INLINE int mgi_cas32(uint32_t *p, uint32_t expect, uint32_t v)
 {
     return __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_ACQ_REL,
                                        __ATOMIC_ACQUIRE);
+}
+MGI_INLINE uint32_t mgi_cas32_old(uint32_t *p, uint32_t expect, uint32_t v)
+{
+    __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    return expect;
+}
+MGI_INLINE void mgi_add_rel32(uint32_t *p, uint32_t v)
+{
+    __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
 }
 MGI_INLINE void mgi_fence_publish(void)
 {
@@ -354,21 +377,15 @@ MGI_INLINE uint32_t mgi_msg_key(const mgi_msg_hdr_t *h)
 }
 
 /* Mark seg for a reservation of messages of `key` (MGI_SEG_KEY or
- * MGI_SEG_MIXED). MIXED is final: only the first mark is a CAS from 0, a
- * differing one stores MIXED, and a mark equal to the one there costs a
- * load. */
+ * MGI_SEG_MIXED). MIXED is final: the first mark is a CAS from 0, one that
+ * finds another mark stores MIXED. One round trip: the CAS answers with
+ * the mark there (a load first cost a second one on a fresh segment). */
 MGI_INLINE void mgi_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
 {
     const uint32_t want = (key == MGI_SEG_MIXED) ? MGI_SEG_MIXED : key + 1;
-    uint32_t old        = mgi_ld_acq32(&seg->reserved);
+    const uint32_t old  = mgi_cas32_old(&seg->reserved, 0, want);
 
-    if (old == want) {
-        return;
-    }
-    if ((old == 0) && mgi_cas32(&seg->reserved, 0, want)) {
-        return;
-    }
-    if (mgi_ld_acq32(&seg->reserved) != want) {
+    if ((old != 0) && (old != want)) {
         mgi_st_rel32(&seg->reserved, MGI_SEG_MIXED);
     }
 }
@@ -385,7 +402,7 @@ MGI_INLINE int mgi_seg_pad_reservation(mgi_seg_hdr_t *seg, uint32_t cap,
     }
     end = (off + sz > cap) ? cap : off + sz;
     mgi_seg_write_pad(seg, off, end - off);
-    mgi_fadd32(&seg->commit, end - off);
+    mgi_add_rel32(&seg->commit, end - off);
     return (off + sz >= cap);
 }
 
@@ -401,18 +418,24 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
     const uint32_t cap = mgi_ring_cap(r);
     mgi_seg_hdr_t *seg;
     uint64_t st;
-    uint32_t t, c, gen, off;
+    uint32_t t, gen, off;
 
     for (;;) {
-        t = mgi_ld_acq32(&r->prod_tail);
-        c = mgi_ld_acq32(&r->cons_tail);
-        if (t - c >= r->size) {
-            return MGI_RING_FULL;
-        }
+        /* No load of RHead: the slot's STail generation tells. The consumer
+         * recycles slot t (mgi_ring_seg_recycle: generation t, a release
+         * store) before RHead passes it, so generation t here means the
+         * slot is free and its last reader done with it, an older one
+         * that the ring is full, a newer one that RTail moved on since
+         * we read it. A load less on every send. */
+        t   = mgi_ld_acq32(&r->prod_tail);
         seg = mgi_ring_seg(r, t);
         st  = mgi_ld_acq64(&seg->stail);
-        if ((uint32_t)(st >> 32) != t) {
-            continue; /* RTail moved on since we read it */
+        gen = (uint32_t)(st >> 32);
+        if (gen != t) {
+            if ((int32_t)(gen - t) < 0) {
+                return MGI_RING_FULL;
+            }
+            continue;
         }
         if ((uint32_t)st >= cap) {
             mgi_cas32(&r->prod_tail, t, t + 1); /* help a closed segment */
@@ -465,7 +488,7 @@ MGI_INLINE int mgi_ring_append_room(mgi_ring_t *r, uint32_t sz)
 MGI_INLINE void mgi_ring_append_commit(mgi_ring_t *r, mgi_seg_hdr_t *seg,
                                        uint32_t off, uint32_t sz, uint32_t pos)
 {
-    mgi_fadd32(&seg->commit, sz);
+    mgi_add_rel32(&seg->commit, sz);
     if (off + sz == mgi_ring_cap(r)) {
         mgi_cas32(&r->prod_tail, pos, pos + 1);
     }
