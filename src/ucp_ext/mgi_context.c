@@ -62,6 +62,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->final_depth      = 8;
     p->max_channels     = 256;
     p->mover_batch      = 16;
+    p->mover_flushes    = 16;
     p->timeout_ms       = 60000;
     p->idle_us          = 50;
     p->log_interval_ms  = 1000;
@@ -94,6 +95,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_FINAL_DEPTH", &p->final_depth);
     mgi_env_uint("MGI_MAX_CHANNELS", &p->max_channels);
     mgi_env_uint("MGI_MOVER_BATCH", &p->mover_batch);
+    mgi_env_uint("MGI_MOVER_FLUSHES", &p->mover_flushes);
     mgi_env_uint("MGI_TIMEOUT_MS", &p->timeout_ms);
     mgi_env_uint("MGI_IDLE_US", &p->idle_us);
     mgi_env_uint("MGI_LOG_INTERVAL_MS", &p->log_interval_ms);
@@ -148,6 +150,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         (p->max_channels > 0xffff)) {
         ucs_error("mgi context: batch, producer_threads, mover_batch and "
                   "max_channels (< 65536) must be positive");
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->mover_flushes == 0) ||
+        (p->mover_flushes > MGI_MOVER_FLUSHES_MAX)) {
+        ucs_error("mgi context: mover_flushes %u (MGI_MOVER_FLUSHES) out of "
+                  "[1, %u]", p->mover_flushes, MGI_MOVER_FLUSHES_MAX);
         return UCS_ERR_INVALID_PARAM;
     }
     if (seg == 0) {

@@ -5,7 +5,7 @@
  * Our lane in a next hop's receive ring is lane number `rank`; the mover
  * is its only producer, shared by the sort rings (routes) of every local
  * endpoint towards that next hop. The mover works in flushes ("epochs"),
- * up to MGI_MOVER_EPOCHS of them in flight, so that the next batch is on
+ * up to `mover_flushes` of them in flight, so that the next batch is on
  * the wire while the previous one completes. In each round:
  *   1. completed flushes, oldest first: release their sort segments (their
  *      data is complete at the next hop; the sorter's flush bookkeeping
@@ -55,13 +55,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Flushes in flight: with two, the next batch is issued while the last
- * completes; more ride out uneven flushes. With GPU endpoints each takes a
- * copy engine's copy of up to MGI_MOVER_BATCH segments and the time to see
- * it done; four held a mover near 85 GB/s on H200 (rounds with every
- * flush slot taken are logged). The ring depths bound the data in flight
- * too. */
-#define MGI_MOVER_EPOCHS    16
+/* Flushes in flight, at most `mover_flushes` (MGI_MOVER_FLUSHES, up to
+ * this many): with two, the next batch is issued while the last completes;
+ * more ride out uneven flushes. With GPU endpoints each takes a copy
+ * engine's copy of up to MGI_MOVER_BATCH segments and the time to see it
+ * done; four held a mover near 85 GB/s on H200 (rounds with every flush
+ * slot taken are logged). The ring depths bound the data in flight too. */
+#define MGI_MOVER_EPOCHS    MGI_MOVER_FLUSHES_MAX
 #define MGI_MOVER_MAX_DEVS  64
 
 typedef struct mgi_mover_cand {
@@ -946,7 +946,7 @@ static int mgi_mover_round(mgi_mover_t *m, int move)
     }
     progress += ret;
 
-    if (m->nepochs == MGI_MOVER_EPOCHS) {
+    if (m->nepochs == m->ctx->params.mover_flushes) {
         m->epochs_full++;
     } else {
         e   = mgi_mover_open(m);
@@ -1068,7 +1068,7 @@ static void mgi_mover_log(mgi_mover_t *m)
              "%lu rounds without credit, %lu with %d flushes in flight; %lu "
              "puts so far, %.0f KB and %.1f us in ucp_put_nbx each", ctx,
              ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
-             m->epochs_full, MGI_MOVER_EPOCHS, m->puts,
+             m->epochs_full, ctx->params.mover_flushes, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
              m->puts ? m->put_ns / 1e3 / m->puts : 0.0);
     m->last_moved = m->moved_segs;

@@ -600,6 +600,15 @@ static void misuse(test_t *t)
         cp.stage_depth = 3;                       /* not a power of two */
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);
+        cp.stage_depth   = 8;
+        cp.mover_flushes = 0;                     /* none in flight */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.mover_flushes = 65;                    /* above the bound */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.mover_flushes = 64;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         if ((mgi_context_seg_size(t->ctx) < 256) ||
             (mgi_context_seg_size(t->ctx) % 128 != 0)) {
             FAIL(t, "misuse: context segment size %zu",

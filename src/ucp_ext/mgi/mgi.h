@@ -90,6 +90,8 @@ typedef struct mgi_context_params {
     /* movers */
     unsigned    mover_batch;      /* segments moved per flush, 16
                                      [MGI_MOVER_BATCH] */
+    unsigned    mover_flushes;    /* flushes in flight at most, 16 (1..64)
+                                     [MGI_MOVER_FLUSHES] */
     /* waits and logs */
     unsigned    timeout_ms;       /* bound of every wait, 60000
                                      [MGI_TIMEOUT_MS] */
