@@ -20,9 +20,9 @@
  *       endpoints live on it (GPU0 -> GPU0, the baseline a copy within
  *       GPU 0); only with -l 2 do their kernels run side by side: two
  *       processes on one GPU take turns (time slices of their contexts),
- *       so their figures check the data, not the speed. -F: the source blocks flush with the
- *       blocking mgi_dev_flush (it waits for delivery) instead of
- *       mgi_dev_flush_nb.
+ *       so their figures check the data, not the speed. -F: the
+ *       source blocks flush with the blocking mgi_dev_flush (it waits for
+ *       delivery) instead of mgi_dev_flush_nb.
  *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
  *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
  *       channel, so tuples go stage ring -> sorter -> receive ring ->
