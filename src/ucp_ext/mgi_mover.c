@@ -56,12 +56,11 @@
 #include <unistd.h>
 
 /* Flushes in flight, at most `mover_flushes` (MGI_MOVER_FLUSHES, up to
- * this many): with two, the next batch is issued while the last completes;
+ * MGI_MOVER_FLUSHES_MAX, the size of the epoch arrays): with two, the next batch is issued while the last completes;
  * more ride out uneven flushes. With GPU endpoints each takes a copy
  * engine's copy of up to MGI_MOVER_BATCH segments and the time to see it
  * done; four held a mover near 85 GB/s on H200 (rounds with every flush
  * slot taken are logged). The ring depths bound the data in flight too. */
-#define MGI_MOVER_EPOCHS    MGI_MOVER_FLUSHES_MAX
 #define MGI_MOVER_MAX_DEVS  64
 
 typedef struct mgi_mover_cand {
@@ -104,7 +103,7 @@ typedef struct mgi_mover_epoch {
 typedef struct mgi_mover_cuda {
     int               device;
     cudaStream_t      stream;         /* segments */
-    cudaEvent_t       done[MGI_MOVER_EPOCHS];
+    cudaEvent_t       done[MGI_MOVER_FLUSHES_MAX];
     uint64_t          peer_tried[MGI_MOVER_MAX_DEVS];
 } mgi_mover_cuda_t;
 
@@ -116,7 +115,7 @@ typedef struct mgi_mover {
     unsigned          nlanes;
     mgi_lane_t        **refresh;      /* credit reads in flight */
     unsigned          nrefresh;
-    mgi_mover_epoch_t epochs[MGI_MOVER_EPOCHS];
+    mgi_mover_epoch_t epochs[MGI_MOVER_FLUSHES_MAX];
     unsigned          first, nepochs; /* flushes in flight, oldest first */
     uint64_t          seq;            /* of the open flush */
     uint64_t          *rank_seq;      /* [size]: flush that put to a rank */
@@ -155,7 +154,7 @@ static inline int mgi_mover_ahead(uint32_t a, uint32_t b)
 
 static inline mgi_mover_epoch_t *mgi_mover_open(mgi_mover_t *m)
 {
-    return &m->epochs[(m->first + m->nepochs) % MGI_MOVER_EPOCHS];
+    return &m->epochs[(m->first + m->nepochs) % MGI_MOVER_FLUSHES_MAX];
 }
 
 static inline unsigned mgi_mover_slot(mgi_mover_t *m, mgi_mover_epoch_t *e)
@@ -244,7 +243,7 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
     if (status != UCS_OK) {
         goto err_free;
     }
-    for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
+    for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
         status = MGI_CUDA_CALL(cudaEventCreateWithFlags(&cu->done[i],
                                        cudaEventDisableTiming),
                                "context %p mover: device %d", ctx,
@@ -278,7 +277,7 @@ void mgi_mover_cuda_fini(mgi_context_t *ctx)
         return;
     }
     cudaSetDevice(cu->device);
-    for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
+    for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
         cudaEventDestroy(cu->done[i]);
     }
     cudaStreamDestroy(cu->stream);
@@ -906,7 +905,7 @@ static void mgi_mover_retire(mgi_mover_t *m, mgi_mover_epoch_t *e)
     e->cuda   = 0;
     e->gpu    = 0;
     e->segs   = 0;
-    m->first  = (m->first + 1) % MGI_MOVER_EPOCHS;
+    m->first  = (m->first + 1) % MGI_MOVER_FLUSHES_MAX;
     --m->nepochs;
 }
 
@@ -989,7 +988,7 @@ static int mgi_mover_cuda_busy(mgi_mover_t *m)
     mgi_mover_epoch_t *e;
 
     for (i = 0; i < m->nepochs; ++i) {
-        e = &m->epochs[(m->first + i) % MGI_MOVER_EPOCHS];
+        e = &m->epochs[(m->first + i) % MGI_MOVER_FLUSHES_MAX];
         if (e->cuda || e->gpu) {
             return 1;
         }
@@ -1133,7 +1132,7 @@ static void mgi_mover_free(mgi_mover_t *m)
     mgi_mover_epoch_t *e;
     unsigned i, j;
 
-    for (i = 0; i < MGI_MOVER_EPOCHS; ++i) {
+    for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
         e = &m->epochs[i];
         /* after an error only: released by UCP once complete */
         for (j = 0; j < e->nreqs; ++j) {

@@ -406,6 +406,38 @@ MGI_INLINE int mgi_seg_pad_reservation(mgi_seg_hdr_t *seg, uint32_t cap,
     return (off + sz >= cap);
 }
 
+/* RTail's slot as a producer finds it: MGI_RING_OK with the slot, its
+ * segment and its STail when the slot is in its current generation (free,
+ * or being filled); MGI_RING_FULL when the consumer has not recycled it
+ * yet. No load of RHead: the consumer recycles slot t (mgi_ring_seg_recycle:
+ * generation t, a release store) before RHead passes it, so generation t
+ * means the slot is free and its last reader done with it, an older one
+ * that the ring is full, a newer one that RTail moved on since we read it
+ * (read again). */
+MGI_INLINE int mgi_ring_tail_seg(mgi_ring_t *r, uint32_t *t_p,
+                                 mgi_seg_hdr_t **seg_p, uint64_t *st_p)
+{
+    mgi_seg_hdr_t *seg;
+    uint64_t st;
+    uint32_t t, gen;
+
+    for (;;) {
+        t   = mgi_ld_acq32(&r->prod_tail);
+        seg = mgi_ring_seg(r, t);
+        st  = mgi_ld_acq64(&seg->stail);
+        gen = (uint32_t)(st >> 32);
+        if (gen == t) {
+            *t_p   = t;
+            *seg_p = seg;
+            *st_p  = st;
+            return MGI_RING_OK;
+        }
+        if ((int32_t)(gen - t) < 0) {
+            return MGI_RING_FULL;
+        }
+    }
+}
+
 /**
  * Reserve sz bytes (a multiple of 8) at STail of the RTail segment.
  * On MGI_RING_OK, write the message at payload + *off_p and then call
@@ -421,21 +453,8 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
     uint32_t t, gen, off;
 
     for (;;) {
-        /* No load of RHead: the slot's STail generation tells. The consumer
-         * recycles slot t (mgi_ring_seg_recycle: generation t, a release
-         * store) before RHead passes it, so generation t here means the
-         * slot is free and its last reader done with it, an older one
-         * that the ring is full, a newer one that RTail moved on since
-         * we read it. A load less on every send. */
-        t   = mgi_ld_acq32(&r->prod_tail);
-        seg = mgi_ring_seg(r, t);
-        st  = mgi_ld_acq64(&seg->stail);
-        gen = (uint32_t)(st >> 32);
-        if (gen != t) {
-            if ((int32_t)(gen - t) < 0) {
-                return MGI_RING_FULL;
-            }
-            continue;
+        if (mgi_ring_tail_seg(r, &t, &seg, &st) != MGI_RING_OK) {
+            return MGI_RING_FULL;
         }
         if ((uint32_t)st >= cap) {
             mgi_cas32(&r->prod_tail, t, t + 1); /* help a closed segment */
@@ -529,18 +548,11 @@ MGI_INLINE int mgi_ring_append_close(mgi_ring_t *r)
     const uint32_t cap = mgi_ring_cap(r);
     mgi_seg_hdr_t *seg;
     uint64_t st;
-    uint32_t t, c, off;
+    uint32_t t, off;
 
     for (;;) {
-        t = mgi_ld_acq32(&r->prod_tail);
-        c = mgi_ld_acq32(&r->cons_tail);
-        if (t - c >= r->size) {
+        if (mgi_ring_tail_seg(r, &t, &seg, &st) != MGI_RING_OK) {
             return MGI_RING_FULL;
-        }
-        seg = mgi_ring_seg(r, t);
-        st  = mgi_ld_acq64(&seg->stail);
-        if ((uint32_t)(st >> 32) != t) {
-            continue;
         }
         off = (uint32_t)st;
         if (off == 0) {
