@@ -117,6 +117,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.dtab[k] = 0;
     }
     __syncthreads();
+    mgi_gpu_tma_init(&p);
 
     while (!p.stop) {
         if (mgi_gpu_round(d, b, &p, &e, sseg)) {
