@@ -22,7 +22,9 @@
  *       processes on one GPU take turns (time slices of their contexts),
  *       so their figures check the data, not the speed. -F: the
  *       source blocks flush with the blocking mgi_dev_flush (it waits for
- *       delivery) instead of mgi_dev_flush_nb.
+ *       delivery) instead of mgi_dev_flush_nb. -S NS: a source block whose
+ *       send found its stage ring full pauses NS ns before it tries again
+ *       (default 0: it tries again at once).
  *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
  *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
  *       channel, so tuples go stage ring -> sorter -> receive ring ->
@@ -79,6 +81,7 @@ struct opts {
     int        coalesce;
     int        thread_recv;  /* groupby: mgi_dev_recv, not the block's */
     int        blocking_flush; /* bench: mgi_dev_flush at the source */
+    unsigned   send_backoff_ns; /* bench: pause after a full stage ring */
     unsigned   timeout_s;
 };
 
@@ -198,6 +201,9 @@ __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
     return n;
 }
 
+/* Pause of a source block whose send found its stage ring full (-S). */
+__device__ unsigned g_send_backoff_ns;
+
 /* Block: send one tuple per thread (len 0: none) until the block's
  * reservation takes, receiving meanwhile. Returns 0, or -1 on timeout. */
 template <typename F>
@@ -218,6 +224,8 @@ __device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
         }
         if (rsize > 0) {
             block_recv(h, rbuf, rsize, f);
+        } else if (g_send_backoff_ns > 0) {
+            __nanosleep(g_send_backoff_ns);
         }
         if (timed_out(deadline)) {
             return -1;
@@ -817,6 +825,11 @@ static int run_stream(const opts &o, int sorter)
         dev_result *rd;
         CHECK_CUDA(cudaSetDevice(e->dev));
         CHECK_CUDA(cudaHostGetDevicePointer((void**)&rd, e->res, 0));
+        CHECK_CUDA(cudaMemcpyToSymbolAsync(g_send_backoff_ns,
+                                           &o.send_backoff_ns,
+                                           sizeof(o.send_backoff_ns), 0,
+                                           cudaMemcpyHostToDevice,
+                                           e->stream));
         CHECK_CUDA(cudaEventRecord(e->start, e->stream));
         stream_kernel<<<o.blocks, o.threads, 0, e->stream>>>(
                 e->h, is_src[k], is_dst[k], o.tuples, words, dst[0], rd,
@@ -932,7 +945,7 @@ static void usage(void)
             "usage: mgi_gpu_test groupby|bench|sorter [-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 1|0] [-R block|thread] [-F] "
-            "[-T TIMEOUT_S]\n");
+            "[-S BACKOFF_NS] [-T TIMEOUT_S]\n");
     exit(2);
 }
 
@@ -956,7 +969,7 @@ int main(int argc, char **argv)
     o.coalesce  = 1;
     o.timeout_s = 120;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FT:")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:T:")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -968,6 +981,7 @@ int main(int argc, char **argv)
         case 'c': o.coalesce = atoi(optarg); break;
         case 'R': o.thread_recv = !strcmp(optarg, "thread"); break;
         case 'F': o.blocking_flush = 1; break;
+        case 'S': o.send_backoff_ns = (unsigned)atoi(optarg); break;
         case 'T': o.timeout_s = atoi(optarg); break;
         default: usage();
         }

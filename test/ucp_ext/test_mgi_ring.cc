@@ -78,6 +78,35 @@ int append_msg(mgi_ring_t *r, uint16_t prod, uint32_t seq, uint16_t len)
     return mgi_ring_append(r, &h, payload, NULL);
 }
 
+/* append_msg through mgi_ring_append_reserve_hint, as the device block
+ * send does it: the mark's two halves around the write, then the commit */
+int append_msg_hint(mgi_ring_t *r, uint16_t prod, uint32_t seq, uint16_t len,
+                    mgi_ring_hint_t *hint)
+{
+    uint8_t payload[MGI_MSG_MAX_LEN];
+    mgi_msg_hdr_t h = {7, 3, prod, len};
+    const uint32_t sz = mgi_msg_size(len);
+    mgi_seg_hdr_t *seg;
+    uint32_t off, pos, old;
+    char *p;
+
+    if (mgi_ring_append_reserve_hint(r, sz, hint, &seg, &off, &pos) !=
+        MGI_RING_OK) {
+        return MGI_RING_FULL;
+    }
+    memcpy(payload, &seq, sizeof(seq));
+    for (uint32_t k = 4; k < len; ++k) {
+        payload[k] = pat(prod, seq, k);
+    }
+    old = mgi_seg_mark_begin(seg, mgi_msg_key(&h));
+    p   = mgi_seg_payload(seg) + off;
+    memcpy(p, &h, sizeof(h));
+    memcpy(p + MGI_MSG_HDR_SIZE, payload, len);
+    mgi_seg_mark_end(seg, old, mgi_msg_key(&h));
+    mgi_ring_append_commit(r, seg, off, sz, pos);
+    return MGI_RING_OK;
+}
+
 void check_msg(const mgi_msg_hdr_t *h, uint16_t *prod, uint32_t *seq)
 {
     const uint8_t *p = reinterpret_cast<const uint8_t*>(h) + MGI_MSG_HDR_SIZE;
@@ -359,6 +388,154 @@ TEST(mgi_ring, stress_append_mp_sc)
             off += mgi_msg_size(h->len);
         }
         mgi_ring_release(m.r, 1);
+    }
+    for (auto &t : th) {
+        t.join();
+    }
+    EXPECT_EQ((long)nprod * per_prod, got);
+    for (int p = 0; p < nprod; ++p) {
+        EXPECT_EQ(per_prod - 1, last[p]);
+    }
+}
+
+/* Read every message of the ready segments, in order, releasing them:
+ * (producer, seq) must follow last[] by one; returns the messages read. */
+long drain_in_order(mgi_ring_t *r, std::vector<int64_t> &last)
+{
+    const uint32_t cap = mgi_ring_cap(r);
+    mgi_seg_hdr_t *seg;
+    long got = 0;
+
+    while ((seg = mgi_ring_peek(r, 0)) != NULL) {
+        uint32_t off = 0;
+        mgi_msg_hdr_t *h;
+        while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+            uint16_t prod;
+            uint32_t seq;
+            check_msg(h, &prod, &seq);
+            EXPECT_LT(prod, last.size());
+            EXPECT_EQ(last[prod] + 1, (int64_t)seq) << "producer " << prod;
+            last[prod] = seq;
+            ++got;
+            off += mgi_msg_size(h->len);
+        }
+        mgi_ring_release(r, 1);
+    }
+    return got;
+}
+
+/* The hinted reserve: one atomic on the hinted slot while RTail stays
+ * there, the next slot once a reservation fills it; a stale or garbage
+ * hint costs padding, never a message, an order or a full slot. */
+TEST(mgi_ring, append_hint_fast_stale_garbage)
+{
+    ring_mem m(4, 256, MGI_RING_F_APPEND);
+    mgi_ring_t *r = m.r;
+    std::vector<int64_t> last(1, -1);
+    mgi_ring_hint_t hint = {NULL, 0};
+    uint32_t seq = 0, i;
+    long got = 0;
+
+    m.start_at(0xfffffff0u);           /* indices cross 2^32 on the way */
+    /* cap 240 = 10 messages of 24 bytes: the first reserve looks, the
+     * hint then stays on the slot, and moves on when it fills */
+    for (i = 0; i < 9; ++i) {
+        ASSERT_EQ(MGI_RING_OK, append_msg_hint(r, 0, seq++, 16, &hint));
+        EXPECT_EQ(r, hint.ring);
+        EXPECT_EQ(0xfffffff0u, hint.t);
+    }
+    ASSERT_EQ(MGI_RING_OK, append_msg_hint(r, 0, seq++, 16, &hint));
+    EXPECT_EQ(0xfffffff1u, hint.t);
+    EXPECT_EQ(0xfffffff1u, r->prod_tail);
+    got += drain_in_order(r, last);
+    EXPECT_EQ(10, got);
+
+    /* stale: a slot of an older generation (released, recycled for
+     * 0xfffffff4): padding there, the message goes to RTail's slot */
+    hint.t = 0xfffffff0u;
+    ASSERT_EQ(MGI_RING_OK, append_msg_hint(r, 0, seq++, 16, &hint));
+    EXPECT_EQ(0xfffffff1u, hint.t);
+    /* garbage: a free slot ahead of RTail (its generation matches: the
+     * message must not land there, the next ones would come before it),
+     * far away, another ring */
+    for (uint32_t g : {0xfffffff3u, 12345u, 0x7fffffffu, 0xfffffff1u + 4}) {
+        hint.t = g;
+        ASSERT_EQ(MGI_RING_OK, append_msg_hint(r, 0, seq++, 16, &hint));
+        EXPECT_EQ(0xfffffff1u, hint.t) << "hint " << g;
+    }
+    hint.ring = reinterpret_cast<mgi_ring_t*>(&hint);
+    ASSERT_EQ(MGI_RING_OK, append_msg_hint(r, 0, seq++, 16, &hint));
+    EXPECT_EQ(r, hint.ring);
+    /* fill up: every segment full */
+    while (append_msg_hint(r, 0, seq, 16, &hint) == MGI_RING_OK) {
+        ++seq;
+    }
+    EXPECT_EQ(nullptr, hint.ring);     /* a full ring drops the hint */
+    /* a producer retrying on the full ring adds to no slot's STail: its
+     * 32-bit offset would carry into the generation */
+    for (i = 0; i < 100000; ++i) {
+        ASSERT_EQ(MGI_RING_FULL, append_msg_hint(r, 0, seq, 16, &hint));
+    }
+    for (i = 0; i < r->size; ++i) {
+        EXPECT_GE(mgi_ring_cap(r) + 24u,
+                  (uint32_t)mgi_ring_seg(r, r->cons_tail + i)->stail)
+            << "slot " << i;
+    }
+    got += drain_in_order(r, last);
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append_close(r));
+    got += drain_in_order(r, last);
+    EXPECT_EQ((long)seq, got);
+    EXPECT_EQ((int64_t)seq - 1, last[0]);
+}
+
+/* Producers reserving with hints (each its own, starting as garbage)
+ * beside one producer without: every message once, intact, in order. */
+TEST(mgi_ring, stress_append_hint_mp_sc)
+{
+    const int nprod = 4, per_prod = 30000;
+    ring_mem m(4, 1024, MGI_RING_F_APPEND);
+    std::atomic<int> done(0);
+    std::vector<std::thread> th;
+    std::vector<int64_t> last(nprod, -1);
+    long got = 0;
+
+    m.start_at(0xffffff00u);
+    for (int p = 0; p < nprod; ++p) {
+        th.emplace_back([&, p]() {
+            mgi_ring_hint_t hint;                    /* garbage */
+            hint.ring = (p == 1) ? m.r : NULL;
+            hint.t    = 0x9e3779b9u * (p + 1);
+            for (int i = 0; i < per_prod;) {
+                uint16_t len = 4 + (uint16_t)((i * 29 + p * 11) % 180);
+                int ret = (p == 0) ? append_msg(m.r, p, i, len) :
+                                     append_msg_hint(m.r, p, i, len, &hint);
+                if (ret == MGI_RING_OK) {
+                    ++i;
+                    if ((i % 997) == 0) {
+                        mgi_ring_append_close(m.r);
+                    }
+                } else {
+                    sched_yield();
+                }
+            }
+            while (mgi_ring_append_close(m.r) != MGI_RING_OK) {
+                sched_yield();
+            }
+            done++;
+        });
+    }
+    for (;;) {
+        long n = drain_in_order(m.r, last);
+        got += n;
+        if ((n == 0) && (done.load() == nprod)) {
+            mgi_ring_append_close(m.r);
+            if ((n = drain_in_order(m.r, last)) == 0) {
+                break;
+            }
+            got += n;
+        } else if (n == 0) {
+            sched_yield();
+        }
     }
     for (auto &t : th) {
         t.join();

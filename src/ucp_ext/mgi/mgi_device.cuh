@@ -56,17 +56,42 @@ __device__ static inline uint16_t mgi_dev_route(const mgi_dev_ch_t *h,
     return MGI_EP_ID_ALL;
 }
 
+/* One message at p (8-byte aligned). A tuple of whole 8-byte words at an
+ * aligned address goes out with the header in 16-byte stores: the
+ * messages of a warp lie side by side at a stride that is no multiple of
+ * 32 bytes, so each store instruction touches a line per lane, and half
+ * the instructions write the same bytes. */
 __device__ static inline void mgi_dev_write_msg(char *p, const mgi_dev_ch_t *h,
                                                 uint16_t dst,
                                                 const void *tuple,
                                                 unsigned len)
 {
     mgi_msg_hdr_t hdr;
+    uint64_t hw;
 
     hdr.ch  = h->ch;
     hdr.dst = dst;
     hdr.src = h->self;
     hdr.len = (uint16_t)len;
+    if ((((uintptr_t)tuple | len) % 8) == 0) {
+        const uint64_t *s = (const uint64_t*)tuple;
+        const unsigned n  = 1 + len / 8;   /* words, the header's included */
+        unsigned k        = 0;
+
+        memcpy(&hw, &hdr, sizeof(hw));
+        if (((uintptr_t)p % 16) != 0) {
+            *(uint64_t*)p = hw;
+            k             = 1;
+        }
+        for (; k + 2 <= n; k += 2) {
+            *(ulonglong2*)(p + 8 * k) =
+                make_ulonglong2((k == 0) ? hw : s[k - 1], s[k]);
+        }
+        if (k < n) {
+            *(uint64_t*)(p + 8 * k) = (k == 0) ? hw : s[k - 1];
+        }
+        return;
+    }
     *(mgi_msg_hdr_t*)p = hdr;
     mgi_copy_bytes(p + MGI_MSG_HDR_SIZE, tuple, len);
 }
@@ -318,10 +343,17 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     __shared__ int s_ok;
     __shared__ mgi_seg_hdr_t *s_seg;
     __shared__ uint32_t s_off, s_pos, s_klo, s_khi;
+    /* where the block reserved last, kept between calls: a hint only
+     * (mgi_ring_append_reserve_hint), uninitialized at the kernel's start */
+    __shared__ mgi_ring_hint_t s_hint;
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned mask = __activemask();
+    const unsigned last = 31 - __clz(mask);
     unsigned sz = (len > 0) ? mgi_msg_size(len) : 0;
-    unsigned my_off;
-    uint32_t key;
+    unsigned my_off, incl, v, i;
+    uint32_t key, old = 0;
     uint16_t route;
+    mgi_ring_t *r;
     int ret;
 
     if ((h->tuple_size != 0) && (h->msg_batch >= 2 * h->tuple_size) &&
@@ -341,40 +373,58 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
      * thread 0 marks while the others write, not after a barrier of its
      * own */
     route = (sz > 0) ? mgi_dev_route(h, tuple, dst) : MGI_EP_ID_ALL;
-    key   = mgi_dev_warp_key(__activemask(), mgi_dev_msg_key(h, route),
-                             sz > 0);
-    if (((threadIdx.x % 32) == 0) && (key != 0)) {
-        atomicMin(&s_klo, key);
-        atomicMax(&s_khi, key);
+    key   = mgi_dev_warp_key(mask, mgi_dev_msg_key(h, route), sz > 0);
+    /* the warp's messages side by side: a prefix sum, one shared atomic
+     * per warp (one per thread serialized 256 of them on one word) */
+    incl = sz;
+    for (i = 1; i < 32; i <<= 1) {
+        v = __shfl_up_sync(mask, incl, i);
+        if (lane >= i) {
+            incl += v;
+        }
     }
-    my_off = (sz > 0) ? atomicAdd(&s_total, sz) : 0;
+    v = __shfl_sync(mask, incl, last);       /* the warp's bytes */
+    my_off = 0;
+    if (lane == 0) {
+        if (key != 0) {
+            atomicMin(&s_klo, key);
+            atomicMax(&s_khi, key);
+        }
+        my_off = (v > 0) ? atomicAdd(&s_total, v) : 0;
+    }
+    my_off = __shfl_sync(mask, my_off, 0) + incl - sz;
     __syncthreads();
+    r = mgi_dev_stage(h);
     if (threadIdx.x == 0) {
         /* a reservation larger than a segment would never fit: refuse it
          * (MGI_SEG_SIZE / MGI_TUPLE_SIZE size segments for the block) */
-        s_ok = (s_total > 0) && (s_total <= mgi_ring_cap(mgi_dev_stage(h))) &&
-               (mgi_ring_append_reserve(mgi_dev_stage(h), s_total, &s_seg,
-                                        &s_off, &s_pos) == MGI_RING_OK);
+        s_ok = (s_total > 0) && (s_total <= mgi_ring_cap(r)) &&
+               (mgi_ring_append_reserve_hint(r, s_total, &s_hint, &s_seg,
+                                             &s_off, &s_pos) == MGI_RING_OK);
     }
     __syncthreads();
     if (!s_ok) {
         return 0;
+    }
+    key = (s_klo == s_khi) ? s_klo : MGI_SEG_MIXED;
+    if (threadIdx.x == 0) {
+        /* one (channel, destination) for the whole reservation? The CAS
+         * goes out before this thread's writes, its answer is read after */
+        old = mgi_seg_mark_begin(s_seg, key);
     }
     if (sz > 0) {
         mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + my_off, h, route,
                           tuple, len);
     }
     if (threadIdx.x == 0) {
-        /* one (channel, destination) for the whole reservation? */
-        mgi_seg_mark(s_seg, (s_klo == s_khi) ? s_klo : MGI_SEG_MIXED);
+        mgi_seg_mark_end(s_seg, old, key);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
         /* the commit is a release at GPU scope (the sorter is on this
          * GPU): the writes this thread saw through the barrier, and the
          * mark, are ordered before the count */
-        mgi_ring_append_commit(mgi_dev_stage(h), s_seg, s_off, s_total,
-                               s_pos);
+        mgi_ring_append_commit(r, s_seg, s_off, s_total, s_pos);
     }
     return (int)len;
 }

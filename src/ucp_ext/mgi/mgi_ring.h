@@ -380,14 +380,30 @@ MGI_INLINE uint32_t mgi_msg_key(const mgi_msg_hdr_t *h)
  * MGI_SEG_MIXED). MIXED is final: the first mark is a CAS from 0, one that
  * finds another mark stores MIXED. One round trip: the CAS answers with
  * the mark there (a load first cost a second one on a fresh segment). */
-MGI_INLINE void mgi_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
+MGI_INLINE uint32_t mgi_seg_mark_want(uint32_t key)
 {
-    const uint32_t want = (key == MGI_SEG_MIXED) ? MGI_SEG_MIXED : key + 1;
-    const uint32_t old  = mgi_cas32_old(&seg->reserved, 0, want);
+    return (key == MGI_SEG_MIXED) ? MGI_SEG_MIXED : key + 1;
+}
 
-    if ((old != 0) && (old != want)) {
+/* The mark in two halves, so a producer can write its messages while the
+ * CAS is under way: mgi_seg_mark_end(seg, mgi_seg_mark_begin(seg, key),
+ * key) is mgi_seg_mark(seg, key). Both before the commit. */
+MGI_INLINE uint32_t mgi_seg_mark_begin(mgi_seg_hdr_t *seg, uint32_t key)
+{
+    return mgi_cas32_old(&seg->reserved, 0, mgi_seg_mark_want(key));
+}
+
+MGI_INLINE void mgi_seg_mark_end(mgi_seg_hdr_t *seg, uint32_t old,
+                                 uint32_t key)
+{
+    if ((old != 0) && (old != mgi_seg_mark_want(key))) {
         mgi_st_rel32(&seg->reserved, MGI_SEG_MIXED);
     }
+}
+
+MGI_INLINE void mgi_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
+{
+    mgi_seg_mark_end(seg, mgi_seg_mark_begin(seg, key), key);
 }
 
 /* Pads [off, min(off + sz, cap)) and commits it; returns 1 when this
@@ -480,6 +496,69 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
         *pos_p = t;
         return MGI_RING_OK;
     }
+}
+
+/* A producer's hint for mgi_ring_append_reserve_hint: the ring and slot of
+ * its last reservation that took (the next slot once that one filled its
+ * segment). ring NULL, or another ring: no hint. It may start
+ * uninitialized (a block's shared memory at a kernel's start). */
+typedef struct mgi_ring_hint {
+    mgi_ring_t *ring;
+    uint32_t   t;
+} mgi_ring_hint_t;
+
+/* mgi_ring_append_reserve, first trying the hinted slot: RTail's load
+ * beside one atomic when RTail has not moved on since the last
+ * reservation, instead of RTail's load, the slot's STail load and the
+ * atomic, three dependent round trips. Any hint is safe, a garbage one
+ * too: the reservation counts only in the slot's current generation and
+ * at or behind RTail as loaded (a free slot ahead of RTail has its
+ * generation too, and the producer's next reservations could land before
+ * it); else it is padded, as one that raced a recycle is
+ * (mgi_ring_append_reserve), and the reserve goes the usual way. A
+ * failed reserve (MGI_RING_FULL) drops the hint: the next call looks
+ * before it adds, so a producer retrying on a full ring adds nothing to
+ * a full slot's STail (a blind add per retry overflowed its 32-bit
+ * offset into the generation after a few hundred thousand retries). */
+MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
+                                            mgi_ring_hint_t *hint,
+                                            mgi_seg_hdr_t **seg_p,
+                                            uint32_t *off_p, uint32_t *pos_p)
+{
+    const uint32_t cap = mgi_ring_cap(r);
+    mgi_seg_hdr_t *seg;
+    uint32_t t, rt, off;
+    uint64_t st;
+    int ret;
+
+    if (hint->ring == r) {
+        t   = hint->t;
+        seg = mgi_ring_seg(r, t);
+        /* relaxed: a value RTail had; its round trip overlaps the add's */
+        rt  = *(volatile uint32_t*)&r->prod_tail;
+        st  = mgi_fadd64(&seg->stail, sz);
+        off = (uint32_t)st;
+        if (((uint32_t)(st >> 32) == t) && (off + sz <= cap) &&
+            ((int32_t)(t - rt) <= 0)) {
+            *seg_p  = seg;
+            *off_p  = off;
+            *pos_p  = t;
+            hint->t = (off + sz == cap) ? t + 1 : t;
+            return MGI_RING_OK;
+        }
+        if (mgi_seg_pad_reservation(seg, cap, off, sz) &&
+            ((uint32_t)(st >> 32) == t)) {
+            mgi_cas32(&r->prod_tail, t, t + 1); /* we closed slot t */
+        }
+    }
+    ret = mgi_ring_append_reserve(r, sz, seg_p, off_p, pos_p);
+    if (ret == MGI_RING_OK) {
+        hint->ring = r;
+        hint->t    = (*off_p + sz == cap) ? *pos_p + 1 : *pos_p;
+    } else {
+        hint->ring = NULL;
+    }
+    return ret;
 }
 
 /* Would mgi_ring_append_reserve(r, sz) find room now? A look only (no
