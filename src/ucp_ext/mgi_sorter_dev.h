@@ -446,6 +446,30 @@ MGI_SDEV_INLINE void mgi_tma_store_wait(void)
 }
 #endif
 
+#if MGI_GPU_TMA
+/* Bytes of a chunk of a bulk copy of `bytes`: whole 16-byte lines, at
+ * most MGI_GPU_TMA_BARS chunks. */
+MGI_SDEV_INLINE uint32_t mgi_tma_chunk(uint32_t bytes)
+{
+    return (bytes / 16 + MGI_GPU_TMA_BARS - 1) / MGI_GPU_TMA_BARS * 16;
+}
+
+/* Thread 0: the loads of `bytes` from global src into shared sdst, chunk
+ * k completing on barrier k, after the generic accesses before them. */
+MGI_SDEV_INLINE void mgi_tma_load_chunks(mgi_gpu_pass_t *p, char *sdst,
+                                         const char *src, uint32_t bytes)
+{
+    const uint32_t per = mgi_tma_chunk(bytes);
+    uint32_t off, k;
+
+    mgi_tma_fence();
+    for (off = 0, k = 0; off < bytes; off += per, ++k) {
+        mgi_tma_load(sdst + off, src + off,
+                     (bytes - off < per) ? bytes - off : per, &p->tma_bar[k]);
+    }
+}
+#endif
+
 /* Block, at the kernel's start: the bulk copies' barriers. */
 MGI_SDEV_INLINE void mgi_gpu_tma_init(mgi_gpu_pass_t *p)
 {
@@ -472,8 +496,7 @@ MGI_SDEV_INLINE void mgi_gpu_copy_in(mgi_gpu_pass_t *p, char *sdst,
                                      const char *src, uint32_t bytes)
 {
 #if MGI_GPU_TMA
-    const uint32_t per = (bytes / 16 + MGI_GPU_TMA_BARS - 1) /
-                         MGI_GPU_TMA_BARS * 16;
+    const uint32_t per   = mgi_tma_chunk(bytes);
     const uint32_t phase = p->tma_phase;
     uint32_t off, k;
 
@@ -481,12 +504,7 @@ MGI_SDEV_INLINE void mgi_gpu_copy_in(mgi_gpu_pass_t *p, char *sdst,
         return;
     }
     if (MGI_TID == 0) {
-        mgi_tma_fence();        /* the last readers of sdst came before */
-        for (off = 0, k = 0; off < bytes; off += per, ++k) {
-            mgi_tma_load(sdst + off, src + off,
-                         (bytes - off < per) ? bytes - off : per,
-                         &p->tma_bar[k]);
-        }
+        mgi_tma_load_chunks(p, sdst, src, bytes);
     }
     for (off = 0, k = 0; off < bytes; off += per, ++k) {
         mgi_tma_wait(&p->tma_bar[k], (phase >> k) & 1);
@@ -512,17 +530,11 @@ MGI_SDEV_INLINE void mgi_gpu_copy_global(mgi_gpu_pass_t *p, char *sseg,
                                          uint32_t bytes)
 {
 #if MGI_GPU_TMA
-    const uint32_t per = (bytes / 16 + MGI_GPU_TMA_BARS - 1) /
-                         MGI_GPU_TMA_BARS * 16;
+    const uint32_t per = mgi_tma_chunk(bytes);
     uint32_t off, k, n;
 
     if (MGI_TID == 0) {
-        mgi_tma_fence();
-        for (off = 0, k = 0; off < bytes; off += per, ++k) {
-            mgi_tma_load(sseg + off, src + off,
-                         (bytes - off < per) ? bytes - off : per,
-                         &p->tma_bar[k]);
-        }
+        mgi_tma_load_chunks(p, sseg, src, bytes);
         for (off = 0, k = 0; off < bytes; off += per, ++k) {
             n = (bytes - off < per) ? bytes - off : per;
             mgi_tma_wait(&p->tma_bar[k], (p->tma_phase >> k) & 1);

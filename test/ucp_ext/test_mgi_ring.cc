@@ -120,6 +120,113 @@ void check_msg(const mgi_msg_hdr_t *h, uint16_t *prod, uint32_t *seq)
     }
 }
 
+/* Check the messages of one full segment: (producer, seq) must follow
+ * last[] by one. Returns the messages. */
+long check_seg_in_order(mgi_seg_hdr_t *seg, uint32_t cap,
+                        std::vector<int64_t> &last)
+{
+    uint32_t off = 0;
+    mgi_msg_hdr_t *h;
+    long got = 0;
+
+    while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+        uint16_t prod;
+        uint32_t seq;
+        check_msg(h, &prod, &seq);
+        EXPECT_LT(prod, last.size());
+        if (prod >= last.size()) {
+            break;
+        }
+        EXPECT_EQ(last[prod] + 1, (int64_t)seq) << "producer " << prod;
+        last[prod] = seq;
+        ++got;
+        off += mgi_msg_size(h->len);
+    }
+    return got;
+}
+
+/* Read every message of the ready segments (at most max_segs), in order,
+ * releasing them (check_seg_in_order); returns the messages read. */
+long drain_in_order(mgi_ring_t *r, std::vector<int64_t> &last,
+                    uint32_t max_segs = UINT32_MAX)
+{
+    const uint32_t cap = mgi_ring_cap(r);
+    mgi_seg_hdr_t *seg;
+    long got = 0;
+
+    for (; (max_segs > 0) && ((seg = mgi_ring_peek(r, 0)) != NULL);
+         --max_segs) {
+        got += check_seg_in_order(seg, cap, last);
+        mgi_ring_release(r, 1);
+    }
+    return got;
+}
+
+/* nprod producers append per_prod messages each (sizes varying, a close
+ * now and then), with hinted reserves from producer 1 on when `hints`
+ * (each its own hint, starting as garbage); one consumer checks that
+ * every message arrives once, intact and, per producer, in order. */
+void run_append_stress(int nprod, int per_prod, bool hints)
+{
+    ring_mem m(4, 1024, MGI_RING_F_APPEND);
+    std::atomic<int> done(0);
+    std::vector<std::thread> th;
+    std::vector<int64_t> last(nprod, -1);
+    long got = 0, n;
+
+    if (hints) {
+        m.start_at(0xffffff00u);
+    }
+    for (int p = 0; p < nprod; ++p) {
+        th.emplace_back([&, p]() {
+            mgi_ring_hint_t hint;                    /* garbage */
+            hint.ring = (p == 1) ? m.r : NULL;
+            hint.t    = 0x9e3779b9u * (p + 1);
+            for (int i = 0; i < per_prod;) {
+                uint16_t len = 4 + (uint16_t)((i * 29 + p * 11) % 180);
+                int ret = (!hints || (p == 0)) ?
+                          append_msg(m.r, p, i, len) :
+                          append_msg_hint(m.r, p, i, len, &hint);
+                if (ret == MGI_RING_OK) {
+                    ++i;
+                    if ((i % 997) == 0) {
+                        mgi_ring_append_close(m.r);
+                    }
+                } else {
+                    sched_yield();
+                }
+            }
+            while (mgi_ring_append_close(m.r) != MGI_RING_OK) {
+                sched_yield();
+            }
+            done++;
+        });
+    }
+    for (;;) {
+        got += (n = drain_in_order(m.r, last));
+        if (n > 0) {
+            continue;
+        }
+        if (done.load() == nprod) {
+            /* the last closes may race with each other: close again */
+            mgi_ring_append_close(m.r);
+            if ((n = drain_in_order(m.r, last)) == 0) {
+                break;
+            }
+            got += n;
+        } else {
+            sched_yield();
+        }
+    }
+    for (auto &t : th) {
+        t.join();
+    }
+    EXPECT_EQ((long)nprod * per_prod, got);
+    for (int p = 0; p < nprod; ++p) {
+        EXPECT_EQ(per_prod - 1, last[p]);
+    }
+}
+
 } // namespace
 
 TEST(mgi_ring, layout)
@@ -145,8 +252,9 @@ TEST(mgi_ring, append_fill_close_wrap)
 {
     ring_mem m(4, 256, MGI_RING_F_APPEND);
     mgi_ring_t *r = m.r;
-    uint32_t cap  = mgi_ring_cap(r);
-    uint32_t seq_in = 0, seq_out = 0;
+    const uint32_t cap = mgi_ring_cap(r);
+    std::vector<int64_t> last(2, -1);
+    uint32_t seq_in = 0;
 
     m.start_at(0xfffffff0u);
     for (int round = 0; round < 200; ++round) {
@@ -162,20 +270,7 @@ TEST(mgi_ring, append_fill_close_wrap)
         EXPECT_EQ(MGI_RING_FULL, append_msg(r, 1, seq_in, 40));
 
         /* drain two segments, append three messages, close, drain all */
-        for (int s = 0; s < 2; ++s) {
-            mgi_seg_hdr_t *seg = mgi_ring_peek(r, 0);
-            ASSERT_NE(nullptr, seg);
-            uint32_t off = 0;
-            mgi_msg_hdr_t *h;
-            while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-                uint16_t prod;
-                uint32_t seq;
-                check_msg(h, &prod, &seq);
-                EXPECT_EQ(seq_out++, seq);
-                off += mgi_msg_size(h->len);
-            }
-            mgi_ring_release(r, 1);
-        }
+        EXPECT_EQ(2 * (long)(cap / 48), drain_in_order(r, last, 2));
         for (int k = 0; k < 3; ++k) {
             ASSERT_EQ(MGI_RING_OK, append_msg(r, 1, seq_in++, 40));
         }
@@ -184,22 +279,10 @@ TEST(mgi_ring, append_fill_close_wrap)
         EXPECT_EQ(3u, mgi_ring_ready(r, 8));
         EXPECT_EQ(MGI_RING_OK, mgi_ring_append_close(r)); /* empty: no-op */
         EXPECT_EQ(3u, mgi_ring_ready(r, 8));
-        mgi_seg_hdr_t *seg;
-        while ((seg = mgi_ring_peek(r, 0)) != NULL) {
-            uint32_t off = 0;
-            mgi_msg_hdr_t *h;
-            while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-                uint16_t prod;
-                uint32_t seq;
-                check_msg(h, &prod, &seq);
-                EXPECT_EQ(seq_out++, seq);
-                off += mgi_msg_size(h->len);
-            }
-            mgi_ring_release(r, 1);
-        }
+        drain_in_order(r, last);           /* producer 1: 0, 1, ... */
         EXPECT_EQ(0u, mgi_ring_count(r));
     }
-    EXPECT_EQ(seq_in, seq_out);
+    EXPECT_EQ((int64_t)seq_in - 1, last[1]);
     /* the indices crossed 2^32 */
     EXPECT_LT(r->cons_tail, 0x1000u);
 }
@@ -243,6 +326,17 @@ TEST(mgi_ring, append_room_agrees_with_reserve)
     mgi_ring_release(r, 1);
     EXPECT_TRUE(mgi_ring_append_room(r, cap));
     EXPECT_EQ(MGI_RING_OK, append_msg(r, 1, seq, 96));
+}
+
+TEST(mgi_ring, stress_append_mp_sc)
+{
+    run_append_stress(3, 40000, false);
+}
+
+/* Producers reserving with hints beside one producer without. */
+TEST(mgi_ring, stress_append_hint_mp_sc)
+{
+    run_append_stress(4, 30000, true);
 }
 
 TEST(mgi_ring, bulk_enqueue_dequeue)
@@ -331,99 +425,6 @@ TEST(mgi_ring, stress_bulk_mpmc)
 
 /* Many producers append (with occasional flush-like closes), one consumer
  * drains: every message once, intact, in order per producer. */
-TEST(mgi_ring, stress_append_mp_sc)
-{
-    const int nprod = 3, per_prod = 40000;
-    ring_mem m(4, 1024, MGI_RING_F_APPEND);
-    uint32_t cap = mgi_ring_cap(m.r);
-    std::atomic<int> done(0);
-    std::vector<std::thread> th;
-    std::vector<int64_t> last(nprod, -1);
-    long got = 0;
-
-    for (int p = 0; p < nprod; ++p) {
-        th.emplace_back([&, p]() {
-            for (int i = 0; i < per_prod;) {
-                uint16_t len = 4 + (uint16_t)((i * 29 + p * 11) % 180);
-                if (append_msg(m.r, p, i, len) == MGI_RING_OK) {
-                    ++i;
-                    if ((i % 997) == 0) {
-                        mgi_ring_append_close(m.r);
-                    }
-                } else {
-                    sched_yield();
-                }
-            }
-            while (mgi_ring_append_close(m.r) != MGI_RING_OK) {
-                sched_yield();
-            }
-            done++;
-        });
-    }
-
-    for (;;) {
-        mgi_seg_hdr_t *seg = mgi_ring_peek(m.r, 0);
-        if (seg == NULL) {
-            if (done.load() == nprod) {
-                /* the last closes may race with each other: close again */
-                mgi_ring_append_close(m.r);
-                if ((seg = mgi_ring_peek(m.r, 0)) == NULL) {
-                    break;
-                }
-            } else {
-                sched_yield();
-                continue;
-            }
-        }
-        uint32_t off = 0;
-        mgi_msg_hdr_t *h;
-        while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-            uint16_t prod;
-            uint32_t seq;
-            check_msg(h, &prod, &seq);
-            ASSERT_LT(prod, nprod);
-            ASSERT_EQ(last[prod] + 1, (int64_t)seq) << "producer " << prod;
-            last[prod] = seq;
-            ++got;
-            off += mgi_msg_size(h->len);
-        }
-        mgi_ring_release(m.r, 1);
-    }
-    for (auto &t : th) {
-        t.join();
-    }
-    EXPECT_EQ((long)nprod * per_prod, got);
-    for (int p = 0; p < nprod; ++p) {
-        EXPECT_EQ(per_prod - 1, last[p]);
-    }
-}
-
-/* Read every message of the ready segments, in order, releasing them:
- * (producer, seq) must follow last[] by one; returns the messages read. */
-long drain_in_order(mgi_ring_t *r, std::vector<int64_t> &last)
-{
-    const uint32_t cap = mgi_ring_cap(r);
-    mgi_seg_hdr_t *seg;
-    long got = 0;
-
-    while ((seg = mgi_ring_peek(r, 0)) != NULL) {
-        uint32_t off = 0;
-        mgi_msg_hdr_t *h;
-        while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-            uint16_t prod;
-            uint32_t seq;
-            check_msg(h, &prod, &seq);
-            EXPECT_LT(prod, last.size());
-            EXPECT_EQ(last[prod] + 1, (int64_t)seq) << "producer " << prod;
-            last[prod] = seq;
-            ++got;
-            off += mgi_msg_size(h->len);
-        }
-        mgi_ring_release(r, 1);
-    }
-    return got;
-}
-
 /* The hinted reserve: one atomic on the hinted slot while RTail stays
  * there, the next slot once a reservation fills it; a stale or garbage
  * hint costs padding, never a message, an order or a full slot. */
@@ -488,64 +489,6 @@ TEST(mgi_ring, append_hint_fast_stale_garbage)
     EXPECT_EQ((int64_t)seq - 1, last[0]);
 }
 
-/* Producers reserving with hints (each its own, starting as garbage)
- * beside one producer without: every message once, intact, in order. */
-TEST(mgi_ring, stress_append_hint_mp_sc)
-{
-    const int nprod = 4, per_prod = 30000;
-    ring_mem m(4, 1024, MGI_RING_F_APPEND);
-    std::atomic<int> done(0);
-    std::vector<std::thread> th;
-    std::vector<int64_t> last(nprod, -1);
-    long got = 0;
-
-    m.start_at(0xffffff00u);
-    for (int p = 0; p < nprod; ++p) {
-        th.emplace_back([&, p]() {
-            mgi_ring_hint_t hint;                    /* garbage */
-            hint.ring = (p == 1) ? m.r : NULL;
-            hint.t    = 0x9e3779b9u * (p + 1);
-            for (int i = 0; i < per_prod;) {
-                uint16_t len = 4 + (uint16_t)((i * 29 + p * 11) % 180);
-                int ret = (p == 0) ? append_msg(m.r, p, i, len) :
-                                     append_msg_hint(m.r, p, i, len, &hint);
-                if (ret == MGI_RING_OK) {
-                    ++i;
-                    if ((i % 997) == 0) {
-                        mgi_ring_append_close(m.r);
-                    }
-                } else {
-                    sched_yield();
-                }
-            }
-            while (mgi_ring_append_close(m.r) != MGI_RING_OK) {
-                sched_yield();
-            }
-            done++;
-        });
-    }
-    for (;;) {
-        long n = drain_in_order(m.r, last);
-        got += n;
-        if ((n == 0) && (done.load() == nprod)) {
-            mgi_ring_append_close(m.r);
-            if ((n = drain_in_order(m.r, last)) == 0) {
-                break;
-            }
-            got += n;
-        } else if (n == 0) {
-            sched_yield();
-        }
-    }
-    for (auto &t : th) {
-        t.join();
-    }
-    EXPECT_EQ((long)nprod * per_prod, got);
-    for (int p = 0; p < nprod; ++p) {
-        EXPECT_EQ(per_prod - 1, last[p]);
-    }
-}
-
 /* Mirror protocol (GPU endpoints' sort rings): producers append (the
  * sorter kernel's blocks), a "sorter" thread publishes and recycles with
  * mgi_ring_mirror_sync() (the kernel's thread 0), a "mover" thread sees
@@ -608,18 +551,8 @@ TEST(mgi_ring, mirror_sorter_mover)
         for (uint32_t k = 0; k < n; ++k) {
             mgi_seg_hdr_t *seg = mgi_ring_seg(m.r, cons + k);
             ASSERT_EQ(cap, seg->commit) << "published before it was full";
-            uint32_t off = 0;
-            mgi_msg_hdr_t *h;
-            while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-                uint16_t prod;
-                uint32_t seq;
-                check_msg(h, &prod, &seq);
-                ASSERT_LT(prod, nprod);
-                ASSERT_EQ(last[prod] + 1, (int64_t)seq) << "producer " << prod;
-                last[prod] = seq;
-                ++got;
-                off += mgi_msg_size(h->len);
-            }
+            got += check_seg_in_order(seg, cap, last);
+            ASSERT_FALSE(::testing::Test::HasFailure());
         }
         cons += n;
         mgi_ring_mirror_release(mir, cons);

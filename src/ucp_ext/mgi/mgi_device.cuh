@@ -96,6 +96,22 @@ __device__ static inline void mgi_dev_write_msg(char *p, const mgi_dev_ch_t *h,
     mgi_copy_bytes(p + MGI_MSG_HDR_SIZE, tuple, len);
 }
 
+/* Warp: the inclusive prefix sum of v over the lanes of mask (the lanes
+ * 0..n-1 of the warp): where each lane's bytes end in the warp's. */
+__device__ static inline unsigned mgi_dev_warp_incl(unsigned mask, unsigned v)
+{
+    const unsigned lane = threadIdx.x % 32;
+    unsigned incl = v, u, i;
+
+    for (i = 1; i < 32; i <<= 1) {
+        u = __shfl_up_sync(mask, incl, i);
+        if (lane >= i) {
+            incl += u;
+        }
+    }
+    return incl;
+}
+
 /* Warp: the mark key shared by every lane of `mask` that passes `key`
  * with `has` set (MGI_SEG_KEY of its message, or MGI_SEG_MIXED),
  * MGI_SEG_MIXED when two differ; 0 when none has one. Every lane of mask
@@ -158,19 +174,13 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     const unsigned lane = threadIdx.x % 32;
     mgi_ring_t *r       = mgi_dev_stage(h);
     unsigned sz         = (len > 0) ? mgi_msg_size(len) : 0;
-    unsigned incl       = sz, total, v;
+    const unsigned incl = mgi_dev_warp_incl(0xffffffffu, sz);
+    const unsigned total = __shfl_sync(0xffffffffu, incl, 31);
     unsigned long long seg_ptr = 0;
     uint32_t off = 0, pos = 0, key;
     uint16_t route = MGI_EP_ID_ALL;
-    int ok = 0, i;
+    int ok = 0;
 
-    for (i = 1; i < 32; i <<= 1) {       /* inclusive prefix sum */
-        v = __shfl_up_sync(0xffffffffu, incl, i);
-        if ((int)lane >= i) {
-            incl += v;
-        }
-    }
-    total = __shfl_sync(0xffffffffu, incl, 31);
     if (total > mgi_ring_cap(r)) {
         return 0; /* never fits a segment: size segments for the warp */
     }
@@ -350,7 +360,7 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     const unsigned mask = __activemask();
     const unsigned last = 31 - __clz(mask);
     unsigned sz = (len > 0) ? mgi_msg_size(len) : 0;
-    unsigned my_off, incl, v, i;
+    unsigned my_off, incl, v;
     uint32_t key, old = 0;
     uint16_t route;
     mgi_ring_t *r;
@@ -376,14 +386,8 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     key   = mgi_dev_warp_key(mask, mgi_dev_msg_key(h, route), sz > 0);
     /* the warp's messages side by side: a prefix sum, one shared atomic
      * per warp (one per thread serialized 256 of them on one word) */
-    incl = sz;
-    for (i = 1; i < 32; i <<= 1) {
-        v = __shfl_up_sync(mask, incl, i);
-        if (lane >= i) {
-            incl += v;
-        }
-    }
-    v = __shfl_sync(mask, incl, last);       /* the warp's bytes */
+    incl = mgi_dev_warp_incl(mask, sz);
+    v    = __shfl_sync(mask, incl, last);    /* the warp's bytes */
     my_off = 0;
     if (lane == 0) {
         if (key != 0) {
