@@ -57,6 +57,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->msg_batch        = MGI_MSG_BATCH_BYTES;
     p->dev_msg_batch    = 0;
     p->stage_depth      = 8;
+    p->stage_groups     = 1;
     p->sort_depth       = 8;
     p->recv_depth       = 8;
     p->final_depth      = 8;
@@ -90,6 +91,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_MSG_BATCH", &p->msg_batch);
     mgi_env_uint("MGI_DEV_MSG_BATCH", &p->dev_msg_batch);
     mgi_env_uint("MGI_STAGE_DEPTH", &p->stage_depth);
+    mgi_env_uint("MGI_STAGE_GROUPS", &p->stage_groups);
     mgi_env_uint("MGI_SORT_DEPTH", &p->sort_depth);
     mgi_env_uint("MGI_RECV_DEPTH", &p->recv_depth);
     mgi_env_uint("MGI_FINAL_DEPTH", &p->final_depth);
@@ -129,6 +131,11 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: sorter_coalesce (MGI_SORTER_COALESCE) %u: 0 "
                   "(a thread per message), 1 (coalesced) or 2 (by message "
                   "size)", p->sorter_coalesce);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->stage_groups == 0) || (p->stage_groups > MGI_STAGE_GROUPS_MAX)) {
+        ucs_error("mgi context: stage_groups (MGI_STAGE_GROUPS) %u out of "
+                  "[1, %d]", p->stage_groups, MGI_STAGE_GROUPS_MAX);
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->sort_rings == 0) || (p->sort_rings > MGI_MAX_SORT_RINGS)) {

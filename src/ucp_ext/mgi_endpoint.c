@@ -333,10 +333,13 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     ep->index  = ctx->neps;
     ep->id     = MGI_EP_ID(ctx->rank, ep->index);
     ep->device = params->device;
-    ep->nstage = blocks;
+    ep->nblocks = blocks;
+    ep->ngroups = (params->device == MGI_EP_HOST) ? 1 :
+                  ctx->params.stage_groups;
+    ep->nstage  = ep->nblocks * ep->ngroups;
     pthread_mutex_init(&ep->route_lock, NULL);
     if (mgi_ep_is_gpu(ep)) {
-        status = mgi_gpu_ep_init(ep, blocks);
+        status = mgi_gpu_ep_init(ep);
         if (status != UCS_OK) {
             free(ep);
             goto err_unlock;
@@ -382,9 +385,11 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     ctx->eps[ep->index] = ep;
     __atomic_store_n(&ctx->neps, ctx->neps + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ctx->lock);
-    ucs_info("mgi ep %u: %s endpoint (device %d), %u stage ring(s), receive "
-             "ring of %u lanes x %u segments x %zu bytes%s", ep->id,
+    ucs_info("mgi ep %u: %s endpoint (device %d), %u stage ring(s) (%u "
+             "block(s) x %u group(s)), receive ring of %u lanes x %u "
+             "segments x %zu bytes%s", ep->id,
              mgi_ep_is_gpu(ep) ? "GPU" : "CPU", ep->device, ep->nstage,
+             ep->nblocks, ep->ngroups,
              ep->nlanes, ctx->params.recv_depth, ctx->seg_size,
              (ep->lane_ctl != NULL) ? ", lane control words in host memory" :
              "");

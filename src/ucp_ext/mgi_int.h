@@ -160,8 +160,11 @@ struct mgi_ep {
     mgi_ep_id_t   id;
     unsigned      index;        /* local index */
     int           device;
-    unsigned      nstage;
-    mgi_ring_t    **stage;      /* [nstage] */
+    unsigned      nblocks;      /* user blocks */
+    unsigned      ngroups;      /* stage rings per user block (GPU) */
+    unsigned      nstage;       /* nblocks x ngroups */
+    mgi_ring_t    **stage;      /* [nstage]: block b's ring of group g at
+                                   g * nblocks + b */
     void          *recv_mem;    /* receive ring region: nlanes lanes */
     size_t        lane_bytes;
     unsigned      nlanes;
@@ -301,7 +304,7 @@ void         mgi_sorter_stop(mgi_ep_t *ep);
 /* GPU endpoints (mgi_sorter.cu): rings in device memory, the sorter as a
  * persistent kernel, sort-ring control words mirrored in pinned host
  * memory for the mover */
-ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks);
+ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep);
 void         mgi_gpu_ep_fini(mgi_ep_t *ep);
 void        *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
                                  unsigned nrings);

@@ -107,7 +107,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.n_lane_empty = p.n_final_full = p.n_jobs = p.n_chunks = 0;
         p.n_send_full  = 0;
         p.n_send_wait  = 0;
-        p.n_stage_whole = 0;
+        p.n_stage_whole = p.n_loop_whole = 0;
         p.c_stage = p.c_lane = p.c_help = p.c_hcopy = p.c_rest = 0;
         p.n_pass = p.c_copy = p.c_walk = p.c_place = 0;
         d->status->blk[blockIdx.x].started = 1;
@@ -348,7 +348,7 @@ static void mgi_gpu_ep_free_tables(mgi_gpu_ep_t *g)
     cudaFree(g->dep);
 }
 
-ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
+ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
 {
     mgi_context_t *ctx = ep->ctx;
     const char *loading = getenv("CUDA_MODULE_LOADING");
@@ -459,7 +459,8 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep, unsigned blocks)
         (MGI_CUDA_CALL(cudaMemsetAsync(g->ljobs, 0, g->nlanes *
                                        sizeof(*g->ljobs), g->ctl),
                        "ep %u", ep->id) != UCS_OK) ||
-        (MGI_CUDA_CALL(cudaMalloc(&g->stage, blocks * sizeof(*g->stage)),
+        (MGI_CUDA_CALL(cudaMalloc(&g->stage,
+                                  ep->nstage * sizeof(*g->stage)),
                        "ep %u", ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMemsetAsync(g->dep, 0, sizeof(*g->dep), g->ctl),
                        "ep %u", ep->id) != UCS_OK) ||
@@ -860,7 +861,7 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
 {
     mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
     int di             = mgi_ch_dst_index(ch, ep->id);
-    unsigned nfinal    = (di >= 0) ? ep->nstage : 0;
+    unsigned nfinal    = (di >= 0) ? ep->nblocks : 0;
     size_t len         = sizeof(mgi_gpu_dch_t) +
                          nfinal * (sizeof(mgi_ring_t*) + 2 * sizeof(uint32_t));
     mgi_gpu_dch_t *img, *dev;
@@ -1029,7 +1030,8 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
     h->part_key   = ch->part_key;
     h->key_off    = ch->key_off;
     h->key_size   = ch->key_size;
-    h->nblocks    = ep->nstage;
+    h->nblocks    = ep->nblocks;
+    h->ngroups    = ep->ngroups;
     h->stage      = g->stage;
     if (gc->nfinal > 0) {
         h->final       = (mgi_ring_t**)(dc + 1);

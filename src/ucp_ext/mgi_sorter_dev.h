@@ -345,6 +345,7 @@ typedef struct mgi_gpu_pass {
                        n_send_full, n_send_wait; /* mgi_gpu_status_t */
     unsigned long long n_pass, c_copy, c_walk, c_place; /* walked passes */
     unsigned long long n_stage_whole;        /* mgi_gpu_stage_whole */
+    unsigned long long n_loop_whole;         /* of those, to loopback */
     unsigned long long c_stage, c_lane, c_help, c_hcopy, c_rest; /* rounds */
     /* mgi_gpu_stage_whole: the sort ring, key and reservation */
     mgi_ring_t    *w_ring;
@@ -1041,16 +1042,6 @@ MGI_SDEV_INLINE char *mgi_payload_at(mgi_seg_hdr_t *seg, uint32_t off)
     return mgi_seg_payload(seg) + off;
 }
 
-/* Thread 0: pad and commit a reservation that will not be used. */
-MGI_SDEV_INLINE void mgi_gpu_unreserve(mgi_ring_t *r,
-                                                mgi_seg_hdr_t *seg,
-                                                uint32_t off, uint32_t sz,
-                                                uint32_t pos)
-{
-    mgi_seg_write_pad(seg, off, sz);
-    mgi_ring_append_commit(r, seg, off, sz, pos);
-}
-
 /* Block: reserve per target, copy, commit. Returns 0 when blocked. */
 MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
                                     mgi_gpu_pass_t *p, mgi_gpu_emit_t *e,
@@ -1104,7 +1095,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
 #endif
         for (t = tid; t < p->ntgt; t += nth) {
             if (p->tgt_ok[t]) {
-                mgi_gpu_unreserve(p->tgt_ring[t], p->tgt_seg[t],
+                mgi_ring_append_cancel(p->tgt_ring[t], p->tgt_seg[t],
                                   p->tgt_off[t], p->tgt_bytes[t],
                                   p->tgt_pos[t]);
             }
@@ -1246,7 +1237,7 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
             mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
         }
         while (k-- > 0) {
-            mgi_gpu_unreserve(ring[k], seg[k], off[k], sz, pos[k]);
+            mgi_ring_append_cancel(ring[k], seg[k], off[k], sz, pos[k]);
         }
         return 0;
     }
@@ -1588,7 +1579,8 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             /* jobs issue in lane order: a reservation behind a full final
              * ring is given back as padding */
             if (p->jres[t]) {
-                mgi_gpu_unreserve(j->fring, j->fseg, j->foff, cap, j->fpos);
+                mgi_ring_append_cancel(j->fring, j->fseg, j->foff, cap,
+                                       j->fpos);
             }
             continue;
         }
@@ -1704,11 +1696,13 @@ MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
     return progress;
 }
 
-/* Thread 0, send side: the sort ring that takes stage segment `seg` whole
- * (its producers marked every message as of one channel for one remote
- * destination, mgi_seg_mark), or NULL when it must be walked: mixed or
- * unmarked, loopback, an unknown channel or route (the walk counts those
- * as dropped), or a sort ring of another segment size. */
+/* Thread 0, send side: the ring that takes stage segment `seg` whole
+ * (its producers marked every message as of one channel for one
+ * destination, mgi_seg_mark): the destination's sort ring, or the
+ * loopback lane for this endpoint, whose owner then moves the segment to
+ * a final ring whole as well. NULL when it must be walked: mixed or
+ * unmarked, an unknown channel or route (the walk counts those as
+ * dropped), or a ring of another segment size. */
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
                                                 mgi_seg_hdr_t *seg,
                                                 uint32_t cap, uint32_t *key_p)
@@ -1716,17 +1710,12 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
     uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
     uint16_t dst  = (uint16_t)(key >> 16);
     mgi_ring_t *r;
-    int16_t slot;
 
-    if ((flag == 0) || (flag == MGI_SEG_MIXED) || (dst == d->id) ||
-        (dst >= MGI_MAX_EPS) || (mgi_gpu_ch(d, (uint16_t)key) == NULL)) {
+    if ((flag == 0) || (flag == MGI_SEG_MIXED) || (dst >= MGI_MAX_EPS) ||
+        (mgi_gpu_ch(d, (uint16_t)key) == NULL)) {
         return NULL;
     }
-    slot = mgi_vld(&d->dst_slot[dst]);
-    if (slot < 0) {
-        return NULL;
-    }
-    r = mgi_gpu_sort_ring(d, slot);
+    r = mgi_gpu_send_target(d, dst);
     if ((r == NULL) || (mgi_ring_cap(r) != cap)) {
         return NULL;
     }
@@ -1741,8 +1730,8 @@ enum {
 };
 
 /* Block, send side: move the RHead stage segment p->seg (read from its
- * start) to its sort ring whole, when mgi_gpu_whole_route says so: one
- * reservation of a fresh sort segment, a block copy from global to global
+ * start) to its sort ring (or the loopback lane) whole, when
+ * mgi_gpu_whole_route says so: one reservation of a fresh segment there, a block copy from global to global
  * memory in 16-byte lines, the mark, the commit. No copy to shared memory,
  * no walk, no per-message placing: the pass of a segment of one
  * destination costs its copy. */
@@ -1778,6 +1767,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                    p->w_pos);
             mgi_ring_release(ring, 1);
             p->n_stage_whole++;
+            p->n_loop_whole += (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1));
             ring->cons_wait = NULL;
         } else {
             p->n_send_full++;

@@ -30,6 +30,11 @@
 #   sorter_*      sorter micro-benchmark (paper §6.6) on one GPU, loopback:
 #                 per-block vs one global stage ring, coalesced vs
 #                 per-tuple sorter writes
+#   shuffle_*     exchange between two endpoints by partition key, each
+#                 checking count + checksum of what it received
+#   *_groups*     MGI_STAGE_GROUPS: a stage ring per destination in each
+#                 user block (keyed sends, a flush's EOF in every ring,
+#                 with tiny rings a reservation given back as padding)
 #   *_wide        send_bw, 4 GiB, 128 user and 32 sorter blocks, 1024-deep
 #                 receive lanes
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
@@ -110,6 +115,28 @@ MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
 # of up to 256 tuples (batched device sends): taken whole and in parts
 MGI_DEV_MSG_BATCH=4096 step groupby_2proc_thread_recv 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -R thread -T $T
+
+# stage groups: a stage ring per destination (or 8, 6 of them carrying
+# only EOFs), keyed sends moved whole, loopback too
+MGI_STAGE_GROUPS=2 step groupby_2proc_groups2 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test groupby -n $n -b 8 -T $T
+MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_groups2 100 \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_STAGE_GROUPS=8 step groupby_1proc_2gpu_groups8 100 \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
+    step groupby_2proc_tiny_rings_groups2 100 mgi_launch -n 2 -t 95 -- \
+        mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+step shuffle_64B_1proc 100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 \
+    -b 32 -T $T
+MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2 100 \
+    mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -T $T
+MGI_STAGE_GROUPS=2 step shuffle_16B_2proc_groups2 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -T $T
+MGI_STAGE_GROUPS=2 step send_bw_64B_2proc_blocking_flush_groups2 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F \
+    -T $T
 
 # 256 MiB of tuples each
 step send_bw_64B_2proc 100 mgi_launch -n 2 -t 95 -- \

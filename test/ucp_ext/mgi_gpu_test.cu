@@ -25,6 +25,15 @@
  *       delivery) instead of mgi_dev_flush_nb. -S NS: a source block whose
  *       send found its stage ring full pauses NS ns before it tries again
  *       (default 0: it tries again at once).
+ *   mgi_gpu_test shuffle [-l 2] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS]
+ *       Exchange between two endpoints: each sends TUPLES tuples (word 0,
+ *       the partition key, numbers them across both) while receiving,
+ *       the key choosing the destination, half of them its own; each
+ *       checks count and checksum of what it received. Prints each
+ *       endpoint's received bytes per second of its kernel and both
+ *       endpoints' bytes per second of the slower kernel (-l 2). With
+ *       MGI_STAGE_GROUPS=2 each user block has a stage ring per
+ *       destination.
  *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
  *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
  *       channel, so tuples go stage ring -> sorter -> receive ring ->
@@ -381,7 +390,8 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
 /* Bench / sorter: tuples of `words` 8-byte words to `dst`; the receiving
  * side counts them and sums word 0 and checks the other words. */
 __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
-                              unsigned words, int dst, dev_result *res,
+                              long base, unsigned words, int dst,
+                              dev_result *res,
                               unsigned long long timeout_ns, int global_ring,
                               int blocking_flush)
 {
@@ -418,7 +428,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
             long me = i + threadIdx.x;
             uint64_t t[8];
             for (unsigned w = 0; w < words; ++w) {
-                t[w] = bench_word((uint64_t)me, w);
+                t[w] = bench_word((uint64_t)(base + me), w);
             }
             if (block_send(h, t, (me < end) ? tsize : 0, dst, rbuf, rsize,
                            check, deadline) != 0) {
@@ -753,29 +763,39 @@ static double copy_engine_gbs(size_t bytes)
 }
 
 /* bench: GPU0 -> GPU1; sorter: loopback on one GPU. */
-static int run_stream(const opts &o, int sorter)
+enum { STREAM_BENCH, STREAM_SORTER, STREAM_SHUFFLE };
+
+static int run_stream(const opts &o, int mode)
 {
+    const int sorter  = (mode == STREAM_SORTER);
+    const int shuffle = (mode == STREAM_SHUFFLE);
+    const char *name  = sorter ? "sorter" : shuffle ? "shuffle" : "bench";
     unsigned words = o.size / 8;
     size_t bytes   = (size_t)o.tuples * o.size;
     int local, rank, nproc, ok = 1;
-    double ce = 0, t0, t1, secs;
+    double ce = 0, t0, t1, secs, max_ms = 0;
     mgi_context_h ctx;
     std::vector<gpu_ep> eps;
     std::vector<mgi_ep_id_t> src, dst;
-    mgi_schema_t schema = {1, {o.size}};
+    /* shuffle: word 0 the partition key */
+    mgi_schema_t schema = shuffle ? mgi_schema_t{2, {8, o.size - 8}} :
+                                    mgi_schema_t{1, {o.size}};
     mgi_ch_params_t cp;
     mgi_ch_id_t ch;
     int is_src[2] = {0, 0}, is_dst[2] = {0, 0};
+    long base[2] = {0, 0};
     char env[32];
 
-    if ((o.size % 8) != 0 || words == 0 || words > 8) {
-        fprintf(stderr, "tuple size %u: a multiple of 8 up to 64\n", o.size);
+    if ((o.size % 8) != 0 || words == 0 || words > 8 ||
+        (shuffle && (words < 2))) {
+        fprintf(stderr, "tuple size %u: a multiple of 8 up to 64%s\n",
+                o.size, shuffle ? ", 16 or more" : "");
         return 1;
     }
     snprintf(env, sizeof(env), "%d", o.coalesce);
     setenv("MGI_SORTER_COALESCE", env, 1);
-    if (!sorter && (getenv("MGI_RANK") == NULL || atoi(getenv("MGI_RANK"))
-                    == 0)) {
+    if ((mode == STREAM_BENCH) &&
+        (getenv("MGI_RANK") == NULL || atoi(getenv("MGI_RANK")) == 0)) {
         ce = copy_engine_gbs(bytes);
     }
     ctx   = ctx_create(o.size, o.threads);
@@ -783,8 +803,8 @@ static int run_stream(const opts &o, int sorter)
     nproc = mgi_context_size(ctx);
     local = sorter ? 1 : ((o.local > 0) ? o.local : 1);
     if (!sorter && (local * nproc != 2)) {
-        fprintf(stderr, "bench: 2 endpoints: -l 2 in one process, or 2 "
-                "processes\n");
+        fprintf(stderr, "%s: 2 endpoints: -l 2 in one process, or 2 "
+                "processes\n", name);
         return 1;
     }
     eps.resize(local);
@@ -799,6 +819,17 @@ static int run_stream(const opts &o, int sorter)
         src.push_back(MGI_EP_ID(rank, 0));
         dst.push_back(MGI_EP_ID(rank, 0));
         is_src[0] = is_dst[0] = 1;
+    } else if (shuffle) {
+        /* both endpoints send and receive; source i numbers its tuples
+         * from i * n, so the key (word 0) sends even numbers to the
+         * first endpoint and odd ones to the second */
+        src.push_back(MGI_EP_ID(0, 0));
+        src.push_back((o.local > 0) ? MGI_EP_ID(0, 1) : MGI_EP_ID(1, 0));
+        dst = src;
+        for (int k = 0; k < local; ++k) {
+            is_src[k] = is_dst[k] = 1;
+            base[k]   = (eps[k].id == src[0]) ? 0 : o.tuples;
+        }
     } else {
         src.push_back(MGI_EP_ID(0, 0));
         dst.push_back((o.local > 0) ? MGI_EP_ID(0, 1) : MGI_EP_ID(1, 0));
@@ -809,11 +840,11 @@ static int run_stream(const opts &o, int sorter)
     }
     memset(&cp, 0, sizeof(cp));
     cp.src      = src.data();
-    cp.nsrc     = 1;
+    cp.nsrc     = (unsigned)src.size();
     cp.dst      = dst.data();
-    cp.ndst     = 1;
+    cp.ndst     = (unsigned)dst.size();
     cp.schema   = &schema;
-    cp.part_key = -1;
+    cp.part_key = shuffle ? 0 : -1;
     CHECK_UCS(mgi_ch_create(ctx, &cp, &ch));
     for (int k = 0; k < local; ++k) {
         CHECK_UCS(mgi_ch_device_handle(ctx, ch, eps[k].id, &eps[k].h));
@@ -832,7 +863,8 @@ static int run_stream(const opts &o, int sorter)
                                            e->stream));
         CHECK_CUDA(cudaEventRecord(e->start, e->stream));
         stream_kernel<<<o.blocks, o.threads, 0, e->stream>>>(
-                e->h, is_src[k], is_dst[k], o.tuples, words, dst[0], rd,
+                e->h, is_src[k], is_dst[k], o.tuples, base[k], words,
+                shuffle ? MGI_DEV_DST_AUTO : (int)dst[0], rd,
                 (unsigned long long)o.timeout_s * 1000000000ull,
                 o.global_ring, o.blocking_flush);
         CHECK_CUDA(cudaGetLastError());
@@ -850,9 +882,16 @@ static int run_stream(const opts &o, int sorter)
         float ms = 0;
         unsigned long long expect_sum =
                 (unsigned long long)o.tuples * (o.tuples - 1) / 2;
+        unsigned long long expect_n = (unsigned long long)o.tuples;
+        if (shuffle) {
+            /* of 0 .. 2n - 1: the even numbers here, or the odd ones */
+            expect_sum = (unsigned long long)o.tuples * (o.tuples - 1) +
+                         ((e->id == dst[0]) ? 0 : o.tuples);
+        }
         if (ok) {
             CHECK_CUDA(cudaEventElapsedTime(&ms, e->start, e->stop));
         }
+        max_ms = (ms > max_ms) ? ms : max_ms;
         if (!is_dst[k]) {
             printf("%s rank %d ep %u (GPU %d): source kernel %.3f ms, "
                    "timeouts 0x%x; %llu block sends, %llu found the stage "
@@ -862,7 +901,7 @@ static int run_stream(const opts &o, int sorter)
             ok = ok && !e->res->timeouts;
             continue;
         }
-        int good = ok && (e->res->received == (unsigned long long)o.tuples) &&
+        int good = ok && (e->res->received == expect_n) &&
                    (e->res->checksum == expect_sum) && !e->res->timeouts &&
                    (e->res->eof_blocks == o.blocks);
         secs = ms / 1e3;
@@ -880,6 +919,16 @@ static int run_stream(const opts &o, int sorter)
                    o.global_ring ? "global" : "per-block", o.coalesce,
                    o.size, o.tuples, o.blocks, secs, o.tuples / secs / 1e6,
                    bytes / secs / 1e9, good ? "true" : "false");
+        } else if (shuffle) {
+            printf("shuffle rank %d ep %u (GPU %d): %ld tuples of %u B sent "
+                   "(%s), received %llu of %llu, checksum %s, %.3f ms, "
+                   "%.2f GB/s received: %s; %llu block sends, %llu found "
+                   "a stage ring full\n", rank, e->id, e->dev, o.tuples,
+                   o.size, o.local > 0 ? "one process" : "two processes",
+                   e->res->received, expect_n,
+                   e->res->checksum == expect_sum ? "ok" : "BAD", ms,
+                   expect_n * o.size / secs / 1e9, good ? "OK" : "FAILED",
+                   e->res->send_calls, e->res->send_full);
         } else {
             printf("send_bw rank %d: %ld tuples of %u B GPU0 -> GPU%d (%s), "
                    "received %llu, checksum %s, %.3f ms, %.2f GB/s "
@@ -893,8 +942,29 @@ static int run_stream(const opts &o, int sorter)
         }
         ok = good;
     }
+    if (shuffle) {
+        /* both endpoints' received bytes over the slower kernel's time */
+        double mine = max_ms / 1e3, all[64] = {0}, sl = 0;
+        CHECK_UCS(mgi_context_allgather(ctx, &mine, all, sizeof(mine)));
+        for (int r = 0; r < nproc && r < 64; ++r) {
+            sl = (all[r] > sl) ? all[r] : sl;
+        }
+        if (rank == 0) {
+            double gbs = (sl > 0) ? 2.0 * bytes / sl / 1e9 : 0;
+            printf("shuffle %u B tuples: 2 endpoints (%s), %.2f GB/s "
+                   "received in all, slowest kernel %.3f ms, %u stage "
+                   "group(s) per user block\n", o.size,
+                   o.local > 0 ? "one process" : "two processes", gbs,
+                   sl * 1e3, eps[0].h.ngroups);
+            printf("json: {\"test\":\"shuffle\",\"tuple_bytes\":%u,"
+                   "\"tuples_per_ep\":%ld,\"procs\":%d,\"blocks\":%u,"
+                   "\"stage_groups\":%u,\"seconds\":%.6f,\"gbs\":%.3f,"
+                   "\"ok\":%s}\n", o.size, o.tuples, nproc, o.blocks,
+                   eps[0].h.ngroups, sl, gbs, ok ? "true" : "false");
+        }
+    }
     /* the copy-engine figure is in rank 0, the channel's in the dst's */
-    if (!sorter) {
+    if (mode == STREAM_BENCH) {
         double mine[2] = {ce, 0}, all[4] = {0, 0, 0, 0};
         for (int k = 0; k < local; ++k) {
             if (is_dst[k]) {
@@ -942,7 +1012,8 @@ static int run_stream(const opts &o, int sorter)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: mgi_gpu_test groupby|bench|sorter [-l LOCAL_EPS] "
+            "usage: mgi_gpu_test groupby|bench|shuffle|sorter "
+            "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 1|0] [-R block|thread] [-F] "
             "[-S BACKOFF_NS] [-T TIMEOUT_S]\n");
@@ -989,9 +1060,11 @@ int main(int argc, char **argv)
     if (!strcmp(o.mode, "groupby")) {
         return run_groupby(o);
     } else if (!strcmp(o.mode, "bench")) {
-        return run_stream(o, 0);
+        return run_stream(o, STREAM_BENCH);
     } else if (!strcmp(o.mode, "sorter")) {
-        return run_stream(o, 1);
+        return run_stream(o, STREAM_SORTER);
+    } else if (!strcmp(o.mode, "shuffle")) {
+        return run_stream(o, STREAM_SHUFFLE);
     }
     usage();
     return 2;

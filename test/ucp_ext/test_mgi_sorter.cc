@@ -502,8 +502,12 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     }
     printf("stage segments moved whole: %llu\n",
            f.pass[0].n_stage_whole + f.pass[1].n_stage_whole);
+    printf("of those, to the loopback lane: %llu\n",
+           f.pass[0].n_loop_whole + f.pass[1].n_loop_whole);
     if (stretch) {
         EXPECT_GT(f.pass[0].n_stage_whole + f.pass[1].n_stage_whole, 0ull);
+        /* stretches for this endpoint go to the loopback lane whole */
+        EXPECT_GT(f.pass[0].n_loop_whole + f.pass[1].n_loop_whole, 0ull);
     } else {
         /* every stage segment holds several destinations */
         EXPECT_EQ(0ull, f.pass[0].n_stage_whole + f.pass[1].n_stage_whole);

@@ -80,6 +80,13 @@ typedef struct mgi_context_params {
                                      2 x H200 [MGI_DEV_MSG_BATCH] */
     unsigned    stage_depth;      /* segments per stage ring, 8
                                      [MGI_STAGE_DEPTH] */
+    unsigned    stage_groups;     /* GPU endpoints: stage rings per user
+                                     block (1..8); device sends put a
+                                     tuple for the channel's destination
+                                     number i in ring i % stage_groups, so
+                                     a segment holds one destination and
+                                     the sorter moves it whole, 1
+                                     [MGI_STAGE_GROUPS] */
     unsigned    sort_depth;       /* segments per sort ring, 8
                                      [MGI_SORT_DEPTH] */
     unsigned    recv_depth;       /* segments per receive lane (credits per

@@ -8,6 +8,8 @@
 
 #include "mgi_ring.h"
 
+#define MGI_STAGE_GROUPS_MAX 8  /* stage rings per user block, at most */
+
 /* What a kernel needs about one channel on one endpoint; in device memory
  * or passed by value as a kernel argument. */
 typedef struct mgi_dev_ch {
@@ -25,8 +27,13 @@ typedef struct mgi_dev_ch {
     int32_t          part_key;      /* -1: none */
     uint32_t         key_off;
     uint32_t         key_size;
-    uint32_t         nblocks;       /* user blocks = stage / final rings */
-    mgi_ring_t       **stage;       /* [nblocks] */
+    uint32_t         nblocks;       /* user blocks = final rings */
+    uint32_t         ngroups;       /* stage rings per user block
+                                       (MGI_STAGE_GROUPS): destination
+                                       index i of the channel goes to
+                                       group i % ngroups */
+    mgi_ring_t       **stage;       /* [ngroups * nblocks]: block b's
+                                       ring of group g at g * nblocks + b */
     mgi_ring_t       **final;       /* [nblocks] */
     uint32_t         *final_lock;   /* [nblocks] consumer locks */
     const uint32_t   *eof_sources;  /* [nblocks] sources at EOF */

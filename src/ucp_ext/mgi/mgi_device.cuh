@@ -19,6 +19,14 @@
  * mgi_ch_device_handle() (mgi.h); pass it to kernels by value and take its
  * address. Flush counts one EOF per stage ring: launch the kernel with
  * `blocks` blocks (mgi_ep_params_t) and let every block flush once.
+ *
+ * Stage groups (MGI_STAGE_GROUPS): a user block has h->ngroups stage
+ * rings, and a tuple for the channel's destination number i goes to ring
+ * i % ngroups (broadcasts, and a warp send whose lanes differ, to ring 0).
+ * With a group per destination every stage segment holds one destination,
+ * and the sorter moves it whole instead of walking its messages. A flush
+ * appends its EOF to each of the block's rings. Tuples of one block for
+ * one destination keep their order.
  */
 #ifndef MGI_DEVICE_CUH_
 #define MGI_DEVICE_CUH_
@@ -31,19 +39,45 @@
 #define MGI_DEV_RECV_ILP  8         /* loads per thread in flight */
 
 
-__device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
+/* Stage rings per user block, as the device calls use them. */
+__device__ static inline unsigned mgi_dev_ngroups(const mgi_dev_ch_t *h)
 {
-    return h->stage[blockIdx.x % h->nblocks];
+    return (h->ngroups <= 1) ? 1u :
+           min(h->ngroups, (uint32_t)MGI_STAGE_GROUPS_MAX);
 }
 
-__device__ static inline uint16_t mgi_dev_route(const mgi_dev_ch_t *h,
-                                                const void *tuple, int dst)
+/* This block's stage ring of group g. */
+__device__ static inline mgi_ring_t *mgi_dev_stage_of(const mgi_dev_ch_t *h,
+                                                      unsigned g)
 {
+    return h->stage[g * h->nblocks + blockIdx.x % h->nblocks];
+}
+
+__device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
+{
+    return mgi_dev_stage_of(h, 0);
+}
+
+/* The route of a tuple (its destination endpoint, or MGI_EP_ID_ALL) and
+ * its stage group (*g): the destination's index in h->dst modulo the
+ * groups; 0 for a broadcast or an endpoint not in h->dst. */
+__device__ static inline uint16_t mgi_dev_route_g(const mgi_dev_ch_t *h,
+                                                  const void *tuple, int dst,
+                                                  unsigned *g)
+{
+    const unsigned ng = mgi_dev_ngroups(h);
     const uint8_t *p;
     uint64_t key = 0;
     uint32_t i;
 
+    *g = 0;
     if (dst >= 0) {
+        for (i = 0; (ng > 1) && (i < h->ndst); ++i) {
+            if (h->dst[i] == (uint16_t)dst) {
+                *g = i % ng;
+                break;
+            }
+        }
         return (uint16_t)dst;
     }
     if (h->part_key >= 0) {
@@ -51,9 +85,19 @@ __device__ static inline uint16_t mgi_dev_route(const mgi_dev_ch_t *h,
         for (i = 0; i < h->key_size; ++i) {
             key |= (uint64_t)p[i] << (8 * i);   /* little endian */
         }
-        return h->dst[key % h->ndst];
+        i  = (uint32_t)(key % h->ndst);
+        *g = i % ng;
+        return h->dst[i];
     }
     return MGI_EP_ID_ALL;
+}
+
+__device__ static inline uint16_t mgi_dev_route(const mgi_dev_ch_t *h,
+                                                const void *tuple, int dst)
+{
+    unsigned g;
+
+    return mgi_dev_route_g(h, tuple, dst, &g);
 }
 
 /* One message at p (8-byte aligned). A tuple of whole 8-byte words at an
@@ -151,44 +195,50 @@ __device__ static inline int mgi_dev_send(const mgi_dev_ch_t *h,
                                           const void *tuple, unsigned len,
                                           int dst)
 {
-    mgi_ring_t *r = mgi_dev_stage(h);
     mgi_msg_hdr_t hdr;
+    unsigned g;
 
     if ((len == 0) || (len > MGI_MSG_MAX_LEN)) {
         return 0;
     }
     hdr.ch  = h->ch;
-    hdr.dst = mgi_dev_route(h, tuple, dst);
+    hdr.dst = mgi_dev_route_g(h, tuple, dst, &g);
     hdr.src = h->self;
     hdr.len = (uint16_t)len;
-    return (mgi_ring_append(r, &hdr, tuple, NULL) == MGI_RING_OK) ? (int)len :
-           0;
+    return (mgi_ring_append(mgi_dev_stage_of(h, g), &hdr, tuple, NULL) ==
+            MGI_RING_OK) ? (int)len : 0;
 }
 
 /* Warp level: every lane passes its tuple (len 0: nothing); one
- * reservation for the warp. All or nothing: every lane gets its len or 0. */
+ * reservation for the warp, in the lanes' stage group when they share one,
+ * else in group 0. All or nothing: every lane gets its len or 0. */
 __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
                                                const void *tuple, unsigned len,
                                                int dst)
 {
     const unsigned lane = threadIdx.x % 32;
-    mgi_ring_t *r       = mgi_dev_stage(h);
     unsigned sz         = (len > 0) ? mgi_msg_size(len) : 0;
     const unsigned incl = mgi_dev_warp_incl(0xffffffffu, sz);
     const unsigned total = __shfl_sync(0xffffffffu, incl, 31);
     unsigned long long seg_ptr = 0;
     uint32_t off = 0, pos = 0, key;
     uint16_t route = MGI_EP_ID_ALL;
+    unsigned g = 0;
+    mgi_ring_t *r;
     int ok = 0;
 
+    /* route and mark key first: lane 0 marks beside the lanes' writes */
+    if (sz > 0) {
+        route = mgi_dev_route_g(h, tuple, dst, &g);
+    }
+    key = mgi_dev_warp_key(0xffffffffu, mgi_dev_msg_key(h, route), sz > 0);
+    g   = (key == MGI_SEG_MIXED) ? 0 :
+          __shfl_sync(0xffffffffu, g,
+                      __ffs(__ballot_sync(0xffffffffu, sz > 0) | 1u) - 1);
+    r   = mgi_dev_stage_of(h, g);
     if (total > mgi_ring_cap(r)) {
         return 0; /* never fits a segment: size segments for the warp */
     }
-    /* route and mark key first: lane 0 marks beside the lanes' writes */
-    if (sz > 0) {
-        route = mgi_dev_route(h, tuple, dst);
-    }
-    key = mgi_dev_warp_key(0xffffffffu, mgi_dev_msg_key(h, route), sz > 0);
     if ((lane == 0) && (total > 0)) {
         mgi_seg_hdr_t *seg;
         ok = (mgi_ring_append_reserve(r, total, &seg, &off, &pos) ==
@@ -344,27 +394,36 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
 
 /* Block level: every thread passes its tuple (len 0: nothing). On a
  * channel with a schema, tuples of tuple_size bytes are batched per
- * destination (mgi_dev_send_block_batch). */
+ * destination (mgi_dev_send_block_batch, in stage group 0). Else each
+ * stage group's tuples take one reservation in the group's ring, made by
+ * one thread each; all or nothing: when one group's ring has no room, no
+ * tuple is taken (a reservation made is given back as padding), and every
+ * thread gets 0. */
 __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
                                                 const void *tuple,
                                                 unsigned len, int dst)
 {
-    __shared__ unsigned s_total;
-    __shared__ int s_ok;
-    __shared__ mgi_seg_hdr_t *s_seg;
-    __shared__ uint32_t s_off, s_pos, s_klo, s_khi;
-    /* where the block reserved last, kept between calls: a hint only
-     * (mgi_ring_append_reserve_hint), uninitialized at the kernel's start */
-    __shared__ mgi_ring_hint_t s_hint;
-    const unsigned lane = threadIdx.x % 32;
+    __shared__ unsigned s_total[MGI_STAGE_GROUPS_MAX];
+    __shared__ mgi_seg_hdr_t *s_seg[MGI_STAGE_GROUPS_MAX];
+    __shared__ uint32_t s_off[MGI_STAGE_GROUPS_MAX];
+    __shared__ uint32_t s_pos[MGI_STAGE_GROUPS_MAX];
+    __shared__ uint32_t s_klo[MGI_STAGE_GROUPS_MAX];
+    __shared__ uint32_t s_khi[MGI_STAGE_GROUPS_MAX];
+    /* where the block reserved last in each ring, kept between calls: a
+     * hint only (mgi_ring_append_reserve_hint), uninitialized at the
+     * kernel's start */
+    __shared__ mgi_ring_hint_t s_hint[MGI_STAGE_GROUPS_MAX];
+    const unsigned ng   = mgi_dev_ngroups(h);
+    const unsigned tid  = threadIdx.x;
+    const unsigned lane = tid % 32;
     const unsigned mask = __activemask();
     const unsigned last = 31 - __clz(mask);
     unsigned sz = (len > 0) ? mgi_msg_size(len) : 0;
-    unsigned my_off, incl, v;
-    uint32_t key, old = 0;
+    unsigned my_off = 0, incl, v, base, g = 0, j, mine, nz;
+    uint32_t key, mkey, old = 0;
     uint16_t route;
-    mgi_ring_t *r;
-    int ret;
+    mgi_ring_t *r = NULL;
+    int ret, fail = 0, res = 0;
 
     if ((h->tuple_size != 0) && (h->msg_batch >= 2 * h->tuple_size) &&
         __syncthreads_and((len == 0) || (len == h->tuple_size))) {
@@ -373,68 +432,98 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
             return ret;
         }
     }
-    if (threadIdx.x == 0) {
-        s_total = 0;
-        s_klo   = 0xffffffffu;
-        s_khi   = 0;
+    if (tid < ng) {
+        s_total[tid] = 0;
+        s_klo[tid]   = 0xffffffffu;
+        s_khi[tid]   = 0;
     }
     __syncthreads();
-    /* the route and the reservation's mark key before the reservation:
-     * thread 0 marks while the others write, not after a barrier of its
-     * own */
-    route = (sz > 0) ? mgi_dev_route(h, tuple, dst) : MGI_EP_ID_ALL;
-    key   = mgi_dev_warp_key(mask, mgi_dev_msg_key(h, route), sz > 0);
-    /* the warp's messages side by side: a prefix sum, one shared atomic
-     * per warp (one per thread serialized 256 of them on one word) */
-    incl = mgi_dev_warp_incl(mask, sz);
-    v    = __shfl_sync(mask, incl, last);    /* the warp's bytes */
-    my_off = 0;
-    if (lane == 0) {
-        if (key != 0) {
-            atomicMin(&s_klo, key);
-            atomicMax(&s_khi, key);
+    /* the route and each reservation's mark key before the reservations:
+     * the reserving threads mark while the others write, not after a
+     * barrier of their own */
+    route = (sz > 0) ? mgi_dev_route_g(h, tuple, dst, &g) : MGI_EP_ID_ALL;
+    mkey  = mgi_dev_msg_key(h, route);
+    for (j = 0; j < ng; ++j) {
+        /* the warp's messages of group j side by side: a prefix sum, one
+         * shared atomic per warp (one per thread serialized 256 of them
+         * on one word) */
+        mine = (sz > 0) && (g == j);
+        key  = mgi_dev_warp_key(mask, mkey, mine);
+        if (key == 0) {
+            continue;                       /* none in this warp */
         }
-        my_off = (v > 0) ? atomicAdd(&s_total, v) : 0;
+        incl = mgi_dev_warp_incl(mask, mine ? sz : 0);
+        v    = __shfl_sync(mask, incl, last);   /* the warp's bytes */
+        base = 0;
+        if (lane == 0) {
+            atomicMin(&s_klo[j], key);
+            atomicMax(&s_khi[j], key);
+            base = atomicAdd(&s_total[j], v);
+        }
+        base = __shfl_sync(mask, base, 0);
+        if (mine) {
+            my_off = base + incl - sz;
+        }
     }
-    my_off = __shfl_sync(mask, my_off, 0) + incl - sz;
     __syncthreads();
-    r = mgi_dev_stage(h);
-    if (threadIdx.x == 0) {
-        /* a reservation larger than a segment would never fit: refuse it
-         * (MGI_SEG_SIZE / MGI_TUPLE_SIZE size segments for the block) */
-        s_ok = (s_total > 0) && (s_total <= mgi_ring_cap(r)) &&
-               (mgi_ring_append_reserve_hint(r, s_total, &s_hint, &s_seg,
-                                             &s_off, &s_pos) == MGI_RING_OK);
+    for (j = 0, nz = 0; j < ng; ++j) {
+        nz += (s_total[j] > 0);
     }
-    __syncthreads();
-    if (!s_ok) {
+    if (nz == 0) {
+        return 0;                           /* no tuple in the block */
+    }
+    /* thread j reserves group j's bytes; a reservation larger than a
+     * segment would never fit: refuse it (MGI_SEG_SIZE / MGI_TUPLE_SIZE
+     * size segments for the block). Several groups look for room in every
+     * ring first: a reservation that cannot be used becomes padding. */
+    if ((tid < ng) && (s_total[tid] > 0)) {
+        r    = mgi_dev_stage_of(h, tid);
+        fail = (s_total[tid] > mgi_ring_cap(r)) ||
+               ((nz > 1) && !mgi_ring_append_room(r, s_total[tid]));
+    }
+    if ((nz > 1) && __syncthreads_or(fail)) {
         return 0;
     }
-    key = (s_klo == s_khi) ? s_klo : MGI_SEG_MIXED;
-    if (threadIdx.x == 0) {
+    if (!fail && (r != NULL)) {
+        res  = (mgi_ring_append_reserve_hint(r, s_total[tid], &s_hint[tid],
+                                             &s_seg[tid], &s_off[tid],
+                                             &s_pos[tid]) == MGI_RING_OK);
+        fail = !res;
+    }
+    if (__syncthreads_or(fail)) {
+        if (res) {
+            mgi_ring_append_cancel(r, s_seg[tid], s_off[tid], s_total[tid],
+                                   s_pos[tid]);
+        }
+        return 0;
+    }
+    if ((tid < ng) && (s_total[tid] > 0)) {
         /* one (channel, destination) for the whole reservation? The CAS
          * goes out before this thread's writes, its answer is read after */
-        old = mgi_seg_mark_begin(s_seg, key);
+        key = (s_klo[tid] == s_khi[tid]) ? s_klo[tid] : MGI_SEG_MIXED;
+        old = mgi_seg_mark_begin(s_seg[tid], key);
     }
     if (sz > 0) {
-        mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + my_off, h, route,
-                          tuple, len);
+        mgi_dev_write_msg(mgi_seg_payload(s_seg[g]) + s_off[g] + my_off, h,
+                          route, tuple, len);
     }
-    if (threadIdx.x == 0) {
-        mgi_seg_mark_end(s_seg, old, key);
+    if ((tid < ng) && (s_total[tid] > 0)) {
+        mgi_seg_mark_end(s_seg[tid], old, key);
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if ((tid < ng) && (s_total[tid] > 0)) {
         /* the commit is a release at GPU scope (the sorter is on this
          * GPU): the writes this thread saw through the barrier, and the
          * mark, are ordered before the count */
-        mgi_ring_append_commit(r, s_seg, s_off, s_total, s_pos);
+        mgi_ring_append_commit(r, s_seg[tid], s_off[tid], s_total[tid],
+                               s_pos[tid]);
     }
     return (int)len;
 }
 
 /* The EOF record of a block's flush number `seq`: to every destination,
- * counting the channel's `nblocks` producers of this endpoint. */
+ * counting the channel's producers of this endpoint (every stage ring of
+ * every user block sends one). */
 __device__ static inline void mgi_dev_eof_msg(const mgi_dev_ch_t *h,
                                               uint32_t seq,
                                               mgi_msg_hdr_t *hdr,
@@ -444,8 +533,61 @@ __device__ static inline void mgi_dev_eof_msg(const mgi_dev_ch_t *h,
     hdr->dst   = MGI_EP_ID_ALL;
     hdr->src   = h->self;
     hdr->len   = MGI_MSG_LEN_EOF;
-    payload[0] = h->nblocks;
+    payload[0] = h->nblocks * mgi_dev_ngroups(h);
     payload[1] = seq;
+}
+
+#define MGI_DEV_FLUSH_STEP 256u   /* flush numbers apart: the low bits of
+                                     a flush state say which groups' rings
+                                     took its EOF */
+
+/* Thread 0: one step of a flush, *state 0 before the first. The flush's
+ * number is taken from group 0's ring once its EOF is in, rounded up to a
+ * multiple of MGI_DEV_FLUSH_STEP, and every group's EOF carries it; a ring
+ * without room is tried again on the next step. *state is the number plus
+ * a bit per group whose ring took the EOF. Returns 1 once every ring took
+ * it and the sorter reported each delivered. */
+__device__ static inline int mgi_dev_flush_step(const mgi_dev_ch_t *h,
+                                                uint32_t *state)
+{
+    const unsigned ng  = mgi_dev_ngroups(h);
+    const uint32_t all = (1u << ng) - 1;
+    uint32_t payload[2], seq, bits = *state % MGI_DEV_FLUSH_STEP;
+    mgi_msg_hdr_t hdr;
+    mgi_ring_t *r;
+    unsigned g;
+
+    seq = (bits == 0) ?
+          (mgi_ld_acq32(&mgi_dev_stage(h)->flush_seq) + MGI_DEV_FLUSH_STEP) &
+          ~(MGI_DEV_FLUSH_STEP - 1) :
+          *state - bits;
+    mgi_dev_eof_msg(h, seq, &hdr, payload);
+    for (g = 0; (g < ng) && ((g == 0) || (bits != 0)); ++g) {
+        r = mgi_dev_stage_of(h, g);
+        if (((bits >> g) & 1) ||
+            (mgi_ring_append(r, &hdr, payload, NULL) != MGI_RING_OK)) {
+            continue;
+        }
+        if (g == 0) {
+            /* the number is taken only once its EOF is in */
+            mgi_st_rel32(&r->flush_seq, seq);
+        }
+        mgi_ring_append_close(r);       /* FULL: the EOF's segment is closed */
+        bits |= 1u << g;
+    }
+    if (bits != 0) {
+        *state = seq | bits;
+    }
+    if (bits != all) {
+        return 0;
+    }
+    for (g = 0; g < ng; ++g) {
+        if ((int32_t)(mgi_ld_acq32(&mgi_dev_stage_of(h, g)->flush_done) -
+                      seq) < 0) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Block level: EOF for this block, then wait for delivery. Returns 0, or
@@ -454,32 +596,18 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
                                            unsigned long long spin_limit)
 {
     __shared__ int s_ret;
-    mgi_ring_t *r = mgi_dev_stage(h);
     unsigned long long spins = 0;
-    uint32_t payload[2], seq;
-    mgi_msg_hdr_t hdr;
+    uint32_t state = 0;
 
     __syncthreads();
     if (threadIdx.x == 0) {
         s_ret = 0;
-        seq   = mgi_fadd32(&r->flush_seq, 1) + 1;
-        mgi_dev_eof_msg(h, seq, &hdr, payload);
-        while (mgi_ring_append(r, &hdr, payload, NULL) != MGI_RING_OK) {
+        while (!mgi_dev_flush_step(h, &state)) {
             if (spin_limit && (++spins > spin_limit)) {
                 s_ret = -1;
                 break;
             }
             mgi_cpu_relax();
-        }
-        if (s_ret == 0) {
-            mgi_ring_append_close(r);
-            while ((int32_t)(mgi_ld_acq32(&r->flush_done) - seq) < 0) {
-                if (spin_limit && (++spins > spin_limit)) {
-                    s_ret = -1;
-                    break;
-                }
-                mgi_cpu_relax();
-            }
         }
     }
     __syncthreads();
@@ -487,35 +615,19 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
 }
 
 /* Block level, non-blocking flush: *state is a __shared__ word the block
- * set to 0 before its first call. The first call that finds room appends
- * the EOF; returns 1 once this block's tuples were delivered, else 0 (keep
- * receiving meanwhile: delivery may need this endpoint to drain its final
- * rings, as when every endpoint flushes at once). */
+ * set to 0 before its first call. The calls append the EOF to each of the
+ * block's stage rings as they find room; returns 1 once this block's
+ * tuples were delivered, else 0 (keep receiving meanwhile: delivery may
+ * need this endpoint to drain its final rings, as when every endpoint
+ * flushes at once). */
 __device__ static inline int mgi_dev_flush_nb(const mgi_dev_ch_t *h,
                                               uint32_t *state)
 {
     __shared__ int s_done;
-    mgi_ring_t *r = mgi_dev_stage(h);
-    uint32_t payload[2], seq;
-    mgi_msg_hdr_t hdr;
 
     __syncthreads();
     if (threadIdx.x == 0) {
-        s_done = 0;
-        if (*state == 0) {
-            /* the sequence number is taken only once the EOF is in */
-            seq = mgi_ld_acq32(&r->flush_seq) + 1;
-            mgi_dev_eof_msg(h, seq, &hdr, payload);
-            if (mgi_ring_append(r, &hdr, payload, NULL) == MGI_RING_OK) {
-                mgi_st_rel32(&r->flush_seq, seq);
-                mgi_ring_append_close(r);
-                *state = seq;
-            }
-        }
-        if ((*state != 0) &&
-            ((int32_t)(mgi_ld_acq32(&r->flush_done) - *state) >= 0)) {
-            s_done = 1;
-        }
+        s_done = mgi_dev_flush_step(h, state);
     }
     __syncthreads();
     return s_done;

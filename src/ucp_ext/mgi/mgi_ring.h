@@ -593,6 +593,15 @@ MGI_INLINE void mgi_ring_append_commit(mgi_ring_t *r, mgi_seg_hdr_t *seg,
 }
 
 /* Append one message. Returns MGI_RING_OK or MGI_RING_FULL. */
+/* Give back a reservation that will not be used: padded and committed
+ * (the consumer skips it). */
+MGI_INLINE void mgi_ring_append_cancel(mgi_ring_t *r, mgi_seg_hdr_t *seg,
+                                       uint32_t off, uint32_t sz, uint32_t pos)
+{
+    mgi_seg_write_pad(seg, off, sz);
+    mgi_ring_append_commit(r, seg, off, sz, pos);
+}
+
 MGI_INLINE int mgi_ring_append(mgi_ring_t *r, const mgi_msg_hdr_t *hdr,
                                const void *payload, uint32_t *pos_p)
 {
