@@ -158,8 +158,10 @@ __device__ static inline unsigned mgi_dev_warp_incl(unsigned mask, unsigned v)
 
 /* Warp: the mark key shared by every lane of `mask` that passes `key`
  * with `has` set (MGI_SEG_KEY of its message, or MGI_SEG_MIXED),
- * MGI_SEG_MIXED when two differ; 0 when none has one. Every lane of mask
- * calls it (before sm_80: the whole warp). */
+ * MGI_SEG_MIXED when two differ; 0 when none has one (as is the key of
+ * channel 0 to endpoint 0: a caller that must tell them apart asks
+ * __any_sync). Every lane of mask calls it (before sm_80: the whole
+ * warp). */
 __device__ static inline uint32_t mgi_dev_warp_key(unsigned mask,
                                                    uint32_t key, int has)
 {
@@ -413,6 +415,9 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
      * hint only (mgi_ring_append_reserve_hint), uninitialized at the
      * kernel's start */
     __shared__ mgi_ring_hint_t s_hint[MGI_STAGE_GROUPS_MAX];
+    /* the block's last send found a ring full: look for room in every
+     * ring before reserving in any (a hint too: any value is safe) */
+    __shared__ int s_careful;
     const unsigned ng   = mgi_dev_ngroups(h);
     const unsigned tid  = threadIdx.x;
     const unsigned lane = tid % 32;
@@ -423,7 +428,7 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     uint32_t key, mkey, old = 0;
     uint16_t route;
     mgi_ring_t *r = NULL;
-    int ret, fail = 0, res = 0;
+    int ret, fail = 0, res = 0, careful;
 
     if ((h->tuple_size != 0) && (h->msg_batch >= 2 * h->tuple_size) &&
         __syncthreads_and((len == 0) || (len == h->tuple_size))) {
@@ -448,10 +453,11 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
          * shared atomic per warp (one per thread serialized 256 of them
          * on one word) */
         mine = (sz > 0) && (g == j);
-        key  = mgi_dev_warp_key(mask, mkey, mine);
-        if (key == 0) {
+        if (!__any_sync(mask, mine)) {
             continue;                       /* none in this warp */
         }
+        /* (channel 0, endpoint 0) is key 0 too: no test for "none" */
+        key  = mgi_dev_warp_key(mask, mkey, mine);
         incl = mgi_dev_warp_incl(mask, mine ? sz : 0);
         v    = __shfl_sync(mask, incl, last);   /* the warp's bytes */
         base = 0;
@@ -474,14 +480,17 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     }
     /* thread j reserves group j's bytes; a reservation larger than a
      * segment would never fit: refuse it (MGI_SEG_SIZE / MGI_TUPLE_SIZE
-     * size segments for the block). Several groups look for room in every
-     * ring first: a reservation that cannot be used becomes padding. */
+     * size segments for the block). A reservation that cannot be used
+     * (another group's ring was full) becomes padding: after a send that
+     * found a ring full, several groups look for room in every ring
+     * first (the look costs a round trip, so not on every send). */
+    careful = (nz > 1) && s_careful;
     if ((tid < ng) && (s_total[tid] > 0)) {
         r    = mgi_dev_stage_of(h, tid);
         fail = (s_total[tid] > mgi_ring_cap(r)) ||
-               ((nz > 1) && !mgi_ring_append_room(r, s_total[tid]));
+               (careful && !mgi_ring_append_room(r, s_total[tid]));
     }
-    if ((nz > 1) && __syncthreads_or(fail)) {
+    if (careful && __syncthreads_or(fail)) {
         return 0;
     }
     if (!fail && (r != NULL)) {
@@ -495,7 +504,13 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
             mgi_ring_append_cancel(r, s_seg[tid], s_off[tid], s_total[tid],
                                    s_pos[tid]);
         }
+        if (tid == 0) {
+            s_careful = 1;
+        }
         return 0;
+    }
+    if ((tid == 0) && careful) {
+        s_careful = 0;
     }
     if ((tid < ng) && (s_total[tid] > 0)) {
         /* one (channel, destination) for the whole reservation? The CAS
