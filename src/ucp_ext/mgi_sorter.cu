@@ -663,7 +663,8 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             unsigned long long rounds, sorted, send_full, send_wait, jobs,
                                chunks,
                                lane_empty, final_full, passes, c_copy,
-                               c_walk, c_place, stage_whole, c_stage, c_lane,
+                               c_walk, c_place, stage_whole, loop_whole,
+                               c_stage, c_lane,
                                c_help, c_hcopy, c_rest;
         } t = {};
         for (i = 0; i < g->nblocks; ++i) {
@@ -680,6 +681,7 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             t.c_walk     += g->status->blk[i].c_walk;
             t.c_place    += g->status->blk[i].c_place;
             t.stage_whole += g->status->blk[i].stage_whole;
+            t.loop_whole  += g->status->blk[i].loop_whole;
             t.c_stage     += g->status->blk[i].c_stage;
             t.c_lane      += g->status->blk[i].c_lane;
             t.c_help      += g->status->blk[i].c_help;
@@ -687,11 +689,13 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             t.c_rest      += g->status->blk[i].c_rest;
         }
         ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted "
-                 "and %llu stage segments moved whole, %llu send passes "
+                 "and %llu stage segments moved whole (%llu of them to the "
+                 "loopback lane), %llu send passes "
                  "blocked (target full) and %llu left waiting for it, "
                  "%llu whole moves (%llu copied), %llu lane rounds with "
                  "nothing ready, %llu with the final ring full", ep->id,
-                 t.rounds, t.sorted, t.stage_whole, t.send_full, t.send_wait,
+                 t.rounds, t.sorted, t.stage_whole, t.loop_whole,
+                 t.send_full, t.send_wait,
                  t.jobs, t.chunks, t.lane_empty, t.final_full);
         if (t.rounds > 0) {
             ucs_info("mgi ep %u: sorter rounds: %.0f cycles each on average: "

@@ -160,7 +160,9 @@ typedef struct mgi_gpu_status {
         volatile unsigned long long c_walk;      /* copy to shared memory, */
         volatile unsigned long long c_place;     /* walk, place */
         volatile unsigned long long stage_whole; /* stage segments moved
-                                                  * whole to a sort ring */
+                                                  * whole to a sort ring or
+                                                  * the loopback lane */
+        volatile unsigned long long loop_whole;  /* of those, loopback */
         /* clock cycles of the rounds in: stage rings, lanes, helping
          * (copying in it), the rest (sort rings, flushes) */
         volatile unsigned long long c_stage, c_lane, c_help, c_hcopy,
@@ -2009,6 +2011,7 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             d->status->blk[MGI_BID].c_walk     = p->c_walk;
             d->status->blk[MGI_BID].c_place    = p->c_place;
             d->status->blk[MGI_BID].stage_whole = p->n_stage_whole;
+            d->status->blk[MGI_BID].loop_whole  = p->n_loop_whole;
             d->status->blk[MGI_BID].c_stage     = p->c_stage;
             d->status->blk[MGI_BID].c_lane      = p->c_lane;
             d->status->blk[MGI_BID].c_help      = p->c_help;
