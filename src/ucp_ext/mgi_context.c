@@ -73,6 +73,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_coalesce  = 2;
     p->sorter_msg_copy  = 128;
     p->sort_rings       = 1;
+    p->recv_zcopy       = 0;
     p->ctl_shm          = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
@@ -107,6 +108,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
     mgi_env_uint("MGI_SORTER_MSG_COPY", &p->sorter_msg_copy);
     mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
+    mgi_env_uint("MGI_RECV_ZCOPY", &p->recv_zcopy);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
 }
 
@@ -136,6 +138,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
     if ((p->stage_groups == 0) || (p->stage_groups > MGI_STAGE_GROUPS_MAX)) {
         ucs_error("mgi context: stage_groups (MGI_STAGE_GROUPS) %u out of "
                   "[1, %d]", p->stage_groups, MGI_STAGE_GROUPS_MAX);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->recv_zcopy > 1) {
+        ucs_error("mgi context: recv_zcopy (MGI_RECV_ZCOPY) %u: 0 (copy "
+                  "whole segments into final rings) or 1 (by reference)",
+                  p->recv_zcopy);
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->sort_rings == 0) || (p->sort_rings > MGI_MAX_SORT_RINGS)) {

@@ -109,6 +109,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.n_send_wait  = 0;
         p.n_stage_whole = p.n_loop_whole = 0;
         p.c_stage = p.c_lane = p.c_help = p.c_hcopy = p.c_rest = 0;
+        p.c_pres = p.n_wtry = p.c_wres = p.c_wcopy = 0;
         p.n_pass = p.c_copy = p.c_walk = p.c_place = 0;
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
@@ -564,6 +565,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.nlanes       = ep->nlanes;
     dep.coalesce     = ctx->params.sorter_coalesce;
     dep.msg_copy_words = ctx->params.sorter_msg_copy / 8;
+    dep.recv_zcopy   = ctx->params.recv_zcopy;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
@@ -623,11 +625,13 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     }
     ep->sorter_running = 1;
     ucs_info("mgi ep %u: sorter kernel on device %d, %u blocks x %u threads, "
-             "%zu bytes of shared memory, %s writes", ep->id, ep->device,
+             "%zu bytes of shared memory, %s writes, whole segments from "
+             "other endpoints %s", ep->id, ep->device,
              g->nblocks, g->nthreads, g->smem,
              (ctx->params.sorter_coalesce == 0) ? "per-tuple" :
              (ctx->params.sorter_coalesce == 1) ? "coalesced" :
-             "per-tuple (small messages) or coalesced");
+             "per-tuple (small messages) or coalesced",
+             ctx->params.recv_zcopy ? "by reference" : "copied");
     return UCS_OK;
 }
 
@@ -665,7 +669,8 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
                                lane_empty, final_full, passes, c_copy,
                                c_walk, c_place, stage_whole, loop_whole,
                                c_stage, c_lane,
-                               c_help, c_hcopy, c_rest;
+                               c_help, c_hcopy, c_rest, c_pres, n_wtry,
+                               c_wres, c_wcopy;
         } t = {};
         for (i = 0; i < g->nblocks; ++i) {
             t.rounds     += g->status->blk[i].rounds;
@@ -687,6 +692,10 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
             t.c_help      += g->status->blk[i].c_help;
             t.c_hcopy     += g->status->blk[i].c_hcopy;
             t.c_rest      += g->status->blk[i].c_rest;
+            t.c_pres      += g->status->blk[i].c_pres;
+            t.n_wtry      += g->status->blk[i].n_wtry;
+            t.c_wres      += g->status->blk[i].c_wres;
+            t.c_wcopy     += g->status->blk[i].c_wcopy;
         }
         ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted "
                  "and %llu stage segments moved whole (%llu of them to the "
@@ -713,6 +722,16 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
                      "walking, %.0f placing", ep->id, t.passes,
                      (double)t.c_copy / t.passes, (double)t.c_walk / t.passes,
                      (double)t.c_place / t.passes);
+            ucs_info("mgi ep %u: sorter passes: of the placing, %.0f cycles "
+                     "reserving and marking the targets", ep->id,
+                     (double)t.c_pres / t.passes);
+        }
+        if (t.n_wtry > 0) {
+            ucs_info("mgi ep %u: whole stage moves: %llu tries, %.0f cycles "
+                     "each to reserve (or not), %.0f copying and "
+                     "committing", ep->id, t.n_wtry,
+                     (double)t.c_wres / t.n_wtry,
+                     (double)t.c_wcopy / t.n_wtry);
         }
     }
     for (i = 0; i < g->nblocks; ++i) {

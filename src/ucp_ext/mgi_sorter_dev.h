@@ -167,6 +167,10 @@ typedef struct mgi_gpu_status {
          * (copying in it), the rest (sort rings, flushes) */
         volatile unsigned long long c_stage, c_lane, c_help, c_hcopy,
                                     c_rest;
+        /* inside those: walked passes' reservations and marks (c_place),
+         * whole stage moves' tries (n_wtry: reservation, then copy and
+         * commit when it took) */
+        volatile unsigned long long c_pres, n_wtry, c_wres, c_wcopy;
     } blk[MGI_GPU_MAX_SORTERS];
 } mgi_gpu_status_t;
 
@@ -203,7 +207,9 @@ typedef struct mgi_gpu_block {
 /* A whole lane segment on its way to a final ring: any sorter block that
  * claims it copies it (mgi_gpu_help), the lane's owner commits the final
  * segment and releases the lane segment once it is done, in lane order
- * (mgi_gpu_lane_whole). */
+ * (mgi_gpu_lane_whole). By reference (mgi_gpu_dep_t::recv_zcopy) the final
+ * segment is committed at once as a MGI_SEG_REF to the lane segment, and
+ * the consumer that drained it sets `done`. */
 typedef struct mgi_gpu_job {
     const char    *src;
     char          *dst;
@@ -241,6 +247,12 @@ typedef struct mgi_gpu_dep {
      * cycles coalesced against 18 k, 50 against 52 GB/s (2 x H200,
      * bench/results/2026-11-22-h200x2-sorter-copy.txt) */
     uint32_t          msg_copy_words;
+    /* 1: a whole segment of a lane from another endpoint goes to its final
+     * ring by reference (MGI_SEG_REF): the consumer reads it in the lane,
+     * and its job is done once the consumer released it (MGI_RECV_ZCOPY).
+     * The loopback lane's are copied: a flush there waits for the lane,
+     * and with references it would wait for its own endpoint's consumers */
+    uint32_t          recv_zcopy;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -349,6 +361,7 @@ typedef struct mgi_gpu_pass {
     unsigned long long n_stage_whole;        /* mgi_gpu_stage_whole */
     unsigned long long n_loop_whole;         /* of those, to loopback */
     unsigned long long c_stage, c_lane, c_help, c_hcopy, c_rest; /* rounds */
+    unsigned long long c_pres, n_wtry, c_wres, c_wcopy;
     /* mgi_gpu_stage_whole: the sort ring, key and reservation */
     mgi_ring_t    *w_ring;
     mgi_seg_hdr_t *w_seg;
@@ -1054,6 +1067,8 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     uint64_t v;
     char *dst;
 
+    const unsigned long long t0 = MGI_CLOCK();
+
     if (tid == 0) {
         p->blocked   = 0;
         p->lost      = 0;
@@ -1106,6 +1121,9 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     }
     for (t = tid; t < p->ntgt; t += nth) {  /* before the commits */
         mgi_seg_mark(p->tgt_seg[t], p->tgt_key[t]);
+    }
+    if (tid == 0) {
+        p->c_pres += MGI_CLOCK() - t0;
     }
 
     if (p->contig) {
@@ -1534,8 +1552,12 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
 {
     const uint32_t cap = mgi_ring_cap(ring);
     const unsigned tid = MGI_TID, nth = MGI_NTH;
+    /* by reference: any lane but the loopback lane */
+    const int zcopy    = d->recv_zcopy &&
+                         (ring != mgi_gpu_lane(d, d->nlanes - 1));
     uint32_t t, head, count, nfree, n, m;
     mgi_seg_hdr_t *seg;
+    mgi_seg_ref_t *ref;
     mgi_gpu_job_t *j;
     int ret;
 
@@ -1550,7 +1572,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         j = &lj->job[(head + k) % MGI_GPU_LANE_JOBS];
         return mgi_ld_acq32(&j->done) == 0;
     });
-    for (t = tid; t < n; t += nth) {
+    for (t = tid; (t < n) && !zcopy; t += nth) {
         j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
         mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap, j->fpos);
     }
@@ -1590,12 +1612,23 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         j->dst   = mgi_seg_payload(j->fseg);
         j->bytes = cap;
         j->done  = 0;
+        if (zcopy) {
+            /* the reference and the job's state before the commit that
+             * shows the final segment to its consumer */
+            ref            = (mgi_seg_ref_t*)j->dst;
+            ref->seg       = p->jseg[t];
+            ref->done      = &j->done;
+            j->fseg->reserved = MGI_SEG_REF;
+            mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap,
+                                   j->fpos);
+        }
     }
     MGI_FENCE();
     MGI_SYNC();
     if (tid == 0) {
-        /* the jobs' fields before the number that lets helpers take them */
-        mgi_st_rel32(&lj->issued, lj->issued + m);
+        /* the jobs' fields before the number that lets helpers take them;
+         * references are no helper's */
+        mgi_st_rel32(&lj->issued, lj->issued + (zcopy ? 0 : m));
         lj->count  = count + m;
         p->n_jobs += m;
         if (m > 0) {
@@ -1741,6 +1774,8 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                  char *sseg, mgi_ring_t *ring)
 {
     const uint32_t cap = mgi_ring_cap(ring);    /* a multiple of 16 */
+    const unsigned long long t0 = MGI_CLOCK();
+    unsigned long long t1;
     int ret;
 
     if (MGI_TID == 0) {
@@ -1755,6 +1790,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if (p->w_ring == NULL) {
         return MGI_GPU_WHOLE_NO;
     }
+    t1 = MGI_CLOCK();
     if (p->w_res) {
         mgi_gpu_copy_global(p, sseg, mgi_seg_payload(p->w_seg),
                             mgi_seg_payload(p->seg), cap);
@@ -1763,6 +1799,9 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     MGI_SYNC();
     ret = p->w_res ? MGI_GPU_WHOLE_DONE : MGI_GPU_WHOLE_FULL;
     if (MGI_TID == 0) {
+        p->n_wtry++;
+        p->c_wres += t1 - t0;
+        p->c_wcopy += MGI_CLOCK() - t1;
         if (p->w_res) {
             mgi_seg_mark(p->w_seg, p->w_key);    /* before the commit */
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
@@ -2017,6 +2056,10 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             d->status->blk[MGI_BID].c_help      = p->c_help;
             d->status->blk[MGI_BID].c_hcopy     = p->c_hcopy;
             d->status->blk[MGI_BID].c_rest      = p->c_rest;
+            d->status->blk[MGI_BID].c_pres      = p->c_pres;
+            d->status->blk[MGI_BID].n_wtry      = p->n_wtry;
+            d->status->blk[MGI_BID].c_wres      = p->c_wres;
+            d->status->blk[MGI_BID].c_wcopy     = p->c_wcopy;
             if (MGI_BID == 0) {
                 d->status->epoch = p->round / MGI_GPU_STOP_POLL;
             }

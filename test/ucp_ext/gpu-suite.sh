@@ -35,6 +35,12 @@
 #   *_groups*     MGI_STAGE_GROUPS: a stage ring per destination in each
 #                 user block (keyed sends, a flush's EOF in every ring,
 #                 with tiny rings a reservation given back as padding)
+#   *_zcopy       MGI_RECV_ZCOPY=1: whole segments from another endpoint
+#                 reach the final rings by reference and are read in the
+#                 receive lane
+#   idle_copy     the application's copies within GPU 0 before, beside
+#                 and after an idle endpoint (a figure, always passes when
+#                 the copies end)
 #   *_wide        send_bw, 4 GiB, 128 user and 32 sorter blocks, 1024-deep
 #                 receive lanes
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
@@ -137,6 +143,18 @@ MGI_STAGE_GROUPS=2 step shuffle_16B_2proc_groups2 100 \
 MGI_STAGE_GROUPS=2 step send_bw_64B_2proc_blocking_flush_groups2 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F \
     -T $T
+
+# receive by reference: the consumer reads whole segments in the lane and
+# releases them through the final ring; tiny rings hold lanes behind it
+MGI_RECV_ZCOPY=1 step groupby_2proc_zcopy 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test groupby -n $n -b 8 -T $T
+MGI_RECV_ZCOPY=1 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
+    step groupby_2proc_tiny_rings_zcopy 100 mgi_launch -n 2 -t 95 -- \
+        mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+MGI_RECV_ZCOPY=1 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_zcopy 100 \
+    mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -T $T
+step idle_copy 60 mgi_gpu_test idle_copy
 
 # 256 MiB of tuples each
 step send_bw_64B_2proc 100 mgi_launch -n 2 -t 95 -- \

@@ -34,6 +34,11 @@
  *       endpoints' bytes per second of the slower kernel (-l 2). With
  *       MGI_STAGE_GROUPS=2 each user block has a stage ring per
  *       destination.
+ *   mgi_gpu_test idle_copy
+ *       What an idle GPU endpoint costs the application's own copies on
+ *       GPU 0: cudaMemcpyAsync device to device (1 GiB in 4 MiB copies)
+ *       before the endpoint exists, beside it (its sorter kernel resident
+ *       and idle), and after it is deleted.
  *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
  *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
  *       channel, so tuples go stage ring -> sorter -> receive ring ->
@@ -1009,10 +1014,82 @@ static int run_stream(const opts &o, int mode)
     return ok ? 0 : 1;
 }
 
+/* Copies within GPU 0 (cudaMemcpyAsync device to device, 4 MiB each,
+ * `total` bytes), best of 3, GB/s; 0 when they did not end within 10 s. */
+static double d2d_gbs(char *a, char *b, size_t total, cudaStream_t s)
+{
+    const size_t chunk = 4u << 20;
+    cudaEvent_t e0, e1;
+    float ms, best = 1e30f;
+    double deadline;
+    cudaError_t q;
+
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    for (int i = 0; i < 3; ++i) {
+        CHECK_CUDA(cudaEventRecord(e0, s));
+        for (size_t off = 0; off + chunk <= total; off += chunk) {
+            CHECK_CUDA(cudaMemcpyAsync(b + off, a + off, chunk,
+                                       cudaMemcpyDeviceToDevice, s));
+        }
+        CHECK_CUDA(cudaEventRecord(e1, s));
+        deadline = now_s() + 10;
+        while ((q = cudaEventQuery(e1)) == cudaErrorNotReady) {
+            if (now_s() > deadline) {
+                printf("idle_copy: copies not done within 10 s\n");
+                return 0;
+            }
+            usleep(100);
+        }
+        CHECK_CUDA(q);
+        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        best = (ms < best) ? ms : best;
+    }
+    CHECK_CUDA(cudaEventDestroy(e0));
+    CHECK_CUDA(cudaEventDestroy(e1));
+    return total / (best / 1e3) / 1e9;
+}
+
+/* idle_copy: what an idle GPU endpoint (its sorter kernel resident, no
+ * channel) costs the application's own copies within its GPU: the same
+ * copies before the endpoint, beside it, and after it is deleted. */
+static int run_idle_copy(const opts &o)
+{
+    const size_t total = 1u << 30;
+    mgi_context_h ctx;
+    cudaStream_t s;
+    gpu_ep e;
+    char *a, *b;
+    double before, beside, after;
+
+    CHECK_CUDA(cudaSetDevice(0));
+    /* every buffer before the endpoint: cudaFree waits for its sorter */
+    CHECK_CUDA(cudaMalloc(&a, total));
+    CHECK_CUDA(cudaMalloc(&b, total));
+    CHECK_CUDA(cudaMemset(a, 1, total));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    before = d2d_gbs(a, b, total, s);
+    ctx    = ctx_create(o.size, o.threads);
+    ep_setup(ctx, &e, 0, o.blocks);
+    usleep(50000); /* the sorter has idled a while */
+    beside = d2d_gbs(a, b, total, s);
+    CHECK_UCS(mgi_ep_delete(ctx, e.id));
+    mgi_context_destroy(ctx);
+    after = d2d_gbs(a, b, total, s);
+    printf("idle_copy: cudaMemcpyAsync within GPU 0, 4 MiB x %zu: %.1f GB/s "
+           "before the endpoint, %.1f beside it idle, %.1f after; ratio "
+           "beside/before %.3f\n", total >> 22, before, beside, after,
+           (before > 0) ? beside / before : 0);
+    CHECK_CUDA(cudaFree(a));
+    CHECK_CUDA(cudaFree(b));
+    return (beside > 0) ? 0 : 1;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: mgi_gpu_test groupby|bench|shuffle|sorter "
+            "usage: mgi_gpu_test groupby|bench|shuffle|sorter|idle_copy "
             "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 1|0] [-R block|thread] [-F] "
@@ -1065,6 +1142,8 @@ int main(int argc, char **argv)
         return run_stream(o, STREAM_SORTER);
     } else if (!strcmp(o.mode, "shuffle")) {
         return run_stream(o, STREAM_SHUFFLE);
+    } else if (!strcmp(o.mode, "idle_copy")) {
+        return run_idle_copy(o);
     }
     usage();
     return 2;

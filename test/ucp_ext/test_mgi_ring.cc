@@ -634,3 +634,77 @@ TEST(mgi_ring, take_messages_in_parts)
     EXPECT_EQ(0u, r->cons_part);
     EXPECT_EQ(0u, r->cons_off);
 }
+
+/* A final-ring segment by reference (MGI_SEG_REF, what the GPU sorter
+ * commits for a whole receive-lane segment with MGI_RECV_ZCOPY=1):
+ * mgi_ring_take reads the messages where they are, in parts when the
+ * buffer is small, and sets the reference's `done` only once the referred
+ * segment is drained, when it releases the final segment; a plain segment
+ * behind it is read as before. */
+TEST(mgi_ring, take_by_reference)
+{
+    const uint32_t tuple = 8;
+    ring_mem lane(2, 512, MGI_RING_F_APPEND), fin(4, 512, MGI_RING_F_APPEND);
+    const uint32_t cap = mgi_ring_cap(fin.r);
+    uint8_t payload[64];
+    uint32_t done = 7, n = 0, pos = 0, off = 0;
+    mgi_seg_hdr_t *fseg = NULL;
+    std::vector<uint8_t> want, got(4096);
+
+    /* a full lane segment of 4-tuple messages */
+    for (;;) {
+        mgi_msg_hdr_t h = {7, 3, 1, 4 * tuple};
+        for (uint32_t i = 0; i < h.len; ++i) {
+            payload[i] = (uint8_t)(n * 4 * tuple + i + 1);
+        }
+        uint32_t before = lane.r->prod_tail;
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane.r, &h, payload, NULL));
+        if (lane.r->prod_tail != before) {
+            break;   /* this one went into the next segment */
+        }
+        want.insert(want.end(), payload, payload + h.len);
+        ++n;
+    }
+    ASSERT_GT(n, 10u);
+    mgi_seg_hdr_t *lseg = mgi_ring_peek(lane.r, 0);
+    ASSERT_NE(nullptr, lseg);
+
+    /* the reference, committed as the sorter does */
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append_reserve(fin.r, cap, &fseg, &off,
+                                                   &pos));
+    ASSERT_EQ(0u, off);
+    mgi_seg_ref_t *ref = reinterpret_cast<mgi_seg_ref_t*>(
+            mgi_seg_payload(fseg));
+    ref->seg       = lseg;
+    ref->done      = &done;
+    done           = 0;
+    fseg->reserved = MGI_SEG_REF;
+    mgi_ring_append_commit(fin.r, fseg, 0, cap, pos);
+    /* and a plain message behind it */
+    mgi_msg_hdr_t h2 = {7, 3, 1, tuple};
+    memset(payload, 0xab, tuple);
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(fin.r, &h2, payload, NULL));
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append_close(fin.r));
+
+    EXPECT_EQ(lseg, mgi_ring_peek_data(fin.r));
+    size_t total = 0, k;
+    /* 3 tuples at a time: messages split, the reference held meanwhile */
+    while (total < want.size()) {
+        k = mgi_ring_take(fin.r, got.data() + total, 3 * tuple, tuple, NULL);
+        ASSERT_GT(k, 0u);
+        total += k;
+        if (total < want.size()) {
+            EXPECT_EQ(0u, done) << "released before drained, at " << total;
+        }
+    }
+    ASSERT_EQ(want.size(), total);
+    EXPECT_EQ(0, memcmp(want.data(), got.data(), total));
+    /* released by the take that drained it, or the next, which moves on */
+    k = mgi_ring_take(fin.r, got.data(), 64, tuple, NULL);
+    EXPECT_EQ(1u, done);
+    EXPECT_EQ((size_t)tuple, k);
+    EXPECT_EQ(0xab, got[0]);
+    /* the final slot was recycled: no mark left on it */
+    EXPECT_EQ(0u, mgi_ring_seg(fin.r, 0)->reserved);
+    EXPECT_EQ(nullptr, mgi_ring_peek_data(fin.r));
+}

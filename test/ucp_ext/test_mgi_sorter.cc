@@ -10,6 +10,9 @@
  * destination); broadcast copies carry their destination; flush_done set
  * only once the mover released the EOF segments; EOF counted per source;
  * small rings force full targets (reservations turned into padding).
+ * Lane 1's whole segments reach the final rings by reference
+ * (MGI_RECV_ZCOPY=1: read in the lane, released through the final ring),
+ * or copied by helpers in the copied_* cases.
  */
 #include "mgi_sorter_dev.h"
 
@@ -287,11 +290,14 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
-                unsigned rings_per_hop = 1, uint32_t stage_passes = 0)
+                unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
+                int zcopy = 1)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop);
+    long refs_read = 0;
 
     f.dep.stage_passes = stage_passes;
+    f.dep.recv_zcopy   = zcopy; /* MGI_RECV_ZCOPY */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -451,14 +457,21 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         for (unsigned k = 0; k < 2; ++k) {
             mgi_ring_t *fr = f.final_rings[k];
             mgi_seg_hdr_t *seg;
-            while ((seg = mgi_ring_peek(fr, 0)) != NULL) {
+            while ((seg = mgi_ring_peek_data(fr)) != NULL) {
                 uint32_t off = 0, cap = mgi_ring_cap(fr);
                 mgi_msg_hdr_t *h;
+                if (seg != mgi_ring_seg(fr, fr->cons_tail)) {
+                    /* a reference: into lane 1, never the loopback lane */
+                    ASSERT_TRUE(zcopy);
+                    ASSERT_GE((char*)seg, (char*)lane1);
+                    ASSERT_LT((char*)seg, (char*)lane1 + f.dep.lane_bytes);
+                    refs_read++;
+                }
                 while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
                     check_tuple(h, SELF, next_final[k], 0, &got_final);
                     off += mgi_msg_size(h->len);
                 }
-                mgi_ring_release(fr, 1);
+                mgi_ring_release_data(fr);
             }
         }
         if (eof_in[0] && eof_in[1] && remote_eof &&
@@ -496,6 +509,25 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     printf("lane segments moved whole: %llu\n",
            f.pass[0].whole_segs + f.pass[1].whole_segs);
     EXPECT_GT(f.pass[0].whole_segs + f.pass[1].whole_segs, 0ull);
+    /* lane 1's whole segments: read by the consumer where they are, or
+     * copied by a helper (the loopback lane's are always copied) */
+    printf("references read: %ld, whole moves copied %llu of %llu\n",
+           refs_read, f.pass[0].n_chunks + f.pass[1].n_chunks,
+           f.pass[0].n_jobs + f.pass[1].n_jobs);
+    if (zcopy) {
+        if (seg <= 4096) {
+            /* the remote source's 300 tuples fill many such segments (in
+             * larger ones they share one with its EOF: walked) */
+            EXPECT_GT(refs_read, 0);
+        }
+        EXPECT_EQ((unsigned long long)refs_read,
+                  f.pass[0].n_jobs + f.pass[1].n_jobs -
+                  f.pass[0].n_chunks - f.pass[1].n_chunks);
+    } else {
+        EXPECT_EQ(0, refs_read);
+        EXPECT_EQ(f.pass[0].n_jobs + f.pass[1].n_jobs,
+                  f.pass[0].n_chunks + f.pass[1].n_chunks);
+    }
     for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
         /* every sort ring of a hop carried segments: a block each */
         EXPECT_GT(ring_segs[r], 0) << "sort ring " << r;
@@ -626,6 +658,18 @@ TEST(mgi_sorter, batches_32_threads)
 TEST(mgi_sorter, unlike_batches_8_threads)
 {
     run_sorter(16 * 1024, 4, 4, 1, 2, 1500, 8, -600);
+}
+
+/* MGI_RECV_ZCOPY=0: every whole lane segment copied into its final ring
+ * by a helper, as before references */
+TEST(mgi_sorter, copied_whole_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 0, 1, 0, 0);
+}
+
+TEST(mgi_sorter, copied_whole_lane_ctl_32_threads)
+{
+    run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 0, 0);
 }
 
 /* lanes with host control words (GPU endpoints): RTail pulled, RHead

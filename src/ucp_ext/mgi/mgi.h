@@ -131,6 +131,11 @@ typedef struct mgi_context_params {
                                      endpoint, sorter block b writing ring
                                      b % sort_rings (fewer blocks race for
                                      one ring's tail), 1 [MGI_SORT_RINGS] */
+    unsigned    recv_zcopy;       /* GPU endpoints: 1: a whole segment
+                                     from another endpoint reaches a final
+                                     ring by reference, read by the
+                                     consumer where it arrived (no copy);
+                                     0: copied, 1 [MGI_RECV_ZCOPY] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /

@@ -784,7 +784,7 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
             s_rs.nr    = 0;
             s_rs.at[0] = s_rs.tup[0] = 0;
             s_rs.aligned = 1;
-            seg        = mgi_ring_peek(r, 0);
+            seg        = mgi_ring_peek_data(r);
             if (seg != NULL) {
                 off  = r->cons_off;
                 m    = mgi_seg_next(seg, scap, &off);
@@ -792,7 +792,7 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
                        mgi_msg_take(m, r->cons_part, h->tuple_size,
                                     cap - s_done);
                 if (m == NULL) {
-                    mgi_ring_release(r, 1); /* drained: the next one */
+                    mgi_ring_release_data(r); /* drained: the next one */
                     s_n = 0;
                 } else if ((r->cons_part == 0) && (take == m->len)) {
                     s_seg = seg;     /* a run of whole messages? */

@@ -369,6 +369,19 @@ MGI_INLINE void mgi_seg_write_pad(mgi_seg_hdr_t *seg, uint32_t off,
 #define MGI_SEG_KEY(_ch, _dst)  (((uint32_t)(_dst) << 16) | (uint32_t)(_ch))
 #define MGI_SEG_MIXED           0xffffffffu
 
+/* A segment of a final ring that refers to a segment elsewhere (a receive
+ * lane's, on the same GPU) instead of holding messages: its payload starts
+ * with an mgi_seg_ref_t. The consumer reads the messages where they are
+ * and, once it drained them, stores 1 into *done before it releases the
+ * final segment (mgi_ring_peek_data, mgi_ring_release_data). Not a mark:
+ * a key's destination is never MGI_EP_ID_ALL (a broadcast marks MIXED). */
+#define MGI_SEG_REF             0xfffffffeu
+
+typedef struct mgi_seg_ref {
+    mgi_seg_hdr_t *seg;   /* the segment holding the messages */
+    uint32_t      *done;  /* set to 1 by the consumer once drained */
+} mgi_seg_ref_t;
+
 /* The mark key of a message: its (channel, destination), or MIXED. */
 MGI_INLINE uint32_t mgi_msg_key(const mgi_msg_hdr_t *h)
 {
@@ -681,6 +694,18 @@ MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek(mgi_ring_t *r, uint32_t idx)
     return seg;
 }
 
+/* The RHead segment's messages if it is ready, else NULL: the segment
+ * itself, or the one a MGI_SEG_REF segment refers to. Single consumer. */
+MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek_data(mgi_ring_t *r)
+{
+    mgi_seg_hdr_t *seg = mgi_ring_peek(r, 0);
+
+    if ((seg != NULL) && (seg->reserved == MGI_SEG_REF)) {
+        return ((const mgi_seg_ref_t*)mgi_seg_payload(seg))->seg;
+    }
+    return seg;
+}
+
 /* Number of consecutive ready segments from RHead, at most max. */
 MGI_INLINE uint32_t mgi_ring_ready(mgi_ring_t *r, uint32_t max)
 {
@@ -723,6 +748,19 @@ MGI_INLINE void mgi_ring_release(mgi_ring_t *r, uint32_t n)
         mgi_ring_seg_recycle(r, c + i);
     }
     mgi_ring_advance(r, n);
+}
+
+/* Release the drained RHead segment of mgi_ring_peek_data: a reference
+ * first tells its owner that the referred segment is read. */
+MGI_INLINE void mgi_ring_release_data(mgi_ring_t *r)
+{
+    mgi_seg_hdr_t *seg = mgi_ring_seg(r, r->cons_tail);
+
+    if (seg->reserved == MGI_SEG_REF) {
+        /* our reads of the referred segment before its owner reuses it */
+        mgi_st_rel32(((mgi_seg_ref_t*)mgi_seg_payload(seg))->done, 1);
+    }
+    mgi_ring_release(r, 1);
 }
 
 /* Walk the messages of a full segment: returns the message at *off and
@@ -792,7 +830,7 @@ MGI_INLINE size_t mgi_ring_take(mgi_ring_t *r, void *buf, size_t cap,
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *h;
 
-    while ((seg = mgi_ring_peek(r, 0)) != NULL) {
+    while ((seg = mgi_ring_peek_data(r)) != NULL) {
         off = r->cons_off;
         while ((h = mgi_seg_next(seg, scap, &off)) != NULL) {
             part = r->cons_part;
@@ -814,7 +852,7 @@ MGI_INLINE size_t mgi_ring_take(mgi_ring_t *r, void *buf, size_t cap,
         if (mgi_seg_next(seg, scap, &off) != NULL) {
             break;
         }
-        mgi_ring_release(r, 1);
+        mgi_ring_release_data(r);
         if (tuple == 0) {
             break;
         }
