@@ -617,6 +617,11 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.stage_groups = MGI_STAGE_GROUPS_MAX;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.recv_zcopy = 2;                        /* 0 or 1 */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.recv_zcopy = 1;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         if ((mgi_context_seg_size(t->ctx) < 256) ||
             (mgi_context_seg_size(t->ctx) % 128 != 0)) {
             FAIL(t, "misuse: context segment size %zu",
