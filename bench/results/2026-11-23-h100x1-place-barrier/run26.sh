@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The per-message copy of a walked pass with its fields in registers and
+# four loads in flight (ilp, this tree) against abbase/fix (the barrier
+# commit e8b676c), alternating, 3 rounds; ilp with 512 sorter threads too;
+# then the channels suite on this tree.
+set -uo pipefail
+B=$PWD/bundle/bin
+export PATH=$B:$PATH UCX_WARN_UNUSED_ENV_VARS=n
+O=${OUT:-/tmp/out}
+nvidia-smi -L
+tuned="MGI_SORTER_BLOCKS=32 MGI_SEG_SIZE=131072 MGI_STAGE_DEPTH=16 MGI_SORT_DEPTH=256 MGI_MOVER_BATCH=32 MGI_SORT_RINGS=4 MGI_RECV_DEPTH=1024 MGI_FINAL_DEPTH=64"
+export UCX_TLS=sm,self,cuda_mgi,cuda_copy CUDA_MODULE_LOADING=EAGER MGI_TIMEOUT_MS=30000
+pick='^shuffle [0-9]|^send_bw [0-9]|sorter (totals|rounds|passes)|whole stage|of the placing'
+run() { v=$1; shift
+  if [ "$v" = ilp ]; then env $tuned timeout 60 mgi_gpu_test "$@"
+  elif [ "$v" = ilp512 ]; then env $tuned MGI_SORTER_THREADS=512 timeout 60 mgi_gpu_test "$@"
+  else env $tuned LD_LIBRARY_PATH=$PWD/abbase/$v:$PWD/bundle/lib timeout 60 mgi_gpu_test "$@"; fi
+}
+for s in 64 16; do
+  f=$O/shuffle-info-${s}B-ilp.txt
+  UCX_LOG_LEVEL=info MGI_LOG_INTERVAL_MS=10 run ilp shuffle -l 2 -s $s -n $((2147483648/s)) -b 32 -T 40 > $f 2>&1
+  echo "== info shuffle ${s}B ilp"; grep -E "$pick" $f | sed 's/^.*INFO  //'
+done
+{
+for rep in 1 2 3; do
+  for v in fix ilp ilp512; do
+    for s in 64 16; do
+      echo "-- rep $rep $v shuffle ${s}B"; run $v shuffle -l 2 -s $s -n $((2147483648/s)) -b 32 -T 40 2>&1 | grep -E "^shuffle [0-9]|FAIL|rror"
+    done
+    echo "-- rep $rep $v send_bw 64B"; run $v bench -l 2 -s 64 -n 67108864 -b 32 -T 40 2>&1 | grep -E "^send_bw [0-9]|FAIL|rror"
+  done
+done
+} > $O/ilp-ab.txt 2>&1
+grep -E "^--|GB/s" $O/ilp-ab.txt | paste - - | sed 's/received in all, slowest kernel [0-9.]* ms, //; s/copy engine.*//; s/ 1 stage group.*//; s/tuples: 2 endpoints (one process), //'
+MGI_SUITE_BUDGET_S=200 bash bundle/run/mgi-gpu-suite.sh $B /tmp/mgi > $O/suite.txt 2>&1
+grep -E "^(FAIL|TIMEOUT|== [0-9])" $O/suite.txt
+for f in $(grep -ohE "log /tmp/mgi/[^)]*" $O/suite.txt | cut -d' ' -f2); do cp $f $O/; done
