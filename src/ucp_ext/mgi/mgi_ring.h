@@ -107,6 +107,16 @@ MGI_INLINE uint64_t mgi_fadd64(uint64_t *p, uint64_t v)
 {
     return atomicAdd((unsigned long long*)p, (unsigned long long)v);
 }
+/* An add that acquires: what the writer of the value it read did before
+ * its release store (a slot's recycle, mgi_ring_seg_recycle) is seen
+ * after it. */
+MGI_INLINE uint64_t mgi_fadd64_acq(uint64_t *p, uint64_t v)
+{
+    uint64_t old;
+    asm volatile("atom.acquire.gpu.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old) : "l"(p), "l"(v) : "memory");
+    return old;
+}
 /* Before a store that a host thread or a copy engine acts on. */
 MGI_INLINE void mgi_fence_publish(void)
 {
@@ -157,6 +167,10 @@ MGI_INLINE uint32_t mgi_fadd32(uint32_t *p, uint32_t v)
     return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
 }
 MGI_INLINE uint64_t mgi_fadd64(uint64_t *p, uint64_t v)
+{
+    return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+MGI_INLINE uint64_t mgi_fadd64_acq(uint64_t *p, uint64_t v)
 {
     return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
 }
@@ -478,11 +492,11 @@ MGI_INLINE int mgi_ring_tail_seg(mgi_ring_t *r, uint32_t *t_p,
  * says whether it is free, as mgi_ring_tail_seg's load would, and RTail is
  * past the closed slot, so the next slot is at RTail or behind it. A slot
  * that is not free (a full ring, or RTail moved on since) goes back to
- * RTail's load. Many producers of large reservations on one ring (a
- * sorter's pass, 32 blocks on the loopback lane) each passed every slot
- * the others filled: the reload of RTail and STail and the separate help
- * cost six dependent round trips a slot, the add and the help two that
- * overlap.
+ * RTail's load. A slot passed this way cost six dependent round trips
+ * (the add, RTail and STail, the help, RTail and STail again), now two
+ * that overlap. On one H100 a GPU sorter's whole-segment moves reserved
+ * in 7.9 k cycles against 9.5 k; its walked passes rarely met a closed
+ * slot (bench/results/2026-11-23-h100x1-place-barrier/).
  */
 MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
                                        mgi_seg_hdr_t **seg_p,
@@ -504,7 +518,12 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
                 continue;
             }
         }
-        st  = mgi_fadd64(&seg->stail, sz);
+        /* the next slot is first seen by the add: it acquires, so the
+         * consumer's resets of the slot (before its release store of the
+         * generation) come before our mark and commit; RTail's slot was
+         * acquired by the load of its STail */
+        st  = next ? mgi_fadd64_acq(&seg->stail, sz) :
+                     mgi_fadd64(&seg->stail, sz);
         gen = (uint32_t)(st >> 32);
         off = (uint32_t)st;
         if (gen != t) {
