@@ -71,7 +71,6 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_blocks    = 2;
     p->sorter_threads   = 256;
     p->sorter_coalesce  = 2;
-    p->sorter_msg_copy  = 128;
     p->sort_rings       = 1;
     p->recv_zcopy       = 0;
     p->ctl_shm          = 1;
@@ -106,7 +105,6 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORTER_BLOCKS", &p->sorter_blocks);
     mgi_env_uint("MGI_SORTER_THREADS", &p->sorter_threads);
     mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
-    mgi_env_uint("MGI_SORTER_MSG_COPY", &p->sorter_msg_copy);
     mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
     mgi_env_uint("MGI_RECV_ZCOPY", &p->recv_zcopy);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
@@ -131,8 +129,8 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
     }
     if (p->sorter_coalesce > 2) {
         ucs_error("mgi context: sorter_coalesce (MGI_SORTER_COALESCE) %u: 0 "
-                  "(a thread per message), 1 (coalesced) or 2 (by message "
-                  "size)", p->sorter_coalesce);
+                  "(a thread per message), 1 (coalesced) or 2 (runs in "
+                  "segment order)", p->sorter_coalesce);
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->stage_groups == 0) || (p->stage_groups > MGI_STAGE_GROUPS_MAX)) {

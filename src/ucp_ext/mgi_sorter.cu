@@ -14,8 +14,9 @@
  * order). Then the block reserves once per target (one device atomic on
  * that ring's STail per segment and target) and writes the tuples grouped
  * by target, consecutive threads writing consecutive 8-byte words
- * (coalesced) or a thread per message (MGI_SORTER_COALESCE: 1, 0, or by
- * message size, the default). A pass is all or nothing: it reserves only
+ * (coalesced) or a thread per message (MGI_SORTER_COALESCE: 1, 0, or 2,
+ * the default: a run of like messages word by word in segment order, each
+ * word to its message's place). A pass is all or nothing: it reserves only
  * once every target ring has room; when one has none, the stage ring waits
  * (its consumer line names the ring) until it has, and the segment is
  * walked again. A reservation lost to a race is committed as padding. A
@@ -564,7 +565,6 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.nstage       = ep->nstage;
     dep.nlanes       = ep->nlanes;
     dep.coalesce     = ctx->params.sorter_coalesce;
-    dep.msg_copy_words = ctx->params.sorter_msg_copy / 8;
     dep.recv_zcopy   = ctx->params.recv_zcopy;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
@@ -630,7 +630,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
              g->nblocks, g->nthreads, g->smem,
              (ctx->params.sorter_coalesce == 0) ? "per-tuple" :
              (ctx->params.sorter_coalesce == 1) ? "coalesced" :
-             "per-tuple (small messages) or coalesced",
+             "in segment order (runs) or coalesced",
              ctx->params.recv_zcopy ? "by reference" : "copied");
     return UCS_OK;
 }

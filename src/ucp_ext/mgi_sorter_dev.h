@@ -32,6 +32,7 @@
 #  define MGI_BID              blockIdx.x
 #  define MGI_NBLK             gridDim.x
 #  define MGI_SYNC()           __syncthreads()
+#  define MGI_SYNCWARP()       __syncwarp()
 #  define MGI_FENCE()          __threadfence()
 #  define MGI_FENCE_SYSTEM()   __threadfence_system()
 #  define MGI_ATOMIC_ADD(_p, _v) atomicAdd((_p), (_v))
@@ -61,6 +62,7 @@ extern unsigned long mgi_selfcheck_blocked;
 #  define MGI_BID              mgi_emu_bid
 #  define MGI_NBLK             mgi_emu_nblk
 #  define MGI_SYNC()           mgi_emu_sync()
+#  define MGI_SYNCWARP()       ((void)0) /* a thread is its warp */
 #  define MGI_FENCE()          __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #  define MGI_FENCE_SYSTEM()   __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #  define MGI_ATOMIC_ADD(_p, _v) \
@@ -248,15 +250,10 @@ typedef struct mgi_gpu_dep {
     uint16_t          reserved;
     uint32_t          nstage;
     uint32_t          nlanes;       /* the last one is the loopback lane */
+    /* MGI_SORTER_COALESCE: 0 a thread per message; 1 grouped by target,
+     * consecutive threads on consecutive words; 2 a run's words in
+     * segment order (mgi_gpu_place), other passes as 1 */
     uint32_t          coalesce;
-    /* coalesce 2: passes of like messages of at most this many 8-byte
-     * words are written a thread per message (MGI_SORTER_MSG_COPY). The
-     * coalesced copy finds each word's message (a few shared-memory
-     * lookups per word); for small messages that cost more than the
-     * coalescing saved: Exchange of 16-byte tuples, a placing pass 31 k
-     * cycles coalesced against 18 k, 50 against 52 GB/s (2 x H200,
-     * bench/results/2026-11-22-h200x2-sorter-copy.txt) */
-    uint32_t          msg_copy_words;
     /* 1: a whole segment of a lane from another endpoint goes to its final
      * ring by reference (MGI_SEG_REF): the consumer reads it in the lane,
      * and its job is done once the consumer released it (MGI_RECV_ZCOPY).
@@ -990,18 +987,33 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     }
     MGI_SYNC();
 
-    /* 3. rank in the target, in message order: per chunk of nth messages,
-     * warp groups, then a prefix over the warps per target */
-    for (base = 0; !p->contig && (base < n); base += nth) {
-        i = base + tid;
-        t = (i < n) ? e->tgt[i] : 0xffu;
-        mgi_gpu_warp_group(t, &rank, &size);
-        if ((t != 0xffu) && (rank == 0)) {
-            p->wcnt[w][t] = (uint16_t)size;
+    /* 3. rank in the target, in message order: warp w ranks a slice of
+     * the run, its messages in order (warp groups and a running count per
+     * target in its row of wcnt, no barrier), then a prefix over the warps
+     * per target gives each slice its base. Two barriers for the run; a
+     * round of warp groups and prefix per nth messages took four each */
+    if (!p->contig) {
+        const uint32_t per = (n + nw - 1) / nw;
+        const uint32_t lane = tid % MGI_WARP;
+        const uint32_t s_lo = (w * per < n) ? w * per : n;
+        const uint32_t s_hi = (s_lo + per < n) ? s_lo + per : n;
+
+        for (base = s_lo; base < s_hi; base += MGI_WARP) {
+            i = base + lane;
+            t = (i < s_hi) ? e->tgt[i] : 0xffu;
+            mgi_gpu_warp_group(t, &rank, &size);
+            if (t != 0xffu) {
+                e->dst_off[i] = p->wcnt[w][t] + rank;  /* in the slice */
+            }
+            MGI_SYNCWARP();
+            if ((t != 0xffu) && (rank == 0)) {
+                p->wcnt[w][t] += (uint16_t)size;
+            }
+            MGI_SYNCWARP();
         }
         MGI_SYNC();
         for (k = tid; k < p->ntgt; k += nth) {
-            run_v = p->tbase[k];
+            run_v = 0;
             for (s = 0; s < nw; ++s) {
                 size          = p->wcnt[s][k];
                 p->wcnt[s][k] = (uint16_t)run_v;  /* < MGI_GPU_MAX_EMIT */
@@ -1010,17 +1022,13 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             p->tbase[k] = run_v;
         }
         MGI_SYNC();
-        if (t != 0xffu) {
-            e->dst_off[i] = (p->wcnt[w][t] + rank) * msz;
+        for (i = s_lo + lane; i < s_hi; i += MGI_WARP) {
+            t             = e->tgt[i];
+            e->dst_off[i] = (p->wcnt[w][t] + e->dst_off[i]) * msz;
             e->src[i]     = p->start + i * msz;
             e->size[i]    = (uint16_t)msz;
             e->dst[i]     = MGI_GPU_NO_DST;
         }
-        MGI_SYNC();
-        for (k = tid; k < nw * p->ntgt; k += nth) {
-            p->wcnt[k / p->ntgt][k % p->ntgt] = 0;
-        }
-        MGI_SYNC();
     }
 
     /* 4. what mgi_gpu_walk leaves: totals, groups, the end */
@@ -1048,7 +1056,8 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stop_eof = 0;
     }
     MGI_SYNC();
-    for (i = tid; !p->contig && (i < n); i += nth) {
+    /* the grouped order, for the copy by target (coalesce 1) */
+    for (i = tid; !p->contig && (d->coalesce == 1) && (i < n); i += nth) {
         t = e->tgt[i];
         e->order[p->tgt_first[t] + e->dst_off[i] / msz] = (uint16_t)i;
     }
@@ -1152,10 +1161,32 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         for (w = tid; w < words; w += nth) {
             out[w] = src[w];
         }
-    } else if ((d->coalesce == 1) ||
-               ((d->coalesce == 2) &&
-                ((p->unif_words == 0) ||
-                 (p->unif_words > d->msg_copy_words)))) {
+    } else if ((d->coalesce == 2) && (p->unif_words > 0)) {
+        /* a run (mgi_gpu_walk_run): its words in segment order, each to
+         * its message's place in the target. The reads are consecutive,
+         * and a warp's messages of one target lie side by side there
+         * (ranks in message order), so the writes coalesce too, without
+         * the lookups per word of the copy by target */
+        const uint64_t *src = (const uint64_t*)(seg + p->start);
+        const uint32_t uw = p->unif_words;
+        const uint32_t di = nth / uw, dk = nth % uw;
+
+        words = p->nemit * uw;
+        i     = tid / uw;
+        k     = tid % uw;
+        for (w = tid; w < words; w += nth) {
+            t   = e->tgt[i];
+            dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] +
+                  e->dst_off[i] + 8 * k;
+            *(uint64_t*)dst = src[w];
+            i += di;
+            k += dk;
+            if (k >= uw) {
+                k -= uw;
+                ++i;
+            }
+        }
+    } else if (d->coalesce != 0) {
         /* word w of the output, grouped by target: consecutive threads
          * write consecutive words of one reservation */
         words = p->tgt_word0[p->ntgt];

@@ -105,7 +105,6 @@ struct sorter_fixture {
         dep.nstage       = 2;
         dep.nlanes       = 3;
         dep.coalesce     = coalesce;
-        dep.msg_copy_words = 128 / 8;  /* MGI_SORTER_MSG_COPY's default */
         dep.lane_bytes   = mgi_ring_mem_size(depth, seg);
         dep.recv_mem     = (char*)alloc(3 * dep.lane_bytes);
         for (unsigned l = 0; l < 3; ++l) {
@@ -641,6 +640,24 @@ TEST(mgi_sorter, runs_32_threads)
 TEST(mgi_sorter, runs_per_tuple_8_threads)
 {
     run_sorter(1024, 4, 4, 0, 1, 3000, 8, 40);
+}
+
+/* MGI_SORTER_COALESCE=2: a run's words copied in segment order, each to
+ * its message's place; words per message (3, 5, 8) against threads (3,
+ * 8, 32) so a thread's word steps across messages unevenly */
+TEST(mgi_sorter, runs_in_order_3_threads)
+{
+    run_sorter(1024, 4, 4, 2, 2, 3000, 3, 16);
+}
+
+TEST(mgi_sorter, runs_in_order_8_threads)
+{
+    run_sorter(1024, 4, 4, 2, 2, 3000, 8, 32);
+}
+
+TEST(mgi_sorter, runs_in_order_32_threads_lane_ctl)
+{
+    run_sorter(4096, 4, 4, 2, 2, 6000, 32, 56, 1);
 }
 
 /* like messages above MGI_GPU_RUN_MSG (batches of tuples, as block sends

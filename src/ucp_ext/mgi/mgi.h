@@ -119,14 +119,11 @@ typedef struct mgi_context_params {
                                      targets: 1: grouped by target,
                                      consecutive threads on consecutive
                                      words (coalesced); 0: one thread per
-                                     message; 2: a thread per message
-                                     for passes of like messages up to
-                                     sorter_msg_copy bytes, else
-                                     coalesced, 2 [MGI_SORTER_COALESCE] */
-    unsigned    sorter_msg_copy;  /* sorter_coalesce 2: largest message
-                                     (bytes, header included) of a pass
-                                     written a thread per message, 128
-                                     [MGI_SORTER_MSG_COPY] */
+                                     message; 2: passes of like
+                                     messages word by word in segment
+                                     order, each word to its message's
+                                     place, others as 1, 2
+                                     [MGI_SORTER_COALESCE] */
     unsigned    sort_rings;       /* sort rings per next hop of a GPU
                                      endpoint, sorter block b writing ring
                                      b % sort_rings (fewer blocks race for

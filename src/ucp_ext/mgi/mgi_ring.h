@@ -557,6 +557,8 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
 typedef struct mgi_ring_hint {
     mgi_ring_t *ring;
     uint32_t   t;
+    uint32_t   fresh;   /* t is a slot this producer has not reserved in
+                         * yet: the add acquires (any value is safe) */
 } mgi_ring_hint_t;
 
 /* mgi_ring_append_reserve, first trying the hinted slot: RTail's load
@@ -586,16 +588,21 @@ MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
     if (hint->ring == r) {
         t   = hint->t;
         seg = mgi_ring_seg(r, t);
-        /* relaxed: a value RTail had; its round trip overlaps the add's */
+        /* relaxed: a value RTail had; its round trip overlaps the add's.
+         * A slot first seen by the add acquires, as in
+         * mgi_ring_append_reserve: the consumer's resets of it come
+         * before our mark and commit */
         rt  = *(volatile uint32_t*)&r->prod_tail;
-        st  = mgi_fadd64(&seg->stail, sz);
+        st  = hint->fresh ? mgi_fadd64_acq(&seg->stail, sz) :
+                            mgi_fadd64(&seg->stail, sz);
         off = (uint32_t)st;
         if (((uint32_t)(st >> 32) == t) && (off + sz <= cap) &&
             ((int32_t)(t - rt) <= 0)) {
             *seg_p  = seg;
             *off_p  = off;
             *pos_p  = t;
-            hint->t = (off + sz == cap) ? t + 1 : t;
+            hint->fresh = (off + sz == cap);
+            hint->t     = hint->fresh ? t + 1 : t;
             return MGI_RING_OK;
         }
         if (mgi_seg_pad_reservation(seg, cap, off, sz) &&
@@ -605,8 +612,9 @@ MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
     }
     ret = mgi_ring_append_reserve(r, sz, seg_p, off_p, pos_p);
     if (ret == MGI_RING_OK) {
-        hint->ring = r;
-        hint->t    = (*off_p + sz == cap) ? *pos_p + 1 : *pos_p;
+        hint->ring  = r;
+        hint->fresh = (*off_p + sz == cap);
+        hint->t     = hint->fresh ? *pos_p + 1 : *pos_p;
     } else {
         hint->ring = NULL;
     }
