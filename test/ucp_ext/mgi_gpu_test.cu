@@ -96,7 +96,8 @@ struct opts {
     int        thread_recv;  /* groupby: mgi_dev_recv, not the block's */
     int        blocking_flush; /* bench: mgi_dev_flush at the source */
     unsigned   send_backoff_ns; /* bench: pause after a full stage ring */
-    unsigned   recv_every;      /* shuffle: a receive call after every
+    unsigned   recv_every;      /* shuffle, sorter (blocks that send and
+                                 * receive): a receive call after every
                                  * this many block sends, 16 (-P); 0: only
                                  * when a send finds the stage ring full */
     unsigned   timeout_s;
@@ -1131,11 +1132,12 @@ int main(int argc, char **argv)
     o.size      = 64;
     o.coalesce  = 1;
     o.timeout_s = 120;
-    /* shuffle: blocks that receive only when a send finds the stage ring
-     * full left the receive side behind; on one H100 a receive call
-     * every 16 block sends made the exchange of 16-byte tuples 1.45x
-     * (46-47 against 30-33 GB/s) and of 64-byte ones 1.1x (-P 0 keeps
-     * the old way; bench/results/2026-11-23-h100x1-walk-slices/) */
+    /* shuffle, sorter: blocks that receive only when a send finds the
+     * stage ring full left the receive side behind; on one H100 a receive
+     * call every 16 block sends made the exchange of 16-byte tuples 1.45x
+     * (46-47 against 30-33 GB/s) and of 64-byte ones 1.1x, the tuned
+     * sorter benchmark (per-block rings) 55.5 against 36.4 GB/s (-P 0
+     * keeps the old way; bench/results/2026-11-23-h100x1-walk-slices/) */
     o.recv_every = 16;
     optind      = 2;
     while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:")) != -1) {
