@@ -976,9 +976,8 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             e->tgt[i] = 0;
         }
     }
-    for (t = tid; t < p->ntgt; t += nth) {
-        p->tbase[t] = 0;
-    }
+    /* tbase: the run's count per target, set here for a block copy, by
+     * the prefix over the warps (3.) otherwise */
     if ((tid == 0) && (p->ntgt == 1) && d->coalesce) {
         /* one target: the run goes out as it is, in segment order, one
          * block copy (mgi_gpu_place); no ranks, no emission arrays */
