@@ -100,20 +100,13 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
 
     mgi_gpu_emit_init(&e, sseg + ((seg_cap + 15) & ~15u));
     if (threadIdx.x == 0) {
-        p.ntouched   = 0;
-        p.sorted     = 0;
-        p.dispatched = 0;
-        p.round      = 0;
-        p.stop       = 0;
-        p.n_lane_empty = p.n_final_full = p.n_jobs = p.n_chunks = 0;
-        p.n_send_full  = 0;
-        p.n_send_wait  = 0;
-        p.n_stage_whole = p.n_loop_whole = 0;
-        p.c_stage = p.c_lane = p.c_help = p.c_hcopy = p.c_rest = 0;
-        p.c_pres = p.n_wtry = p.c_wres = p.c_wcopy = 0;
-        p.n_pass = p.c_copy = p.c_walk = p.c_place = 0;
+        p.ntouched = 0;
+        p.stop     = 0;
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
+    }
+    for (unsigned k = threadIdx.x; k < MGI_GS_COUNT; k += blockDim.x) {
+        p.stat[k] = 0;
     }
     for (unsigned k = threadIdx.x; k < MGI_GPU_DTAB; k += blockDim.x) {
         p.dtab[k] = 0;
@@ -635,6 +628,58 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     return UCS_OK;
 }
 
+/* The sorter blocks' counters added up (info log), after the kernel. */
+static void mgi_gpu_sorter_report(mgi_ep_t *ep)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    unsigned long long t[MGI_GS_COUNT] = {0}, n;
+    unsigned i, k;
+
+    for (i = 0; i < g->nblocks; ++i) {
+        for (k = 0; k < MGI_GS_COUNT; ++k) {
+            t[k] += g->status->blk[i].stat[k];
+        }
+    }
+    ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted and "
+             "%llu stage segments moved whole (%llu of them to the loopback "
+             "lane), %llu send passes blocked (target full) and %llu left "
+             "waiting for it, %llu whole moves (%llu copied), %llu lane "
+             "rounds with nothing ready, %llu with the final ring full",
+             ep->id, t[MGI_GS_ROUNDS], t[MGI_GS_SORTED],
+             t[MGI_GS_STAGE_WHOLE], t[MGI_GS_LOOP_WHOLE], t[MGI_GS_SEND_FULL],
+             t[MGI_GS_SEND_WAIT], t[MGI_GS_JOBS], t[MGI_GS_CHUNKS],
+             t[MGI_GS_LANE_EMPTY], t[MGI_GS_FINAL_FULL]);
+    if (t[MGI_GS_ROUNDS] > 0) {
+        n = t[MGI_GS_ROUNDS];
+        ucs_info("mgi ep %u: sorter rounds: %.0f cycles each on average: "
+                 "%.0f in stage rings, %.0f in lanes, %.0f helping whole "
+                 "moves (%.0f copying), %.0f in sort rings and flushes",
+                 ep->id, (double)(t[MGI_GS_C_STAGE] + t[MGI_GS_C_LANE] +
+                                  t[MGI_GS_C_HELP] + t[MGI_GS_C_REST]) / n,
+                 (double)t[MGI_GS_C_STAGE] / n, (double)t[MGI_GS_C_LANE] / n,
+                 (double)t[MGI_GS_C_HELP] / n, (double)t[MGI_GS_C_HCOPY] / n,
+                 (double)t[MGI_GS_C_REST] / n);
+    }
+    if (t[MGI_GS_PASSES] > 0) {
+        n = t[MGI_GS_PASSES];
+        ucs_info("mgi ep %u: sorter passes: %llu walked, per pass %.0f "
+                 "cycles copying the segment to shared memory, %.0f "
+                 "walking, %.0f placing", ep->id, n,
+                 (double)t[MGI_GS_C_COPY] / n, (double)t[MGI_GS_C_WALK] / n,
+                 (double)t[MGI_GS_C_PLACE] / n);
+        ucs_info("mgi ep %u: sorter passes: of the placing, %.0f cycles "
+                 "reserving and marking the targets", ep->id,
+                 (double)t[MGI_GS_C_PRES] / n);
+    }
+    if (t[MGI_GS_WHOLE_TRIES] > 0) {
+        n = t[MGI_GS_WHOLE_TRIES];
+        ucs_info("mgi ep %u: whole stage moves: %llu tries, %.0f cycles "
+                 "each to reserve (or not), %.0f copying and committing",
+                 ep->id, n, (double)t[MGI_GS_C_WRES] / n,
+                 (double)t[MGI_GS_C_WCOPY] / n);
+    }
+}
+
 void mgi_gpu_sorter_stop(mgi_ep_t *ep)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
@@ -662,78 +707,7 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
         ucs_error("mgi ep %u: sorter kernel failed: %s", ep->id,
                   cudaGetErrorString(e));
     }
-    {
-        struct {
-            unsigned long long rounds, sorted, send_full, send_wait, jobs,
-                               chunks,
-                               lane_empty, final_full, passes, c_copy,
-                               c_walk, c_place, stage_whole, loop_whole,
-                               c_stage, c_lane,
-                               c_help, c_hcopy, c_rest, c_pres, n_wtry,
-                               c_wres, c_wcopy;
-        } t = {};
-        for (i = 0; i < g->nblocks; ++i) {
-            t.rounds     += g->status->blk[i].rounds;
-            t.sorted     += g->status->blk[i].sorted;
-            t.send_full  += g->status->blk[i].send_full;
-            t.send_wait  += g->status->blk[i].send_wait;
-            t.jobs       += g->status->blk[i].jobs;
-            t.chunks     += g->status->blk[i].chunks;
-            t.lane_empty += g->status->blk[i].lane_empty;
-            t.final_full += g->status->blk[i].final_full;
-            t.passes     += g->status->blk[i].passes;
-            t.c_copy     += g->status->blk[i].c_copy;
-            t.c_walk     += g->status->blk[i].c_walk;
-            t.c_place    += g->status->blk[i].c_place;
-            t.stage_whole += g->status->blk[i].stage_whole;
-            t.loop_whole  += g->status->blk[i].loop_whole;
-            t.c_stage     += g->status->blk[i].c_stage;
-            t.c_lane      += g->status->blk[i].c_lane;
-            t.c_help      += g->status->blk[i].c_help;
-            t.c_hcopy     += g->status->blk[i].c_hcopy;
-            t.c_rest      += g->status->blk[i].c_rest;
-            t.c_pres      += g->status->blk[i].c_pres;
-            t.n_wtry      += g->status->blk[i].n_wtry;
-            t.c_wres      += g->status->blk[i].c_wres;
-            t.c_wcopy     += g->status->blk[i].c_wcopy;
-        }
-        ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted "
-                 "and %llu stage segments moved whole (%llu of them to the "
-                 "loopback lane), %llu send passes "
-                 "blocked (target full) and %llu left waiting for it, "
-                 "%llu whole moves (%llu copied), %llu lane rounds with "
-                 "nothing ready, %llu with the final ring full", ep->id,
-                 t.rounds, t.sorted, t.stage_whole, t.loop_whole,
-                 t.send_full, t.send_wait,
-                 t.jobs, t.chunks, t.lane_empty, t.final_full);
-        if (t.rounds > 0) {
-            ucs_info("mgi ep %u: sorter rounds: %.0f cycles each on average: "
-                     "%.0f in stage rings, %.0f in lanes, %.0f helping whole "
-                     "moves (%.0f copying), %.0f in sort rings and flushes",
-                     ep->id, (double)(t.c_stage + t.c_lane + t.c_help +
-                                      t.c_rest) / t.rounds,
-                     (double)t.c_stage / t.rounds, (double)t.c_lane / t.rounds,
-                     (double)t.c_help / t.rounds, (double)t.c_hcopy / t.rounds,
-                     (double)t.c_rest / t.rounds);
-        }
-        if (t.passes > 0) {
-            ucs_info("mgi ep %u: sorter passes: %llu walked, per pass %.0f "
-                     "cycles copying the segment to shared memory, %.0f "
-                     "walking, %.0f placing", ep->id, t.passes,
-                     (double)t.c_copy / t.passes, (double)t.c_walk / t.passes,
-                     (double)t.c_place / t.passes);
-            ucs_info("mgi ep %u: sorter passes: of the placing, %.0f cycles "
-                     "reserving and marking the targets", ep->id,
-                     (double)t.c_pres / t.passes);
-        }
-        if (t.n_wtry > 0) {
-            ucs_info("mgi ep %u: whole stage moves: %llu tries, %.0f cycles "
-                     "each to reserve (or not), %.0f copying and "
-                     "committing", ep->id, t.n_wtry,
-                     (double)t.c_wres / t.n_wtry,
-                     (double)t.c_wcopy / t.n_wtry);
-        }
-    }
+    mgi_gpu_sorter_report(ep);
     for (i = 0; i < g->nblocks; ++i) {
         if (g->status->blk[i].dropped || g->status->blk[i].eof_errors) {
             ucs_error("mgi ep %u: sorter block %u dropped %u message(s) "
@@ -742,8 +716,8 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
                       g->status->blk[i].eof_errors);
         }
         ucs_debug("mgi ep %u: sorter block %u sorted %llu, dispatched %llu",
-                  ep->id, i, g->status->blk[i].sorted,
-                  g->status->blk[i].dispatched);
+                  ep->id, i, g->status->blk[i].stat[MGI_GS_SORTED],
+                  g->status->blk[i].stat[MGI_GS_DISPATCHED]);
     }
     g->running         = 0;
     ep->sorter_running = 0;

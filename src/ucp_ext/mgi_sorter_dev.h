@@ -143,6 +143,46 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
 
 /* ---------------------------------------------------- device structures */
 
+/* A sorter block's counters, one list for the three places that hold
+ * them: the block's pass state in shared memory (mgi_gpu_pass_t::stat),
+ * the status block in mapped host memory (published every
+ * MGI_GPU_STOP_POLL rounds) and the host's totals per endpoint when the
+ * kernel ends (mgi_gpu_sorter_stop). C_* are clock cycles. */
+#define MGI_GPU_STATS(_) \
+    _(ROUNDS)       /* rounds of the block */ \
+    _(SORTED)       /* tuples walked from stage rings */ \
+    _(DISPATCHED)   /* tuples walked from lanes into final rings */ \
+    _(LANE_EMPTY)   /* owned lanes with nothing ready */ \
+    _(FINAL_FULL)   /* whole moves without room in a final ring */ \
+    _(JOBS)         /* whole moves issued */ \
+    _(CHUNKS)       /* whole moves copied */ \
+    _(WHOLE_SEGS)   /* lane segments moved whole */ \
+    _(SEND_FULL)    /* send passes blocked (target full) */ \
+    _(SEND_WAIT)    /* stage rings left for a round: target still full */ \
+    _(PASSES)       /* walked passes, and their cycles in: */ \
+    _(C_COPY)       /*   the copy of the segment to shared memory, */ \
+    _(C_WALK)       /*   the walk, */ \
+    _(C_PLACE)      /*   placing, */ \
+    _(C_PRES)       /*   of which reserving and marking the targets */ \
+    _(RUN_MSGS)     /* messages placed by mgi_gpu_walk_run */ \
+    _(STAGE_WHOLE)  /* stage segments moved whole (sort ring or loopback) */ \
+    _(LOOP_WHOLE)   /*   of those, to the loopback lane */ \
+    _(WHOLE_TRIES)  /* whole stage moves tried, and their cycles in: */ \
+    _(C_WRES)       /*   reserving (or not), */ \
+    _(C_WCOPY)      /*   copying and committing when it took */ \
+    _(C_STAGE)      /* rounds' cycles in stage rings, */ \
+    _(C_LANE)       /*   lanes, */ \
+    _(C_HELP)       /*   helping whole moves, */ \
+    _(C_HCOPY)      /*   of which copying, */ \
+    _(C_REST)       /*   the rest (sort rings, flushes) */
+
+#define MGI_GS_ENUM(_n) MGI_GS_##_n,
+typedef enum {
+    MGI_GPU_STATS(MGI_GS_ENUM)
+    MGI_GS_COUNT
+} mgi_gpu_stat_t;
+#undef MGI_GS_ENUM
+
 /* Status block in mapped host memory. */
 typedef struct mgi_gpu_status {
     volatile uint32_t stop;
@@ -151,38 +191,11 @@ typedef struct mgi_gpu_status {
     /* one writer each (thread 0 of the block): no atomics on host memory,
      * which PCIe may not offer */
     struct {
-        volatile unsigned long long sorted;
-        volatile unsigned long long dispatched;
         volatile uint32_t           started;
         volatile uint32_t           dropped;    /* no channel or route */
         volatile uint32_t           eof_errors; /* extra EOF records */
         uint32_t                    reserved;
-        /* where the block's time went (published with sorted) */
-        volatile unsigned long long rounds;
-        volatile unsigned long long lane_empty;  /* owned lanes: none ready */
-        volatile unsigned long long final_full;  /* whole move: no room */
-        volatile unsigned long long jobs;        /* whole moves issued */
-        volatile unsigned long long chunks;      /* whole moves copied */
-        volatile unsigned long long send_full;   /* send passes blocked */
-        volatile unsigned long long send_wait;   /* stage rings left for a
-                                                  * round: the target that
-                                                  * blocked them still full */
-        volatile unsigned long long passes;      /* walked passes, and */
-        volatile unsigned long long c_copy;      /* their clock cycles in */
-        volatile unsigned long long c_walk;      /* copy to shared memory, */
-        volatile unsigned long long c_place;     /* walk, place */
-        volatile unsigned long long stage_whole; /* stage segments moved
-                                                  * whole to a sort ring or
-                                                  * the loopback lane */
-        volatile unsigned long long loop_whole;  /* of those, loopback */
-        /* clock cycles of the rounds in: stage rings, lanes, helping
-         * (copying in it), the rest (sort rings, flushes) */
-        volatile unsigned long long c_stage, c_lane, c_help, c_hcopy,
-                                    c_rest;
-        /* inside those: walked passes' reservations and marks (c_place),
-         * whole stage moves' tries (n_wtry: reservation, then copy and
-         * commit when it took) */
-        volatile unsigned long long c_pres, n_wtry, c_wres, c_wcopy;
+        volatile unsigned long long stat[MGI_GS_COUNT];
     } blk[MGI_GPU_MAX_SORTERS];
 } mgi_gpu_status_t;
 
@@ -358,17 +371,7 @@ typedef struct mgi_gpu_pass {
     int           jres[MGI_GPU_LANE_JOBS];
     mgi_gpu_job_t *job;
     int           stop;
-    uint32_t      round;
-    unsigned long long sorted, dispatched;   /* tuples walked */
-    unsigned long long whole_segs;           /* lane segments moved whole */
-    unsigned long long run_msgs;             /* placed by mgi_gpu_walk_run */
-    unsigned long long n_lane_empty, n_final_full, n_jobs, n_chunks,
-                       n_send_full, n_send_wait; /* mgi_gpu_status_t */
-    unsigned long long n_pass, c_copy, c_walk, c_place; /* walked passes */
-    unsigned long long n_stage_whole;        /* mgi_gpu_stage_whole */
-    unsigned long long n_loop_whole;         /* of those, to loopback */
-    unsigned long long c_stage, c_lane, c_help, c_hcopy, c_rest; /* rounds */
-    unsigned long long c_pres, n_wtry, c_wres, c_wcopy;
+    unsigned long long stat[MGI_GS_COUNT];   /* MGI_GPU_STATS */
     /* mgi_gpu_stage_whole: the sort ring, key and reservation */
     mgi_ring_t    *w_ring;
     mgi_seg_hdr_t *w_seg;
@@ -1034,7 +1037,7 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if (tid == 0) {
         p->nemit        = n;
         p->unif_words   = msz / 8;
-        p->run_msgs    += n;
+        p->stat[MGI_GS_RUN_MSGS] += n;
         p->tgt_first[0] = 0;
         p->tgt_word0[0] = 0;
         for (k = 0; k < p->ntgt; ++k) {
@@ -1147,7 +1150,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
      * tuples in 82 k cycles, 45 k with the barrier) */
     MGI_SYNC();
     if (tid == 0) {
-        p->c_pres += MGI_CLOCK() - t0;
+        p->stat[MGI_GS_C_PRES] += MGI_CLOCK() - t0;
     }
 
     if (p->contig) {
@@ -1624,7 +1627,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     }
     mgi_gpu_release(ring, n);
     if ((tid == 0) && (n > 0)) {
-        p->whole_segs += n;
+        p->stat[MGI_GS_WHOLE_SEGS] += n;
         lj->head       = (head + n) % MGI_GPU_LANE_JOBS;
         lj->count      = count - n;
         p->whole       = MGI_GPU_LANE_MOVED;
@@ -1676,14 +1679,15 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
          * references are no helper's */
         mgi_st_rel32(&lj->issued, lj->issued + (zcopy ? 0 : m));
         lj->count  = count + m;
-        p->n_jobs += m;
+        p->stat[MGI_GS_JOBS] += m;
         if (m > 0) {
             p->whole = MGI_GPU_LANE_MOVED;
         }
         if (m < n) {
-            p->n_final_full++; /* final ring full: the consumers must read */
+            /* final ring full: the consumers must read */
+            p->stat[MGI_GS_FINAL_FULL]++;
         } else if ((n < nfree) && (p->jseg[n] == NULL)) {
-            p->n_lane_empty += (count == 0);
+            p->stat[MGI_GS_LANE_EMPTY] += (count == 0);
         } else if ((n < nfree) && (count + m == 0)) {
             p->whole = MGI_GPU_LANE_WALK;  /* the head segment is mixed */
         }
@@ -1746,8 +1750,8 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         MGI_SYNC();
         if (MGI_TID == 0) {
             mgi_st_rel32(&j->done, 1u);
-            p->n_chunks++;
-            p->c_hcopy += MGI_CLOCK() - t0;
+            p->stat[MGI_GS_CHUNKS]++;
+            p->stat[MGI_GS_C_HCOPY] += MGI_CLOCK() - t0;
         }
         ++copied;
     }
@@ -1812,8 +1816,9 @@ enum {
 
 /* Block, send side: move the RHead stage segment p->seg (read from its
  * start) to its sort ring (or the loopback lane) whole, when
- * mgi_gpu_whole_route says so: one reservation of a fresh segment there, a block copy from global to global
- * memory in 16-byte lines, the mark, the commit. No copy to shared memory,
+ * mgi_gpu_whole_route says so: one reservation of a fresh segment there,
+ * a block copy from global to global memory in 16-byte lines, the mark,
+ * the commit. No copy to shared memory,
  * no walk, no per-message placing: the pass of a segment of one
  * destination costs its copy. */
 MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
@@ -1845,19 +1850,20 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     MGI_SYNC();
     ret = p->w_res ? MGI_GPU_WHOLE_DONE : MGI_GPU_WHOLE_FULL;
     if (MGI_TID == 0) {
-        p->n_wtry++;
-        p->c_wres += t1 - t0;
-        p->c_wcopy += MGI_CLOCK() - t1;
+        p->stat[MGI_GS_WHOLE_TRIES]++;
+        p->stat[MGI_GS_C_WRES]  += t1 - t0;
+        p->stat[MGI_GS_C_WCOPY] += MGI_CLOCK() - t1;
         if (p->w_res) {
             mgi_seg_mark(p->w_seg, p->w_key);    /* before the commit */
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);
             mgi_ring_release(ring, 1);
-            p->n_stage_whole++;
-            p->n_loop_whole += (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1));
+            p->stat[MGI_GS_STAGE_WHOLE]++;
+            p->stat[MGI_GS_LOOP_WHOLE] +=
+                (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1));
             ring->cons_wait = NULL;
         } else {
-            p->n_send_full++;
+            p->stat[MGI_GS_SEND_FULL]++;
             ring->cons_wait    = p->w_ring;
             ring->cons_wait_sz = cap;
         }
@@ -1901,7 +1907,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                 p->skip = (ring->cons_wait != NULL) &&
                           !mgi_ring_append_room(ring->cons_wait,
                                                 ring->cons_wait_sz);
-                p->n_send_wait += p->skip;
+                p->stat[MGI_GS_SEND_WAIT] += p->skip;
             }
             MGI_SYNC();
             if (p->skip) {
@@ -1953,16 +1959,16 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         }
         if (tid == 0) {
             /* where a pass spends its time, in clock cycles */
-            p->c_copy  += t1 - t0;
-            p->c_walk  += t2 - t1;
-            p->c_place += MGI_CLOCK() - t2;
-            p->n_pass++;
+            p->stat[MGI_GS_C_COPY]  += t1 - t0;
+            p->stat[MGI_GS_C_WALK]  += t2 - t1;
+            p->stat[MGI_GS_C_PLACE] += MGI_CLOCK() - t2;
+            p->stat[MGI_GS_PASSES]++;
             if (ok && (p->nemit > 0)) {
                 if (recv_side) {
-                    p->dispatched += p->nemit;
+                    p->stat[MGI_GS_DISPATCHED] += p->nemit;
                     mgi_gpu_touch(p);
                 } else {
-                    p->sorted += p->nemit;
+                    p->stat[MGI_GS_SORTED] += p->nemit;
                 }
             }
             if (ok && (p->nemit == 0) && p->stop_eof) {
@@ -1977,7 +1983,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                 }
             }
             p->blocked      = !ok;
-            p->n_send_full += (!ok && !recv_side);
+            p->stat[MGI_GS_SEND_FULL] += (!ok && !recv_side);
             if (!recv_side) {
                 ring->cons_wait    = ok ? NULL : p->wait_ring;
                 ring->cons_wait_sz = p->wait_sz;
@@ -2068,10 +2074,10 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     progress |= mgi_gpu_sync_routes(d, p);
     if (MGI_TID == 0) {
         mgi_gpu_flush_check(b);
-        p->c_stage += t1 - t0;
-        p->c_lane  += t2 - t1;
-        p->c_help  += t3 - t2;
-        p->c_rest  += MGI_CLOCK() - t3;
+        p->stat[MGI_GS_C_STAGE] += t1 - t0;
+        p->stat[MGI_GS_C_LANE]  += t2 - t1;
+        p->stat[MGI_GS_C_HELP]  += t3 - t2;
+        p->stat[MGI_GS_C_REST]  += MGI_CLOCK() - t3;
         if (!lane_progress) {
             /* make partial batches readable when the lanes ran dry */
             for (i = 0; i < p->ntouched; ++i) {
@@ -2079,35 +2085,15 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             }
             p->ntouched = 0;
         }
-        ++p->round;
-        if ((p->round % MGI_GPU_STOP_POLL) == 0) {
+        ++p->stat[MGI_GS_ROUNDS];
+        if ((p->stat[MGI_GS_ROUNDS] % MGI_GPU_STOP_POLL) == 0) {
             p->stop = mgi_vld(&d->status->stop);
-            d->status->blk[MGI_BID].sorted     = p->sorted;
-            d->status->blk[MGI_BID].dispatched = p->dispatched;
-            d->status->blk[MGI_BID].rounds     = p->round;
-            d->status->blk[MGI_BID].lane_empty = p->n_lane_empty;
-            d->status->blk[MGI_BID].final_full = p->n_final_full;
-            d->status->blk[MGI_BID].jobs       = p->n_jobs;
-            d->status->blk[MGI_BID].chunks     = p->n_chunks;
-            d->status->blk[MGI_BID].send_full  = p->n_send_full;
-            d->status->blk[MGI_BID].send_wait  = p->n_send_wait;
-            d->status->blk[MGI_BID].passes     = p->n_pass;
-            d->status->blk[MGI_BID].c_copy     = p->c_copy;
-            d->status->blk[MGI_BID].c_walk     = p->c_walk;
-            d->status->blk[MGI_BID].c_place    = p->c_place;
-            d->status->blk[MGI_BID].stage_whole = p->n_stage_whole;
-            d->status->blk[MGI_BID].loop_whole  = p->n_loop_whole;
-            d->status->blk[MGI_BID].c_stage     = p->c_stage;
-            d->status->blk[MGI_BID].c_lane      = p->c_lane;
-            d->status->blk[MGI_BID].c_help      = p->c_help;
-            d->status->blk[MGI_BID].c_hcopy     = p->c_hcopy;
-            d->status->blk[MGI_BID].c_rest      = p->c_rest;
-            d->status->blk[MGI_BID].c_pres      = p->c_pres;
-            d->status->blk[MGI_BID].n_wtry      = p->n_wtry;
-            d->status->blk[MGI_BID].c_wres      = p->c_wres;
-            d->status->blk[MGI_BID].c_wcopy     = p->c_wcopy;
+            for (i = 0; i < MGI_GS_COUNT; ++i) {
+                d->status->blk[MGI_BID].stat[i] = p->stat[i];
+            }
             if (MGI_BID == 0) {
-                d->status->epoch = p->round / MGI_GPU_STOP_POLL;
+                d->status->epoch = p->stat[MGI_GS_ROUNDS] /
+                                   MGI_GPU_STOP_POLL;
             }
             MGI_FENCE_SYSTEM();
         }

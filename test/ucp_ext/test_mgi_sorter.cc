@@ -75,6 +75,12 @@ struct sorter_fixture {
     uint32_t mover_cons[4];
     unsigned rings_per_hop;     /* sort rings per hop (MGI_SORT_RINGS) */
 
+    /* a sorter counter (MGI_GPU_STATS) of both blocks */
+    unsigned long long stat(mgi_gpu_stat_t k) const
+    {
+        return pass[0].stat[k] + pass[1].stat[k];
+    }
+
     void *alloc(size_t len)
     {
         void *p = NULL;
@@ -505,14 +511,12 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
 #endif
     /* loopback segments hold one (channel, destination) but for EOFs:
      * most go to the final rings whole */
-    printf("lane segments moved whole: %llu\n",
-           f.pass[0].whole_segs + f.pass[1].whole_segs);
-    EXPECT_GT(f.pass[0].whole_segs + f.pass[1].whole_segs, 0ull);
+    printf("lane segments moved whole: %llu\n", f.stat(MGI_GS_WHOLE_SEGS));
+    EXPECT_GT(f.stat(MGI_GS_WHOLE_SEGS), 0ull);
     /* lane 1's whole segments: read by the consumer where they are, or
      * copied by a helper (the loopback lane's are always copied) */
     printf("references read: %ld, whole moves copied %llu of %llu\n",
-           refs_read, f.pass[0].n_chunks + f.pass[1].n_chunks,
-           f.pass[0].n_jobs + f.pass[1].n_jobs);
+           refs_read, f.stat(MGI_GS_CHUNKS), f.stat(MGI_GS_JOBS));
     if (zcopy) {
         if (seg <= 4096) {
             /* the remote source's 300 tuples fill many such segments (in
@@ -520,40 +524,35 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             EXPECT_GT(refs_read, 0);
         }
         EXPECT_EQ((unsigned long long)refs_read,
-                  f.pass[0].n_jobs + f.pass[1].n_jobs -
-                  f.pass[0].n_chunks - f.pass[1].n_chunks);
+                  f.stat(MGI_GS_JOBS) - f.stat(MGI_GS_CHUNKS));
     } else {
         EXPECT_EQ(0, refs_read);
-        EXPECT_EQ(f.pass[0].n_jobs + f.pass[1].n_jobs,
-                  f.pass[0].n_chunks + f.pass[1].n_chunks);
+        EXPECT_EQ(f.stat(MGI_GS_JOBS), f.stat(MGI_GS_CHUNKS));
     }
     for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
         /* every sort ring of a hop carried segments: a block each */
         EXPECT_GT(ring_segs[r], 0) << "sort ring " << r;
     }
-    printf("stage segments moved whole: %llu\n",
-           f.pass[0].n_stage_whole + f.pass[1].n_stage_whole);
+    printf("stage segments moved whole: %llu\n", f.stat(MGI_GS_STAGE_WHOLE));
     printf("of those, to the loopback lane: %llu\n",
-           f.pass[0].n_loop_whole + f.pass[1].n_loop_whole);
+           f.stat(MGI_GS_LOOP_WHOLE));
     if (stretch) {
-        EXPECT_GT(f.pass[0].n_stage_whole + f.pass[1].n_stage_whole, 0ull);
+        EXPECT_GT(f.stat(MGI_GS_STAGE_WHOLE), 0ull);
         /* stretches for this endpoint go to the loopback lane whole */
-        EXPECT_GT(f.pass[0].n_loop_whole + f.pass[1].n_loop_whole, 0ull);
+        EXPECT_GT(f.stat(MGI_GS_LOOP_WHOLE), 0ull);
     } else {
         /* every stage segment holds several destinations */
-        EXPECT_EQ(0ull, f.pass[0].n_stage_whole + f.pass[1].n_stage_whole);
+        EXPECT_EQ(0ull, f.stat(MGI_GS_STAGE_WHOLE));
     }
     printf("messages placed by the parallel walk: %llu\n",
-           f.pass[0].run_msgs + f.pass[1].run_msgs);
-    printf("passes: %llu\n", f.pass[0].n_pass + f.pass[1].n_pass);
+           f.stat(MGI_GS_RUN_MSGS));
+    printf("passes: %llu\n", f.stat(MGI_GS_PASSES));
     if ((fixed_len > 0) && (mgi_msg_size(fixed_len) <= MGI_GPU_RUN_MSG)) {
-        EXPECT_GT(f.pass[0].run_msgs + f.pass[1].run_msgs,
-                  (unsigned long long)per_stage);
+        EXPECT_GT(f.stat(MGI_GS_RUN_MSGS), (unsigned long long)per_stage);
     } else if (fixed_len) {
         /* batches: walked one after the other, many in a pass */
-        EXPECT_LT(f.pass[0].run_msgs + f.pass[1].run_msgs,
-                  (unsigned long long)per_stage);
-        EXPECT_LT(f.pass[0].n_pass + f.pass[1].n_pass,
+        EXPECT_LT(f.stat(MGI_GS_RUN_MSGS), (unsigned long long)per_stage);
+        EXPECT_LT(f.stat(MGI_GS_PASSES),
                   (unsigned long long)per_stage / 2);
     }
     for (unsigned b = 0; b < 2; ++b) {
