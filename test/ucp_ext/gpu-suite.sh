@@ -28,8 +28,9 @@
 #                 checks count + checksum; cudaMemcpyPeerAsync of the same
 #                 bytes in the same run; prints the ratio
 #   sorter_*      sorter micro-benchmark (paper §6.6) on one GPU, loopback:
-#                 per-block vs one global stage ring, coalesced vs
-#                 per-tuple sorter writes
+#                 per-block vs one global stage ring; sorter writes in
+#                 segment order (c2, the default), coalesced by target
+#                 (c1) or per tuple (c0)
 #   shuffle_*     exchange between two endpoints by partition key, each
 #                 checking count + checksum of what it received
 #   *_groups*     MGI_STAGE_GROUPS: a stage ring per destination in each
@@ -172,7 +173,7 @@ MGI_SORTER_BLOCKS=8 step send_bw_64B_2proc_8sorters 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
 
 for r in per-block global; do
-    for c in 1 0; do
+    for c in 2 1 0; do
         step sorter_${r}_c$c 100 mgi_gpu_test sorter -r $r -c $c \
             -s 64 -n 4194304 -b 32 -T $T
     done
@@ -197,7 +198,7 @@ step send_bw_64B_2proc_wide 100 "${wide[@]}" mgi_launch -n 2 -t 95 -- \
 step send_bw_64B_1proc_wide 100 "${wide[@]}" mgi_gpu_test bench -l 2 \
     -s 64 -n 67108864 -b 128 -T $T
 for r in per-block global; do
-    for c in 1 0; do
+    for c in 2 1 0; do
         step sorter_${r}_c${c}_tuned 100 "${tuned[@]}" mgi_gpu_test \
             sorter -r $r -c $c -s 64 -n 16777216 -b 32 -T $T
     done

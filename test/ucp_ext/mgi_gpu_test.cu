@@ -39,11 +39,14 @@
  *       GPU 0: cudaMemcpyAsync device to device (1 GiB in 4 MiB copies)
  *       before the endpoint exists, beside it (its sorter kernel resident
  *       and idle), and after it is deleted.
- *   mgi_gpu_test sorter [-r per-block|global] [-c 1|0] [-n TUPLES] [-b B]
+ *   mgi_gpu_test sorter [-r per-block|global] [-c 2|1|0] [-n TUPLES] [-b B]
  *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
  *       channel, so tuples go stage ring -> sorter -> receive ring ->
  *       sorter -> final ring with no mover; stage rings per user block or
- *       one global ring; coalesced or per-tuple sorter writes.
+ *       one global ring; the sorter's writes: -c 1 coalesced (grouped by
+ *       target), 0 a thread per tuple, 2 runs in segment order. In every
+ *       mode -c sets the context's sorter_coalesce; without it the
+ *       library's setting holds (MGI_SORTER_COALESCE, default 2).
  *
  * Every mode prints one line per result and one JSON line ("json: {...}");
  * exit status 0 only when the data checked out. Every wait is bounded
@@ -82,6 +85,10 @@
     } while (0)
 
 static int g_rank = 0;
+/* the sorter's copy mode the context runs with (MGI_SORTER_COALESCE) */
+static unsigned g_coalesce = 0;
+static const char *const coalesce_name[] = {"per-tuple", "coalesced",
+                                            "in segment order"};
 
 struct opts {
     const char *mode;
@@ -92,7 +99,7 @@ struct opts {
     unsigned   keys;
     unsigned   size;         /* bench: tuple bytes */
     int        global_ring;  /* sorter: one stage ring */
-    int        coalesce;
+    int        coalesce;    /* -c: -1 keeps the library's setting */
     int        thread_recv;  /* groupby: mgi_dev_recv, not the block's */
     int        blocking_flush; /* bench: mgi_dev_flush at the source */
     unsigned   send_backoff_ns; /* bench: pause after a full stage ring */
@@ -569,12 +576,16 @@ static void barrier(mgi_context_h ctx)
 
 /* Segments must take a whole block's send: tuple_size sizes them (as
  * MGI_TUPLE_SIZE would), unless MGI_SEG_SIZE says otherwise. */
-static mgi_context_h ctx_create(unsigned tuple_size, unsigned threads)
+static mgi_context_h ctx_create(const opts &o, unsigned tuple_size)
 {
+    const unsigned threads = o.threads;
     mgi_context_params_t p;
     mgi_context_h ctx;
 
     mgi_context_params_init(&p);
+    if (o.coalesce >= 0) {
+        p.sorter_coalesce = (unsigned)o.coalesce;
+    }
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
         p.tuple_size = tuple_size;
     }
@@ -589,13 +600,14 @@ static mgi_context_h ctx_create(unsigned tuple_size, unsigned threads)
         }
     }
     CHECK_UCS(mgi_context_create(&p, &ctx));
-    g_rank = mgi_context_rank(ctx);
+    g_rank     = mgi_context_rank(ctx);
+    g_coalesce = p.sorter_coalesce;
     return ctx;
 }
 
 static int run_groupby(const opts &o)
 {
-    mgi_context_h ctx = ctx_create(sizeof(gb_tuple), o.threads);
+    mgi_context_h ctx = ctx_create(o, sizeof(gb_tuple));
     int local = (o.local > 0) ? o.local : 1, rank = g_rank, ok = 1;
     int nproc = mgi_context_size(ctx), dev0;
     std::vector<gpu_ep> eps(local);
@@ -801,7 +813,6 @@ static int run_stream(const opts &o, int mode)
     mgi_ch_id_t ch;
     int is_src[2] = {0, 0}, is_dst[2] = {0, 0};
     long base[2] = {0, 0};
-    char env[32];
 
     if ((o.size % 8) != 0 || words == 0 || words > 8 ||
         (shuffle && (words < 2))) {
@@ -809,13 +820,11 @@ static int run_stream(const opts &o, int mode)
                 o.size, shuffle ? ", 16 or more" : "");
         return 1;
     }
-    snprintf(env, sizeof(env), "%d", o.coalesce);
-    setenv("MGI_SORTER_COALESCE", env, 1);
     if ((mode == STREAM_BENCH) &&
         (getenv("MGI_RANK") == NULL || atoi(getenv("MGI_RANK")) == 0)) {
         ce = copy_engine_gbs(bytes);
     }
-    ctx   = ctx_create(o.size, o.threads);
+    ctx   = ctx_create(o, o.size);
     rank  = g_rank;
     nproc = mgi_context_size(ctx);
     local = sorter ? 1 : ((o.local > 0) ? o.local : 1);
@@ -930,14 +939,14 @@ static int run_stream(const opts &o, int mode)
             printf("sorter GPU %d: %s stage ring(s), %s writes, %ld tuples "
                    "of %u B, %.3f ms, %.2f Mtuples/s, %.2f GB/s: %s\n",
                    e->dev, o.global_ring ? "one global" : "per-block",
-                   o.coalesce ? "coalesced" : "per-tuple", o.tuples, o.size,
+                   coalesce_name[g_coalesce], o.tuples, o.size,
                    ms, o.tuples / secs / 1e6, bytes / secs / 1e9,
                    good ? "OK" : "FAILED");
             printf("json: {\"test\":\"sorter\",\"stage\":\"%s\","
                    "\"coalesce\":%d,\"tuple_bytes\":%u,\"tuples\":%ld,"
                    "\"blocks\":%u,\"seconds\":%.6f,\"mtuples_per_s\":%.3f,"
                    "\"gbs\":%.3f,\"ok\":%s}\n",
-                   o.global_ring ? "global" : "per-block", o.coalesce,
+                   o.global_ring ? "global" : "per-block", g_coalesce,
                    o.size, o.tuples, o.blocks, secs, o.tuples / secs / 1e6,
                    bytes / secs / 1e9, good ? "true" : "false");
         } else if (shuffle) {
@@ -1086,7 +1095,7 @@ static int run_idle_copy(const opts &o)
     CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CHECK_CUDA(cudaDeviceSynchronize());
     before = d2d_gbs(a, b, total, s);
-    ctx    = ctx_create(o.size, o.threads);
+    ctx    = ctx_create(o, o.size);
     ep_setup(ctx, &e, 0, o.blocks);
     usleep(50000); /* the sorter has idled a while */
     beside = d2d_gbs(a, b, total, s);
@@ -1108,7 +1117,7 @@ static void usage(void)
             "usage: mgi_gpu_test groupby|bench|shuffle|sorter|idle_copy "
             "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
-            "[-r per-block|global] [-c 1|0] [-R block|thread] [-F] "
+            "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
             "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S]\n");
     exit(2);
 }
@@ -1130,7 +1139,7 @@ int main(int argc, char **argv)
     o.threads   = 256;
     o.keys      = 4096;
     o.size      = 64;
-    o.coalesce  = 1;
+    o.coalesce  = -1;   /* MGI_SORTER_COALESCE, else the library's 2 */
     o.timeout_s = 120;
     /* shuffle, sorter: blocks that receive only when a send finds the
      * stage ring full left the receive side behind; on one H100 a receive
