@@ -419,15 +419,18 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     const unsigned rsize = recv ? tsize : 0;
     unsigned long long checksum = 0, received = 0;  /* this thread's */
     auto check = [&](const char *p) {
-        uint64_t v[8];
+        /* by words: tuples lie 8-byte aligned (MGI_MSG_ALIGN), and a
+         * memcpy of tsize bytes was a byte loop through local memory that
+         * bound the receiving blocks */
+        const uint64_t *v = (const uint64_t*)p;
+        const uint64_t v0 = v[0];
         unsigned w;
-        memcpy(v, p, tsize);
         for (w = 1; w < words; ++w) {
-            if (v[w] != bench_word(v[0], w)) {
+            if (v[w] != bench_word(v0, w)) {
                 atomicOr(&res->timeouts, 0x100u); /* corrupt tuple */
             }
         }
-        checksum += v[0];
+        checksum += v0;
         ++received;
     };
     long per   = (n + gridDim.x - 1) / gridDim.x;
