@@ -131,6 +131,9 @@ struct dev_result {
     unsigned long long recv_empty;  /* found nothing ready */
     unsigned long long send_calls;  /* block sends, and those that found */
     unsigned long long send_full;   /* the stage ring full */
+    unsigned long long cyc_all;     /* user blocks' clock cycles (thread */
+    unsigned long long cyc_send;    /* 0's): the kernel, in block sends, */
+    unsigned long long cyc_recv;    /* in block receives */
 };
 
 enum { PH_SEND = 1, PH_FLUSH = 2, PH_RECV = 4 };
@@ -184,6 +187,9 @@ __shared__ unsigned long long g_recv_calls, g_recv_empty;
 __shared__ unsigned long long g_send_calls, g_send_full;
 /* receive with the thread-level mgi_dev_recv (thread 0) */
 __shared__ int g_thread_recv;
+/* clock cycles of this block in mgi_dev_send_block and in block_recv
+ * (thread 0: every thread of the block is in the same call) */
+__shared__ unsigned long long g_cyc_send, g_cyc_recv;
 
 /* Block: receive what is there, apply f to every tuple. buf: through
  * mgi_dev_recv_block into buf (RECV_TUPLES tuples at most), or with
@@ -195,6 +201,7 @@ __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
                                  unsigned tsize, F f)
 {
     __shared__ int s_n;
+    const long long c0 = clock64();
     int n;
 
     if (buf == NULL) {
@@ -223,6 +230,9 @@ __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
         }
     }
     __syncthreads();
+    if (threadIdx.x == 0) {
+        g_cyc_recv += clock64() - c0;
+    }
     return n;
 }
 
@@ -239,11 +249,13 @@ __device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
                                  unsigned long long deadline)
 {
     for (;;) {
+        const long long c0 = clock64();
         int ret = mgi_dev_send_block(h, t, len, dst);
         int ok  = __syncthreads_or(ret > 0);
         if (threadIdx.x == 0) {
             ++g_send_calls;
             g_send_full += !ok;
+            g_cyc_send  += clock64() - c0;
         }
         if (ok) {
             return 0;
@@ -355,14 +367,19 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
                                unsigned long long timeout_ns, int global_ring,
                                int thread_recv)
 {
-    __shared__ char rbuf[RECV_TUPLES * sizeof(gb_tuple)];
+    __shared__ __align__(8) char rbuf[RECV_TUPLES * sizeof(gb_tuple)];
     const mgi_dev_ch_t *h = &ch;
     const unsigned long long deadline = dev_now() + timeout_ns;
     const unsigned rsize = dst_side ? sizeof(gb_tuple) : 0;
     unsigned long long received = 0, sent = 0;  /* this thread's */
     auto agg = [&](const char *p) {
+        /* three 4-byte words (tuples lie 4-byte aligned: rbuf, and a
+         * message's payload is 8-byte aligned); a memcpy of the packed
+         * tuple is a byte loop */
+        const uint32_t *w = (const uint32_t*)p;
         gb_tuple t;
-        memcpy(&t, p, sizeof(t));
+        t.key   = (int32_t)w[0];
+        t.value = (int64_t)(w[1] | ((uint64_t)w[2] << 32));
         if ((t.key >= 0) && ((unsigned)t.key < keys)) {
             atomicAdd(&agg_cnt[t.key], 1u);
             atomicAdd(&agg_sum[t.key], (unsigned long long)t.value);
@@ -376,6 +393,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0; /* counted by block_recv */
         g_send_calls = g_send_full = 0;  /* and block_send */
+        g_cyc_send = g_cyc_recv = 0;
         g_thread_recv = thread_recv;
     }
     __syncthreads();
@@ -413,24 +431,34 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                               int blocking_flush)
 {
     char *const rbuf = NULL; /* receive in place: mgi_dev_recv_block_each */
+    const long long c_start = clock64();
     const mgi_dev_ch_t *h = &ch;
     const unsigned long long deadline = dev_now() + timeout_ns;
     const unsigned tsize = words * 8;
     const unsigned rsize = recv ? tsize : 0;
     unsigned long long checksum = 0, received = 0;  /* this thread's */
     auto check = [&](const char *p) {
-        /* by words: tuples lie 8-byte aligned (MGI_MSG_ALIGN), and a
-         * memcpy of tsize bytes was a byte loop through local memory that
-         * bound the receiving blocks */
+        /* by words (tuples lie 8-byte aligned, MGI_MSG_ALIGN), every load
+         * issued before any test: a memcpy of tsize bytes was a byte loop
+         * through local memory, and a test with its atomic after each load
+         * kept one load in flight per thread; either bound the receiving
+         * blocks */
         const uint64_t *v = (const uint64_t*)p;
-        const uint64_t v0 = v[0];
-        unsigned w;
-        for (w = 1; w < words; ++w) {
-            if (v[w] != bench_word(v0, w)) {
-                atomicOr(&res->timeouts, 0x100u); /* corrupt tuple */
-            }
+        uint64_t x[8];
+        unsigned w, bad = 0;
+
+#pragma unroll
+        for (w = 0; w < 8; ++w) {
+            x[w] = (w < words) ? v[w] : 0;
         }
-        checksum += v0;
+#pragma unroll
+        for (w = 1; w < 8; ++w) {
+            bad |= (w < words) && (x[w] != bench_word(x[0], w));
+        }
+        if (bad) {
+            atomicOr(&res->timeouts, 0x100u); /* corrupt tuple */
+        }
+        checksum += x[0];
         ++received;
     };
     long per   = (n + gridDim.x - 1) / gridDim.x;
@@ -440,6 +468,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0;
         g_send_calls = g_send_full = 0;
+        g_cyc_send = g_cyc_recv = 0;
         g_thread_recv = 0;
     }
     __syncthreads();
@@ -482,6 +511,9 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
         atomicAdd(&res->send_calls, g_send_calls);
         atomicAdd(&res->send_full, g_send_full);
         atomicAdd(&res->recv_empty, g_recv_empty);
+        atomicAdd(&res->cyc_all, (unsigned long long)(clock64() - c_start));
+        atomicAdd(&res->cyc_send, g_cyc_send);
+        atomicAdd(&res->cyc_recv, g_cyc_recv);
         if (bad) {
             atomicOr(&res->timeouts, bad);
         } else if (rsize > 0) {
@@ -520,6 +552,27 @@ static int wait_stream(cudaStream_t s, double timeout_s, const char *what)
         return -1;
     }
     return 0;
+}
+
+/* Where the user blocks' time went: thread 0's clock cycles in block
+ * sends (mgi_dev_send_block, refused ones too) and in receive calls, of
+ * the whole kernel; the rest is making tuples, flushing and waiting. */
+static void print_block_time(const char *test, int rank, unsigned ep,
+                             const dev_result *r, unsigned blocks)
+{
+    double all = (double)r->cyc_all;
+
+    if ((all <= 0) || (blocks == 0)) {
+        return;
+    }
+    printf("%s rank %d ep %u: user blocks %.0f k cycles each, %.1f%% in "
+           "block sends (%.1f k cycles per call), %.1f%% in receive calls "
+           "(%.1f k per call, %llu of %llu found nothing)\n", test, rank,
+           ep, all / blocks / 1e3, 100.0 * r->cyc_send / all,
+           (r->send_calls > 0) ? r->cyc_send / 1e3 / r->send_calls : 0.0,
+           100.0 * r->cyc_recv / all,
+           (r->recv_calls > 0) ? r->cyc_recv / 1e3 / r->recv_calls : 0.0,
+           r->recv_empty, r->recv_calls);
 }
 
 struct gpu_ep {
@@ -931,6 +984,8 @@ static int run_stream(const opts &o, int mode)
                    "ring full\n", sorter ? "sorter" : "send_bw", rank,
                    e->id, e->dev, ms, e->res->timeouts, e->res->send_calls,
                    e->res->send_full);
+            print_block_time(sorter ? "sorter" : "send_bw", rank, e->id,
+                             e->res, o.blocks);
             ok = ok && !e->res->timeouts;
             continue;
         }
@@ -973,6 +1028,8 @@ static int run_stream(const opts &o, int mode)
                    bytes / secs / 1e9, good ? "OK" : "FAILED",
                    e->res->recv_calls, e->res->recv_empty);
         }
+        print_block_time(sorter ? "sorter" : shuffle ? "shuffle" : "send_bw",
+                         rank, e->id, e->res, o.blocks);
         ok = good;
     }
     if (shuffle) {

@@ -728,6 +728,44 @@ __device__ static inline void mgi_dev_runs_add(mgi_dev_runs_t *rs,
     }
 }
 
+/* Block level: the first of the n headers at `at`, msz bytes apart, whose
+ * channel or length is not (ch, len) lowers *bad (shared, n at the start).
+ * MGI_DEV_RECV_ILP headers in flight per thread, one atomic per thread: a
+ * test and an atomic after each load kept one load in flight. */
+__device__ static inline void mgi_dev_run_check(const char *at, uint32_t msz,
+                                                uint16_t ch, uint16_t len,
+                                                uint32_t n, int *bad)
+{
+    /* mgi_msg_hdr_t as one little-endian word: ch in bits 0-15, len in
+     * bits 48-63 */
+    static_assert((offsetof(mgi_msg_hdr_t, ch) == 0) &&
+                  (offsetof(mgi_msg_hdr_t, len) == 6),
+                  "mgi_dev_run_check reads a header as one word");
+    const uint64_t want = (uint64_t)ch | ((uint64_t)len << 48);
+    const uint64_t mask = 0xffff00000000ffffull;
+    uint64_t v[MGI_DEV_RECV_ILP];
+    uint32_t i, j, u, first = n;
+
+    for (i = threadIdx.x; i < n; i += blockDim.x * MGI_DEV_RECV_ILP) {
+#pragma unroll
+        for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+            j    = i + u * blockDim.x;
+            v[u] = (j < n) ? __ldcg((const unsigned long long*)
+                                    (at + (size_t)j * msz)) : want;
+        }
+#pragma unroll
+        for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+            j = i + u * blockDim.x;
+            if ((v[u] & mask) != want) {
+                first = min(first, j);
+            }
+        }
+    }
+    if (first < n) {
+        atomicMin(bad, (int)first);
+    }
+}
+
 /* Block level, the walker behind mgi_dev_recv_block[_each]: every thread
  * of the block calls it. Takes whole tuples from the block's final ring,
  * at most `cap` payload bytes, in rounds; each round's messages are listed
@@ -758,7 +796,7 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
     const uint32_t scap = mgi_ring_cap(r);
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *m;
-    uint32_t off, i, take, room, k;
+    uint32_t off, take, room, k;
     int ret, n;
 
     __syncthreads();
@@ -824,13 +862,8 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
             continue;
         }
         if (s_take == 0) {
-            for (i = threadIdx.x; i < (uint32_t)n; i += blockDim.x) {
-                m = (mgi_msg_hdr_t*)(mgi_seg_payload(s_seg) + s_off +
-                                     i * s_msz);
-                if ((m->ch != s_ch) || (m->len != s_len)) {
-                    atomicMin(&s_bad, (int)i);
-                }
-            }
+            mgi_dev_run_check(mgi_seg_payload(s_seg) + s_off, s_msz, s_ch,
+                              s_len, (uint32_t)n, &s_bad);
             __syncthreads();
             if (threadIdx.x == 0) {
                 n = s_bad; /* >= 1: the first header was read above */
