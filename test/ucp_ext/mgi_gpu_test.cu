@@ -133,7 +133,8 @@ struct dev_result {
     unsigned long long send_full;   /* the stage ring full */
     unsigned long long cyc_all;     /* user blocks' clock cycles (thread */
     unsigned long long cyc_send;    /* 0's): the kernel, in block sends, */
-    unsigned long long cyc_recv;    /* in block receives */
+    unsigned long long cyc_recv;    /* in block receives, and after */
+    unsigned long long cyc_tail;    /* the last send (flush, EOF wait) */
 };
 
 enum { PH_SEND = 1, PH_FLUSH = 2, PH_RECV = 4 };
@@ -495,6 +496,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
             }
         }
     }
+    const long long c_tail = clock64();
     if (send && blocking_flush && (rsize == 0) && !global_ring) {
         /* a source only: nothing to receive while the flush waits; a
          * poll is a 64 ns sleep or more, so this bounds it by timeout */
@@ -512,6 +514,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
         atomicAdd(&res->send_full, g_send_full);
         atomicAdd(&res->recv_empty, g_recv_empty);
         atomicAdd(&res->cyc_all, (unsigned long long)(clock64() - c_start));
+        atomicAdd(&res->cyc_tail, (unsigned long long)(clock64() - c_tail));
         atomicAdd(&res->cyc_send, g_cyc_send);
         atomicAdd(&res->cyc_recv, g_cyc_recv);
         if (bad) {
@@ -556,7 +559,9 @@ static int wait_stream(cudaStream_t s, double timeout_s, const char *what)
 
 /* Where the user blocks' time went: thread 0's clock cycles in block
  * sends (mgi_dev_send_block, refused ones too) and in receive calls, of
- * the whole kernel; the rest is making tuples, flushing and waiting. */
+ * the whole kernel; the rest is making tuples, flushing and waiting. The
+ * time after a block's last send (its flush, and receiving until EOF) is
+ * given apart too: receive calls there wait for the last tuples. */
 static void print_block_time(const char *test, int rank, unsigned ep,
                              const dev_result *r, unsigned blocks)
 {
@@ -567,12 +572,13 @@ static void print_block_time(const char *test, int rank, unsigned ep,
     }
     printf("%s rank %d ep %u: user blocks %.0f k cycles each, %.1f%% in "
            "block sends (%.1f k cycles per call), %.1f%% in receive calls "
-           "(%.1f k per call, %llu of %llu found nothing)\n", test, rank,
+           "(%.1f k per call, %llu of %llu found nothing); %.1f%% after "
+           "the last send\n", test, rank,
            ep, all / blocks / 1e3, 100.0 * r->cyc_send / all,
            (r->send_calls > 0) ? r->cyc_send / 1e3 / r->send_calls : 0.0,
            100.0 * r->cyc_recv / all,
            (r->recv_calls > 0) ? r->cyc_recv / 1e3 / r->recv_calls : 0.0,
-           r->recv_empty, r->recv_calls);
+           r->recv_empty, r->recv_calls, 100.0 * r->cyc_tail / all);
 }
 
 struct gpu_ep {

@@ -68,7 +68,7 @@ __device__ static inline uint16_t mgi_dev_route_g(const mgi_dev_ch_t *h,
     const unsigned ng = mgi_dev_ngroups(h);
     const uint8_t *p;
     uint64_t key = 0;
-    uint32_t i;
+    uint32_t i, n;
 
     *g = 0;
     if (dst >= 0) {
@@ -82,11 +82,21 @@ __device__ static inline uint16_t mgi_dev_route_g(const mgi_dev_ch_t *h,
     }
     if (h->part_key >= 0) {
         p = (const uint8_t*)tuple + h->key_off;
-        for (i = 0; i < h->key_size; ++i) {
-            key |= (uint64_t)p[i] << (8 * i);   /* little endian */
+        if ((h->key_size == 8) && (((uintptr_t)p % 8) == 0)) {
+            key = *(const uint64_t*)p;          /* little endian, as */
+        } else if ((h->key_size == 4) && (((uintptr_t)p % 4) == 0)) {
+            key = *(const uint32_t*)p;          /* the bytes below */
+        } else {
+            for (i = 0; i < h->key_size; ++i) {
+                key |= (uint64_t)p[i] << (8 * i);
+            }
         }
-        i  = (uint32_t)(key % h->ndst);
-        *g = i % ng;
+        /* key % ndst: a 64-bit remainder is a long subroutine; a power
+         * of two and a key below 2^32 need none */
+        n = h->ndst;
+        i = ((n & (n - 1)) == 0) ? (uint32_t)key & (n - 1) :
+            ((key >> 32) == 0) ? (uint32_t)key % n : (uint32_t)(key % n);
+        *g = (ng == 1) ? 0 : i % ng;
         return h->dst[i];
     }
     return MGI_EP_ID_ALL;
@@ -394,6 +404,84 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
     return (int)len;
 }
 
+/* mgi_dev_send_block of a block whose tuples all have the schema's size
+ * (or none), with one stage group: the reservation's size is known from
+ * a count, so the reserving thread's round trip overlaps the other
+ * threads' routes and ranks instead of following them. */
+__device__ static inline int mgi_dev_send_block_uni(const mgi_dev_ch_t *h,
+                                                    const void *tuple,
+                                                    unsigned len, int dst)
+{
+    __shared__ uint32_t s_wcnt[32];     /* tuples per warp */
+    __shared__ uint32_t s_wkey[32];     /* mark key per warp */
+    __shared__ mgi_seg_hdr_t *s_seg;
+    __shared__ uint32_t s_off, s_pos;
+    __shared__ int s_ok;
+    /* as mgi_dev_send_block's: a hint only, uninitialized at the start */
+    __shared__ mgi_ring_hint_t s_hint;
+    const unsigned tid  = threadIdx.x;
+    const unsigned lane = tid % 32, warp = tid / 32;
+    const unsigned mask = __activemask();
+    const unsigned sz   = mgi_msg_size(h->tuple_size);
+    mgi_ring_t *const r = mgi_dev_stage(h);
+    uint16_t route = MGI_EP_ID_ALL;
+    uint32_t key, old = 0, total, bits, base, w;
+    unsigned g;
+
+    total = sz * (uint32_t)__syncthreads_count(len > 0);
+    if (total == 0) {
+        return 0;                           /* no tuple in the block */
+    }
+    if (tid == 0) {
+        /* a reservation larger than a segment would never fit: refuse
+         * it (MGI_SEG_SIZE / MGI_TUPLE_SIZE size segments for the block) */
+        s_ok = (total <= mgi_ring_cap(r)) &&
+               (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
+                                             &s_off, &s_pos) == MGI_RING_OK);
+    }
+    if (len > 0) {
+        route = mgi_dev_route_g(h, tuple, dst, &g);
+    }
+    bits = __ballot_sync(mask, len > 0);
+    key  = mgi_dev_warp_key(mask, mgi_dev_msg_key(h, route), len > 0);
+    if (lane == 0) {
+        s_wcnt[warp] = __popc(bits);
+        s_wkey[warp] = key;
+    }
+    __syncthreads();
+    if (!s_ok) {
+        return 0;
+    }
+    if (tid == 0) {
+        /* one (channel, destination) for the whole reservation? The CAS
+         * goes out before this thread's write, its answer is read after */
+        for (w = 0, base = 0; w < (blockDim.x + 31) / 32; ++w) {
+            if (s_wcnt[w] > 0) {            /* warp w has tuples */
+                key  = (base++ == 0) ? s_wkey[w] :
+                       (key == s_wkey[w]) ? key : MGI_SEG_MIXED;
+            }
+        }
+        old = mgi_seg_mark_begin(s_seg, key);
+    }
+    if (len > 0) {
+        for (w = 0, base = 0; w < warp; ++w) {
+            base += s_wcnt[w];
+        }
+        base += __popc(bits & ((1u << lane) - 1));
+        mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + base * sz, h,
+                          route, tuple, len);
+    }
+    if (tid == 0) {
+        mgi_seg_mark_end(s_seg, old, key);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        /* the commit is a release at GPU scope, as in mgi_dev_send_block */
+        mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
+    }
+    return (int)len;
+}
+
 /* Block level: every thread passes its tuple (len 0: nothing). On a
  * channel with a schema, tuples of tuple_size bytes are batched per
  * destination (mgi_dev_send_block_batch, in stage group 0). Else each
@@ -428,14 +516,18 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     uint32_t key, mkey, old = 0;
     uint16_t route;
     mgi_ring_t *r = NULL;
-    int ret, fail = 0, res = 0, careful;
+    int ret, fail = 0, res = 0, careful, uni;
 
-    if ((h->tuple_size != 0) && (h->msg_batch >= 2 * h->tuple_size) &&
-        __syncthreads_and((len == 0) || (len == h->tuple_size))) {
+    uni = (h->tuple_size != 0) &&
+          __syncthreads_and((len == 0) || (len == h->tuple_size));
+    if (uni && (h->msg_batch >= 2 * h->tuple_size)) {
         ret = mgi_dev_send_block_batch(h, tuple, len, dst);
         if (ret >= 0) {
             return ret;
         }
+    }
+    if (uni && (ng == 1) && (h->tuple_size <= MGI_MSG_MAX_LEN)) {
+        return mgi_dev_send_block_uni(h, tuple, len, dst);
     }
     if (tid < ng) {
         s_total[tid] = 0;
