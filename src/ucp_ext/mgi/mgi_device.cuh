@@ -879,7 +879,7 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
                                                      unsigned cap, B body)
 {
     __shared__ mgi_dev_runs_t s_rs;
-    __shared__ int s_ret, s_eof, s_n, s_bad;
+    __shared__ int s_ret, s_n, s_bad;
     __shared__ uint32_t s_off, s_len, s_msz, s_done, s_take, s_end;
     __shared__ uint16_t s_ch;
     __shared__ mgi_seg_hdr_t *s_seg;
@@ -899,7 +899,6 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
             s_ret = 0; /* another block of this final ring is receiving */
         } else {
             __threadfence();
-            s_eof = (mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc);
         }
     }
     __syncthreads();
@@ -1003,9 +1002,15 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
         __syncthreads();
     }
     if (threadIdx.x == 0) {
+        /* EOF: nothing taken, every source's EOF counted, and the ring
+         * still empty after that count (its sources' tuples were in the
+         * ring before it). Read only when nothing was taken: a round trip
+         * the calls that take tuples do not pay */
+        s_ret = (s_done > 0) ? (int)s_done :
+                ((mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc) &&
+                 (mgi_ring_peek_data(r) == NULL)) ? MGI_DEV_EOF : 0;
         __threadfence();
         atomicExch(&h->final_lock[b], 0u);
-        s_ret = ((s_done == 0) && s_eof) ? MGI_DEV_EOF : (int)s_done;
     }
     __syncthreads();
     ret = s_ret;

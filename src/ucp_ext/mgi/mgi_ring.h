@@ -98,6 +98,13 @@ MGI_INLINE void mgi_st_rel64(uint64_t *p, uint64_t v)
     asm volatile("st.release.gpu.u64 [%0], %1;" :: "l"(p), "l"(v)
                  : "memory");
 }
+/* A store another thread may race (atomics on the same word), ordered by
+ * a later release of this thread. */
+MGI_INLINE void mgi_st_rlx32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.relaxed.gpu.u32 [%0], %1;" :: "l"(p), "r"(v)
+                 : "memory");
+}
 MGI_INLINE uint32_t mgi_fadd32(uint32_t *p, uint32_t v)
 {
     __threadfence();
@@ -161,6 +168,10 @@ MGI_INLINE void mgi_st_rel32(uint32_t *p, uint32_t v)
 MGI_INLINE void mgi_st_rel64(uint64_t *p, uint64_t v)
 {
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+MGI_INLINE void mgi_st_rlx32(uint32_t *p, uint32_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 MGI_INLINE uint32_t mgi_fadd32(uint32_t *p, uint32_t v)
 {
@@ -414,9 +425,15 @@ MGI_INLINE uint32_t mgi_seg_mark_want(uint32_t key)
 
 /* The mark in two halves, so a producer can write its messages while the
  * CAS is under way: mgi_seg_mark_end(seg, mgi_seg_mark_begin(seg, key),
- * key) is mgi_seg_mark(seg, key). Both before the commit. */
+ * key) is mgi_seg_mark(seg, key). Both before the commit. MIXED needs no
+ * CAS: whatever mark is there, the segment ends MIXED, so it is stored
+ * without waiting for an answer (the commit's release orders it). */
 MGI_INLINE uint32_t mgi_seg_mark_begin(mgi_seg_hdr_t *seg, uint32_t key)
 {
+    if (key == MGI_SEG_MIXED) {
+        mgi_st_rlx32(&seg->reserved, MGI_SEG_MIXED);
+        return MGI_SEG_MIXED;
+    }
     return mgi_cas32_old(&seg->reserved, 0, mgi_seg_mark_want(key));
 }
 
