@@ -355,6 +355,7 @@ typedef struct mgi_gpu_pass {
     uint32_t      tgt_off[MGI_GPU_MAX_TARGETS];
     uint32_t      tgt_pos[MGI_GPU_MAX_TARGETS];
     int           tgt_ok[MGI_GPU_MAX_TARGETS];
+    uint32_t      tgt_mark[MGI_GPU_MAX_TARGETS]; /* mgi_seg_mark_begin's */
     /* final rings touched since the lanes last ran dry */
     mgi_ring_t    *touched[MGI_GPU_MAX_TARGETS];
     uint32_t      ntouched;
@@ -1106,14 +1107,15 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         p->wait_ring = NULL;
     }
     MGI_SYNC();
-    /* with several targets, every one must have room before any is
-     * reserved: a reservation of a blocked pass turns into padding, which
-     * the mover carries and the next hop walks (most passes were blocked,
-     * and the sort rings filled with padding). A single target needs no
-     * look: a failed reserve leaves nothing to undo (at most it closed the
-     * segment the bytes did not fit, which the mover can then take). */
-    for (t = tid; (p->ntgt > 1) && (t < p->ntgt); t += nth) {
-        if (!mgi_ring_append_room(p->tgt_ring[t], p->tgt_bytes[t])) {
+    /* every target must have room before any is reserved: a reservation
+     * of a blocked pass turns into padding, which the mover carries and
+     * the next hop walks (most passes were blocked, and the sort rings
+     * filled with padding). The look's RTail is where the reserve adds
+     * (one round trip each, where RTail's and STail's loads and the add
+     * were three, after a look of two) */
+    for (t = tid; t < p->ntgt; t += nth) {
+        if (!mgi_ring_append_look(p->tgt_ring[t], p->tgt_bytes[t],
+                                  &p->tgt_pos[t])) {
             p->blocked   = 1;
             p->wait_ring = p->tgt_ring[t];   /* any one of them */
             p->wait_sz   = p->tgt_bytes[t];
@@ -1124,11 +1126,12 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         return 0;
     }
     for (t = tid; t < p->ntgt; t += nth) {
-        p->tgt_ok[t] = (mgi_ring_append_reserve(p->tgt_ring[t],
-                                                p->tgt_bytes[t],
-                                                &p->tgt_seg[t],
-                                                &p->tgt_off[t],
-                                                &p->tgt_pos[t]) ==
+        p->tgt_ok[t] = (mgi_ring_append_reserve_at(p->tgt_ring[t],
+                                                   p->tgt_bytes[t],
+                                                   p->tgt_pos[t],
+                                                   &p->tgt_seg[t],
+                                                   &p->tgt_off[t],
+                                                   &p->tgt_pos[t]) ==
                         MGI_RING_OK);
         if (!p->tgt_ok[t]) {
             p->lost      = 1;   /* not blocked: others may still read it */
@@ -1150,8 +1153,10 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         }
         return 0;
     }
-    for (t = tid; t < p->ntgt; t += nth) {  /* before the commits */
-        mgi_seg_mark(p->tgt_seg[t], p->tgt_key[t]);
+    for (t = tid; t < p->ntgt; t += nth) {
+        /* the CAS goes out now, its answer is read before the commit: the
+         * copy runs meanwhile */
+        p->tgt_mark[t] = mgi_seg_mark_begin(p->tgt_seg[t], p->tgt_key[t]);
     }
     /* the warps together again before the copy: without a barrier, warp
      * 0's other threads ran their share of the copy while threads 0 and 1
@@ -1275,6 +1280,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     }
 #endif
     for (t = tid; t < p->ntgt; t += nth) {
+        mgi_seg_mark_end(p->tgt_seg[t], p->tgt_mark[t], p->tgt_key[t]);
         mgi_ring_append_commit(p->tgt_ring[t], p->tgt_seg[t], p->tgt_off[t],
                                p->tgt_bytes[t], p->tgt_pos[t]);
     }

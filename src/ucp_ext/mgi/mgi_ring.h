@@ -88,6 +88,15 @@ MGI_INLINE uint64_t mgi_ld_acq64(const uint64_t *p)
                  : "memory");
     return v;
 }
+/* A load for a look only (nothing read after it depends on it): the loads
+ * of one look go out together instead of one round trip each. */
+MGI_INLINE uint32_t mgi_ld_rlx32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p)
+                 : "memory");
+    return v;
+}
 MGI_INLINE void mgi_st_rel32(uint32_t *p, uint32_t v)
 {
     asm volatile("st.release.gpu.u32 [%0], %1;" :: "l"(p), "r"(v)
@@ -160,6 +169,10 @@ MGI_INLINE uint32_t mgi_ld_acq32(const uint32_t *p)
 MGI_INLINE uint64_t mgi_ld_acq64(const uint64_t *p)
 {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+MGI_INLINE uint32_t mgi_ld_rlx32(const uint32_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 MGI_INLINE void mgi_st_rel32(uint32_t *p, uint32_t v)
 {
@@ -642,13 +655,17 @@ MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
  * reservation, nothing padded): a consumer that places one input in
  * several rings checks them all first, since reservations it cannot use
  * become padding. Another producer may take the room before the reserve,
- * so the reserve can still fail. */
-MGI_INLINE int mgi_ring_append_room(mgi_ring_t *r, uint32_t sz)
+ * so the reserve can still fail. *t_p: RTail as the look loaded it, for
+ * mgi_ring_append_reserve_at. Relaxed loads: RTail's and RHead's go out
+ * together, and only a look acts on them. */
+MGI_INLINE int mgi_ring_append_look(mgi_ring_t *r, uint32_t sz,
+                                    uint32_t *t_p)
 {
-    const uint32_t t = mgi_ld_acq32(&r->prod_tail);
-    const uint32_t c = mgi_ld_acq32(&r->cons_tail);
+    const uint32_t t = mgi_ld_rlx32(&r->prod_tail);
+    const uint32_t c = mgi_ld_rlx32(&r->cons_tail);
     uint64_t st;
 
+    *t_p = t;
     if (t - c >= r->size) {
         return 0;
     }
@@ -658,6 +675,29 @@ MGI_INLINE int mgi_ring_append_room(mgi_ring_t *r, uint32_t sz)
     st = mgi_ld_acq64(&mgi_ring_seg(r, t)->stail);
     return ((uint32_t)(st >> 32) != t) ||
            ((uint32_t)st + sz <= mgi_ring_cap(r));
+}
+
+MGI_INLINE int mgi_ring_append_room(mgi_ring_t *r, uint32_t sz)
+{
+    uint32_t t;
+
+    return mgi_ring_append_look(r, sz, &t);
+}
+
+/* mgi_ring_append_reserve after a look that found room with RTail at t:
+ * one add at slot t (mgi_ring_append_reserve_hint, the slot first seen by
+ * the add), instead of RTail's and STail's loads before it; the usual way
+ * when slot t has moved on or has no room left. */
+MGI_INLINE int mgi_ring_append_reserve_at(mgi_ring_t *r, uint32_t sz,
+                                          uint32_t t, mgi_seg_hdr_t **seg_p,
+                                          uint32_t *off_p, uint32_t *pos_p)
+{
+    mgi_ring_hint_t hint;
+
+    hint.ring  = r;
+    hint.t     = t;
+    hint.fresh = 1;
+    return mgi_ring_append_reserve_hint(r, sz, &hint, seg_p, off_p, pos_p);
 }
 
 MGI_INLINE void mgi_ring_append_commit(mgi_ring_t *r, mgi_seg_hdr_t *seg,
