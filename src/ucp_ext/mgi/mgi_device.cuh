@@ -483,12 +483,14 @@ __device__ static inline int mgi_dev_send_block_uni(const mgi_dev_ch_t *h,
 }
 
 /* Block level: every thread passes its tuple (len 0: nothing). On a
- * channel with a schema, tuples of tuple_size bytes are batched per
- * destination (mgi_dev_send_block_batch, in stage group 0). Else each
- * stage group's tuples take one reservation in the group's ring, made by
- * one thread each; all or nothing: when one group's ring has no room, no
- * tuple is taken (a reservation made is given back as padding), and every
- * thread gets 0. */
+ * channel with a schema whose every tuple here has tuple_size bytes: with
+ * MGI_DEV_MSG_BATCH (msg_batch) they are batched per destination
+ * (mgi_dev_send_block_batch, in stage group 0); else, with one stage
+ * group, one reservation sized from a count (mgi_dev_send_block_uni).
+ * Else each stage group's tuples take one reservation in the group's
+ * ring, made by one thread each; all or nothing: when one group's ring
+ * has no room, no tuple is taken (a reservation made is given back as
+ * padding), and every thread gets 0. */
 __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
                                                 const void *tuple,
                                                 unsigned len, int dst)
