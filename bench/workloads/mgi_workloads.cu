@@ -375,19 +375,19 @@ typedef struct {
 
 /* MGI variant (see its section): threads per block (a tuple per thread
  * per send), tuples a block receives at once, default user blocks per GPU
- * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS) */
-#define WL_MGI_THREADS  256    /* default ($MGI_WL_MGI_THREADS) */
+ * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS).
+ * 32 blocks of 1024 threads for every op: on 2 x H200 the Exchange moved
+ * 80.4 against 67.7 GB/s with 64 x 256, GroupBy took 55.9 against 68.0 ms
+ * and Join 80.0 against 99.4 ms (bench/results/2026-11-24-h200x2-targets/,
+ * run65); many-to-one and point-to-point took them already (13.9 and 47.7
+ * GB/s cross against 8.8 and 34.4 with 64 x 256,
+ * bench/results/2026-11-22-h200x2-sorter-room.txt) */
+#define WL_MGI_THREADS  1024   /* default ($MGI_WL_MGI_THREADS) */
 #define WL_MGI_MAX_THREADS 1024
 #define WL_MGI_RECV     65536   /* per block, in device memory: a
                                  * receive call costs barriers and ring
                                  * reads, so each should take much */
-#define WL_MGI_BLOCKS   64
-/* many-to-one and point-to-point, whose tuples go one way, take 32 blocks
- * of 1024 threads (more tuples a send): 13.9 and 47.7 GB/s cross against
- * 8.8 and 34.4 with 64 x 256, which suits the others (Exchange 50 against
- * 39 GB/s); 2 x H200, bench/results/2026-11-22-h200x2-sorter-room.txt */
-#define WL_MGI_BLOCKS_1WAY  32
-#define WL_MGI_THREADS_1WAY 1024
+#define WL_MGI_BLOCKS   32
 #define WL_MGI_RECV_EVERY 1    /* a receive after every send of a block
                                    (MGI_WL_MGI_RECV_EVERY; 0: only when
                                    the stage ring is full) */
@@ -1162,16 +1162,12 @@ static int wl_mgi_init(wl_rank_t *w)
     mgi_ep_params_t ep;
     ucs_status_t status;
     unsigned need;
-    int ok, all_ok, one_way;
+    int ok, all_ok;
 
     memset(m, 0, sizeof(*m));
     tls       = (tls != NULL) ? tls : WL_MGI_TLS;
-    one_way   = (w->opts->op == WL_OP_MANY2ONE) ||
-                (w->opts->op == WL_OP_P2P);
-    m->blocks = (blks != NULL) ? (unsigned)atoi(blks) :
-                one_way ? WL_MGI_BLOCKS_1WAY : WL_MGI_BLOCKS;
-    m->threads = (thr != NULL) ? (unsigned)atoi(thr) :
-                 one_way ? WL_MGI_THREADS_1WAY : WL_MGI_THREADS;
+    m->blocks  = (blks != NULL) ? (unsigned)atoi(blks) : WL_MGI_BLOCKS;
+    m->threads = (thr != NULL) ? (unsigned)atoi(thr) : WL_MGI_THREADS;
     m->recv_every = (getenv("MGI_WL_MGI_RECV_EVERY") != NULL) ?
                     (unsigned)atoi(getenv("MGI_WL_MGI_RECV_EVERY")) :
                     WL_MGI_RECV_EVERY;

@@ -22,10 +22,8 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 64;
-#                    32 for many2one and p2p)
-#   MGI_WL_MGI_THREADS threads per user block (default 256; 1024 for
-#                    many2one and p2p)
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 32)
+#   MGI_WL_MGI_THREADS threads per user block (default 1024)
 #   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
 #                    (default 1; 0: only when its stage ring is full)
 #                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
@@ -96,15 +94,20 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 # kernel loads up front (mgi_workloads sets this too when mgi runs)
 export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # libmgi's defaults suit CPU endpoints; GPU endpoints run the measured
-# settings unless the caller sets them (src/ucp_ext/README.md, Tunables)
+# settings unless the caller sets them (src/ucp_ext/README.md, Tunables).
+# With 32 user blocks of 1024 threads, deeper receive lanes and final
+# rings and 4 sort rings per hop took GroupBy from 71.5 to 56.4 ms and
+# Join from 103.9 to 79.6 ms on 2 x H200, the Exchange 60.3 to 70.9 GB/s
+# (bench/results/2026-11-24-h200x2-targets/summary.txt, section 5)
 export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-32}
 export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
 export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-16}
-export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-256}
+export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-1024}
 export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-256}
 export MGI_MOVER_BATCH=${MGI_MOVER_BATCH:-32}
-export MGI_FINAL_DEPTH=${MGI_FINAL_DEPTH:-16}
+export MGI_FINAL_DEPTH=${MGI_FINAL_DEPTH:-64}
+export MGI_SORT_RINGS=${MGI_SORT_RINGS:-4}
 export CUDA_MODULE_LOADING=EAGER
 # the CPU reference runs in every rank: share the cores
 ncpu=$(nproc 2>/dev/null || echo 2)
