@@ -339,7 +339,7 @@ typedef struct mgi_gpu_pass {
     int           at_end, stop_eof, blocked, progress;
     int           lost;         /* mgi_gpu_place: a reserve failed after
                                  * the look (the room went to another
-                                 * producer, or a single target had none) */
+                                 * producer) */
     mgi_ring_t    *wait_ring;   /* a target without room: the pass is
                                  * blocked on it (mgi_gpu_place) */
     uint32_t      wait_sz;
