@@ -388,6 +388,9 @@ typedef struct {
                                  * receive call costs barriers and ring
                                  * reads, so each should take much */
 #define WL_MGI_BLOCKS   32
+#define WL_MGI_TILE     4      /* tuples per thread of a tile send
+                                  (MGI_WL_MGI_TILE; 0: a tuple per thread
+                                  per mgi_dev_send_block) */
 #define WL_MGI_RECV_EVERY 1    /* a receive after every send of a block
                                    (MGI_WL_MGI_RECV_EVERY; 0: only when
                                    the stage ring is full) */
@@ -420,6 +423,8 @@ typedef struct {
     unsigned       blocks;                  /* user blocks = stage rings */
     unsigned       threads;                 /* per user block */
     unsigned       recv_every;              /* a receive every N sends */
+    unsigned       tile;                    /* tuples per thread of a tile
+                                             * send; 0: one per send */
     unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
     wl_mgi_res_t  *d_res;
     wl_mgi_res_t  *h_res;                   /* pinned */
@@ -831,7 +836,10 @@ static void wl_save(wl_rank_t *w)
  * persistent kernel, started once).  Per shuffle: a channel with every
  * rank's endpoint as source and destination, schema {key, val} with the
  * key as partition key, and one kernel: each block sends its slice of
- * t->in, a tuple per thread (mgi_dev_send_block), receiving into t->recv
+ * t->in, in tiles of $MGI_WL_MGI_TILE tuples per thread straight from
+ * t->in (mgi_dev_send_block_tile) where the channel tells each tuple's
+ * destination (by key, or rank 1 for point-to-point), else a tuple per
+ * thread (mgi_dev_send_block, many-to-one), receiving into t->recv
  * whenever its stage ring is full, flushes without blocking
  * (mgi_dev_flush_nb) while receiving, then receives until EOF; then the
  * channel is deleted (its ids are not reused: max_channels is raised to
@@ -902,12 +910,14 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
  * WL_MGI_THREADS threads.  by_key: the channel's partition key routes
  * (exchange, one-to-many); else each tuple names its destination
  * (many-to-one keeps most tuples, point-to-point sends all to rank 1). */
+template <bool TILED>
 static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
                       wl_mgi_res_t *res, mgi_wl_tuple_t *stages,
-                      unsigned recv_every, unsigned long long timeout_ns)
+                      unsigned recv_every, unsigned long long timeout_ns,
+                      unsigned tile)
 {
     mgi_wl_tuple_t *stage = stages + (size_t)blockIdx.x * WL_MGI_RECV;
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
@@ -928,7 +938,40 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         flush_state = 0;
     }
     __syncthreads();
-    for (b = begin; (b < end) && (flags == 0); b += blockDim.x) {
+    if (TILED) {
+        /* tiles of t->in straight from memory, tile x blockDim.x tuples
+         * a send (mgi_dev_send_block_tile) */
+        const uint64_t step = (uint64_t)tile * blockDim.x;
+        const int tdst      = by_key ? MGI_DEV_DST_AUTO :
+                              (int)dsts.ep[mgi_wl_dest(pat, 0, me, G)];
+        uint64_t cnt, done;
+        unsigned took;
+
+        for (b = begin; (b < end) && (flags == 0); b += step) {
+            cnt = min(step, end - b);
+            for (i = threadIdx.x; i - threadIdx.x < cnt; i += blockDim.x) {
+                wl_warp_count(hist, (i < cnt) ? mgi_wl_dest(pat,
+                                                in[b + i].key, me, G) : -1);
+            }
+            for (done = 0; (done < cnt) && (flags == 0);) {
+                took = mgi_dev_send_block_tile(h, in + b + done,
+                                               (unsigned)(cnt - done), tdst);
+                if (took > 0) {
+                    done += took;
+                    if ((recv_every > 0) && ((++sends % recv_every) == 0)) {
+                        wl_mgi_recv(h, stage, recv, cap, res);
+                    }
+                    continue;
+                }
+                /* the stage ring is full: drain what came in meanwhile */
+                wl_mgi_recv(h, stage, recv, cap, res);
+                if (wl_mgi_late(deadline)) {
+                    flags = WL_MGI_LATE_SEND;
+                }
+            }
+        }
+    }
+    for (b = begin; !TILED && (b < end) && (flags == 0); b += blockDim.x) {
         i     = b + threadIdx.x;
         d     = -1;
         t.key = t.val = 0;
@@ -1168,6 +1211,8 @@ static int wl_mgi_init(wl_rank_t *w)
     tls       = (tls != NULL) ? tls : WL_MGI_TLS;
     m->blocks  = (blks != NULL) ? (unsigned)atoi(blks) : WL_MGI_BLOCKS;
     m->threads = (thr != NULL) ? (unsigned)atoi(thr) : WL_MGI_THREADS;
+    m->tile = (getenv("MGI_WL_MGI_TILE") != NULL) ?
+              (unsigned)atoi(getenv("MGI_WL_MGI_TILE")) : WL_MGI_TILE;
     m->recv_every = (getenv("MGI_WL_MGI_RECV_EVERY") != NULL) ?
                     (unsigned)atoi(getenv("MGI_WL_MGI_RECV_EVERY")) :
                     WL_MGI_RECV_EVERY;
@@ -1319,10 +1364,16 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     }
     t1 = wl_now_ms();
     WL_CUDA(cudaMemsetAsync(m->d_res, 0, sizeof(*m->d_res), w->stream));
-    wl_mgi_shuffle_kernel<<<m->blocks, m->threads, 0, w->stream>>>(
+    /* tile sends where the channel tells each tuple's destination (the
+     * key, or rank 1 for point-to-point); a kernel of its own, so the
+     * other one keeps its registers */
+    auto *kern = ((m->tile > 0) &&
+                  (by_key || (pat == MGI_WL_PATTERN_P2P))) ?
+                 wl_mgi_shuffle_kernel<true> : wl_mgi_shuffle_kernel<false>;
+    kern<<<m->blocks, m->threads, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
             t->cap, m->d_res, m->d_stage, m->recv_every,
-            (unsigned long long)m->timeout_ms * 1000000ull);
+            (unsigned long long)m->timeout_ms * 1000000ull, m->tile);
     WL_CUDA(cudaGetLastError());
     WL_CUDA(cudaMemcpyAsync(res, m->d_res, sizeof(*res),
                             cudaMemcpyDeviceToHost, w->stream));

@@ -39,6 +39,7 @@ __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
     /* warp- and block-level sends of one more tuple each */
     mgi_dev_send_warp(&ch, &part[0], sizeof(tuple), MGI_DEV_DST_AUTO);
     mgi_dev_send_block(&ch, &part[0], sizeof(tuple), 0);
+    mgi_dev_send_block_tile(&ch, part, n, MGI_DEV_DST_AUTO);
     mgi_dev_flush(&ch, 0);
     do {
         ret = mgi_dev_recv(&ch, buf, sizeof(buf));

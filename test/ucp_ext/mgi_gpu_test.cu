@@ -62,6 +62,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <string>
 #include <vector>
 
 #define CHECK_CUDA(_call) \
@@ -107,6 +108,10 @@ struct opts {
                                  * receive): a receive call after every
                                  * this many block sends, 16 (-P); 0: only
                                  * when a send finds the stage ring full */
+    unsigned   tile;         /* bench, shuffle, sorter: tuples per
+                              * thread of a tile send (-K,
+                              * mgi_dev_send_block_tile); 0: a tuple per
+                              * thread (mgi_dev_send_block) */
     unsigned   timeout_s;
 };
 
@@ -241,18 +246,16 @@ __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
 __device__ unsigned g_send_backoff_ns;
 __device__ unsigned g_recv_every;
 
-/* Block: send one tuple per thread (len 0: none) until the block's
- * reservation takes, receiving meanwhile. Returns 0, or -1 on timeout. */
-template <typename F>
-__device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
-                                 unsigned len, int dst, char *rbuf,
-                                 unsigned rsize, F f,
-                                 unsigned long long deadline)
+/* Block: send(), which returns nonzero in every thread once it took
+ * something, until it takes, receiving meanwhile (block_send). */
+template <typename S, typename F>
+__device__ static int block_send_by(const mgi_dev_ch_t *h, S send,
+                                    char *rbuf, unsigned rsize, F f,
+                                    unsigned long long deadline)
 {
     for (;;) {
         const long long c0 = clock64();
-        int ret = mgi_dev_send_block(h, t, len, dst);
-        int ok  = __syncthreads_or(ret > 0);
+        int ok = send();
         if (threadIdx.x == 0) {
             ++g_send_calls;
             g_send_full += !ok;
@@ -270,6 +273,19 @@ __device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
             return -1;
         }
     }
+}
+
+/* Block: send one tuple per thread (len 0: none) until the block's
+ * reservation takes, receiving meanwhile. Returns 0, or -1 on timeout. */
+template <typename F>
+__device__ static int block_send(const mgi_dev_ch_t *h, const void *t,
+                                 unsigned len, int dst, char *rbuf,
+                                 unsigned rsize, F f,
+                                 unsigned long long deadline)
+{
+    return block_send_by(h, [&]() {
+        return __syncthreads_or(mgi_dev_send_block(h, t, len, dst) > 0);
+    }, rbuf, rsize, f, deadline);
 }
 
 /* Block: flush without blocking the receive side; then, if this endpoint
@@ -424,12 +440,17 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
 }
 
 /* Bench / sorter: tuples of `words` 8-byte words to `dst`; the receiving
- * side counts them and sums word 0 and checks the other words. */
+ * side counts them and sums word 0 and checks the other words. TILE: the
+ * source sends tiles (-K); a kernel of its own, as the tile path's
+ * registers (113 against 64 per thread) halved the blocks an SM holds,
+ * and the widest one-GPU step no longer had its blocks resident. */
+template <bool TILE>
 __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                               long base, unsigned words, int dst,
                               dev_result *res,
                               unsigned long long timeout_ns, int global_ring,
-                              int blocking_flush)
+                              int blocking_flush, unsigned tile,
+                              char *scratch)
 {
     char *const rbuf = NULL; /* receive in place: mgi_dev_recv_block_each */
     const long long c_start = clock64();
@@ -473,7 +494,45 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
         g_thread_recv = 0;
     }
     __syncthreads();
-    if (send) {
+    if (TILE && send) {
+        /* tiles of tile x blockDim.x tuples, written to the block's
+         * scratch and sent from there (mgi_dev_send_block_tile) */
+        const long step = (long)tile * blockDim.x;
+        char *const mine = scratch + (size_t)blockIdx.x * step * tsize;
+        unsigned since_recv = 0;
+
+        for (long i = begin; i < end; i += step) {
+            const unsigned cnt = (unsigned)min(step, end - i);
+            unsigned done = 0, took = 0;
+
+            if ((rsize > 0) && (g_recv_every > 0) &&
+                (++since_recv >= g_recv_every)) {
+                since_recv = 0;
+                block_recv(h, rbuf, rsize, check);
+            }
+            for (unsigned j = threadIdx.x; j < cnt; j += blockDim.x) {
+                uint64_t *q = (uint64_t*)(mine + (size_t)j * tsize);
+                for (unsigned w = 0; w < words; ++w) {
+                    q[w] = bench_word((uint64_t)(base + i + j), w);
+                }
+            }
+            __syncthreads();
+            while (done < cnt) {
+                if (block_send_by(h, [&]() {
+                        took = mgi_dev_send_block_tile(
+                                h, mine + (size_t)done * tsize, cnt - done,
+                                dst);
+                        return (int)(took > 0);
+                    }, rbuf, rsize, check, deadline) != 0) {
+                    if (threadIdx.x == 0) {
+                        atomicOr(&res->timeouts, (unsigned)PH_SEND);
+                    }
+                    return;
+                }
+                done += took;
+            }
+        }
+    } else if (send) {
         unsigned since_recv = 0;    /* block sends since a receive call */
 
         for (long i = begin; i < end; i += blockDim.x) {
@@ -590,14 +649,21 @@ struct gpu_ep {
     unsigned       *cnt;
     unsigned long long *sum;
     cudaEvent_t    start, stop;
+    char           *scratch;  /* -K: a tile per block, else NULL */
 };
 
-static void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks)
+static void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,
+                     size_t scratch = 0)
 {
     mgi_ep_params_t ep;
 
     e->dev = dev;
     CHECK_CUDA(cudaSetDevice(dev));
+    /* before the endpoint: its sorter is a persistent kernel */
+    e->scratch = NULL;
+    if (scratch > 0) {
+        CHECK_CUDA(cudaMalloc(&e->scratch, scratch));
+    }
     CHECK_CUDA(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
     CHECK_CUDA(cudaHostAlloc(&e->res, sizeof(*e->res), cudaHostAllocMapped |
                                                        cudaHostAllocPortable));
@@ -853,6 +919,20 @@ static double copy_engine_gbs(size_t bytes)
     return bytes / (best / 1e3) / 1e9;
 }
 
+/* How the user blocks sent, for the summary lines. */
+static std::string send_how(const opts &o)
+{
+    char b[96];
+
+    if (o.tile > 0) {
+        snprintf(b, sizeof(b), "tile sends of %u x %u tuples", o.tile,
+                 o.threads);
+    } else {
+        snprintf(b, sizeof(b), "a tuple per thread per block send");
+    }
+    return b;
+}
+
 /* bench: GPU0 -> GPU1; sorter: loopback on one GPU. */
 enum { STREAM_BENCH, STREAM_SORTER, STREAM_SHUFFLE };
 
@@ -901,7 +981,8 @@ static int run_stream(const opts &o, int mode)
          * kernels run side by side; two processes time-slice the GPU) */
         int dev = sorter ? 0 : ((o.local > 0) ? k % ngpus() :
                                                 rank % ngpus());
-        ep_setup(ctx, &eps[k], dev, o.global_ring ? 1 : o.blocks);
+        ep_setup(ctx, &eps[k], dev, o.global_ring ? 1 : o.blocks,
+                 (size_t)o.tile * o.threads * o.blocks * o.size);
     }
     if (sorter) {
         src.push_back(MGI_EP_ID(rank, 0));
@@ -954,11 +1035,13 @@ static int run_stream(const opts &o, int mode)
                                            cudaMemcpyHostToDevice,
                                            e->stream));
         CHECK_CUDA(cudaEventRecord(e->start, e->stream));
-        stream_kernel<<<o.blocks, o.threads, 0, e->stream>>>(
+        auto *kern = (o.tile > 0) ? stream_kernel<true> :
+                                    stream_kernel<false>;
+        kern<<<o.blocks, o.threads, 0, e->stream>>>(
                 e->h, is_src[k], is_dst[k], o.tuples, base[k], words,
                 shuffle ? MGI_DEV_DST_AUTO : (int)dst[0], rd,
                 (unsigned long long)o.timeout_s * 1000000000ull,
-                o.global_ring, o.blocking_flush);
+                o.global_ring, o.blocking_flush, o.tile, e->scratch);
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
     }
@@ -1049,14 +1132,15 @@ static int run_stream(const opts &o, int mode)
             double gbs = (sl > 0) ? 2.0 * bytes / sl / 1e9 : 0;
             printf("shuffle %u B tuples: 2 endpoints (%s), %.2f GB/s "
                    "received in all, slowest kernel %.3f ms, %u stage "
-                   "group(s) per user block\n", o.size,
+                   "group(s) per user block, %s\n", o.size,
                    o.local > 0 ? "one process" : "two processes", gbs,
-                   sl * 1e3, eps[0].h.ngroups);
+                   sl * 1e3, eps[0].h.ngroups, send_how(o).c_str());
             printf("json: {\"test\":\"shuffle\",\"tuple_bytes\":%u,"
                    "\"tuples_per_ep\":%ld,\"procs\":%d,\"blocks\":%u,"
-                   "\"stage_groups\":%u,\"seconds\":%.6f,\"gbs\":%.3f,"
-                   "\"ok\":%s}\n", o.size, o.tuples, nproc, o.blocks,
-                   eps[0].h.ngroups, sl, gbs, ok ? "true" : "false");
+                   "\"stage_groups\":%u,\"tile\":%u,\"seconds\":%.6f,"
+                   "\"gbs\":%.3f,\"ok\":%s}\n", o.size, o.tuples, nproc,
+                   o.blocks, eps[0].h.ngroups, o.tile, sl, gbs,
+                   ok ? "true" : "false");
         }
     }
     /* the copy-engine figure is in rank 0, the channel's in the dst's */
@@ -1077,15 +1161,17 @@ static int run_stream(const opts &o, int mode)
             double gbs = (s > 0) ? bytes / s / 1e9 : 0;
             const int gpus = (ngpus() > 1) ? 2 : 1;
             printf("send_bw %u B tuples: MGI %.2f GB/s, copy engine %.2f "
-                   "GB/s (%s), ratio %.3f\n", o.size, gbs, ce_gbs,
+                   "GB/s (%s), ratio %.3f, %s\n", o.size, gbs, ce_gbs,
                    (gpus > 1) ? "GPU0 -> GPU1" : "within GPU 0: one GPU",
-                   ce_gbs > 0 ? gbs / ce_gbs : 0);
+                   ce_gbs > 0 ? gbs / ce_gbs : 0, send_how(o).c_str());
             printf("json: {\"test\":\"send_bw\",\"tuple_bytes\":%u,"
                    "\"gpus\":%d,"
                    "\"tuples\":%ld,\"bytes\":%zu,\"procs\":%d,"
-                   "\"blocks\":%u,\"seconds\":%.6f,\"mgi_gbs\":%.3f,"
+                   "\"blocks\":%u,\"tile\":%u,\"seconds\":%.6f,"
+                   "\"mgi_gbs\":%.3f,"
                    "\"copy_engine_gbs\":%.3f,\"ratio\":%.4f,\"ok\":%s}\n",
-                   o.size, gpus, o.tuples, bytes, nproc, o.blocks, s, gbs,
+                   o.size, gpus, o.tuples, bytes, nproc, o.blocks, o.tile, s,
+                   gbs,
                    ce_gbs,
                    ce_gbs > 0 ? gbs / ce_gbs : 0, ok ? "true" : "false");
         }
@@ -1184,7 +1270,7 @@ static void usage(void)
             "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
-            "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S]\n");
+            "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE]\n");
     exit(2);
 }
 
@@ -1215,7 +1301,7 @@ int main(int argc, char **argv)
      * keeps the old way; bench/results/2026-11-23-h100x1-walk-slices/) */
     o.recv_every = 16;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -1230,6 +1316,7 @@ int main(int argc, char **argv)
         case 'S': o.send_backoff_ns = (unsigned)atoi(optarg); break;
         case 'P': o.recv_every = (unsigned)atoi(optarg); break;
         case 'T': o.timeout_s = atoi(optarg); break;
+        case 'K': o.tile = (unsigned)atoi(optarg); break;
         default: usage();
         }
     }

@@ -150,6 +150,21 @@ __device__ static inline void mgi_dev_write_msg(char *p, const mgi_dev_ch_t *h,
     mgi_copy_bytes(p + MGI_MSG_HDR_SIZE, tuple, len);
 }
 
+/* Block level: the lanes of this thread's warp that exist in the block,
+ * for the warp votes, shuffles and reductions of a block call that every
+ * thread makes. Not __activemask(): it names the lanes that happen to run
+ * together, and a block call may start with its warp split (thread 0
+ * still committing the block's last send, which follows the last
+ * barrier); the lanes ahead would then sum and vote without it. The
+ * _sync intrinsics wait for every lane of the mask. */
+__device__ static inline unsigned mgi_dev_block_warp_mask(void)
+{
+    const unsigned warp = threadIdx.x / 32;
+
+    return ((warp + 1) * 32 <= blockDim.x) ? 0xffffffffu :
+           (1u << (blockDim.x % 32)) - 1;
+}
+
 /* Warp: the inclusive prefix sum of v over the lanes of mask (the lanes
  * 0..n-1 of the warp): where each lane's bytes end in the warp's. */
 __device__ static inline unsigned mgi_dev_warp_incl(unsigned mask, unsigned v)
@@ -306,7 +321,7 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
     const unsigned per  = max(h->msg_batch / ts, 1u);
     const unsigned fmsz = mgi_msg_size(per * ts);   /* a full batch */
     const unsigned lane = threadIdx.x % 32;
-    const unsigned mask = __activemask();
+    const unsigned mask = mgi_dev_block_warp_mask();
     unsigned grp, lead, slot = 0, rank = 0, i, k, cnt, g, mi;
     uint16_t route = MGI_EP_ID_ALL;
     uint32_t old;
@@ -421,7 +436,7 @@ __device__ static inline int mgi_dev_send_block_uni(const mgi_dev_ch_t *h,
     __shared__ mgi_ring_hint_t s_hint;
     const unsigned tid  = threadIdx.x;
     const unsigned lane = tid % 32, warp = tid / 32;
-    const unsigned mask = __activemask();
+    const unsigned mask = mgi_dev_block_warp_mask();
     const unsigned sz   = mgi_msg_size(h->tuple_size);
     mgi_ring_t *const r = mgi_dev_stage(h);
     uint16_t route = MGI_EP_ID_ALL;
@@ -511,7 +526,7 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     const unsigned ng   = mgi_dev_ngroups(h);
     const unsigned tid  = threadIdx.x;
     const unsigned lane = tid % 32;
-    const unsigned mask = __activemask();
+    const unsigned mask = mgi_dev_block_warp_mask();
     const unsigned last = 31 - __clz(mask);
     unsigned sz = (len > 0) ? mgi_msg_size(len) : 0;
     unsigned my_off = 0, incl, v, base, g = 0, j, mine, nz;
@@ -628,6 +643,120 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
                                s_pos[tid]);
     }
     return (int)len;
+}
+
+/* Block level, a tile: the block's threads together send tuples[0 .. n),
+ * n tuples of the channel's schema size side by side in global or shared
+ * memory (every thread passes the same arguments), to dst, or by the
+ * partition key with MGI_DEV_DST_AUTO. Returns how many tuples it took,
+ * from the front of the tile, the same in every thread: n, fewer when the
+ * rest of the block's stage segment holds fewer (the next call starts a
+ * segment), or 0 when the stage ring has no room (or the channel has no
+ * schema, or a tuple is larger than a segment). Tuples of one destination
+ * keep their order.
+ *
+ * Where mgi_dev_send_block reserves, marks and commits for every
+ * blockDim.x tuples, a tile does so once for up to a stage segment: the
+ * block's send is then bound by its writes. A block sizes its reservation
+ * to the room it left in its segment, so tiles do not end a segment with
+ * padding (the block is its stage ring's only producer; the room is a
+ * hint, any value is safe). With stage groups or MGI_DEV_MSG_BATCH the
+ * tile goes as mgi_dev_send_block calls of blockDim.x tuples. */
+__device__ static inline unsigned mgi_dev_send_block_tile(
+        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
+{
+    __shared__ uint32_t s_wkey[32];     /* mark key per warp */
+    __shared__ uint8_t s_whas[32];      /* the warp has tuples */
+    __shared__ mgi_seg_hdr_t *s_seg;
+    __shared__ uint32_t s_off, s_pos;
+    __shared__ int s_ok;
+    /* hints, uninitialized at the kernel's start: where the block
+     * reserved last, and where its next reservation lands */
+    __shared__ mgi_ring_hint_t s_hint;
+    __shared__ uint32_t s_next;
+    const unsigned tsz  = h->tuple_size;
+    const unsigned tid  = threadIdx.x;
+    const unsigned lane = tid % 32, warp = tid / 32;
+    const unsigned mask = mgi_dev_block_warp_mask();
+    const char *const t = (const char*)tuples;
+    mgi_ring_t *const r = mgi_dev_stage(h);
+    uint32_t sz, cap, room, key = 0, k, total, old = 0;
+    unsigned i, done, c, w;
+    uint16_t route = MGI_EP_ID_ALL;
+    int has = 0, ret;
+
+    if ((n == 0) || (tsz == 0)) {
+        return 0;
+    }
+    if ((mgi_dev_ngroups(h) > 1) || (h->msg_batch >= 2 * tsz) ||
+        (tsz > MGI_MSG_MAX_LEN)) {
+        /* as block sends of a tuple per thread, each all or nothing */
+        for (done = 0; done < n; done += c) {
+            c   = min(blockDim.x, n - done);
+            i   = done + ((tid < c) ? tid : 0);
+            ret = mgi_dev_send_block(h, t + (size_t)i * tsz,
+                                     (tid < c) ? tsz : 0, dst);
+            if (!__syncthreads_or(ret > 0)) {
+                break;
+            }
+        }
+        return done;
+    }
+    sz   = mgi_msg_size(tsz);
+    cap  = mgi_ring_cap(r);
+    room = (s_hint.ring == r) ? s_next : 0;
+    room = ((room < cap) && ((cap - room) / sz > 0)) ? (cap - room) / sz :
+                                                       cap / sz;
+    n    = min(n, room);
+    if (n == 0) {
+        return 0;                           /* a tuple exceeds a segment */
+    }
+    total = n * sz;
+    __syncthreads();                        /* s_next read by all */
+    if (tid == 0) {
+        s_ok = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
+                                             &s_off, &s_pos) == MGI_RING_OK);
+        s_next = s_ok ? s_off + total : 0;
+    }
+    if (tid < n) {
+        /* the first tuple's route while the reservation is under way */
+        route = mgi_dev_route(h, t + (size_t)tid * tsz, dst);
+    }
+    __syncthreads();
+    if (!s_ok) {
+        return 0;
+    }
+    for (i = tid; i < n; i += blockDim.x) {
+        if (i != tid) {
+            route = mgi_dev_route(h, t + (size_t)i * tsz, dst);
+        }
+        k   = mgi_dev_msg_key(h, route);
+        key = (!has || (key == k)) ? k : MGI_SEG_MIXED;
+        has = 1;
+        mgi_dev_write_msg(mgi_seg_payload(s_seg) + s_off + (size_t)i * sz,
+                          h, route, t + (size_t)i * tsz, tsz);
+    }
+    key = mgi_dev_warp_key(mask, key, has);
+    has = __any_sync(mask, has);            /* a vote of every lane */
+    if (lane == 0) {
+        s_wkey[warp] = key;
+        s_whas[warp] = (uint8_t)has;
+    }
+    __syncthreads();
+    if (tid == 0) {
+        /* one (channel, destination) for the whole reservation? (warp 0
+         * has tuples: n > 0) */
+        for (w = 1, key = s_wkey[0]; w < (blockDim.x + 31) / 32; ++w) {
+            key = (!s_whas[w] || (s_wkey[w] == key)) ? key : MGI_SEG_MIXED;
+        }
+        old = mgi_seg_mark_begin(s_seg, key);
+        mgi_seg_mark_end(s_seg, old, key);
+        /* the commit is a release at GPU scope, as in mgi_dev_send_block:
+         * the writes this thread saw through the barrier, and the mark,
+         * are ordered before the count */
+        mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
+    }
+    return n;
 }
 
 /* The EOF record of a block's flush number `seq`: to every destination,
