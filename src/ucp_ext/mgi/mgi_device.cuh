@@ -13,7 +13,8 @@
  *
  * _warp variants are called by all 32 lanes together, _block variants by
  * all threads of the block; they reserve once and write their tuples
- * side by side (coalesced).
+ * side by side (coalesced). mgi_dev_send_block_tile sends a block's tile
+ * of tuples from memory with one reservation for up to a stage segment.
  *
  * The host fills an mgi_dev_ch_t for a GPU endpoint with
  * mgi_ch_device_handle() (mgi.h); pass it to kernels by value and take its
