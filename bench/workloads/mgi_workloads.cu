@@ -906,6 +906,28 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
     return n;
 }
 
+/* Block: after a send that took (ok) or found the stage ring full.  Took:
+ * every recv_every-th send receives what came in, so the receive side's
+ * rings drain while this block sends, not only once its stage ring is
+ * full.  Full: drain what came in meanwhile.  Returns WL_MGI_LATE_SEND when
+ * a full ring met the deadline, else 0 (the same in every thread). */
+static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
+                                       unsigned *sends, unsigned recv_every,
+                                       mgi_wl_tuple_t *stage,
+                                       mgi_wl_tuple_t *recv, uint64_t cap,
+                                       wl_mgi_res_t *res,
+                                       unsigned long long deadline)
+{
+    if (ok) {
+        if ((recv_every > 0) && ((++*sends % recv_every) == 0)) {
+            wl_mgi_recv(h, stage, recv, cap, res);
+        }
+        return 0;
+    }
+    wl_mgi_recv(h, stage, recv, cap, res);
+    return wl_mgi_late(deadline) ? WL_MGI_LATE_SEND : 0;
+}
+
 /* One shuffle on one GPU: launched with the endpoint's `blocks` blocks of
  * WL_MGI_THREADS threads.  by_key: the channel's partition key routes
  * (exchange, one-to-many); else each tuple names its destination
@@ -953,21 +975,11 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                 wl_warp_count(hist, (i < cnt) ? mgi_wl_dest(pat,
                                                 in[b + i].key, me, G) : -1);
             }
-            for (done = 0; (done < cnt) && (flags == 0);) {
-                took = mgi_dev_send_block_tile(h, in + b + done,
-                                               (unsigned)(cnt - done), tdst);
-                if (took > 0) {
-                    done += took;
-                    if ((recv_every > 0) && ((++sends % recv_every) == 0)) {
-                        wl_mgi_recv(h, stage, recv, cap, res);
-                    }
-                    continue;
-                }
-                /* the stage ring is full: drain what came in meanwhile */
-                wl_mgi_recv(h, stage, recv, cap, res);
-                if (wl_mgi_late(deadline)) {
-                    flags = WL_MGI_LATE_SEND;
-                }
+            for (done = 0; (done < cnt) && (flags == 0); done += took) {
+                took  = mgi_dev_send_block_tile(h, in + b + done,
+                                                (unsigned)(cnt - done), tdst);
+                flags = wl_mgi_sent(h, took > 0, &sends, recv_every, stage,
+                                    recv, cap, res, deadline);
             }
         }
     }
@@ -980,26 +992,14 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
             d = mgi_wl_dest(pat, t.key, me, G);
         }
         wl_warp_count(hist, d);
-        for (;;) {
-            r = mgi_dev_send_block(h, &t, (d >= 0) ? sizeof(t) : 0,
-                                   (by_key || (d < 0)) ? MGI_DEV_DST_AUTO :
-                                                         dsts.ep[d]);
-            if (__syncthreads_or(r > 0)) {
-                /* and now and then what came in: the receive side's
-                 * rings drain while this block sends, not only once its
-                 * stage ring is full */
-                if ((recv_every > 0) && ((++sends % recv_every) == 0)) {
-                    wl_mgi_recv(h, stage, recv, cap, res);
-                }
-                break;
-            }
-            /* the stage ring is full: drain what came in meanwhile */
-            wl_mgi_recv(h, stage, recv, cap, res);
-            if (wl_mgi_late(deadline)) {
-                flags = WL_MGI_LATE_SEND;
-                break;
-            }
-        }
+        do {
+            r     = mgi_dev_send_block(h, &t, (d >= 0) ? sizeof(t) : 0,
+                                       (by_key || (d < 0)) ?
+                                       MGI_DEV_DST_AUTO : dsts.ep[d]);
+            r     = __syncthreads_or(r > 0);
+            flags = wl_mgi_sent(h, r, &sends, recv_every, stage, recv, cap,
+                                res, deadline);
+        } while (!r && (flags == 0));
     }
     /* every block flushes once (a source's EOF counts its blocks), and
      * keeps receiving until its flush is delivered: the others' delivery

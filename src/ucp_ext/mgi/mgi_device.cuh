@@ -210,6 +210,24 @@ __device__ static inline uint32_t mgi_dev_warp_key(unsigned mask,
     return (lo == hi) ? lo : MGI_SEG_MIXED;
 }
 
+/* Thread 0 of a block: the mark key of the block's reservation from its
+ * warps' (mgi_dev_warp_key): the key every warp with tuples (wcnt[w] > 0)
+ * shares, else MGI_SEG_MIXED. */
+__device__ static inline uint32_t mgi_dev_block_key(const uint32_t *wcnt,
+                                                    const uint32_t *wkey)
+{
+    uint32_t key = 0, w;
+    int first = 1;
+
+    for (w = 0; w < (blockDim.x + 31) / 32; ++w) {
+        if (wcnt[w] > 0) {
+            key   = first ? wkey[w] : (key == wkey[w]) ? key : MGI_SEG_MIXED;
+            first = 0;
+        }
+    }
+    return key;
+}
+
 /* The mark key of a message for `route`. */
 __device__ static inline uint32_t mgi_dev_msg_key(const mgi_dev_ch_t *h,
                                                   uint16_t route)
@@ -471,12 +489,7 @@ __device__ static inline int mgi_dev_send_block_uni(const mgi_dev_ch_t *h,
     if (tid == 0) {
         /* one (channel, destination) for the whole reservation? The CAS
          * goes out before this thread's write, its answer is read after */
-        for (w = 0, base = 0; w < (blockDim.x + 31) / 32; ++w) {
-            if (s_wcnt[w] > 0) {            /* warp w has tuples */
-                key  = (base++ == 0) ? s_wkey[w] :
-                       (key == s_wkey[w]) ? key : MGI_SEG_MIXED;
-            }
-        }
+        key = mgi_dev_block_key(s_wcnt, s_wkey);
         old = mgi_seg_mark_begin(s_seg, key);
     }
     if (len > 0) {
@@ -666,8 +679,8 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
 __device__ static inline unsigned mgi_dev_send_block_tile(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
 {
+    __shared__ uint32_t s_wcnt[32];     /* the warp's lanes with tuples */
     __shared__ uint32_t s_wkey[32];     /* mark key per warp */
-    __shared__ uint8_t s_whas[32];      /* the warp has tuples */
     __shared__ mgi_seg_hdr_t *s_seg;
     __shared__ uint32_t s_off, s_pos;
     __shared__ int s_ok;
@@ -682,7 +695,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     const char *const t = (const char*)tuples;
     mgi_ring_t *const r = mgi_dev_stage(h);
     uint32_t sz, cap, room, key = 0, k, total, old = 0;
-    unsigned i, done, c, w;
+    unsigned i, done, c;
     uint16_t route = MGI_EP_ID_ALL;
     int has = 0, ret;
 
@@ -738,18 +751,15 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
                           h, route, t + (size_t)i * tsz, tsz);
     }
     key = mgi_dev_warp_key(mask, key, has);
-    has = __any_sync(mask, has);            /* a vote of every lane */
+    has = __popc(__ballot_sync(mask, has)); /* a vote of every lane */
     if (lane == 0) {
+        s_wcnt[warp] = (uint32_t)has;
         s_wkey[warp] = key;
-        s_whas[warp] = (uint8_t)has;
     }
     __syncthreads();
     if (tid == 0) {
-        /* one (channel, destination) for the whole reservation? (warp 0
-         * has tuples: n > 0) */
-        for (w = 1, key = s_wkey[0]; w < (blockDim.x + 31) / 32; ++w) {
-            key = (!s_whas[w] || (s_wkey[w] == key)) ? key : MGI_SEG_MIXED;
-        }
+        /* one (channel, destination) for the whole reservation? */
+        key = mgi_dev_block_key(s_wcnt, s_wkey);
         old = mgi_seg_mark_begin(s_seg, key);
         mgi_seg_mark_end(s_seg, old, key);
         /* the commit is a release at GPU scope, as in mgi_dev_send_block:
