@@ -388,6 +388,8 @@ typedef struct {
                                  * receive call costs barriers and ring
                                  * reads, so each should take much */
 #define WL_MGI_BLOCKS   32
+#define WL_MGI_TILE_BATCH 65528 /* payload bytes of a tile's messages
+                                   ($MGI_DEV_TILE_BATCH) */
 #define WL_MGI_TILE     4      /* tuples per thread of a tile send
                                   (MGI_WL_MGI_TILE; 0: a tuple per thread
                                   per mgi_dev_send_block) */
@@ -1219,6 +1221,11 @@ static int wl_mgi_init(wl_rank_t *w)
     mgi_context_params_init(&p);
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
         p.tuple_size = sizeof(mgi_wl_tuple_t);
+    }
+    if (getenv("MGI_DEV_TILE_BATCH") == NULL) {
+        /* a tile's tuples of one destination in messages of up to 64 KB:
+         * 1.10-1.15x on one H100 (bench/workloads/README.md) */
+        p.dev_tile_batch = WL_MGI_TILE_BATCH;
     }
     /* a channel per table and iteration, ids never reused */
     need = (unsigned)(w->opts->warmup + w->opts->iters) * 2;

@@ -26,6 +26,8 @@
 #   MGI_WL_MGI_THREADS threads per user block (default 1024)
 #   MGI_WL_MGI_TILE  tuples per thread of a tile send (default 4; 0: a
 #                    tuple per thread per mgi_dev_send_block)
+#   MGI_DEV_TILE_BATCH payload bytes of a tile send's messages (the
+#                    program's default 65528; 0: a message per tuple)
 #   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
 #                    (default 1; 0: only when its stage ring is full)
 #                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,

@@ -56,6 +56,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->batch            = 16;
     p->msg_batch        = MGI_MSG_BATCH_BYTES;
     p->dev_msg_batch    = 0;
+    p->dev_tile_batch   = 0;
     p->stage_depth      = 8;
     p->stage_groups     = 1;
     p->sort_depth       = 8;
@@ -90,6 +91,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_BATCH", &p->batch);
     mgi_env_uint("MGI_MSG_BATCH", &p->msg_batch);
     mgi_env_uint("MGI_DEV_MSG_BATCH", &p->dev_msg_batch);
+    mgi_env_uint("MGI_DEV_TILE_BATCH", &p->dev_tile_batch);
     mgi_env_uint("MGI_STAGE_DEPTH", &p->stage_depth);
     mgi_env_uint("MGI_STAGE_GROUPS", &p->stage_groups);
     mgi_env_uint("MGI_SORT_DEPTH", &p->sort_depth);
@@ -150,11 +152,13 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         return UCS_ERR_INVALID_PARAM;
     }
     if ((p->msg_batch > MGI_MSG_MAX_LEN) ||
-        (p->dev_msg_batch > MGI_MSG_MAX_LEN)) {
-        ucs_error("mgi context: msg_batch %u (MGI_MSG_BATCH) or "
-                  "dev_msg_batch %u (MGI_DEV_MSG_BATCH) is above the "
-                  "largest message payload: set it to %u or less (0: a "
-                  "message per tuple)", p->msg_batch, p->dev_msg_batch,
+        (p->dev_msg_batch > MGI_MSG_MAX_LEN) ||
+        (p->dev_tile_batch > MGI_MSG_MAX_LEN)) {
+        ucs_error("mgi context: msg_batch %u (MGI_MSG_BATCH), "
+                  "dev_msg_batch %u (MGI_DEV_MSG_BATCH) or dev_tile_batch "
+                  "%u (MGI_DEV_TILE_BATCH) is above the largest message "
+                  "payload: set it to %u or less (0: a message per tuple)",
+                  p->msg_batch, p->dev_msg_batch, p->dev_tile_batch,
                   MGI_MSG_MAX_LEN);
         return UCS_ERR_INVALID_PARAM;
     }

@@ -1024,6 +1024,9 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
     h->dst        = dc->dst;        /* address arithmetic only */
     h->tuple_size = ch->tuple_size;
     h->msg_batch  = ep->ctx->params.dev_msg_batch;
+    h->tile_batch = (ep->ctx->params.dev_tile_batch != 0) ?
+                    ep->ctx->params.dev_tile_batch :
+                    ep->ctx->params.dev_msg_batch;
     h->part_key   = ch->part_key;
     h->key_off    = ch->key_off;
     h->key_size   = ch->key_size;

@@ -159,9 +159,10 @@ MGI_RECV_ZCOPY=1 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_zcopy 100 \
     mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -T $T
 # tile sends (mgi_dev_send_block_tile, -K tuples per thread a send): one
 # reservation per tile, sized to the room left in the block's segment;
-# with stage groups and with batched messages as block sends of a tuple
-# per thread; with tiny rings a tile larger than a segment is taken in
-# parts
+# with stage groups as block sends of a tuple per thread; with batched
+# messages (MGI_DEV_TILE_BATCH, else MGI_DEV_MSG_BATCH) a message per
+# destination and batch, the tile partitioned in the block; with tiny rings a tile larger than a
+# segment is taken in parts
 step shuffle_64B_1proc_tile 100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 \
     -b 32 -K 4 -T $T
 step shuffle_16B_2proc_tile 100 mgi_launch -n 2 -t 95 -- \
@@ -178,6 +179,13 @@ MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step send_bw_40B_1proc_tiny_rings_tile 100 mgi_gpu_test bench -l 2 \
         -s 40 -n 300000 -b 4 -t 32 -K 3 -T $T
+MGI_DEV_MSG_BATCH=4096 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
+    step shuffle_24B_2proc_tiny_rings_batch_tile 100 mgi_launch -n 2 -t 95 \
+        -- mgi_gpu_test shuffle -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
+MGI_DEV_TILE_BATCH=65528 step send_bw_16B_2proc_batch_tile 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 16 -n 8388608 -b 32 -K 4 \
+    -T $T
 step idle_copy 60 mgi_gpu_test idle_copy
 
 # 256 MiB of tuples each

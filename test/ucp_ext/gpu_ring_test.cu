@@ -188,6 +188,7 @@ int main(int argc, char **argv)
      * into one message; the others send one message per tuple */
     ch.tuple_size = (mode == MODE_BATCH) ? sizeof(tuple) : 0;
     ch.msg_batch  = MGI_MSG_BATCH_BYTES;
+    ch.tile_batch = MGI_MSG_BATCH_BYTES;
 
     CHECK(cudaEventCreate(&t0));
     CHECK(cudaEventCreate(&t1));

@@ -78,6 +78,11 @@ typedef struct mgi_context_params {
                                      block's tuples of one destination),
                                      0: off, as measured faster on
                                      2 x H200 [MGI_DEV_MSG_BATCH] */
+    unsigned    dev_tile_batch;   /* the same for mgi_dev_send_block_tile
+                                     (a tile's tuples of one destination,
+                                     partitioned in the block); 0: a
+                                     message per tuple, or dev_msg_batch
+                                     when that is set [MGI_DEV_TILE_BATCH] */
     unsigned    stage_depth;      /* segments per stage ring, 8
                                      [MGI_STAGE_DEPTH] */
     unsigned    stage_groups;     /* GPU endpoints: stage rings per user

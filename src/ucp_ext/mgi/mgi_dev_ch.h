@@ -24,6 +24,9 @@ typedef struct mgi_dev_ch {
                                        into a message; 0: a message per
                                        tuple (dev_msg_batch of
                                        mgi_context_params_t) */
+    uint32_t         tile_batch;    /* the same for tile sends
+                                       (dev_tile_batch, else
+                                       dev_msg_batch) */
     int32_t          part_key;      /* -1: none */
     uint32_t         key_off;
     uint32_t         key_size;

@@ -59,6 +59,31 @@ __device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
     return mgi_dev_stage_of(h, 0);
 }
 
+/* A channel with a partition key: the tuple's destination number,
+ * key % ndst (its index in h->dst). */
+__device__ static inline uint32_t mgi_dev_key_index(const mgi_dev_ch_t *h,
+                                                    const void *tuple)
+{
+    const uint8_t *p = (const uint8_t*)tuple + h->key_off;
+    const uint32_t n = h->ndst;
+    uint64_t key     = 0;
+    uint32_t i;
+
+    if ((h->key_size == 8) && (((uintptr_t)p % 8) == 0)) {
+        key = *(const uint64_t*)p;          /* little endian, as */
+    } else if ((h->key_size == 4) && (((uintptr_t)p % 4) == 0)) {
+        key = *(const uint32_t*)p;          /* the bytes below */
+    } else {
+        for (i = 0; i < h->key_size; ++i) {
+            key |= (uint64_t)p[i] << (8 * i);
+        }
+    }
+    /* a 64-bit remainder is a long subroutine; a power of two and a key
+     * below 2^32 need none */
+    return ((n & (n - 1)) == 0) ? (uint32_t)key & (n - 1) :
+           ((key >> 32) == 0) ? (uint32_t)key % n : (uint32_t)(key % n);
+}
+
 /* The route of a tuple (its destination endpoint, or MGI_EP_ID_ALL) and
  * its stage group (*g): the destination's index in h->dst modulo the
  * groups; 0 for a broadcast or an endpoint not in h->dst. */
@@ -67,9 +92,7 @@ __device__ static inline uint16_t mgi_dev_route_g(const mgi_dev_ch_t *h,
                                                   unsigned *g)
 {
     const unsigned ng = mgi_dev_ngroups(h);
-    const uint8_t *p;
-    uint64_t key = 0;
-    uint32_t i, n;
+    uint32_t i;
 
     *g = 0;
     if (dst >= 0) {
@@ -82,21 +105,7 @@ __device__ static inline uint16_t mgi_dev_route_g(const mgi_dev_ch_t *h,
         return (uint16_t)dst;
     }
     if (h->part_key >= 0) {
-        p = (const uint8_t*)tuple + h->key_off;
-        if ((h->key_size == 8) && (((uintptr_t)p % 8) == 0)) {
-            key = *(const uint64_t*)p;          /* little endian, as */
-        } else if ((h->key_size == 4) && (((uintptr_t)p % 4) == 0)) {
-            key = *(const uint32_t*)p;          /* the bytes below */
-        } else {
-            for (i = 0; i < h->key_size; ++i) {
-                key |= (uint64_t)p[i] << (8 * i);
-            }
-        }
-        /* key % ndst: a 64-bit remainder is a long subroutine; a power
-         * of two and a key below 2^32 need none */
-        n = h->ndst;
-        i = ((n & (n - 1)) == 0) ? (uint32_t)key & (n - 1) :
-            ((key >> 32) == 0) ? (uint32_t)key % n : (uint32_t)(key % n);
+        i  = mgi_dev_key_index(h, tuple);
         *g = (ng == 1) ? 0 : i % ng;
         return h->dst[i];
     }
@@ -659,6 +668,175 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     return (int)len;
 }
 
+#define MGI_DEV_TILE_DSTS 64  /* destinations of a batched tile send */
+
+/* A batched tile send's slot of a tuple (its destination number; 0 for
+ * an explicit destination or a broadcast) and the route of a slot. */
+__device__ static inline uint32_t mgi_dev_tile_slot(const mgi_dev_ch_t *h,
+                                                    const void *tuple,
+                                                    int dst)
+{
+    return ((dst >= 0) || (h->part_key < 0)) ? 0 :
+           mgi_dev_key_index(h, tuple);
+}
+
+__device__ static inline uint16_t mgi_dev_tile_route(const mgi_dev_ch_t *h,
+                                                     uint32_t slot, int dst)
+{
+    return (dst >= 0) ? (uint16_t)dst :
+           (h->part_key >= 0) ? h->dst[slot] : MGI_EP_ID_ALL;
+}
+
+/* How many tuples of ts bytes surely fit `avail` bytes as batched
+ * messages of up to `per` tuples for g destinations at most: each
+ * destination may end in a partial message, and a message pads its
+ * payload to 8 bytes. */
+__device__ static inline unsigned mgi_dev_tile_fit(uint32_t avail,
+                                                   unsigned ts, unsigned per,
+                                                   unsigned g)
+{
+    /* n ts + (n / per + 1 + min(g, n)) 16 <= avail, with min(g, n) as g
+     * and as n: either bound holds */
+    const uint64_t a = (avail > 16 * (1 + g)) ?
+                       (uint64_t)(avail - 16 * (1 + g)) * per /
+                       ((uint64_t)ts * per + 16) : 0;
+    const uint64_t b = (avail > 16) ?
+                       (uint64_t)(avail - 16) * per /
+                       ((uint64_t)ts * per + 16 + 16 * per) : 0;
+
+    return (unsigned)max(a, b);
+}
+
+/* mgi_dev_send_block_tile with MGI_DEV_TILE_BATCH (else MGI_DEV_MSG_BATCH;
+ * one stage group, up to MGI_DEV_TILE_DSTS destinations): a tile's tuples
+ * of one destination go as messages of up to h->tile_batch payload
+ * bytes, a header per batch instead of one per tuple (paper §5.3), so
+ * fewer bytes travel and the sorter walks a few headers a segment. A
+ * first pass counts the tile's
+ * tuples per destination, thread 0 lays out the messages and reserves
+ * them all at once, a second pass writes each tuple at its place (a
+ * shared-memory count per destination, no barrier between the tuples).
+ * Tuples of one destination keep their order from call to call, not
+ * within one call. */
+__device__ static inline unsigned mgi_dev_send_tile_batch(
+        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
+{
+    __shared__ uint32_t s_cnt[MGI_DEV_TILE_DSTS];   /* tuples per slot */
+    __shared__ uint32_t s_at[MGI_DEV_TILE_DSTS];    /* its first message */
+    __shared__ uint32_t s_run[MGI_DEV_TILE_DSTS];   /* places handed out */
+    __shared__ mgi_seg_hdr_t *s_seg;
+    __shared__ uint32_t s_off, s_pos;
+    __shared__ int s_ok;
+    /* hints, as in mgi_dev_send_block_tile */
+    __shared__ mgi_ring_hint_t s_hint;
+    __shared__ uint32_t s_next;
+    const unsigned ts    = h->tuple_size;
+    const unsigned per   = min(h->tile_batch, MGI_MSG_MAX_LEN) / ts;
+    const unsigned fmsz  = mgi_msg_size(per * ts);   /* a full batch */
+    const unsigned nslot = ((dst >= 0) || (h->part_key < 0)) ? 1 : h->ndst;
+    const unsigned tid   = threadIdx.x, lane = tid % 32;
+    const unsigned mask  = mgi_dev_block_warp_mask();
+    const char *const t  = (const char*)tuples;
+    mgi_ring_t *const r  = mgi_dev_stage(h);
+    const uint32_t cap   = mgi_ring_cap(r);
+    uint32_t avail, total, slot, grp, lead, rank, mi, cnt, used, one;
+    unsigned base, i, room;
+    mgi_msg_hdr_t hdr;
+    char *msg;
+
+    avail = ((s_hint.ring == r) && (s_next < cap)) ? cap - s_next : 0;
+    room  = mgi_dev_tile_fit(avail, ts, per, nslot);
+    if (room == 0) {
+        room = mgi_dev_tile_fit(cap, ts, per, nslot);   /* a fresh one */
+    }
+    n = min(n, room);
+    if (n == 0) {
+        return 0;                           /* a tuple exceeds a segment */
+    }
+    for (i = tid; i < nslot; i += blockDim.x) {
+        s_cnt[i] = (nslot == 1) ? n : 0;
+        s_run[i] = 0;
+    }
+    __syncthreads();                        /* s_next read by all */
+    /* 1. tuples per destination */
+    for (base = 0; (nslot > 1) && (base < n); base += blockDim.x) {
+        i    = base + tid;
+        slot = (i < n) ? mgi_dev_tile_slot(h, t + (size_t)i * ts, dst) :
+                         0xffffffffu;
+        grp  = __match_any_sync(mask, slot);
+        if ((slot != 0xffffffffu) && (lane == __ffs(grp) - 1)) {
+            atomicAdd(&s_cnt[slot], (uint32_t)__popc(grp));
+        }
+    }
+    __syncthreads();
+    if (tid == 0) {
+        total = 0;
+        used  = 0;
+        one   = 0;
+        for (i = 0; i < nslot; ++i) {
+            cnt     = s_cnt[i];
+            s_at[i] = total;
+            total  += (cnt / per) * fmsz +
+                      (((cnt % per) != 0) ? mgi_msg_size((cnt % per) * ts) :
+                                            0);
+            used   += (cnt > 0);
+            one     = (cnt > 0) ? i : one;
+        }
+        s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
+                                               &s_off, &s_pos) == MGI_RING_OK);
+        s_next = s_ok ? s_off + total : 0;
+        if (s_ok) {
+            /* one (channel, destination) for the whole reservation? */
+            mgi_seg_mark(s_seg, (used == 1) ?
+                                mgi_dev_msg_key(h, mgi_dev_tile_route(h, one,
+                                                                      dst)) :
+                                MGI_SEG_MIXED);
+        }
+    }
+    __syncthreads();
+    if (!s_ok) {
+        return 0;
+    }
+    /* 2. each tuple at its place: a batch's first tuple writes the
+     * batch's header */
+    for (base = 0; base < n; base += blockDim.x) {
+        i    = base + tid;
+        slot = (i < n) ? mgi_dev_tile_slot(h, t + (size_t)i * ts, dst) :
+                         0xffffffffu;
+        grp  = __match_any_sync(mask, slot);
+        lead = __ffs(grp) - 1;
+        rank = 0;
+        if ((slot != 0xffffffffu) && (lane == lead)) {
+            rank = atomicAdd(&s_run[slot], (uint32_t)__popc(grp));
+        }
+        rank = __shfl_sync(mask, rank, lead) +
+               __popc(grp & ((1u << lane) - 1));
+        if (slot == 0xffffffffu) {
+            continue;
+        }
+        mi  = rank / per;
+        msg = mgi_seg_payload(s_seg) + s_off + s_at[slot] + mi * fmsz;
+        if ((rank % per) == 0) {
+            cnt     = min(per, s_cnt[slot] - mi * per);
+            hdr.ch  = h->ch;
+            hdr.dst = mgi_dev_tile_route(h, slot, dst);
+            hdr.src = h->self;
+            hdr.len = (uint16_t)(cnt * ts);
+            *(mgi_msg_hdr_t*)msg = hdr;
+        }
+        mgi_copy_bytes(msg + MGI_MSG_HDR_SIZE + (rank % per) * ts,
+                       t + (size_t)i * ts, ts);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        /* the commit is a release at GPU scope, as in mgi_dev_send_block:
+         * the writes this thread saw through the barrier, and the mark,
+         * are ordered before the count */
+        mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
+    }
+    return n;
+}
+
 /* Block level, a tile: the block's threads together send tuples[0 .. n),
  * n tuples of the channel's schema size side by side in global or shared
  * memory (every thread passes the same arguments), to dst, or by the
@@ -667,15 +845,19 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
  * rest of the block's stage segment holds fewer (the next call starts a
  * segment), or 0 when the stage ring has no room (or the channel has no
  * schema, or a tuple is larger than a segment). Tuples of one destination
- * keep their order.
+ * keep their order (within a batched call, see below, only from call to
+ * call).
  *
  * Where mgi_dev_send_block reserves, marks and commits for every
  * blockDim.x tuples, a tile does so once for up to a stage segment: the
  * block's send is then bound by its writes. A block sizes its reservation
  * to the room it left in its segment, so tiles do not end a segment with
  * padding (the block is its stage ring's only producer; the room is a
- * hint, any value is safe). With stage groups or MGI_DEV_MSG_BATCH the
- * tile goes as mgi_dev_send_block calls of blockDim.x tuples. */
+ * hint, any value is safe). With MGI_DEV_TILE_BATCH or MGI_DEV_MSG_BATCH
+ * (one stage group, up to MGI_DEV_TILE_DSTS destinations) a tile's tuples
+ * of one destination go as batched messages (mgi_dev_send_tile_batch; their order within a
+ * call is not kept); with stage groups the tile goes as
+ * mgi_dev_send_block calls of blockDim.x tuples. */
 __device__ static inline unsigned mgi_dev_send_block_tile(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
 {
@@ -701,6 +883,12 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
 
     if ((n == 0) || (tsz == 0)) {
         return 0;
+    }
+    if ((mgi_dev_ngroups(h) == 1) && (h->tile_batch >= 2 * tsz) &&
+        (h->tile_batch <= MGI_MSG_MAX_LEN) &&
+        ((dst >= 0) || (h->part_key < 0) ||
+         (h->ndst <= MGI_DEV_TILE_DSTS))) {
+        return mgi_dev_send_tile_batch(h, tuples, n, dst);
     }
     if ((mgi_dev_ngroups(h) > 1) || (h->msg_batch >= 2 * tsz) ||
         (tsz > MGI_MSG_MAX_LEN)) {
