@@ -74,6 +74,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sorter_coalesce  = 2;
     p->sort_rings       = 1;
     p->recv_zcopy       = 0;
+    p->loop_direct      = 1;
     p->ctl_shm          = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
@@ -109,6 +110,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
     mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
     mgi_env_uint("MGI_RECV_ZCOPY", &p->recv_zcopy);
+    mgi_env_uint("MGI_LOOP_DIRECT", &p->loop_direct);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
 }
 
@@ -138,6 +140,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
     if ((p->stage_groups == 0) || (p->stage_groups > MGI_STAGE_GROUPS_MAX)) {
         ucs_error("mgi context: stage_groups (MGI_STAGE_GROUPS) %u out of "
                   "[1, %d]", p->stage_groups, MGI_STAGE_GROUPS_MAX);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->loop_direct > 1) {
+        ucs_error("mgi context: loop_direct (MGI_LOOP_DIRECT) %u: 0 "
+                  "(through the loopback lane) or 1 (straight to a final "
+                  "ring)", p->loop_direct);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->recv_zcopy > 1) {

@@ -167,6 +167,7 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(RUN_MSGS)     /* messages placed by mgi_gpu_walk_run */ \
     _(STAGE_WHOLE)  /* stage segments moved whole (sort ring or loopback) */ \
     _(LOOP_WHOLE)   /*   of those, to the loopback lane */ \
+    _(LOOP_DIRECT)  /*   of those, straight to a final ring */ \
     _(WHOLE_TRIES)  /* whole stage moves tried, and their cycles in: */ \
     _(C_WRES)       /*   reserving (or not), */ \
     _(C_WCOPY)      /*   copying and committing when it took */ \
@@ -273,6 +274,11 @@ typedef struct mgi_gpu_dep {
      * The loopback lane's are copied: a flush there waits for the lane,
      * and with references it would wait for its own endpoint's consumers */
     uint32_t          recv_zcopy;
+    /* 1: a whole stage segment for this endpoint goes straight to a final
+     * ring (one copy, no lane job) when the loopback lane is idle, so
+     * nothing of its stage ring is still on the way there; 0: through the
+     * loopback lane (MGI_LOOP_DIRECT) */
+    uint32_t          loop_direct;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -378,6 +384,7 @@ typedef struct mgi_gpu_pass {
     mgi_seg_hdr_t *w_seg;
     uint32_t      w_key, w_off, w_pos;
     int           w_res;
+    int           w_direct;      /* w_ring is a final ring (loop_direct) */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -1824,6 +1831,41 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
     return r;
 }
 
+/* Thread 0: is ring r idle, every published segment released and
+ * nothing reserved in the open one? Loads of the moment: a producer may
+ * reserve right after, but none that this thread's ring has fed (its
+ * owner is this block). */
+MGI_SDEV_INLINE int mgi_gpu_ring_idle(mgi_ring_t *r)
+{
+    const uint32_t t  = mgi_ld_acq32(&r->prod_tail);
+    const uint64_t st = mgi_ld_acq64(&mgi_ring_seg(r, t)->stail);
+
+    return (mgi_ld_acq32(&r->cons_tail) == t) &&
+           ((uint32_t)(st >> 32) == t) && ((uint32_t)st == 0);
+}
+
+/* Thread 0, send side, MGI_LOOP_DIRECT: the final ring that takes a whole
+ * stage segment for this endpoint instead of the loopback lane, or NULL.
+ * Only while the loopback lane is idle: the lane then holds nothing of
+ * this block's stage rings (their earlier tuples for this endpoint are in
+ * final rings already), so the segment does not overtake them; its EOF,
+ * later in the stage ring, still goes through the lane after it. The
+ * final ring as the lane's whole moves take them: in turn per segment. */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_direct_final(const mgi_gpu_dep_t *d,
+                                                 uint32_t key, uint32_t cap)
+{
+    mgi_gpu_dch_t *ch = mgi_gpu_ch(d, (uint16_t)key);
+    mgi_ring_t *f;
+
+    if ((ch == NULL) || (ch->nfinal == 0) ||
+        (ch->self_dst == MGI_GPU_NO_DST) ||
+        !mgi_gpu_ring_idle(mgi_gpu_lane(d, d->nlanes - 1))) {
+        return NULL;
+    }
+    f = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
+    return (mgi_ring_cap(f) == cap) ? f : NULL;
+}
+
 enum {
     MGI_GPU_WHOLE_NO = 0,    /* walk the segment */
     MGI_GPU_WHOLE_DONE,      /* moved */
@@ -1843,10 +1885,20 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const uint32_t cap = mgi_ring_cap(ring);    /* a multiple of 16 */
     const unsigned long long t0 = MGI_CLOCK();
     unsigned long long t1;
+    mgi_ring_t *f;
     int ret;
 
     if (MGI_TID == 0) {
-        p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key);
+        p->w_ring   = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key);
+        p->w_direct = 0;
+        if ((p->w_ring != NULL) && d->loop_direct &&
+            (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1))) {
+            f = mgi_gpu_direct_final(d, p->w_key, cap);
+            if (f != NULL) {
+                p->w_ring   = f;
+                p->w_direct = 1;
+            }
+        }
         /* a full segment's worth fits only a fresh segment, at 0 */
         p->w_res  = (p->w_ring != NULL) &&
                     (mgi_ring_append_reserve(p->w_ring, cap, &p->w_seg,
@@ -1870,13 +1922,19 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stat[MGI_GS_C_WRES]  += t1 - t0;
         p->stat[MGI_GS_C_WCOPY] += MGI_CLOCK() - t1;
         if (p->w_res) {
-            mgi_seg_mark(p->w_seg, p->w_key);    /* before the commit */
+            if (!p->w_direct) {
+                /* before the commit; a final segment needs none (its
+                 * consumer reads messages, and a mark there would say
+                 * MGI_SEG_REF to it) */
+                mgi_seg_mark(p->w_seg, p->w_key);
+            }
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);
             mgi_ring_release(ring, 1);
             p->stat[MGI_GS_STAGE_WHOLE]++;
             p->stat[MGI_GS_LOOP_WHOLE] +=
                 (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1));
+            p->stat[MGI_GS_LOOP_DIRECT] += p->w_direct;
             ring->cons_wait = NULL;
         } else {
             p->stat[MGI_GS_SEND_FULL]++;

@@ -133,6 +133,10 @@ MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_groups2 100 \
     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
 MGI_STAGE_GROUPS=8 step groupby_1proc_2gpu_groups8 100 \
     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+# whole loopback segments through the loopback lane, not straight to final
+# rings (MGI_LOOP_DIRECT=0)
+MGI_LOOP_DIRECT=0 MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_groups2_lane 100 \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
 MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings_groups2 100 mgi_launch -n 2 -t 95 -- \

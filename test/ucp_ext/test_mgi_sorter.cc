@@ -296,13 +296,14 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
                 unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
-                int zcopy = 1)
+                int zcopy = 1, int loop_direct = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop);
     long refs_read = 0;
 
     f.dep.stage_passes = stage_passes;
     f.dep.recv_zcopy   = zcopy; /* MGI_RECV_ZCOPY */
+    f.dep.loop_direct  = loop_direct; /* MGI_LOOP_DIRECT */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -534,15 +535,25 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         EXPECT_GT(ring_segs[r], 0) << "sort ring " << r;
     }
     printf("stage segments moved whole: %llu\n", f.stat(MGI_GS_STAGE_WHOLE));
-    printf("of those, to the loopback lane: %llu\n",
-           f.stat(MGI_GS_LOOP_WHOLE));
+    printf("of those, to the loopback lane: %llu, straight to final "
+           "rings: %llu\n", f.stat(MGI_GS_LOOP_WHOLE),
+           f.stat(MGI_GS_LOOP_DIRECT));
     if (stretch) {
         EXPECT_GT(f.stat(MGI_GS_STAGE_WHOLE), 0ull);
-        /* stretches for this endpoint go to the loopback lane whole */
-        EXPECT_GT(f.stat(MGI_GS_LOOP_WHOLE), 0ull);
+        /* stretches for this endpoint go whole to the loopback lane, or
+         * with loop_direct straight to final rings while the lane is
+         * idle */
+        EXPECT_GT(f.stat(MGI_GS_LOOP_WHOLE) + f.stat(MGI_GS_LOOP_DIRECT),
+                  0ull);
+        if (loop_direct) {
+            EXPECT_GT(f.stat(MGI_GS_LOOP_DIRECT), 0ull);
+        }
     } else {
         /* every stage segment holds several destinations */
         EXPECT_EQ(0ull, f.stat(MGI_GS_STAGE_WHOLE));
+    }
+    if (!loop_direct) {
+        EXPECT_EQ(0ull, f.stat(MGI_GS_LOOP_DIRECT));
     }
     printf("messages placed by the parallel walk: %llu\n",
            f.stat(MGI_GS_RUN_MSGS));
@@ -737,4 +748,23 @@ TEST(mgi_sorter, stage_whole_lane_ctl_32_threads_2_passes)
     for (int run = 0; run < 3; ++run) {
         run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 2);
     }
+}
+
+/* MGI_LOOP_DIRECT=1: whole stage segments for this endpoint go straight
+ * to final rings while the loopback lane is idle, beside walked ones that
+ * go through the lane; each source's tuples stay in order at a final ring
+ * and arrive once, and some segments did go straight (counted) */
+TEST(mgi_sorter, loop_direct_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 64, 1, 0, 1, 1);
+}
+
+TEST(mgi_sorter, loop_direct_tiny_rings_8_threads)
+{
+    run_sorter(256, 2, 2, 1, 2, 1500, 8, 0, 0, 16, 1, 0, 1, 1);
+}
+
+TEST(mgi_sorter, loop_direct_lane_ctl_32_threads_2_passes)
+{
+    run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 2, 0, 1);
 }

@@ -138,6 +138,11 @@ typedef struct mgi_context_params {
                                      ring by reference, read by the
                                      consumer where it arrived (no copy);
                                      0: copied, 1 [MGI_RECV_ZCOPY] */
+    unsigned    loop_direct;      /* GPU endpoints: 1: a whole stage
+                                     segment for this endpoint goes
+                                     straight to a final ring while the
+                                     loopback lane is idle; 0: through the
+                                     loopback lane [MGI_LOOP_DIRECT] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /
