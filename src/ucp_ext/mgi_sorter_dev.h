@@ -1832,9 +1832,9 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
 }
 
 /* Thread 0: is ring r idle, every published segment released and
- * nothing reserved in the open one? Loads of the moment: a producer may
- * reserve right after, but none that this thread's ring has fed (its
- * owner is this block). */
+ * nothing reserved in the open one? A look of the moment: another block
+ * may reserve right after, but not for this block's stage rings (this
+ * block is their one consumer). */
 MGI_SDEV_INLINE int mgi_gpu_ring_idle(mgi_ring_t *r)
 {
     const uint32_t t  = mgi_ld_acq32(&r->prod_tail);
@@ -1873,12 +1873,12 @@ enum {
 };
 
 /* Block, send side: move the RHead stage segment p->seg (read from its
- * start) to its sort ring (or the loopback lane) whole, when
- * mgi_gpu_whole_route says so: one reservation of a fresh segment there,
- * a block copy from global to global memory in 16-byte lines, the mark,
- * the commit. No copy to shared memory,
- * no walk, no per-message placing: the pass of a segment of one
- * destination costs its copy. */
+ * start) to its sort ring (or the loopback lane, or with MGI_LOOP_DIRECT
+ * a final ring: mgi_gpu_direct_final) whole, when mgi_gpu_whole_route
+ * says so: one reservation of a fresh segment there, a block copy from
+ * global to global memory in 16-byte lines, the mark, the commit. No copy
+ * to shared memory, no walk, no per-message placing: the pass of a
+ * segment of one destination costs its copy. */
 MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                  char *sseg, mgi_ring_t *ring)
 {

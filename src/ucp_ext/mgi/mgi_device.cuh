@@ -670,13 +670,21 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
 
 #define MGI_DEV_TILE_DSTS 64  /* destinations of a batched tile send */
 
-/* A batched tile send's slot of a tuple (its destination number; 0 for
- * an explicit destination or a broadcast) and the route of a slot. */
+/* A batched tile send's slots: the channel's destinations when the key
+ * routes, else one (an explicit destination or a broadcast). */
+__device__ static inline unsigned mgi_dev_tile_nslot(const mgi_dev_ch_t *h,
+                                                     int dst)
+{
+    return ((dst >= 0) || (h->part_key < 0)) ? 1 : h->ndst;
+}
+
+/* The slot of a tuple (its destination number, or 0) and the route of a
+ * slot. */
 __device__ static inline uint32_t mgi_dev_tile_slot(const mgi_dev_ch_t *h,
                                                     const void *tuple,
                                                     int dst)
 {
-    return ((dst >= 0) || (h->part_key < 0)) ? 0 :
+    return (mgi_dev_tile_nslot(h, dst) == 1) ? 0 :
            mgi_dev_key_index(h, tuple);
 }
 
@@ -712,12 +720,11 @@ __device__ static inline unsigned mgi_dev_tile_fit(uint32_t avail,
  * of one destination go as messages of up to h->tile_batch payload
  * bytes, a header per batch instead of one per tuple (paper §5.3), so
  * fewer bytes travel and the sorter walks a few headers a segment. A
- * first pass counts the tile's
- * tuples per destination, thread 0 lays out the messages and reserves
- * them all at once, a second pass writes each tuple at its place (a
- * shared-memory count per destination, no barrier between the tuples).
- * Tuples of one destination keep their order from call to call, not
- * within one call. */
+ * first pass counts the tile's tuples per destination, thread 0 lays out
+ * the messages and reserves them all at once, a second pass writes each
+ * tuple at its place (a shared-memory count per destination, no barrier
+ * between the tuples). Tuples of one destination keep their order from
+ * call to call, not within one call. */
 __device__ static inline unsigned mgi_dev_send_tile_batch(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
 {
@@ -733,7 +740,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
     const unsigned ts    = h->tuple_size;
     const unsigned per   = min(h->tile_batch, MGI_MSG_MAX_LEN) / ts;
     const unsigned fmsz  = mgi_msg_size(per * ts);   /* a full batch */
-    const unsigned nslot = ((dst >= 0) || (h->part_key < 0)) ? 1 : h->ndst;
+    const unsigned nslot = mgi_dev_tile_nslot(h, dst);
     const unsigned tid   = threadIdx.x, lane = tid % 32;
     const unsigned mask  = mgi_dev_block_warp_mask();
     const char *const t  = (const char*)tuples;
@@ -855,9 +862,9 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
  * padding (the block is its stage ring's only producer; the room is a
  * hint, any value is safe). With MGI_DEV_TILE_BATCH or MGI_DEV_MSG_BATCH
  * (one stage group, up to MGI_DEV_TILE_DSTS destinations) a tile's tuples
- * of one destination go as batched messages (mgi_dev_send_tile_batch; their order within a
- * call is not kept); with stage groups the tile goes as
- * mgi_dev_send_block calls of blockDim.x tuples. */
+ * of one destination go as batched messages (mgi_dev_send_tile_batch;
+ * their order within a call is not kept); with stage groups the tile goes
+ * as mgi_dev_send_block calls of blockDim.x tuples. */
 __device__ static inline unsigned mgi_dev_send_block_tile(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
 {
@@ -886,8 +893,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     }
     if ((mgi_dev_ngroups(h) == 1) && (h->tile_batch >= 2 * tsz) &&
         (h->tile_batch <= MGI_MSG_MAX_LEN) &&
-        ((dst >= 0) || (h->part_key < 0) ||
-         (h->ndst <= MGI_DEV_TILE_DSTS))) {
+        (mgi_dev_tile_nslot(h, dst) <= MGI_DEV_TILE_DSTS)) {
         return mgi_dev_send_tile_batch(h, tuples, n, dst);
     }
     if ((mgi_dev_ngroups(h) > 1) || (h->msg_batch >= 2 * tsz) ||
