@@ -622,6 +622,16 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.recv_zcopy = 1;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.loop_direct = 2;                       /* 0 or 1 */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.loop_direct = 0;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.dev_tile_batch = MGI_MSG_MAX_LEN + 8;  /* above a message */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.dev_tile_batch = MGI_MSG_MAX_LEN;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         if ((mgi_context_seg_size(t->ctx) < 256) ||
             (mgi_context_seg_size(t->ctx) % 128 != 0)) {
             FAIL(t, "misuse: context segment size %zu",
