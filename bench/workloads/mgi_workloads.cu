@@ -36,6 +36,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -388,11 +389,12 @@ typedef struct {
                                  * receive call costs barriers and ring
                                  * reads, so each should take much */
 #define WL_MGI_BLOCKS   32
-#define WL_MGI_TILE_BATCH 65528 /* payload bytes of a tile's messages
-                                   ($MGI_DEV_TILE_BATCH) */
+#define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
+                                   messages ($MGI_DEV_TILE_BATCH) */
 #define WL_MGI_TILE     4      /* tuples per thread of a tile send
                                   (MGI_WL_MGI_TILE; 0: a tuple per thread
                                   per mgi_dev_send_block) */
+#define WL_MGI_TILE_MAX 64     /* a tile send takes at most a segment */
 #define WL_MGI_RECV_EVERY 1    /* a receive after every send of a block
                                    (MGI_WL_MGI_RECV_EVERY; 0: only when
                                    the stage ring is full) */
@@ -1197,12 +1199,36 @@ static void wl_mgi_release(wl_rank_t *w)
     m->h_res = NULL;
 }
 
+/* $name as a whole number from 0 to max, def when unset. -1, with a
+ * message that names it, when it is something else. */
+static int wl_env_uint(const wl_rank_t *w, const char *name, unsigned def,
+                       unsigned max, unsigned *out)
+{
+    const char *v = getenv(name);
+    unsigned long x;
+    char *end;
+
+    if (v == NULL) {
+        *out = def;
+        return 0;
+    }
+    errno = 0;
+    x     = strtoul(v, &end, 10);
+    if ((v[0] < '0') || (v[0] > '9') || (*end != '\0') || (errno != 0) ||
+        (x > max)) {
+        fprintf(stderr, "mgi_workloads rank %d: %s=%s: set a whole number "
+                "from 0 to %u, or unset it for %u\n", w->me, name, v, max,
+                def);
+        return -1;
+    }
+    *out = (unsigned)x;
+    return 0;
+}
+
 static int wl_mgi_init(wl_rank_t *w)
 {
     wl_mgi_t *m      = &w->mgi;
     const char *tls  = getenv("MGI_WL_MGI_TLS");
-    const char *blks = getenv("MGI_WL_MGI_BLOCKS");
-    const char *thr  = getenv("MGI_WL_MGI_THREADS");
     mgi_context_params_t p;
     mgi_ep_params_t ep;
     ucs_status_t status;
@@ -1210,14 +1236,17 @@ static int wl_mgi_init(wl_rank_t *w)
     int ok, all_ok;
 
     memset(m, 0, sizeof(*m));
-    tls       = (tls != NULL) ? tls : WL_MGI_TLS;
-    m->blocks  = (blks != NULL) ? (unsigned)atoi(blks) : WL_MGI_BLOCKS;
-    m->threads = (thr != NULL) ? (unsigned)atoi(thr) : WL_MGI_THREADS;
-    m->tile = (getenv("MGI_WL_MGI_TILE") != NULL) ?
-              (unsigned)atoi(getenv("MGI_WL_MGI_TILE")) : WL_MGI_TILE;
-    m->recv_every = (getenv("MGI_WL_MGI_RECV_EVERY") != NULL) ?
-                    (unsigned)atoi(getenv("MGI_WL_MGI_RECV_EVERY")) :
-                    WL_MGI_RECV_EVERY;
+    tls = (tls != NULL) ? tls : WL_MGI_TLS;
+    /* the blocks and threads are checked against the GPU and the
+     * segments in wl_mgi_prepare */
+    ok  = (wl_env_uint(w, "MGI_WL_MGI_BLOCKS", WL_MGI_BLOCKS, 65535,
+                       &m->blocks) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_THREADS", WL_MGI_THREADS,
+                       WL_MGI_MAX_THREADS, &m->threads) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_TILE", WL_MGI_TILE, WL_MGI_TILE_MAX,
+                       &m->tile) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_RECV_EVERY", WL_MGI_RECV_EVERY,
+                       1u << 20, &m->recv_every) == 0);
     mgi_context_params_init(&p);
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
         p.tuple_size = sizeof(mgi_wl_tuple_t);
@@ -1231,7 +1260,7 @@ static int wl_mgi_init(wl_rank_t *w)
     need = (unsigned)(w->opts->warmup + w->opts->iters) * 2;
     p.max_channels = std::max(p.max_channels, need);
     m->timeout_ms  = p.timeout_ms;
-    ok = (wl_mgi_prepare(w, &p, tls) == 0);
+    ok = ok && (wl_mgi_prepare(w, &p, tls) == 0);
     WL_CHECK(wl_mgi_vote(w, ok, "setup", &all_ok));
     if (!all_ok) {
         wl_mgi_release(w);

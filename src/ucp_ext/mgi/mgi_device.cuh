@@ -325,6 +325,59 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
 }
 
 #define MGI_DEV_GROUPS 128  /* destinations of one batched block send */
+#define MGI_DEV_NO_SLOT 0xffffffffu /* mgi_dev_warp_take: no item */
+
+/* Bytes of cnt tuples of ts bytes as batched messages of up to `per`
+ * tuples: full batches, then the rest. */
+__device__ static inline uint32_t mgi_dev_batch_bytes(uint32_t cnt,
+                                                      unsigned per,
+                                                      unsigned ts)
+{
+    return (cnt / per) * mgi_msg_size(per * ts) +
+           (((cnt % per) != 0) ? mgi_msg_size((cnt % per) * ts) : 0);
+}
+
+/* Warp: a place for this lane's item in counters[slot] (MGI_DEV_NO_SLOT:
+ * none), one shared-memory atomic per warp and slot; the lanes of a slot
+ * take consecutive places in lane order. Every lane of mask calls it. */
+__device__ static inline uint32_t mgi_dev_warp_take(unsigned mask,
+                                                    uint32_t slot,
+                                                    uint32_t *counters)
+{
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned grp  = __match_any_sync(mask, slot);
+    const unsigned lead = __ffs(grp) - 1;
+    uint32_t base = 0;
+
+    if ((slot != MGI_DEV_NO_SLOT) && (lane == lead)) {
+        base = atomicAdd(&counters[slot], (uint32_t)__popc(grp));
+    }
+    return __shfl_sync(mask, base, lead) + __popc(grp & ((1u << lane) - 1));
+}
+
+/* Tuple number `rank` of a destination's cnt tuples into their batched
+ * messages, which start at msg0: the first tuple of a batch writes the
+ * batch's header. */
+__device__ static inline void mgi_dev_batch_put(char *msg0,
+                                                const mgi_dev_ch_t *h,
+                                                uint16_t route, uint32_t rank,
+                                                uint32_t cnt, unsigned per,
+                                                const void *tuple)
+{
+    const unsigned ts = h->tuple_size;
+    const uint32_t mi = rank / per;
+    char *msg         = msg0 + mi * mgi_msg_size(per * ts);
+    mgi_msg_hdr_t hdr;
+
+    if ((rank % per) == 0) {
+        hdr.ch  = h->ch;
+        hdr.dst = route;
+        hdr.src = h->self;
+        hdr.len = (uint16_t)(min(per, cnt - mi * per) * ts);
+        *(mgi_msg_hdr_t*)msg = hdr;
+    }
+    mgi_copy_bytes(msg + MGI_MSG_HDR_SIZE + (rank % per) * ts, tuple, ts);
+}
 
 /* Block level, a channel with a schema, every thread passing one tuple or
  * none: the tuples of one destination go as batched messages of up to
@@ -347,13 +400,11 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
     __shared__ uint32_t s_off, s_pos;
     const unsigned ts   = h->tuple_size;
     const unsigned per  = max(h->msg_batch / ts, 1u);
-    const unsigned fmsz = mgi_msg_size(per * ts);   /* a full batch */
     const unsigned lane = threadIdx.x % 32;
     const unsigned mask = mgi_dev_block_warp_mask();
-    unsigned grp, lead, slot = 0, rank = 0, i, k, cnt, g, mi;
+    unsigned grp, lead, slot = MGI_DEV_NO_SLOT, rank, i, k, g;
     uint16_t route = MGI_EP_ID_ALL;
     uint32_t old;
-    char *msg;
 
     for (i = threadIdx.x; i < MGI_DEV_GROUPS; i += blockDim.x) {
         s_key[i] = 0;
@@ -385,13 +436,11 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
         }
         if (k == MGI_DEV_GROUPS) {
             s_over = 1;
-        } else {
-            rank = atomicAdd(&s_cnt[slot], (unsigned)__popc(grp));
+            slot   = MGI_DEV_NO_SLOT;
         }
     }
-    slot  = __shfl_sync(mask, slot, lead);
-    rank  = __shfl_sync(mask, rank, lead) +
-            __popc(grp & ((1u << lane) - 1));
+    slot = __shfl_sync(mask, slot, lead);
+    rank = mgi_dev_warp_take(mask, slot, s_cnt);
     __syncthreads();
     if (s_over) {
         return -1;
@@ -399,12 +448,9 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
     if (threadIdx.x == 0) {
         s_total = 0;
         for (g = 0; g < s_ngroups; ++g) {
-            i         = s_list[g];
-            cnt       = s_cnt[i];
-            s_at[i]   = s_total;
-            s_total  += (cnt / per) * fmsz +
-                        (((cnt % per) != 0) ? mgi_msg_size((cnt % per) * ts) :
-                                              0);
+            i        = s_list[g];
+            s_at[i]  = s_total;
+            s_total += mgi_dev_batch_bytes(s_cnt[i], per, ts);
         }
         /* a reservation larger than a segment would never fit: refuse it
          * (MGI_SEG_SIZE / MGI_TUPLE_SIZE size segments for the block) */
@@ -418,19 +464,8 @@ __device__ static inline int mgi_dev_send_block_batch(const mgi_dev_ch_t *h,
         return 0;
     }
     if (len > 0) {
-        mi  = rank / per;
-        msg = mgi_seg_payload(s_seg) + s_off + s_at[slot] + mi * fmsz;
-        if ((rank % per) == 0) {
-            mgi_msg_hdr_t hdr;
-
-            cnt     = min(per, s_cnt[slot] - mi * per);
-            hdr.ch  = h->ch;
-            hdr.dst = route;
-            hdr.src = h->self;
-            hdr.len = (uint16_t)(cnt * ts);
-            *(mgi_msg_hdr_t*)msg = hdr;
-        }
-        mgi_copy_bytes(msg + MGI_MSG_HDR_SIZE + (rank % per) * ts, tuple, ts);
+        mgi_dev_batch_put(mgi_seg_payload(s_seg) + s_off + s_at[slot], h,
+                          route, rank, s_cnt[slot], per, tuple);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -739,17 +774,14 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
     __shared__ uint32_t s_next;
     const unsigned ts    = h->tuple_size;
     const unsigned per   = min(h->tile_batch, MGI_MSG_MAX_LEN) / ts;
-    const unsigned fmsz  = mgi_msg_size(per * ts);   /* a full batch */
     const unsigned nslot = mgi_dev_tile_nslot(h, dst);
-    const unsigned tid   = threadIdx.x, lane = tid % 32;
+    const unsigned tid   = threadIdx.x;
     const unsigned mask  = mgi_dev_block_warp_mask();
     const char *const t  = (const char*)tuples;
     mgi_ring_t *const r  = mgi_dev_stage(h);
     const uint32_t cap   = mgi_ring_cap(r);
-    uint32_t avail, total, slot, grp, lead, rank, mi, cnt, used, one;
+    uint32_t avail, total, slot, rank, used, one;
     unsigned base, i, room;
-    mgi_msg_hdr_t hdr;
-    char *msg;
 
     avail = ((s_hint.ring == r) && (s_next < cap)) ? cap - s_next : 0;
     room  = mgi_dev_tile_fit(avail, ts, per, nslot);
@@ -767,13 +799,10 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
     __syncthreads();                        /* s_next read by all */
     /* 1. tuples per destination */
     for (base = 0; (nslot > 1) && (base < n); base += blockDim.x) {
-        i    = base + tid;
-        slot = (i < n) ? mgi_dev_tile_slot(h, t + (size_t)i * ts, dst) :
-                         0xffffffffu;
-        grp  = __match_any_sync(mask, slot);
-        if ((slot != 0xffffffffu) && (lane == __ffs(grp) - 1)) {
-            atomicAdd(&s_cnt[slot], (uint32_t)__popc(grp));
-        }
+        i = base + tid;
+        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
+                                              h, t + (size_t)i * ts, dst) :
+                                          MGI_DEV_NO_SLOT, s_cnt);
     }
     __syncthreads();
     if (tid == 0) {
@@ -781,13 +810,10 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
         used  = 0;
         one   = 0;
         for (i = 0; i < nslot; ++i) {
-            cnt     = s_cnt[i];
             s_at[i] = total;
-            total  += (cnt / per) * fmsz +
-                      (((cnt % per) != 0) ? mgi_msg_size((cnt % per) * ts) :
-                                            0);
-            used   += (cnt > 0);
-            one     = (cnt > 0) ? i : one;
+            total  += mgi_dev_batch_bytes(s_cnt[i], per, ts);
+            used   += (s_cnt[i] > 0);
+            one     = (s_cnt[i] > 0) ? i : one;
         }
         s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
                                                &s_off, &s_pos) == MGI_RING_OK);
@@ -809,30 +835,13 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
     for (base = 0; base < n; base += blockDim.x) {
         i    = base + tid;
         slot = (i < n) ? mgi_dev_tile_slot(h, t + (size_t)i * ts, dst) :
-                         0xffffffffu;
-        grp  = __match_any_sync(mask, slot);
-        lead = __ffs(grp) - 1;
-        rank = 0;
-        if ((slot != 0xffffffffu) && (lane == lead)) {
-            rank = atomicAdd(&s_run[slot], (uint32_t)__popc(grp));
+                         MGI_DEV_NO_SLOT;
+        rank = mgi_dev_warp_take(mask, slot, s_run);
+        if (slot != MGI_DEV_NO_SLOT) {
+            mgi_dev_batch_put(mgi_seg_payload(s_seg) + s_off + s_at[slot], h,
+                              mgi_dev_tile_route(h, slot, dst), rank,
+                              s_cnt[slot], per, t + (size_t)i * ts);
         }
-        rank = __shfl_sync(mask, rank, lead) +
-               __popc(grp & ((1u << lane) - 1));
-        if (slot == 0xffffffffu) {
-            continue;
-        }
-        mi  = rank / per;
-        msg = mgi_seg_payload(s_seg) + s_off + s_at[slot] + mi * fmsz;
-        if ((rank % per) == 0) {
-            cnt     = min(per, s_cnt[slot] - mi * per);
-            hdr.ch  = h->ch;
-            hdr.dst = mgi_dev_tile_route(h, slot, dst);
-            hdr.src = h->self;
-            hdr.len = (uint16_t)(cnt * ts);
-            *(mgi_msg_hdr_t*)msg = hdr;
-        }
-        mgi_copy_bytes(msg + MGI_MSG_HDR_SIZE + (rank % per) * ts,
-                       t + (size_t)i * ts, ts);
     }
     __syncthreads();
     if (tid == 0) {
@@ -883,7 +892,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     const unsigned mask = mgi_dev_block_warp_mask();
     const char *const t = (const char*)tuples;
     mgi_ring_t *const r = mgi_dev_stage(h);
-    uint32_t sz, cap, room, key = 0, k, total, old = 0;
+    uint32_t sz, cap, room, key = 0, k, total;
     unsigned i, done, c;
     uint16_t route = MGI_EP_ID_ALL;
     int has = 0, ret;
@@ -953,9 +962,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     __syncthreads();
     if (tid == 0) {
         /* one (channel, destination) for the whole reservation? */
-        key = mgi_dev_block_key(s_wcnt, s_wkey);
-        old = mgi_seg_mark_begin(s_seg, key);
-        mgi_seg_mark_end(s_seg, old, key);
+        mgi_seg_mark(s_seg, mgi_dev_block_key(s_wcnt, s_wkey));
         /* the commit is a release at GPU scope, as in mgi_dev_send_block:
          * the writes this thread saw through the barrier, and the mark,
          * are ordered before the count */
