@@ -407,12 +407,38 @@ enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */
     WL_MGI_OVERFLOW   = 1u << 3
 };
 
+/* Where the user blocks' time goes (MGI_WL_MGI_PROFILE=1): thread 0's
+ * clock cycles, summed over the blocks, and the calls behind them */
+enum {
+    WL_P_ALL,       /* the whole kernel */
+    WL_P_COUNT,     /* counting tuples per destination (the report's) */
+    WL_P_SEND,      /* in send calls, refused ones too */
+    WL_P_RECV,      /* in wl_mgi_recv, of which */
+    WL_P_RCOPY,     /*   appending to the output */
+    WL_P_TAIL,      /* after the last send: flush, receiving until EOF */
+    WL_P_SENDS,     /* send calls, and those that found the stage ring */
+    WL_P_FULL,      /* full */
+    WL_P_RECVS,     /* receive calls, and those that found nothing */
+    WL_P_EMPTY,
+    WL_P_GOT,       /* tuples received, and of them */
+    WL_P_GOT_SENT,  /* by the end of the block's sending */
+    WL_P_N
+};
+
+/* Points of a block's run whose first and last time the profile gives:
+ * start, end of sending, the last receive that took tuples, EOF */
+enum { WL_T_START, WL_T_SENT, WL_T_DATA, WL_T_EOF, WL_T_N };
+
 /* What the shuffle kernel reports (device memory, copied back) */
 typedef struct {
     unsigned long long sent[MGI_WL_MAX_GPUS];  /* tuples per destination */
     unsigned long long received;               /* cursor into t->recv */
     unsigned           flags;
     unsigned           eof_blocks;             /* blocks that read EOF */
+    unsigned long long prof[WL_P_N];           /* with MGI_WL_MGI_PROFILE */
+    /* and when (%globaltimer, ns) blocks started, ended sending and read
+     * EOF: the first as ~max(~t), the last as max(t) */
+    unsigned long long first[WL_T_N], last[WL_T_N];
 } wl_mgi_res_t;
 
 /* Endpoint of each rank, by value into the kernel */
@@ -430,6 +456,10 @@ typedef struct {
     unsigned       tile;                    /* tuples per thread of a tile
                                              * send; 0: one per send */
     unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
+    unsigned       profile;                 /* MGI_WL_MGI_PROFILE */
+    unsigned long long prof[WL_P_N];        /* its sums over shuffles */
+    double         when_us[2 * WL_T_N];     /* first, last of each WL_T_*
+                                             * after the first start */
     wl_mgi_res_t  *d_res;
     wl_mgi_res_t  *h_res;                   /* pinned */
     mgi_wl_tuple_t *d_stage;                /* WL_MGI_RECV per block */
@@ -880,15 +910,57 @@ static __device__ int wl_mgi_late(unsigned long long deadline)
     return __syncthreads_or(wl_dev_now() > deadline);
 }
 
+/* Thread 0, with the profile (P): clock cycles since c0 into pf[k] */
+template <bool P>
+static __device__ __forceinline__ long long wl_prof_t0(void)
+{
+    return P ? clock64() : 0;
+}
+
+template <bool P>
+static __device__ __forceinline__ void wl_prof_add(unsigned long long *pf,
+                                                   int k, long long c0)
+{
+    if (P && (threadIdx.x == 0)) {
+        pf[k] += (unsigned long long)(clock64() - c0);
+    }
+}
+
+/* Thread 0, with the profile: the block reached point k (WL_T_*) now */
+template <bool P>
+static __device__ __forceinline__ void wl_prof_when(wl_mgi_res_t *res, int k)
+{
+    unsigned long long t;
+
+    if (P && (threadIdx.x == 0)) {
+        t = wl_dev_now();
+        atomicMax(&res->first[k], ~t);
+        atomicMax(&res->last[k], t);
+    }
+}
+
+template <bool P>
+static __device__ __forceinline__ void wl_prof_count(unsigned long long *pf,
+                                                     int k, int yes)
+{
+    if (P && (threadIdx.x == 0)) {
+        pf[k] += (yes != 0);
+    }
+}
+
 /* Block: receive what is ready into the block's stage, then append it to recv
  * at a cursor taken once per block.  Returns bytes, 0 or MGI_DEV_EOF (the
  * same in every thread). */
+template <bool P>
 static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
                                   mgi_wl_tuple_t *stage, mgi_wl_tuple_t *recv,
-                                  uint64_t cap, wl_mgi_res_t *res)
+                                  uint64_t cap, wl_mgi_res_t *res,
+                                  unsigned long long *pf)
 {
     __shared__ unsigned long long s_base;
+    const long long c0 = wl_prof_t0<P>();
     int n = mgi_dev_recv_block(h, stage, WL_MGI_RECV * sizeof(*stage));
+    const long long c1 = wl_prof_t0<P>();
     unsigned k, i;
 
     if (n > 0) {
@@ -907,6 +979,16 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
         }
     }
     __syncthreads();
+    if (n > 0) {
+        wl_prof_when<P>(res, WL_T_DATA);
+        if (P && (threadIdx.x == 0)) {
+            pf[WL_P_GOT] += (unsigned)n / sizeof(*stage);
+        }
+    }
+    wl_prof_add<P>(pf, WL_P_RCOPY, c1);
+    wl_prof_add<P>(pf, WL_P_RECV, c0);
+    wl_prof_count<P>(pf, WL_P_RECVS, 1);
+    wl_prof_count<P>(pf, WL_P_EMPTY, n == 0);
     return n;
 }
 
@@ -915,28 +997,33 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
  * rings drain while this block sends, not only once its stage ring is
  * full.  Full: drain what came in meanwhile.  Returns WL_MGI_LATE_SEND when
  * a full ring met the deadline, else 0 (the same in every thread). */
+template <bool P>
 static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
                                        unsigned *sends, unsigned recv_every,
                                        mgi_wl_tuple_t *stage,
                                        mgi_wl_tuple_t *recv, uint64_t cap,
                                        wl_mgi_res_t *res,
-                                       unsigned long long deadline)
+                                       unsigned long long deadline,
+                                       unsigned long long *pf)
 {
+    wl_prof_count<P>(pf, WL_P_SENDS, 1);
+    wl_prof_count<P>(pf, WL_P_FULL, !ok);
     if (ok) {
         if ((recv_every > 0) && ((++*sends % recv_every) == 0)) {
-            wl_mgi_recv(h, stage, recv, cap, res);
+            wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
         }
         return 0;
     }
-    wl_mgi_recv(h, stage, recv, cap, res);
+    wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
     return wl_mgi_late(deadline) ? WL_MGI_LATE_SEND : 0;
 }
 
 /* One shuffle on one GPU: launched with the endpoint's `blocks` blocks of
  * WL_MGI_THREADS threads.  by_key: the channel's partition key routes
  * (exchange, one-to-many); else each tuple names its destination
- * (many-to-one keeps most tuples, point-to-point sends all to rank 1). */
-template <bool TILED>
+ * (many-to-one keeps most tuples, point-to-point sends all to rank 1).
+ * P: where the time goes into res->prof (MGI_WL_MGI_PROFILE). */
+template <bool TILED, bool P>
 static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
@@ -948,12 +1035,15 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
     mgi_wl_tuple_t *stage = stages + (size_t)blockIdx.x * WL_MGI_RECV;
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
     __shared__ uint32_t flush_state;
+    __shared__ unsigned long long pf[P ? WL_P_N : 1];
     const mgi_dev_ch_t *h = &ch;
     const unsigned long long deadline = wl_dev_now() + timeout_ns;
+    const long long c_all = wl_prof_t0<P>();
     uint64_t per   = (n + gridDim.x - 1) / gridDim.x;
     uint64_t begin = min(n, per * blockIdx.x), end = min(n, begin + per);
     uint64_t b, i;
     unsigned flags = 0, sends = 0;
+    long long c0;
     mgi_wl_tuple_t t;
     int d, r;
 
@@ -963,6 +1053,10 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
     if (threadIdx.x == 0) {
         flush_state = 0;
     }
+    if (P && (threadIdx.x < WL_P_N)) {
+        pf[threadIdx.x] = 0;
+    }
+    wl_prof_when<P>(res, WL_T_START);
     __syncthreads();
     if (TILED) {
         /* tiles of t->in straight from memory, tile x blockDim.x tuples
@@ -975,15 +1069,19 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
 
         for (b = begin; (b < end) && (flags == 0); b += step) {
             cnt = min(step, end - b);
+            c0  = wl_prof_t0<P>();
             for (i = threadIdx.x; i - threadIdx.x < cnt; i += blockDim.x) {
                 wl_warp_count(hist, (i < cnt) ? mgi_wl_dest(pat,
                                                 in[b + i].key, me, G) : -1);
             }
+            wl_prof_add<P>(pf, WL_P_COUNT, c0);
             for (done = 0; (done < cnt) && (flags == 0); done += took) {
+                c0    = wl_prof_t0<P>();
                 took  = mgi_dev_send_block_tile(h, in + b + done,
                                                 (unsigned)(cnt - done), tdst);
-                flags = wl_mgi_sent(h, took > 0, &sends, recv_every, stage,
-                                    recv, cap, res, deadline);
+                wl_prof_add<P>(pf, WL_P_SEND, c0);
+                flags = wl_mgi_sent<P>(h, took > 0, &sends, recv_every,
+                                       stage, recv, cap, res, deadline, pf);
             }
         }
     }
@@ -997,25 +1095,32 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         }
         wl_warp_count(hist, d);
         do {
+            c0    = wl_prof_t0<P>();
             r     = mgi_dev_send_block(h, &t, (d >= 0) ? sizeof(t) : 0,
                                        (by_key || (d < 0)) ?
                                        MGI_DEV_DST_AUTO : dsts.ep[d]);
             r     = __syncthreads_or(r > 0);
-            flags = wl_mgi_sent(h, r, &sends, recv_every, stage, recv, cap,
-                                res, deadline);
+            wl_prof_add<P>(pf, WL_P_SEND, c0);
+            flags = wl_mgi_sent<P>(h, r, &sends, recv_every, stage, recv,
+                                   cap, res, deadline, pf);
         } while (!r && (flags == 0));
     }
     /* every block flushes once (a source's EOF counts its blocks), and
      * keeps receiving until its flush is delivered: the others' delivery
      * may need this endpoint to drain */
+    c0 = wl_prof_t0<P>();
+    wl_prof_when<P>(res, WL_T_SENT);
+    if (P && (threadIdx.x == 0)) {
+        pf[WL_P_GOT_SENT] = pf[WL_P_GOT];
+    }
     while ((flags == 0) && !mgi_dev_flush_nb(h, &flush_state)) {
-        wl_mgi_recv(h, stage, recv, cap, res);
+        wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
         if (wl_mgi_late(deadline)) {
             flags = WL_MGI_LATE_FLUSH;
         }
     }
     while (flags == 0) {
-        r = wl_mgi_recv(h, stage, recv, cap, res);
+        r = wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
         if (r == MGI_DEV_EOF) {
             break;
         }
@@ -1024,6 +1129,13 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         }
     }
     __syncthreads();
+    wl_prof_when<P>(res, WL_T_EOF);
+    wl_prof_add<P>(pf, WL_P_TAIL, c0);
+    wl_prof_add<P>(pf, WL_P_ALL, c_all);
+    __syncthreads();
+    if (P && (threadIdx.x < WL_P_N)) {
+        atomicAdd(&res->prof[threadIdx.x], pf[threadIdx.x]);
+    }
     if ((threadIdx.x < G) && (hist[threadIdx.x] > 0)) {
         atomicAdd(&res->sent[threadIdx.x],
                   (unsigned long long)hist[threadIdx.x]);
@@ -1246,7 +1358,8 @@ static int wl_mgi_init(wl_rank_t *w)
           (wl_env_uint(w, "MGI_WL_MGI_TILE", WL_MGI_TILE, WL_MGI_TILE_MAX,
                        &m->tile) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_RECV_EVERY", WL_MGI_RECV_EVERY,
-                       1u << 20, &m->recv_every) == 0);
+                       1u << 20, &m->recv_every) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_PROFILE", 0, 1, &m->profile) == 0);
     mgi_context_params_init(&p);
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
         p.tuple_size = sizeof(mgi_wl_tuple_t);
@@ -1301,6 +1414,42 @@ static int wl_mgi_init(wl_rank_t *w)
     return -1;
 }
 
+/* Where the user blocks' time went (MGI_WL_MGI_PROFILE=1), over every
+ * shuffle of this rank: thread 0's clock cycles in counting tuples per
+ * destination, in send calls and in receive calls (and of those, in
+ * appending to the output); the time after a block's last send (its
+ * flush, and receiving until EOF) is given apart too. */
+static void wl_mgi_print_profile(const wl_rank_t *w)
+{
+    const wl_mgi_t *m = &w->mgi;
+    const unsigned long long *f = m->prof;
+    const double all = (f[WL_P_ALL] > 0) ? (double)f[WL_P_ALL] : 1.0;
+
+    printf("# mgi profile rank %d: user blocks %.0f k cycles each per "
+           "shuffle; %.1f%% counting, %.1f%% in sends (%llu calls, %llu "
+           "found the stage ring full, %.1f k cycles per call), %.1f%% in "
+           "receives (%llu calls, %llu found nothing, %.1f k cycles per "
+           "call; %.1f%% of all appending to the output); %.1f%% after the "
+           "last send\n", w->me,
+           all / 1e3 / m->blocks / m->shuffles,
+           100.0 * f[WL_P_COUNT] / all, 100.0 * f[WL_P_SEND] / all,
+           f[WL_P_SENDS], f[WL_P_FULL],
+           (f[WL_P_SENDS] > 0) ? f[WL_P_SEND] / 1e3 / f[WL_P_SENDS] : 0.0,
+           100.0 * f[WL_P_RECV] / all, f[WL_P_RECVS], f[WL_P_EMPTY],
+           (f[WL_P_RECVS] > 0) ? f[WL_P_RECV] / 1e3 / f[WL_P_RECVS] : 0.0,
+           100.0 * f[WL_P_RCOPY] / all, 100.0 * f[WL_P_TAIL] / all);
+    printf("# mgi profile rank %d: after the first block started (us, "
+           "means per shuffle): blocks started %.0f-%.0f, ended sending "
+           "%.0f-%.0f (having received %.1f%% of their tuples), receives took "
+           "tuples from %.0f to %.0f, read EOF %.0f-%.0f\n", w->me,
+           m->when_us[0] / m->shuffles, m->when_us[1] / m->shuffles,
+           m->when_us[2] / m->shuffles, m->when_us[3] / m->shuffles,
+           100.0 * f[WL_P_GOT_SENT] / (f[WL_P_GOT] ? f[WL_P_GOT] : 1),
+           m->when_us[4] / m->shuffles, m->when_us[5] / m->shuffles,
+           m->when_us[6] / m->shuffles, m->when_us[7] / m->shuffles);
+    fflush(stdout);
+}
+
 static void wl_mgi_fini(wl_rank_t *w, int sync)
 {
     wl_mgi_t *m = &w->mgi;
@@ -1310,6 +1459,9 @@ static void wl_mgi_fini(wl_rank_t *w, int sync)
             /* not reached: init fails on every rank or on none, and then
              * destroys the context itself (destroy is collective) */
             return;
+        }
+        if (m->profile && (m->shuffles > 0)) {
+            wl_mgi_print_profile(w);
         }
         if ((w->me == 0) && (m->shuffles > 0)) {
             printf("# mgi: %u blocks x %u threads per GPU; per shuffle on "
@@ -1403,9 +1555,13 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     /* tile sends where the channel tells each tuple's destination (the
      * key, or rank 1 for point-to-point); a kernel of its own, so the
      * other one keeps its registers */
-    auto *kern = ((m->tile > 0) &&
-                  (by_key || (pat == MGI_WL_PATTERN_P2P))) ?
-                 wl_mgi_shuffle_kernel<true> : wl_mgi_shuffle_kernel<false>;
+    const int tiled = (m->tile > 0) &&
+                      (by_key || (pat == MGI_WL_PATTERN_P2P));
+    auto *kern = m->profile ?
+                 (tiled ? wl_mgi_shuffle_kernel<true, true> :
+                          wl_mgi_shuffle_kernel<false, true>) :
+                 (tiled ? wl_mgi_shuffle_kernel<true, false> :
+                          wl_mgi_shuffle_kernel<false, false>);
     kern<<<m->blocks, m->threads, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
             t->cap, m->d_res, m->d_stage, m->recv_every,
@@ -1460,6 +1616,15 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     times->transfer_ms += t3 - t0;
     m->create_ms += t1 - t0;
     m->kernel_ms += t2 - t1;
+    for (d = 0; d < WL_P_N; ++d) {
+        m->prof[d] += res->prof[d];
+    }
+    for (d = 0; m->profile && (d < WL_T_N); ++d) {
+        m->when_us[2 * d]     += (double)(~res->first[d] -
+                                          ~res->first[WL_T_START]) / 1e3;
+        m->when_us[2 * d + 1] += (double)(res->last[d] -
+                                          ~res->first[WL_T_START]) / 1e3;
+    }
     m->delete_ms += t3 - t2;
     ++m->shuffles;
     return 0;
