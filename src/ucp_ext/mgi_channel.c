@@ -668,6 +668,9 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
     }
 
     __atomic_store_n(&ctx->chs[id], NULL, __ATOMIC_RELEASE);
+    for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
+        mgi_gpu_ch_unpublish(ep, ch); /* the quiesce covers the GPU too */
+    }
     status = mgi_ch_quiesce(ctx, id);
     if (status != UCS_OK) {
         return status; /* leak the channel rather than free it in use */

@@ -90,6 +90,9 @@ typedef struct mgi_gpu_ch {
     mgi_gpu_dch_t *dch;             /* device blob */
     mgi_ring_t    **final;          /* host copy of the device pointers */
     unsigned      nfinal;
+    int           unpublished;      /* mgi_gpu_ch_unpublish took it from
+                                     * the sorter's table, at epoch: */
+    uint32_t      unpub_epoch;
 } mgi_gpu_ch_t;
 
 __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
@@ -818,9 +821,11 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
 }
 
 /* Keep the final rings of a deleted channel for the next one (the
- * channel is unpublished: the sorter stops looking at them within
- * MGI_SORTER_QUIESCE_EPOCHS); memory that cannot be pooled is freed. */
-static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n)
+ * channel was unpublished at sorter epoch `epoch`: the sorter stops
+ * looking at them within MGI_SORTER_QUIESCE_EPOCHS); memory that cannot
+ * be pooled is freed. */
+static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n,
+                               uint32_t epoch)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
     mgi_gpu_pooled_t *np;
@@ -842,7 +847,7 @@ static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n)
             g->pool_cap = g->pool_cap * 2 + 16;
         }
         g->pool[g->npool].ring  = final[i];
-        g->pool[g->npool].epoch = mgi_gpu_sorter_epoch(ep);
+        g->pool[g->npool].epoch = epoch;
         ++g->npool;
     }
     pthread_mutex_unlock(&g->pool_lock);
@@ -903,7 +908,7 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
     mgi_gpu_leave(&guard);
 out:
     if (status != UCS_OK) {
-        mgi_gpu_finals_put(ep, final, n);
+        mgi_gpu_finals_put(ep, final, n, mgi_gpu_sorter_epoch(ep));
         memset(final, 0, n * sizeof(*final));
     }
     return status;
@@ -965,7 +970,8 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
 err_free:
     if (gc != NULL) {
         if (gc->final != NULL) {
-            mgi_gpu_finals_put(ep, gc->final, gc->nfinal);
+            mgi_gpu_finals_put(ep, gc->final, gc->nfinal,
+                               mgi_gpu_sorter_epoch(ep));
         }
         mgi_gpu_dev_free(ep, gc->dch);
         free(gc->final);
@@ -1047,17 +1053,34 @@ ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
     return UCS_OK;
 }
 
-void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
+/* Take the channel from the sorter's table; its rings are the sorter's
+ * until MGI_SORTER_QUIESCE_EPOCHS after the epoch noted here. */
+void mgi_gpu_ch_unpublish(mgi_ep_t *ep, mgi_channel_t *ch)
 {
     mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
     mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
     mgi_gpu_dch_t *none = NULL;
 
-    if (gc == NULL) {
+    if ((gc == NULL) || gc->unpublished) {
         return;
     }
     mgi_gpu_poke(ep, &g->chs[ch->id], &none, sizeof(none));
-    mgi_gpu_finals_put(ep, gc->final, gc->nfinal);
+    gc->unpublished = 1;
+    gc->unpub_epoch = mgi_gpu_sorter_epoch(ep);
+}
+
+/* Unpublished before mgi_ch_delete's quiesce, the final rings are free for
+ * the next channel at once: unpublished after it, they were not yet when
+ * the next channel came, and every other channel took new memory. */
+void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+
+    if (gc == NULL) {
+        return;
+    }
+    mgi_gpu_ch_unpublish(ep, ch);
+    mgi_gpu_finals_put(ep, gc->final, gc->nfinal, gc->unpub_epoch);
     mgi_gpu_dev_free(ep, gc->dch);
     free(gc->final);
     free(gc);
