@@ -377,7 +377,12 @@ typedef struct {
 /* MGI variant (see its section): threads per block (a tuple per thread
  * per send), tuples a block receives at once, default user blocks per GPU
  * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS).
- * 32 blocks of 1024 threads for every op: on 2 x H200 the Exchange moved
+ * 48 blocks: once a source's EOFs no longer closed every final ring each
+ * (a tail that grew with the blocks), one H100 ran the Exchange at 68.5 /
+ * 68.7 GB/s against 56.8 / 58.7 with 32, GroupBy in 9.0 / 9.5 against
+ * 10.4 / 10.2 ms, Join in 15.2 / 14.9 against 15.9 / 15.7 ms
+ * (bench/results/2026-11-24-h100x1-tail/); 64 gave the same as 48. Threads
+ * of 1024 for every op: on 2 x H200 the Exchange moved
  * 80.4 against 67.7 GB/s with 64 x 256, GroupBy took 55.9 against 68.0 ms
  * and Join 80.0 against 99.4 ms (bench/results/2026-11-24-h200x2-targets/,
  * run65); many-to-one and point-to-point took them already (13.9 and 47.7
@@ -388,7 +393,7 @@ typedef struct {
 #define WL_MGI_RECV     65536   /* per block, in device memory: a
                                  * receive call costs barriers and ring
                                  * reads, so each should take much */
-#define WL_MGI_BLOCKS   32
+#define WL_MGI_BLOCKS   48
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
                                    messages ($MGI_DEV_TILE_BATCH) */
 #define WL_MGI_TILE     4      /* tuples per thread of a tile send
