@@ -464,7 +464,8 @@ typedef struct {
     unsigned       profile;                 /* MGI_WL_MGI_PROFILE */
     unsigned long long prof[WL_P_N];        /* its sums over shuffles */
     double         when_us[2 * WL_T_N];     /* first, last of each WL_T_*
-                                             * after the first start */
+                                             * after the first start, */
+    int            when_n[WL_T_N];          /* over this many shuffles */
     wl_mgi_res_t  *d_res;
     wl_mgi_res_t  *h_res;                   /* pinned */
     mgi_wl_tuple_t *d_stage;                /* WL_MGI_RECV per block */
@@ -1429,6 +1430,10 @@ static void wl_mgi_print_profile(const wl_rank_t *w)
     const wl_mgi_t *m = &w->mgi;
     const unsigned long long *f = m->prof;
     const double all = (f[WL_P_ALL] > 0) ? (double)f[WL_P_ALL] : 1.0;
+    double us[2 * WL_T_N];
+    int k;
+
+    static_assert(WL_T_N == 4, "the second line prints four points");
 
     printf("# mgi profile rank %d: user blocks %.0f k cycles each per "
            "shuffle; %.1f%% counting, %.1f%% in sends (%llu calls, %llu "
@@ -1443,15 +1448,17 @@ static void wl_mgi_print_profile(const wl_rank_t *w)
            100.0 * f[WL_P_RECV] / all, f[WL_P_RECVS], f[WL_P_EMPTY],
            (f[WL_P_RECVS] > 0) ? f[WL_P_RECV] / 1e3 / f[WL_P_RECVS] : 0.0,
            100.0 * f[WL_P_RCOPY] / all, 100.0 * f[WL_P_TAIL] / all);
+    for (k = 0; k < 2 * WL_T_N; ++k) {
+        us[k] = (m->when_n[k / 2] > 0) ? m->when_us[k] / m->when_n[k / 2] :
+                                         -1.0;
+    }
     printf("# mgi profile rank %d: after the first block started (us, "
-           "means per shuffle): blocks started %.0f-%.0f, ended sending "
-           "%.0f-%.0f (having received %.1f%% of their tuples), receives took "
-           "tuples from %.0f to %.0f, read EOF %.0f-%.0f\n", w->me,
-           m->when_us[0] / m->shuffles, m->when_us[1] / m->shuffles,
-           m->when_us[2] / m->shuffles, m->when_us[3] / m->shuffles,
+           "means per shuffle, -1: never): blocks started %.0f-%.0f, ended "
+           "sending %.0f-%.0f (having received %.1f%% of their tuples), "
+           "receives took tuples from %.0f to %.0f, read EOF %.0f-%.0f\n",
+           w->me, us[0], us[1], us[2], us[3],
            100.0 * f[WL_P_GOT_SENT] / (f[WL_P_GOT] ? f[WL_P_GOT] : 1),
-           m->when_us[4] / m->shuffles, m->when_us[5] / m->shuffles,
-           m->when_us[6] / m->shuffles, m->when_us[7] / m->shuffles);
+           us[4], us[5], us[6], us[7]);
     fflush(stdout);
 }
 
@@ -1625,6 +1632,10 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
         m->prof[d] += res->prof[d];
     }
     for (d = 0; m->profile && (d < WL_T_N); ++d) {
+        if (res->first[d] == 0) {
+            continue;       /* no block got there (took no tuples) */
+        }
+        ++m->when_n[d];
         m->when_us[2 * d]     += (double)(~res->first[d] -
                                           ~res->first[WL_T_START]) / 1e3;
         m->when_us[2 * d + 1] += (double)(res->last[d] -
