@@ -357,15 +357,12 @@ static char *mgi_gpu_final_image(mgi_ep_t *ep)
         ucs_error("mgi ep %u: out of memory for a final ring image", ep->id);
         return NULL;
     }
-    if (mgi_ring_init(full, depth, ctx->seg_size, MGI_RING_F_APPEND) != 0) {
-        ucs_error("mgi ep %u: final rings of %u segments of %zu bytes: the "
-                  "depth must be a power of two (MGI_FINAL_DEPTH)", ep->id,
-                  depth, ctx->seg_size);
-    } else if (MGI_CUDA_CALL(cudaHostAlloc((void**)&img, MGI_RING_HDR_SIZE +
-                                           depth * MGI_SEG_HDR_SIZE,
-                                           cudaHostAllocPortable),
-                             "ep %u: a final ring image", ep->id) !=
-               UCS_OK) {
+    /* the context checked the depth (MGI_FINAL_DEPTH) and segment size */
+    mgi_ring_init(full, depth, ctx->seg_size, MGI_RING_F_APPEND);
+    if (MGI_CUDA_CALL(cudaHostAlloc((void**)&img, MGI_RING_HDR_SIZE +
+                                    depth * MGI_SEG_HDR_SIZE,
+                                    cudaHostAllocPortable),
+                      "ep %u: a final ring image", ep->id) != UCS_OK) {
         img = NULL;
     } else {
         memcpy(img, full, MGI_RING_HDR_SIZE);

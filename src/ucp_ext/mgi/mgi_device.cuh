@@ -1094,12 +1094,8 @@ __device__ static inline int mgi_dev_final_idle(const mgi_dev_ch_t *h,
                                                 unsigned b)
 {
     const uint32_t eof = mgi_ld_rlx32(&h->eof_sources[b]);
-    mgi_ring_t *r      = h->final[b];
 
-    /* append mode: segments before RTail are closed, the one at RTail is
-     * open (not ready) */
-    return (mgi_ld_rlx32(&r->prod_tail) == mgi_ld_rlx32(&r->cons_tail)) &&
-           (eof != h->nsrc);
+    return mgi_ring_looks_empty(h->final[b]) && (eof != h->nsrc);
 }
 
 /* Thread level: whole tuples into buf, as many as fit (schemaless: one). */

@@ -325,6 +325,14 @@ MGI_INLINE char *mgi_seg_payload(mgi_seg_hdr_t *seg)
     return (char*)seg + MGI_SEG_HDR_SIZE;
 }
 
+/* A look, relaxed loads that go out together: no slot published past
+ * RHead. In append mode the segment at RTail is the open one, so nothing
+ * is ready to consume; a stale answer is only late (the next look sees). */
+MGI_INLINE int mgi_ring_looks_empty(const mgi_ring_t *r)
+{
+    return mgi_ld_rlx32(&r->prod_tail) == mgi_ld_rlx32(&r->cons_tail);
+}
+
 /* Occupied slots, as seen from any side. */
 MGI_INLINE uint32_t mgi_ring_count(const mgi_ring_t *r)
 {
