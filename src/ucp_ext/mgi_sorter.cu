@@ -672,15 +672,16 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     ep->sorter_running = 1;
     ucs_info("mgi ep %u: sorter kernel on device %d, %u blocks x %u threads, "
              "%zu bytes of shared memory, %s writes, whole segments from "
-             "other endpoints %s, whole loopback segments %s", ep->id,
+             "other endpoints %s, loopback segments and EOFs %s", ep->id,
              ep->device,
              g->nblocks, g->nthreads, g->smem,
              (ctx->params.sorter_coalesce == 0) ? "per-tuple" :
              (ctx->params.sorter_coalesce == 1) ? "coalesced" :
              "in segment order (runs) or coalesced",
              ctx->params.recv_zcopy ? "by reference" : "copied",
-             ctx->params.loop_direct ? "straight to final rings when the "
-             "loopback lane is idle" : "through the loopback lane");
+             ctx->params.loop_direct ? "(whole) straight to final rings "
+             "when the lane holds nothing of their stage ring" :
+             "through the loopback lane");
     return UCS_OK;
 }
 
@@ -698,13 +699,14 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
     }
     ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted and "
              "%llu stage segments moved whole (%llu of them to the loopback "
-             "lane, %llu straight to final rings), %llu send passes blocked "
+             "lane, %llu straight to final rings), %llu EOFs for this "
+             "endpoint counted without the lane, %llu send passes blocked "
              "(target full) and %llu left "
              "waiting for it, %llu whole moves (%llu copied), %llu lane "
              "rounds with nothing ready, %llu with the final ring full",
              ep->id, t[MGI_GS_ROUNDS], t[MGI_GS_SORTED],
              t[MGI_GS_STAGE_WHOLE], t[MGI_GS_LOOP_WHOLE],
-             t[MGI_GS_LOOP_DIRECT], t[MGI_GS_SEND_FULL],
+             t[MGI_GS_LOOP_DIRECT], t[MGI_GS_LOOP_EOF], t[MGI_GS_SEND_FULL],
              t[MGI_GS_SEND_WAIT], t[MGI_GS_JOBS], t[MGI_GS_CHUNKS],
              t[MGI_GS_LANE_EMPTY], t[MGI_GS_FINAL_FULL]);
     if (t[MGI_GS_ROUNDS] > 0) {

@@ -168,6 +168,7 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(STAGE_WHOLE)  /* stage segments moved whole (sort ring or loopback) */ \
     _(LOOP_WHOLE)   /*   of those, to the loopback lane */ \
     _(LOOP_DIRECT)  /*   of those, straight to a final ring */ \
+    _(LOOP_EOF)     /* EOFs for this endpoint counted without the lane */ \
     _(WHOLE_TRIES)  /* whole stage moves tried, and their cycles in: */ \
     _(C_WRES)       /*   reserving (or not), */ \
     _(C_WCOPY)      /*   copying and committing when it took */ \
@@ -635,6 +636,37 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
         return NULL;
     }
     return mgi_gpu_sort_ring(d, slot);
+}
+
+/* Thread 0, send side, MGI_LOOP_DIRECT: stage ring `stage` put something
+ * into the loopback lane at slot `pos` (a whole segment, placed messages,
+ * an EOF): its later input passes the lane by only once the lane's owner
+ * released that slot. */
+MGI_SDEV_INLINE void mgi_gpu_lane_dep(const mgi_gpu_dep_t *d,
+                                      mgi_ring_t *stage, mgi_ring_t *target,
+                                      uint32_t pos)
+{
+    if (target == mgi_gpu_lane(d, d->nlanes - 1)) {
+        stage->cons_dep = pos + 1;
+    }
+}
+
+/* Thread 0, send side, MGI_LOOP_DIRECT: has the loopback lane released
+ * everything stage ring `stage` put into it? Then the stage ring's earlier
+ * tuples for this endpoint are in final rings (the lane's owner commits a
+ * segment's final segments before it releases it), and its next whole
+ * segment for this endpoint, or its EOF, may go there without the lane:
+ * it overtakes none of them. Other stage rings' segments in the lane do
+ * not matter (order is kept per source block); a lane that only took EOFs
+ * and a few walked segments held every block's later ones up behind it
+ * when all had to wait for the lane to be idle. The acquire orders the
+ * owner's commits before what this block then commits. */
+MGI_SDEV_INLINE int mgi_gpu_lane_passed(const mgi_gpu_dep_t *d,
+                                        const mgi_ring_t *stage)
+{
+    const mgi_ring_t *lane = mgi_gpu_lane(d, d->nlanes - 1);
+
+    return (int32_t)(mgi_ld_acq32(&lane->cons_tail) - stage->cons_dep) >= 0;
 }
 
 /* Thread 0: target index of `ring` in this pass, or -1 when full. */
@@ -1294,18 +1326,29 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     return 1;
 }
 
-/* Thread 0, send side: forward the EOF at `h` to every destination. */
+MGI_SDEV void mgi_gpu_recv_eof(const mgi_gpu_dep_t *d,
+                               const mgi_msg_hdr_t *h);
+
+/* Thread 0, send side: forward the EOF at `h` to every destination. With
+ * MGI_LOOP_DIRECT, one for this endpoint whose stage ring has nothing left
+ * in the loopback lane (mgi_gpu_lane_passed) is counted here at once, as
+ * the lane's owner would count it: no lane segment, no walk, no wait for
+ * the lane's whole moves in flight before it. Returns 0 when a target had
+ * no room (try again), 2 when it counted the EOF for this endpoint, else
+ * 1. */
 MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
                                        mgi_gpu_block_t *b, mgi_ring_t *stage,
                                        const mgi_msg_hdr_t *h)
 {
     const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
     mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
+    mgi_ring_t *const lane = mgi_gpu_lane(d, d->nlanes - 1);
     mgi_ring_t *ring[MGI_GPU_MAX_TARGETS];
     mgi_seg_hdr_t *seg[MGI_GPU_MAX_TARGETS];
     uint32_t off[MGI_GPU_MAX_TARGETS], pos[MGI_GPU_MAX_TARGETS];
     mgi_gpu_pending_t *pd;
     uint32_t k, n;
+    int direct = 0; /* 1: the lane's EOF is counted here */
     char *m;
 
     if (ch == NULL) {
@@ -1318,6 +1361,12 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     n = ch->ndst;
     for (k = 0; k < n; ++k) {
         ring[k] = mgi_gpu_send_target(d, ch->dst[k]);
+        if ((ring[k] == lane) && d->loop_direct && !direct &&
+            mgi_gpu_lane_passed(d, stage)) {
+            direct  = 1;
+            seg[k]  = NULL;     /* nothing reserved */
+            continue;
+        }
         if ((ring[k] == NULL) ||
             (mgi_ring_append_reserve(ring[k], sz, &seg[k], &off[k],
                                      &pos[k]) != MGI_RING_OK)) {
@@ -1329,7 +1378,9 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
             mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
         }
         while (k-- > 0) {
-            mgi_ring_append_cancel(ring[k], seg[k], off[k], sz, pos[k]);
+            if (seg[k] != NULL) {
+                mgi_ring_append_cancel(ring[k], seg[k], off[k], sz, pos[k]);
+            }
         }
         return 0;
     }
@@ -1338,6 +1389,12 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     pd->seq   = ((const uint32_t*)((const char*)h + MGI_MSG_HDR_SIZE))[1];
     pd->n     = 0;
     for (k = 0; k < n; ++k) {
+        if (seg[k] == NULL) {
+            /* the receive side reads neither dst nor anything the lane
+             * would add: the record as it is */
+            mgi_gpu_recv_eof(d, h);
+            continue;
+        }
         m = mgi_seg_payload(seg[k]) + off[k];
         mgi_seg_mark(seg[k], MGI_SEG_MIXED); /* EOFs are walked */
         memcpy(m, h, sz);
@@ -1346,6 +1403,7 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
         mgi_ring_append_commit(ring[k], seg[k], off[k], sz, pos[k]);
         /* FULL: the segment with the EOF is closed already */
         mgi_ring_append_close(ring[k]);
+        mgi_gpu_lane_dep(d, stage, ring[k], pos[k]);
         if (ch->dst[k] != d->id) {
             pd->ring[pd->n] = ring[k];
             pd->pos[pd->n]  = pos[k];
@@ -1353,7 +1411,7 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
         }
     }
     b->count++;
-    return 1;
+    return 1 + direct;
 }
 
 /* Thread 0, receive side: account an EOF record at this destination. */
@@ -1835,35 +1893,22 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
     return r;
 }
 
-/* Thread 0: is ring r idle, every published segment released and
- * nothing reserved in the open one? A look of the moment: another block
- * may reserve right after, but not for this block's stage rings (this
- * block is their one consumer). */
-MGI_SDEV_INLINE int mgi_gpu_ring_idle(mgi_ring_t *r)
-{
-    const uint32_t t  = mgi_ld_acq32(&r->prod_tail);
-    const uint64_t st = mgi_ld_acq64(&mgi_ring_seg(r, t)->stail);
-
-    return (mgi_ld_acq32(&r->cons_tail) == t) &&
-           ((uint32_t)(st >> 32) == t) && ((uint32_t)st == 0);
-}
-
 /* Thread 0, send side, MGI_LOOP_DIRECT: the final ring that takes a whole
- * stage segment for this endpoint instead of the loopback lane, or NULL.
- * Only while the loopback lane is idle: the lane then holds nothing of
- * this block's stage rings (their earlier tuples for this endpoint are in
- * final rings already), so the segment does not overtake them; its EOF,
- * later in the stage ring, still goes through the lane after it. The
- * final ring as the lane's whole moves take them: in turn per segment. */
+ * segment of stage ring `stage` for this endpoint instead of the loopback
+ * lane, or NULL. Only once the lane released everything of that stage
+ * ring (mgi_gpu_lane_passed): its earlier tuples for this endpoint are in
+ * final rings already, so the segment does not overtake them; its EOF,
+ * later in the stage ring, comes after it in any case. The final ring as
+ * the lane's whole moves take them: in turn per segment. */
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_direct_final(const mgi_gpu_dep_t *d,
+                                                 const mgi_ring_t *stage,
                                                  uint32_t key, uint32_t cap)
 {
     mgi_gpu_dch_t *ch = mgi_gpu_ch(d, (uint16_t)key);
     mgi_ring_t *f;
 
     if ((ch == NULL) || (ch->nfinal == 0) ||
-        (ch->self_dst == MGI_GPU_NO_DST) ||
-        !mgi_gpu_ring_idle(mgi_gpu_lane(d, d->nlanes - 1))) {
+        (ch->self_dst == MGI_GPU_NO_DST) || !mgi_gpu_lane_passed(d, stage)) {
         return NULL;
     }
     f = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
@@ -1897,7 +1942,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->w_direct = 0;
         if ((p->w_ring != NULL) && d->loop_direct &&
             (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1))) {
-            f = mgi_gpu_direct_final(d, p->w_key, cap);
+            f = mgi_gpu_direct_final(d, ring, p->w_key, cap);
             if (f != NULL) {
                 p->w_ring   = f;
                 p->w_direct = 1;
@@ -1934,6 +1979,9 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             }
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);
+            if (!p->w_direct) {
+                mgi_gpu_lane_dep(d, ring, p->w_ring, p->w_pos);
+            }
             mgi_ring_release(ring, 1);
             p->stat[MGI_GS_STAGE_WHOLE]++;
             p->stat[MGI_GS_LOOP_WHOLE] +=
@@ -1959,7 +2007,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
 {
     const unsigned tid = MGI_TID;
     int progress = 0, ok, k;
-    uint32_t cap, n, a16, passes = 0;
+    uint32_t cap, n, a16, passes = 0, ti;
     unsigned long long t0, t1, t2;
     const mgi_msg_hdr_t *h;
 
@@ -2047,6 +2095,10 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                     mgi_gpu_touch(p);
                 } else {
                     p->stat[MGI_GS_SORTED] += p->nemit;
+                    for (ti = 0; ti < p->ntgt; ++ti) {
+                        mgi_gpu_lane_dep(d, ring, p->tgt_ring[ti],
+                                         p->tgt_pos[ti]);
+                    }
                 }
             }
             if (ok && (p->nemit == 0) && p->stop_eof) {
@@ -2055,6 +2107,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                     mgi_gpu_recv_eof(d, h);
                 } else {
                     ok = mgi_gpu_send_eof(d, b, ring, h);
+                    p->stat[MGI_GS_LOOP_EOF] += (ok == 2);
                 }
                 if (ok) {
                     p->end_off += mgi_msg_size(MGI_MSG_LEN_EOF);

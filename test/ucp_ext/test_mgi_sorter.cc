@@ -335,10 +335,12 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                  * walk), a broadcast now and then */
                 /* stretch: `stretch` tuples in a row to one destination,
                  * so that many stage segments hold one (the sorter moves
-                 * those whole, mgi_gpu_stage_whole) */
+                 * those whole, mgi_gpu_stage_whole); < 0: every tuple to
+                 * this endpoint (as in a one-GPU exchange) */
                 uint16_t dst = fixed_len ?
                         dsts[((sent[s] % 50) == 49) ? 3 :
                              (sent[s] * 7 + s) % 3] :
+                        (stretch < 0) ? SELF :
                         stretch ? dsts[((sent[s] / stretch) * 7 + s) % 4] :
                         dsts[(sent[s] * 7 + s) % 4];
                 /* fixed_len < 0: lengths from -fixed_len up, one
@@ -368,11 +370,13 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 }
             }
             if (sent[s] == per_stage && !eof_in[s]) {
-                /* the device flush: EOF (nprod = 2 stage rings), close */
+                /* the device flush: close, EOF (nprod = 2 stage rings),
+                 * close: the EOF in a segment of its own */
                 uint32_t payload[2] = {2, flush_seq[s] = 1};
                 mgi_msg_hdr_t h = {CH, MGI_EP_ID_ALL, SELF, MGI_MSG_LEN_EOF};
-                if (mgi_ring_append(f.dep.stage[s], &h, payload, NULL) ==
-                    MGI_RING_OK) {
+                if ((mgi_ring_append_close(f.dep.stage[s]) == MGI_RING_OK) &&
+                    (mgi_ring_append(f.dep.stage[s], &h, payload, NULL) ==
+                     MGI_RING_OK)) {
                     f.dep.stage[s]->flush_seq = 1;
                     mgi_ring_append_close(f.dep.stage[s]);
                     eof_in[s] = 1;
@@ -459,7 +463,14 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 mgi_ring_mirror_release(f.dep.mirror[r], f.mover_cons[r]);
             }
         }
-        /* the consumer of the final rings */
+        /* the consumer of the final rings: once both sources' EOFs
+         * counted at a final ring, every tuple for this endpoint must be
+         * readable (an EOF counted without the loopback lane, or a
+         * segment passing it by, must not overtake its source's tuples) */
+        const bool all_eof = (__atomic_load_n(&f.eof_sources[0],
+                                              __ATOMIC_ACQUIRE) == 2) &&
+                             (__atomic_load_n(&f.eof_sources[1],
+                                              __ATOMIC_ACQUIRE) == 2);
         for (unsigned k = 0; k < 2; ++k) {
             mgi_ring_t *fr = f.final_rings[k];
             mgi_seg_hdr_t *seg;
@@ -479,6 +490,11 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 }
                 mgi_ring_release_data(fr);
             }
+        }
+        if (all_eof) {
+            ASSERT_EQ(expect_final, got_final)
+                << "both sources' EOFs counted before all their tuples "
+                   "reached the final rings";
         }
         if (eof_in[0] && eof_in[1] && remote_eof &&
             f.eof_sources[0] == 2 && f.eof_sources[1] == 2 &&
@@ -536,8 +552,17 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     }
     printf("stage segments moved whole: %llu\n", f.stat(MGI_GS_STAGE_WHOLE));
     printf("of those, to the loopback lane: %llu, straight to final "
-           "rings: %llu\n", f.stat(MGI_GS_LOOP_WHOLE),
-           f.stat(MGI_GS_LOOP_DIRECT));
+           "rings: %llu; EOFs counted without the lane: %llu\n",
+           f.stat(MGI_GS_LOOP_WHOLE), f.stat(MGI_GS_LOOP_DIRECT),
+           f.stat(MGI_GS_LOOP_EOF));
+    if (!loop_direct) {
+        EXPECT_EQ(0ull, f.stat(MGI_GS_LOOP_EOF));
+    } else if (stretch < 0) {
+        /* nothing of theirs went through the lane: both stage rings'
+         * EOFs counted at once */
+        EXPECT_EQ(0ull, f.stat(MGI_GS_LOOP_WHOLE));
+        EXPECT_EQ(2ull, f.stat(MGI_GS_LOOP_EOF));
+    }
     if (stretch) {
         EXPECT_GT(f.stat(MGI_GS_STAGE_WHOLE), 0ull);
         /* stretches for this endpoint go whole to the loopback lane, or
@@ -767,4 +792,18 @@ TEST(mgi_sorter, loop_direct_tiny_rings_8_threads)
 TEST(mgi_sorter, loop_direct_lane_ctl_32_threads_2_passes)
 {
     run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 2, 0, 1);
+}
+
+/* every tuple to this endpoint, as in a one-GPU exchange: with
+ * MGI_LOOP_DIRECT the stage segments go straight to final rings and the
+ * EOFs are counted without the loopback lane (mgi_gpu_send_eof), after
+ * every tuple of their stage ring; without it, all through the lane */
+TEST(mgi_sorter, loop_direct_self_only_8_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, -1, 1, 0, 1, 1);
+}
+
+TEST(mgi_sorter, self_only_through_lane_8_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, -1, 1, 0, 1, 0);
 }

@@ -1014,7 +1014,12 @@ __device__ static inline int mgi_dev_flush_step(const mgi_dev_ch_t *h,
     mgi_dev_eof_msg(h, seq, &hdr, payload);
     for (g = 0; (g < ng) && ((g == 0) || (bits != 0)); ++g) {
         r = mgi_dev_stage_of(h, g);
-        if (((bits >> g) & 1) ||
+        /* the EOF in a segment of its own: the tuples before it keep a
+         * segment of one destination, which the sorter moves whole (with
+         * MGI_LOOP_DIRECT, for this endpoint, to a final ring), where an
+         * EOF among them made it walked, its tuples for this endpoint
+         * through the loopback lane */
+        if (((bits >> g) & 1) || (mgi_ring_append_close(r) != MGI_RING_OK) ||
             (mgi_ring_append(r, &hdr, payload, NULL) != MGI_RING_OK)) {
             continue;
         }

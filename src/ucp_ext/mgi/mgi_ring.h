@@ -259,7 +259,10 @@ typedef struct mgi_ring {
     struct mgi_ring *cons_wait; /* consumer-private: the ring (of this
                                consumer's output) that lacked room for
                                them, NULL: none (see the GPU sorter) */
-    uint8_t  cons_pad[MGI_RING_LINE - 6 * sizeof(uint32_t) - sizeof(void*)];
+    uint32_t cons_dep;      /* consumer-private: the RHead an output ring
+                               must reach before this ring's next input
+                               may pass it by (see the GPU sorter) */
+    uint8_t  cons_pad[MGI_RING_LINE - 7 * sizeof(uint32_t) - sizeof(void*)];
     /* constant line: set once by mgi_ring_init */
     uint32_t size;          /* segments, a power of two */
     uint32_t mask;
