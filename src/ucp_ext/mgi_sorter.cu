@@ -79,9 +79,6 @@ typedef struct mgi_gpu_ep {
     mgi_gpu_pooled_t *pool;         /* final rings of deleted channels */
     unsigned         npool, pool_cap;
     pthread_mutex_t  pool_lock;     /* channels come and go in any thread */
-    char             *final_img;    /* pinned, read-only once made: a
-                                     * fresh final ring's header and its
-                                     * segment headers, back to back */
     unsigned long    finals_reused, finals_new; /* for the info log */
 } mgi_gpu_ep_t;
 
@@ -241,14 +238,11 @@ static void *mgi_gpu_dev_alloc(mgi_ep_t *ep, size_t len)
 
 /* Queue on the control stream (the caller is in the endpoint's device and
  * waits for the stream): host ring image img (made by mgi_ring_init) into
- * device ring dev, its segment headers read `pitch` bytes apart from
- * seg_hdrs (img->seg_size in a whole image). The device memory is zeroed
- * there, then only the ring header and the segment headers cross; a whole
- * image (segments of data that are all zero) took ~0.5 ms a ring, the
- * better part of creating a channel. */
+ * device ring dev. The device memory is zeroed there, then only the ring
+ * header and the segment headers cross; a whole image (segments of data
+ * that are all zero) took ~0.5 ms a ring. */
 static ucs_status_t mgi_gpu_ring_load(mgi_ep_t *ep, void *dev,
-                                      const mgi_ring_t *img,
-                                      const void *seg_hdrs, size_t pitch)
+                                      const mgi_ring_t *img)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
     size_t len      = mgi_ring_mem_size(img->size, img->seg_size);
@@ -264,7 +258,8 @@ static ucs_status_t mgi_gpu_ring_load(mgi_ep_t *ep, void *dev,
     if (status == UCS_OK) {
         status = MGI_CUDA_CALL(cudaMemcpy2DAsync(
                          (char*)dev + MGI_RING_HDR_SIZE, img->seg_size,
-                         seg_hdrs, pitch, MGI_SEG_HDR_SIZE, img->size,
+                         (const char*)img + MGI_RING_HDR_SIZE, img->seg_size,
+                         MGI_SEG_HDR_SIZE, img->size,
                          cudaMemcpyHostToDevice, g->ctl), "ep %u", ep->id);
     }
     return status;
@@ -287,9 +282,7 @@ void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
     status = mgi_gpu_enter(ep, &guard);
     for (k = 0; (status == UCS_OK) && (k < nrings); ++k) {
         img    = (const mgi_ring_t*)((const char*)image + k * each);
-        status = mgi_gpu_ring_load(ep, (char*)ring + k * each, img,
-                                   (const char*)img + MGI_RING_HDR_SIZE,
-                                   img->seg_size);
+        status = mgi_gpu_ring_load(ep, (char*)ring + k * each, img);
     }
     if (status == UCS_OK) {
         status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
@@ -338,41 +331,6 @@ static void *mgi_gpu_host_dev_ptr(mgi_ep_t *ep, void *host)
         return NULL;
     }
     return dev;
-}
-
-/* The pinned image of a fresh final ring (g->final_img), or NULL: the
- * header and the segment headers that mgi_ring_init writes, back to back.
- * Channels load their final rings from it (mgi_gpu_finals_get). */
-static char *mgi_gpu_final_image(mgi_ep_t *ep)
-{
-    mgi_context_t *ctx   = ep->ctx;
-    const uint32_t depth = ctx->params.final_depth;
-    mgi_ring_t *full;
-    char *img = NULL;
-    uint32_t k;
-
-    /* only its headers are written: a page a segment */
-    full = (mgi_ring_t*)malloc(mgi_ring_mem_size(depth, ctx->seg_size));
-    if (full == NULL) {
-        ucs_error("mgi ep %u: out of memory for a final ring image", ep->id);
-        return NULL;
-    }
-    /* the context checked the depth (MGI_FINAL_DEPTH) and segment size */
-    mgi_ring_init(full, depth, ctx->seg_size, MGI_RING_F_APPEND);
-    if (MGI_CUDA_CALL(cudaHostAlloc((void**)&img, MGI_RING_HDR_SIZE +
-                                    depth * MGI_SEG_HDR_SIZE,
-                                    cudaHostAllocPortable),
-                      "ep %u: a final ring image", ep->id) != UCS_OK) {
-        img = NULL;
-    } else {
-        memcpy(img, full, MGI_RING_HDR_SIZE);
-        for (k = 0; k < depth; ++k) {
-            memcpy(img + MGI_RING_HDR_SIZE + k * MGI_SEG_HDR_SIZE,
-                   mgi_ring_seg(full, k), MGI_SEG_HDR_SIZE);
-        }
-    }
-    free(full);
-    return img;
 }
 
 /* The endpoint's device tables (cudaFree of NULL is a no-op: also after a
@@ -483,11 +441,6 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
         status = UCS_ERR_NO_MEMORY;
         goto err_stream;
     }
-    g->final_img = mgi_gpu_final_image(ep);
-    if (g->final_img == NULL) {
-        status = UCS_ERR_NO_MEMORY;
-        goto err_status;
-    }
     if ((MGI_CUDA_CALL(cudaMalloc(&g->dep, sizeof(*g->dep)), "ep %u",
                        ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMalloc(&g->dst_slot, MGI_MAX_EPS *
@@ -533,8 +486,6 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
 
 err_mem:
     mgi_gpu_ep_free_tables(g);
-    cudaFreeHost(g->final_img);
-err_status:
     mgi_gpu_host_free(g->status);
 err_stream:
     cudaStreamDestroy(g->stream);
@@ -576,7 +527,6 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         cudaStreamDestroy(g->ctl);
     }
     mgi_gpu_leave(&guard);
-    cudaFreeHost(g->final_img);
     mgi_gpu_host_free(g->status);
     free(g->deferred);
     free(g->pool);
@@ -852,13 +802,30 @@ static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n,
     pthread_mutex_unlock(&g->pool_lock);
 }
 
+#define MGI_GPU_INIT_RINGS 128  /* final rings per launch of the kernel */
+
+typedef struct mgi_gpu_rings_arg {
+    mgi_ring_t *r[MGI_GPU_INIT_RINGS];
+} mgi_gpu_rings_arg_t;
+
+/* Fresh final rings, a block's thread 0 each: mgi_ring_init in place (the
+ * header, every segment's header). Their payload is left as it is, as in
+ * a pooled ring: nothing reads a segment's bytes before a producer
+ * committed them. */
+__global__ void mgi_gpu_finals_init_kernel(mgi_gpu_rings_arg_t a,
+                                           uint32_t depth, uint32_t seg_size)
+{
+    if (threadIdx.x == 0) {
+        mgi_ring_init(a.r[blockIdx.x], depth, seg_size, MGI_RING_F_APPEND);
+    }
+}
+
 /* n fresh final rings: pooled ones the sorter went past
  * (MGI_SORTER_QUIESCE_EPOCHS since they were pooled, as mgi_ch_quiesce
- * waits), else new device memory; all loaded from the endpoint's pinned
- * image (g->final_img), which the copy engine reads directly (a pageable
- * image made per channel went through the driver's staging buffers). A
- * channel's creation still costs ~35 us a final ring on one H100 (2.2-3.2
- * ms for 64): three queued operations each, the zeroing among them. */
+ * waits), else new device memory; all initialized by one kernel launch
+ * per MGI_GPU_INIT_RINGS. Loaded from a host image each (a memset of the
+ * ring and two copies), they cost a channel ~35 us a final ring on one
+ * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). */
 static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
                                        unsigned n)
 {
@@ -867,10 +834,10 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
     size_t len         = mgi_ring_mem_size(ctx->params.final_depth,
                                            ctx->seg_size);
     uint32_t epoch     = mgi_gpu_sorter_epoch(ep);
-    const mgi_ring_t *img = (const mgi_ring_t*)g->final_img;
     mgi_gpu_dev_guard_t guard;
+    mgi_gpu_rings_arg_t arg;
     ucs_status_t status = UCS_OK;
-    unsigned i, k;
+    unsigned i, k, m;
 
     if (n == 0) {
         return UCS_OK;
@@ -896,10 +863,13 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
         }
     }
     status = mgi_gpu_enter(ep, &guard);
-    for (i = 0; (status == UCS_OK) && (i < n); ++i) {
-        status = mgi_gpu_ring_load(ep, final[i], img,
-                                   g->final_img + MGI_RING_HDR_SIZE,
-                                   MGI_SEG_HDR_SIZE);
+    for (i = 0; (status == UCS_OK) && (i < n); i += m) {
+        m = (n - i < MGI_GPU_INIT_RINGS) ? n - i : MGI_GPU_INIT_RINGS;
+        memcpy(arg.r, final + i, m * sizeof(*final));
+        mgi_gpu_finals_init_kernel<<<m, 32, 0, g->ctl>>>(
+                arg, ctx->params.final_depth, ctx->seg_size);
+        status = MGI_CUDA_CALL(cudaGetLastError(), "ep %u: initializing "
+                               "%u final rings", ep->id, m);
     }
     if (status == UCS_OK) {
         status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
