@@ -390,9 +390,10 @@ typedef struct {
  * bench/results/2026-11-22-h200x2-sorter-room.txt) */
 #define WL_MGI_THREADS  1024   /* default ($MGI_WL_MGI_THREADS) */
 #define WL_MGI_MAX_THREADS 1024
-#define WL_MGI_RECV     65536   /* per block, in device memory: a
-                                 * receive call costs barriers and ring
-                                 * reads, so each should take much */
+#define WL_MGI_RECV     65536   /* tuples a receive call takes at most:
+                                 * a call costs barriers and ring reads,
+                                 * so each should take much */
+#define WL_MGI_COUNT_ILP 4      /* keys a thread loads at once to count */
 #define WL_MGI_BLOCKS   48
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
                                    messages ($MGI_DEV_TILE_BATCH) */
@@ -418,8 +419,7 @@ enum {
     WL_P_ALL,       /* the whole kernel */
     WL_P_COUNT,     /* counting tuples per destination (the report's) */
     WL_P_SEND,      /* in send calls, refused ones too */
-    WL_P_RECV,      /* in wl_mgi_recv, of which */
-    WL_P_RCOPY,     /*   appending to the output */
+    WL_P_RECV,      /* in wl_mgi_recv (copying to the output included) */
     WL_P_TAIL,      /* after the last send: flush, receiving until EOF */
     WL_P_SENDS,     /* send calls, and those that found the stage ring */
     WL_P_FULL,      /* full */
@@ -468,7 +468,6 @@ typedef struct {
     int            when_n[WL_T_N];          /* over this many shuffles */
     wl_mgi_res_t  *d_res;
     wl_mgi_res_t  *h_res;                   /* pinned */
-    mgi_wl_tuple_t *d_stage;                /* WL_MGI_RECV per block */
     double         create_ms, kernel_ms, delete_ms;   /* sums, rank 0 log */
     int            shuffles;
 } wl_mgi_t;
@@ -954,44 +953,36 @@ static __device__ __forceinline__ void wl_prof_count(unsigned long long *pf,
     }
 }
 
-/* Block: receive what is ready into the block's stage, then append it to recv
- * at a cursor taken once per block.  Returns bytes, 0 or MGI_DEV_EOF (the
- * same in every thread). */
+/* Block: receive what is ready straight into recv, each round of the
+ * receive at a place taken by one atomic add on the cursor
+ * (mgi_dev_recv_block_to; a buffer of the block's and a second copy from
+ * it to recv cost 9-10 % of the kernel on one H100).  Returns bytes, 0 or
+ * MGI_DEV_EOF (the same in every thread). */
 template <bool P>
-static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
-                                  mgi_wl_tuple_t *stage, mgi_wl_tuple_t *recv,
+static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
                                   uint64_t cap, wl_mgi_res_t *res,
                                   unsigned long long *pf)
 {
-    __shared__ unsigned long long s_base;
     const long long c0 = wl_prof_t0<P>();
-    int n = mgi_dev_recv_block(h, stage, WL_MGI_RECV * sizeof(*stage));
-    const long long c1 = wl_prof_t0<P>();
-    unsigned k, i;
+    int n = mgi_dev_recv_block_to(h, WL_MGI_RECV * sizeof(*recv),
+        [&](uint32_t bytes, uint32_t) -> void* {
+            const unsigned long long k = bytes / sizeof(*recv);
+            const unsigned long long base = atomicAdd(&res->received, k);
 
-    if (n > 0) {
-        k = (unsigned)n / sizeof(*stage);
-        if (threadIdx.x == 0) {
-            s_base = atomicAdd(&res->received, (unsigned long long)k);
-            if (s_base + k > cap) {
+            if (base + k > cap) {
+                /* taken and dropped: the run fails on the flag */
                 atomicOr(&res->flags, (unsigned)WL_MGI_OVERFLOW);
+                return NULL;
             }
-        }
-        __syncthreads();
-        if (s_base + k <= cap) {
-            for (i = threadIdx.x; i < k; i += blockDim.x) {
-                recv[s_base + i] = stage[i];
-            }
-        }
-    }
-    __syncthreads();
+            return recv + base;
+        });
+
     if (n > 0) {
         wl_prof_when<P>(res, WL_T_DATA);
         if (P && (threadIdx.x == 0)) {
-            pf[WL_P_GOT] += (unsigned)n / sizeof(*stage);
+            pf[WL_P_GOT] += (unsigned)n / sizeof(*recv);
         }
     }
-    wl_prof_add<P>(pf, WL_P_RCOPY, c1);
     wl_prof_add<P>(pf, WL_P_RECV, c0);
     wl_prof_count<P>(pf, WL_P_RECVS, 1);
     wl_prof_count<P>(pf, WL_P_EMPTY, n == 0);
@@ -1006,7 +997,6 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h,
 template <bool P>
 static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
                                        unsigned *sends, unsigned recv_every,
-                                       mgi_wl_tuple_t *stage,
                                        mgi_wl_tuple_t *recv, uint64_t cap,
                                        wl_mgi_res_t *res,
                                        unsigned long long deadline,
@@ -1016,11 +1006,11 @@ static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
     wl_prof_count<P>(pf, WL_P_FULL, !ok);
     if (ok) {
         if ((recv_every > 0) && ((++*sends % recv_every) == 0)) {
-            wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
+            wl_mgi_recv<P>(h, recv, cap, res, pf);
         }
         return 0;
     }
-    wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
+    wl_mgi_recv<P>(h, recv, cap, res, pf);
     return wl_mgi_late(deadline) ? WL_MGI_LATE_SEND : 0;
 }
 
@@ -1034,11 +1024,9 @@ static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
-                      wl_mgi_res_t *res, mgi_wl_tuple_t *stages,
-                      unsigned recv_every, unsigned long long timeout_ns,
-                      unsigned tile)
+                      wl_mgi_res_t *res, unsigned recv_every,
+                      unsigned long long timeout_ns, unsigned tile)
 {
-    mgi_wl_tuple_t *stage = stages + (size_t)blockIdx.x * WL_MGI_RECV;
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
     __shared__ uint32_t flush_state;
     __shared__ unsigned long long pf[P ? WL_P_N : 1];
@@ -1070,15 +1058,28 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         const uint64_t step = (uint64_t)tile * blockDim.x;
         const int tdst      = by_key ? MGI_DEV_DST_AUTO :
                               (int)dsts.ep[mgi_wl_dest(pat, 0, me, G)];
-        uint64_t cnt, done;
-        unsigned took;
+        uint64_t cnt, done, i0;
+        unsigned took, u;
+        int64_t key[WL_MGI_COUNT_ILP];
 
         for (b = begin; (b < end) && (flags == 0); b += step) {
             cnt = min(step, end - b);
             c0  = wl_prof_t0<P>();
-            for (i = threadIdx.x; i - threadIdx.x < cnt; i += blockDim.x) {
-                wl_warp_count(hist, (i < cnt) ? mgi_wl_dest(pat,
-                                                in[b + i].key, me, G) : -1);
+            /* the keys' loads in flight together, then counted: one
+             * after the other they were 9-12 % of the kernel */
+            for (i0 = threadIdx.x; i0 - threadIdx.x < cnt;
+                 i0 += WL_MGI_COUNT_ILP * blockDim.x) {
+#pragma unroll
+                for (u = 0; u < WL_MGI_COUNT_ILP; ++u) {
+                    i      = i0 + (uint64_t)u * blockDim.x;
+                    key[u] = (i < cnt) ? in[b + i].key : 0;
+                }
+#pragma unroll
+                for (u = 0; u < WL_MGI_COUNT_ILP; ++u) {
+                    i = i0 + (uint64_t)u * blockDim.x;
+                    wl_warp_count(hist, (i < cnt) ? mgi_wl_dest(pat, key[u],
+                                                                me, G) : -1);
+                }
             }
             wl_prof_add<P>(pf, WL_P_COUNT, c0);
             for (done = 0; (done < cnt) && (flags == 0); done += took) {
@@ -1087,7 +1088,7 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                                                 (unsigned)(cnt - done), tdst);
                 wl_prof_add<P>(pf, WL_P_SEND, c0);
                 flags = wl_mgi_sent<P>(h, took > 0, &sends, recv_every,
-                                       stage, recv, cap, res, deadline, pf);
+                                       recv, cap, res, deadline, pf);
             }
         }
     }
@@ -1107,8 +1108,8 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                                        MGI_DEV_DST_AUTO : dsts.ep[d]);
             r     = __syncthreads_or(r > 0);
             wl_prof_add<P>(pf, WL_P_SEND, c0);
-            flags = wl_mgi_sent<P>(h, r, &sends, recv_every, stage, recv,
-                                   cap, res, deadline, pf);
+            flags = wl_mgi_sent<P>(h, r, &sends, recv_every, recv, cap, res,
+                                   deadline, pf);
         } while (!r && (flags == 0));
     }
     /* every block flushes once (a source's EOF counts its blocks), and
@@ -1120,13 +1121,13 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         pf[WL_P_GOT_SENT] = pf[WL_P_GOT];
     }
     while ((flags == 0) && !mgi_dev_flush_nb(h, &flush_state)) {
-        wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
+        wl_mgi_recv<P>(h, recv, cap, res, pf);
         if (wl_mgi_late(deadline)) {
             flags = WL_MGI_LATE_FLUSH;
         }
     }
     while (flags == 0) {
-        r = wl_mgi_recv<P>(h, stage, recv, cap, res, pf);
+        r = wl_mgi_recv<P>(h, recv, cap, res, pf);
         if (r == MGI_DEV_EOF) {
             break;
         }
@@ -1298,8 +1299,6 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
         WL_CHECK(wl_table_reserve(w, wl_mgi_expected(w, 1)));
     }
     WL_CUDA(cudaMalloc((void**)&m->d_res, sizeof(*m->d_res)));
-    WL_CUDA(cudaMalloc((void**)&m->d_stage, (size_t)m->blocks * WL_MGI_RECV *
-                                            sizeof(*m->d_stage)));
     WL_CUDA(cudaHostAlloc((void**)&m->h_res, sizeof(*m->h_res),
                           cudaHostAllocDefault));
     return 0;
@@ -1310,10 +1309,8 @@ static void wl_mgi_release(wl_rank_t *w)
     wl_mgi_t *m = &w->mgi;
 
     cudaFree(m->d_res);
-    cudaFree(m->d_stage);
     cudaFreeHost(m->h_res);
     m->d_res   = NULL;
-    m->d_stage = NULL;
     m->h_res = NULL;
 }
 
@@ -1422,8 +1419,8 @@ static int wl_mgi_init(wl_rank_t *w)
 
 /* Where the user blocks' time went (MGI_WL_MGI_PROFILE=1), over every
  * shuffle of this rank: thread 0's clock cycles in counting tuples per
- * destination, in send calls and in receive calls (and of those, in
- * appending to the output); the time after a block's last send (its
+ * destination, in send calls and in receive calls (copying to the
+ * output included); the time after a block's last send (its
  * flush, and receiving until EOF) is given apart too. */
 static void wl_mgi_print_profile(const wl_rank_t *w)
 {
@@ -1439,15 +1436,15 @@ static void wl_mgi_print_profile(const wl_rank_t *w)
            "shuffle; %.1f%% counting, %.1f%% in sends (%llu calls, %llu "
            "found the stage ring full, %.1f k cycles per call), %.1f%% in "
            "receives (%llu calls, %llu found nothing, %.1f k cycles per "
-           "call; %.1f%% of all appending to the output); %.1f%% after the "
-           "last send\n", w->me,
+           "call, copying to the output included); %.1f%% after the last "
+           "send\n", w->me,
            all / 1e3 / m->blocks / m->shuffles,
            100.0 * f[WL_P_COUNT] / all, 100.0 * f[WL_P_SEND] / all,
            f[WL_P_SENDS], f[WL_P_FULL],
            (f[WL_P_SENDS] > 0) ? f[WL_P_SEND] / 1e3 / f[WL_P_SENDS] : 0.0,
            100.0 * f[WL_P_RECV] / all, f[WL_P_RECVS], f[WL_P_EMPTY],
            (f[WL_P_RECVS] > 0) ? f[WL_P_RECV] / 1e3 / f[WL_P_RECVS] : 0.0,
-           100.0 * f[WL_P_RCOPY] / all, 100.0 * f[WL_P_TAIL] / all);
+           100.0 * f[WL_P_TAIL] / all);
     for (k = 0; k < 2 * WL_T_N; ++k) {
         us[k] = (m->when_n[k / 2] > 0) ? m->when_us[k] / m->when_n[k / 2] :
                                          -1.0;
@@ -1576,7 +1573,7 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
                           wl_mgi_shuffle_kernel<false, false>);
     kern<<<m->blocks, m->threads, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
-            t->cap, m->d_res, m->d_stage, m->recv_every,
+            t->cap, m->d_res, m->recv_every,
             (unsigned long long)m->timeout_ms * 1000000ull, m->tile);
     WL_CUDA(cudaGetLastError());
     WL_CUDA(cudaMemcpyAsync(res, m->d_res, sizeof(*res),

@@ -1383,20 +1383,33 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
     return ret;
 }
 
-/* Block level: every thread of the block calls it; whole tuples into buf
- * (shared or global memory), as many as fit, copied by the whole block
- * word by word. Returns the same to every thread: bytes, 0 when nothing is
- * ready, or MGI_DEV_EOF once every source flushed and the final ring is
- * drained. Schemaless channels (tuple_size 0) take one tuple per call. */
-__device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
-                                                void *buf, unsigned cap)
+/* Block level: every thread of the block calls it; whole tuples, as many
+ * as `cap` bytes hold, copied by the whole block word by word to where
+ * place(bytes, done) says: thread 0 calls it once per round of the
+ * receive, with the round's bytes (whole tuples) and those of the rounds
+ * before in this call, and returns where they go (shared or global
+ * memory; NULL: the round is taken and dropped). Returns the same to
+ * every thread: bytes, 0 when nothing is ready, or MGI_DEV_EOF once every
+ * source flushed and the final ring is drained. A kernel that appends what
+ * it receives to an output of its own places the round there (an atomic
+ * add on its cursor, say) instead of receiving into a buffer and copying
+ * it again. Schemaless channels (tuple_size 0) take one tuple per call,
+ * placed before it is taken: place(cap, 0) must return room for cap bytes
+ * (NULL: nothing is taken). */
+template <typename P>
+__device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
+                                                   unsigned cap, P place)
 {
     __shared__ int s_ret;
+    __shared__ char *s_dst;
 
     if (h->tuple_size == 0) {
         __syncthreads();
         if (threadIdx.x == 0) {
-            s_ret = mgi_dev_recv(h, buf, cap);
+            /* room for the largest tuple first: its size is known only
+             * once it is taken */
+            s_dst = (char*)place(cap, 0u);
+            s_ret = (s_dst != NULL) ? mgi_dev_recv(h, s_dst, cap) : 0;
         }
         __syncthreads();
         return s_ret;
@@ -1405,12 +1418,21 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
         [&](const mgi_dev_runs_t *rs, uint32_t done) {
             const uint32_t total = rs->at[rs->nr];
             uint32_t w, t, k, e, lw, words, u, base;
+            char *buf;
 
-            if (rs->aligned && ((((uintptr_t)buf + done) % 8) == 0)) {
+            if (threadIdx.x == 0) {
+                s_dst = (char*)place(total, done);
+            }
+            __syncthreads();
+            buf = s_dst;
+            if (buf == NULL) {
+                return;
+            }
+            if (rs->aligned && (((uintptr_t)buf % 8) == 0)) {
                 /* MGI_DEV_RECV_ILP loads in flight per thread: a block
                  * copies at (bytes in flight / memory latency) */
                 uint64_t v[MGI_DEV_RECV_ILP];
-                uint64_t *out = (uint64_t*)((char*)buf + done);
+                uint64_t *out = (uint64_t*)buf;
 
                 for (base = threadIdx.x; base < total / 8;
                      base += blockDim.x * MGI_DEV_RECV_ILP) {
@@ -1443,11 +1465,25 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
                     lw = w - rs->at[e];
                     t  = lw / rs->len[e];
                     k  = lw - t * rs->len[e];
-                    ((char*)buf)[done + w] =
-                        rs->msgs[e][t * rs->msz[e] + MGI_MSG_HDR_SIZE + k];
+                    buf[w] = rs->msgs[e][t * rs->msz[e] + MGI_MSG_HDR_SIZE +
+                                         k];
                 }
             }
         });
+}
+
+/* Block level: every thread of the block calls it; whole tuples into buf
+ * (shared or global memory), as many as fit (mgi_dev_recv_block_to, the
+ * rounds one after the other from buf on). Returns the same to every
+ * thread: bytes, 0 when nothing is ready, or MGI_DEV_EOF once every source
+ * flushed and the final ring is drained. Schemaless channels (tuple_size
+ * 0) take one tuple per call. */
+__device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
+                                                void *buf, unsigned cap)
+{
+    return mgi_dev_recv_block_to(h, cap, [&](uint32_t, uint32_t done) {
+        return (char*)buf + done;
+    });
 }
 
 /* Block level, zero copy: every thread of the block calls it; the block's
