@@ -566,16 +566,18 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     if (stretch) {
         EXPECT_GT(f.stat(MGI_GS_STAGE_WHOLE), 0ull);
         /* stretches for this endpoint go whole to the loopback lane, or
-         * with loop_direct straight to final rings while the lane is
-         * idle */
+         * with loop_direct straight to final rings once the lane holds
+         * nothing of their stage ring */
         EXPECT_GT(f.stat(MGI_GS_LOOP_WHOLE) + f.stat(MGI_GS_LOOP_DIRECT),
                   0ull);
         if (loop_direct) {
             EXPECT_GT(f.stat(MGI_GS_LOOP_DIRECT), 0ull);
         }
     } else {
-        /* every stage segment holds several destinations */
-        EXPECT_EQ(0ull, f.stat(MGI_GS_STAGE_WHOLE));
+        /* every stage segment holds several destinations, but for a
+         * stage ring's last one, which its flush closes before the EOF:
+         * in tiny segments it may hold one */
+        EXPECT_LE(f.stat(MGI_GS_STAGE_WHOLE), 2ull);
     }
     if (!loop_direct) {
         EXPECT_EQ(0ull, f.stat(MGI_GS_LOOP_DIRECT));
