@@ -820,7 +820,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
                            (1ull << (8 * h->key_size)) - 1;
     uint64_t v[U * WD], key;
     uint32_t sl[U];
-    uint32_t avail, total, slot, rank, used, one;
+    uint32_t avail, total, slot, rank, used, one, mkey = 0, mark = 0;
     unsigned base, i, room, u, k;
     char *at;
 
@@ -890,11 +890,14 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
                                                &s_off, &s_pos) == MGI_RING_OK);
         s_next = s_ok ? s_off + total : 0;
         if (s_ok) {
-            /* one (channel, destination) for the whole reservation? */
-            mgi_seg_mark(s_seg, (used == 1) ?
-                                mgi_dev_msg_key(h, mgi_dev_tile_route(h, one,
-                                                                      dst)) :
-                                MGI_SEG_MIXED);
+            /* one (channel, destination) for the whole reservation? The
+             * mark's CAS goes out now, and thread 0 looks at its answer
+             * (a register) only before the commit: the writes do not wait
+             * for it */
+            mkey = (used == 1) ?
+                   mgi_dev_msg_key(h, mgi_dev_tile_route(h, one, dst)) :
+                   MGI_SEG_MIXED;
+            mark = mgi_seg_mark_begin(s_seg, mkey);
         }
     }
     __syncthreads();
@@ -937,6 +940,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         /* the commit is a release at GPU scope, as in mgi_dev_send_block:
          * the writes this thread saw through the barrier, and the mark,
          * are ordered before the count */
+        mgi_seg_mark_end(s_seg, mark, mkey);
         mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
     }
     return n;
