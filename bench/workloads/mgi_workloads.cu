@@ -377,11 +377,13 @@ typedef struct {
 /* MGI variant (see its section): threads per block (a tuple per thread
  * per send), tuples a block receives at once, default user blocks per GPU
  * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS).
- * 48 blocks: once a source's EOFs no longer closed every final ring each
- * (a tail that grew with the blocks), one H100 ran the Exchange at 68.5 /
- * 68.7 GB/s against 56.8 / 58.7 with 32, GroupBy in 9.0 / 9.5 against
- * 10.4 / 10.2 ms, Join in 15.2 / 14.9 against 15.9 / 15.7 ms
- * (bench/results/2026-11-24-h100x1-tail/); 64 gave the same as 48. Threads
+ * 96 blocks (fewer where they and the sorter's would not all fit the
+ * SMs): once whole segments and EOFs for the endpoint itself no longer
+ * waited in the loopback lane, more user blocks paid: on one H100 with 32
+ * sorter blocks the Exchange step took 2.99-3.04 ms against 4.36-4.40
+ * with 48 blocks (3.74 with 64, 3.05-3.08 with 100, 3.52 with 108 + 24
+ * sorter blocks), GroupBy 4.3-4.6 against 5.8 ms, Join 7.7-8.0 against
+ * 9.5 ms (bench/results/2026-11-24-h100x1-lane-pass/, run102-103). Threads
  * of 1024 for every op: on 2 x H200 the Exchange moved
  * 80.4 against 67.7 GB/s with 64 x 256, GroupBy took 55.9 against 68.0 ms
  * and Join 80.0 against 99.4 ms (bench/results/2026-11-24-h200x2-targets/,
@@ -394,7 +396,7 @@ typedef struct {
                                  * a call costs barriers and ring reads,
                                  * so each should take much */
 #define WL_MGI_COUNT_ILP 4      /* keys a thread loads at once to count */
-#define WL_MGI_BLOCKS   48
+#define WL_MGI_BLOCKS   96
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
                                    messages ($MGI_DEV_TILE_BATCH) */
 #define WL_MGI_TILE     4      /* tuples per thread of a tile send
@@ -1282,8 +1284,13 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
         return -1;
     }
     /* the kernel's blocks wait for each other's EOF: all must be resident
-     * beside the sorter (one SM each at worst) */
+     * beside the sorter (one SM each at worst); the default gives way */
     WL_CUDA(cudaGetDeviceProperties(&prop, w->me));
+    if ((getenv("MGI_WL_MGI_BLOCKS") == NULL) &&
+        (m->blocks + p->sorter_blocks > (unsigned)prop.multiProcessorCount) &&
+        (p->sorter_blocks < (unsigned)prop.multiProcessorCount)) {
+        m->blocks = (unsigned)prop.multiProcessorCount - p->sorter_blocks;
+    }
     if ((m->blocks < 1) ||
         (m->blocks + p->sorter_blocks > (unsigned)prop.multiProcessorCount)) {
         fprintf(stderr, "mgi_workloads rank %d: %u user blocks + %u sorter "
