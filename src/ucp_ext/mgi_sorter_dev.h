@@ -276,9 +276,10 @@ typedef struct mgi_gpu_dep {
      * and with references it would wait for its own endpoint's consumers */
     uint32_t          recv_zcopy;
     /* 1: a whole stage segment for this endpoint goes straight to a final
-     * ring (one copy, no lane job) when the loopback lane is idle, so
-     * nothing of its stage ring is still on the way there; 0: through the
-     * loopback lane (MGI_LOOP_DIRECT) */
+     * ring (one copy, no lane job), and its stage ring's EOF is counted
+     * without the lane, once the loopback lane released everything of
+     * that stage ring (mgi_gpu_lane_passed); 0: through the loopback lane
+     * (MGI_LOOP_DIRECT) */
     uint32_t          loop_direct;
     uint64_t          lane_bytes;
     char              *recv_mem;

@@ -778,9 +778,10 @@ TEST(mgi_sorter, stage_whole_lane_ctl_32_threads_2_passes)
 }
 
 /* MGI_LOOP_DIRECT=1: whole stage segments for this endpoint go straight
- * to final rings while the loopback lane is idle, beside walked ones that
- * go through the lane; each source's tuples stay in order at a final ring
- * and arrive once, and some segments did go straight (counted) */
+ * to final rings once the loopback lane holds nothing of their stage
+ * ring, beside walked ones that go through the lane; each source's tuples
+ * stay in order at a final ring and arrive once, and some segments did go
+ * straight (counted) */
 TEST(mgi_sorter, loop_direct_two_blocks)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 64, 1, 0, 1, 1);

@@ -140,9 +140,11 @@ typedef struct mgi_context_params {
                                      0: copied, 1 [MGI_RECV_ZCOPY] */
     unsigned    loop_direct;      /* GPU endpoints: 1: a whole stage
                                      segment for this endpoint goes
-                                     straight to a final ring while the
-                                     loopback lane is idle; 0: through the
-                                     loopback lane [MGI_LOOP_DIRECT] */
+                                     straight to a final ring, and a
+                                     block's EOF for it is counted, once
+                                     the loopback lane holds nothing of
+                                     the block's stage ring; 0: through
+                                     the loopback lane [MGI_LOOP_DIRECT] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /
