@@ -52,3 +52,10 @@ sweep)
     wl new ${OP:-exchange} ${v//,/ }
   done; done ;;
 esac
+case "$1" in
+diag2)
+  for v in ${VS:-"MGI_DEV_TILE_BATCH=65528"}; do for bl in ${BLS:-32 48}; do
+    echo "== $(date +%T) new mgi_gpu_test shuffle -s ${S:-16} -b $bl ${v//,/ }, sorter totals"
+    "${set_[@]}" ${v//,/ } UCX_LOG_LEVEL=info timeout 40 $B/mgi_gpu_test shuffle -l 2 -s ${S:-16} -n 33554432 -b $bl -K 4 -T 30 2>&1 | grep -E "$pat|sorter totals|sorter rounds|whole stage" | grep -v DIAG | sed 's/^\[[^]]*\] *//' | cut -c1-600
+  done; done ;;
+esac
