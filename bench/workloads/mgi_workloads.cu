@@ -377,13 +377,17 @@ typedef struct {
 /* MGI variant (see its section): threads per block (a tuple per thread
  * per send), tuples a block receives at once, default user blocks per GPU
  * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS).
- * 96 blocks (fewer where they and the sorter's would not all fit the
- * SMs): once whole segments and EOFs for the endpoint itself no longer
- * waited in the loopback lane, more user blocks paid: on one H100 with 32
- * sorter blocks the Exchange step took 2.99-3.04 ms against 4.36-4.40
- * with 48 blocks (3.74 with 64, 3.05-3.08 with 100, 3.52 with 108 + 24
- * sorter blocks), GroupBy 4.3-4.6 against 5.8 ms, Join 7.7-8.0 against
- * 9.5 ms (bench/results/2026-11-24-h100x1-lane-pass/, run102-103). Threads
+ * 48 blocks with several GPUs, 96 with one (fewer where they and the
+ * sorter's would not all fit the SMs). Between GPUs the sorters walk every
+ * stage segment and bound: on 2 x H200 48 user + 48 sorter blocks moved
+ * the Exchange at 118.3-121.8 GB/s against 91.6-92.4 with 96 + 32 and
+ * 108.3 with 64 + 64, GroupBy 41.0 against 55.1 ms, Join 55.5 against
+ * 75.2 ms (bench/results/2026-11-24-h200x2-lane-pass/). With one GPU every
+ * segment goes whole to the final rings, and more user blocks paid: on
+ * one H100 with 32 sorter blocks the Exchange step took 2.99-3.04 ms with
+ * 96 against 4.36-4.40 with 48 (3.74 with 64, 3.05-3.08 with 100),
+ * GroupBy 4.3-4.6 against 5.8 ms, Join 7.7-8.0 against 9.5 ms
+ * (bench/results/2026-11-24-h100x1-lane-pass/, run102-103). Threads
  * of 1024 for every op: on 2 x H200 the Exchange moved
  * 80.4 against 67.7 GB/s with 64 x 256, GroupBy took 55.9 against 68.0 ms
  * and Join 80.0 against 99.4 ms (bench/results/2026-11-24-h200x2-targets/,
@@ -396,7 +400,8 @@ typedef struct {
                                  * a call costs barriers and ring reads,
                                  * so each should take much */
 #define WL_MGI_COUNT_ILP 4      /* keys a thread loads at once to count */
-#define WL_MGI_BLOCKS   96
+#define WL_MGI_BLOCKS   48      /* several GPUs */
+#define WL_MGI_BLOCKS_1 96      /* one GPU */
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
                                    messages ($MGI_DEV_TILE_BATCH) */
 #define WL_MGI_TILE     4      /* tuples per thread of a tile send
@@ -1361,7 +1366,8 @@ static int wl_mgi_init(wl_rank_t *w)
     tls = (tls != NULL) ? tls : WL_MGI_TLS;
     /* the blocks and threads are checked against the GPU and the
      * segments in wl_mgi_prepare */
-    ok  = (wl_env_uint(w, "MGI_WL_MGI_BLOCKS", WL_MGI_BLOCKS, 65535,
+    ok  = (wl_env_uint(w, "MGI_WL_MGI_BLOCKS",
+                       (w->G == 1) ? WL_MGI_BLOCKS_1 : WL_MGI_BLOCKS, 65535,
                        &m->blocks) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_THREADS", WL_MGI_THREADS,
                        WL_MGI_MAX_THREADS, &m->threads) == 0) &&

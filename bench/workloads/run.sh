@@ -22,7 +22,8 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 48)
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 48;
+#                    one GPU: 96)
 #   MGI_WL_MGI_THREADS threads per user block (default 1024)
 #   MGI_WL_MGI_TILE  tuples per thread of a tile send (default 4; 0: a
 #                    tuple per thread per mgi_dev_send_block)
@@ -103,7 +104,7 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # rings and 4 sort rings per hop took GroupBy from 71.5 to 56.4 ms and
 # Join from 103.9 to 79.6 ms on 2 x H200, the Exchange 60.3 to 70.9 GB/s
 # (bench/results/2026-11-24-h200x2-targets/summary.txt, section 5)
-export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-32}
+export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-48}
 export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
 export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-16}
