@@ -748,6 +748,24 @@ __device__ static inline uint16_t mgi_dev_tile_route(const mgi_dev_ch_t *h,
            (h->part_key >= 0) ? h->dst[slot] : MGI_EP_ID_ALL;
 }
 
+/* The stage group of a slot: its destination number modulo the groups
+ * when the key routes, else the explicit destination's (a broadcast's:
+ * 0), as mgi_dev_route_g gives them. */
+__device__ static inline unsigned mgi_dev_tile_group(const mgi_dev_ch_t *h,
+                                                     uint32_t slot, int dst,
+                                                     unsigned nslot)
+{
+    unsigned g = 0;
+
+    if (nslot > 1) {
+        return slot % mgi_dev_ngroups(h);
+    }
+    if (dst >= 0) {
+        (void)mgi_dev_route_g(h, NULL, dst, &g);
+    }
+    return g;
+}
+
 /* How many tuples of ts bytes surely fit `avail` bytes as batched
  * messages of up to `per` tuples for g destinations at most: each
  * destination may end in a partial message, and a message pads its
@@ -768,21 +786,87 @@ __device__ static inline unsigned mgi_dev_tile_fit(uint32_t avail,
     return (unsigned)max(a, b);
 }
 
+/* Thread 0 of a batched tile send with stage groups: a slot's messages
+ * in its group's ring, a reservation per group that has any, made only
+ * once every such ring has room (the block is their one producer: a look
+ * that found room holds), so a segment holds one destination when the
+ * groups are as many. Fills s_at, s_msg and the groups' reservations;
+ * returns 0 when a ring lacked room (nothing reserved). */
+__device__ static inline int mgi_dev_tile_reserve_groups(
+        const mgi_dev_ch_t *h, int dst, unsigned nslot, unsigned per,
+        const uint32_t *cnt, uint32_t *at, char **msg, mgi_seg_hdr_t **seg,
+        uint32_t *off, uint32_t *pos, uint32_t *tot)
+{
+    const unsigned ng = mgi_dev_ngroups(h), ts = h->tuple_size;
+    unsigned g, i, used, one;
+    int ok = 1;
+
+    for (g = 0; g < ng; ++g) {
+        tot[g] = 0;
+    }
+    for (i = 0; i < nslot; ++i) {
+        g       = mgi_dev_tile_group(h, i, dst, nslot);
+        at[i]   = tot[g];
+        tot[g] += mgi_dev_batch_bytes(cnt[i], per, ts);
+    }
+    for (g = 0; g < ng; ++g) {
+        ok &= (tot[g] == 0) ||
+              mgi_ring_append_room(mgi_dev_stage_of(h, g), tot[g]);
+    }
+    for (g = 0; ok && (g < ng); ++g) {
+        if ((tot[g] != 0) &&
+            (mgi_ring_append_reserve(mgi_dev_stage_of(h, g), tot[g], &seg[g],
+                                     &off[g], &pos[g]) != MGI_RING_OK)) {
+            while (g-- > 0) {   /* not expected: give them back */
+                if (tot[g] != 0) {
+                    mgi_ring_append_cancel(mgi_dev_stage_of(h, g), seg[g],
+                                           off[g], tot[g], pos[g]);
+                }
+            }
+            return 0;
+        }
+    }
+    for (g = 0; ok && (g < ng); ++g) {
+        /* one (channel, destination) for the group's reservation? */
+        used = 0;
+        one  = 0;
+        for (i = 0; i < nslot; ++i) {
+            if ((cnt[i] > 0) && (mgi_dev_tile_group(h, i, dst, nslot) == g)) {
+                ++used;
+                one = i;
+            }
+        }
+        if (used > 0) {
+            mgi_seg_mark(seg[g], (used == 1) ?
+                         mgi_dev_msg_key(h, mgi_dev_tile_route(h, one, dst)) :
+                         MGI_SEG_MIXED);
+        }
+    }
+    for (i = 0; ok && (i < nslot); ++i) {
+        g      = mgi_dev_tile_group(h, i, dst, nslot);
+        msg[i] = (cnt[i] > 0) ? mgi_seg_payload(seg[g]) + off[g] + at[i] :
+                                NULL;
+    }
+    return ok;
+}
+
 #ifndef MGI_DEV_TILE_WORDS
 #  define MGI_DEV_TILE_WORDS 8  /* 8-byte words of a tile a thread holds in
                                   registers (mgi_dev_send_tile_batch_w) */
 #endif
 
 /* mgi_dev_send_block_tile with MGI_DEV_TILE_BATCH (else MGI_DEV_MSG_BATCH;
- * one stage group, up to MGI_DEV_TILE_DSTS destinations): a tile's tuples
+ * up to MGI_DEV_TILE_DSTS destinations): a tile's tuples
  * of one destination go as messages of up to h->tile_batch payload
  * bytes, a header per batch instead of one per tuple (paper §5.3), so
  * fewer bytes travel and the sorter walks a few headers a segment. A
  * first pass counts the tile's tuples per destination, thread 0 lays out
  * the messages and reserves them all at once, a second pass writes each
  * tuple at its place (a shared-memory count per destination, no barrier
- * between the tuples). Tuples of one destination keep their order from
- * call to call, not within one call (with one destination, within it too).
+ * between the tuples). With stage groups each group's destinations take a
+ * reservation in the group's ring, made once every one of them has room.
+ * Tuples of one destination keep their order from call to call, not
+ * within one call (with one destination, within it too).
  *
  * W > 0: tuples of W 8-byte words, 8-byte aligned, the key (if it routes)
  * in one word: each thread first loads its MGI_DEV_TILE_WORDS / W tuples
@@ -801,8 +885,11 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     __shared__ uint32_t s_cnt[MGI_DEV_TILE_DSTS];   /* tuples per slot */
     __shared__ uint32_t s_at[MGI_DEV_TILE_DSTS];    /* its first message */
     __shared__ uint32_t s_run[MGI_DEV_TILE_DSTS];   /* places handed out */
-    __shared__ mgi_seg_hdr_t *s_seg;
-    __shared__ uint32_t s_off, s_pos;
+    __shared__ char *s_msg[MGI_DEV_TILE_DSTS];      /* its messages' place */
+    __shared__ mgi_seg_hdr_t *s_seg[MGI_STAGE_GROUPS_MAX];
+    __shared__ uint32_t s_off[MGI_STAGE_GROUPS_MAX];
+    __shared__ uint32_t s_pos[MGI_STAGE_GROUPS_MAX];
+    __shared__ uint32_t s_tot[MGI_STAGE_GROUPS_MAX]; /* bytes per group */
     __shared__ int s_ok;
     /* hints, as in mgi_dev_send_block_tile */
     __shared__ mgi_ring_hint_t s_hint;
@@ -810,6 +897,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     const unsigned ts    = h->tuple_size;
     const unsigned per   = min(h->tile_batch, MGI_MSG_MAX_LEN) / ts;
     const unsigned nslot = mgi_dev_tile_nslot(h, dst);
+    const unsigned ng    = mgi_dev_ngroups(h);
     const unsigned tid   = threadIdx.x;
     const unsigned mask  = mgi_dev_block_warp_mask();
     const char *const t  = (const char*)tuples;
@@ -821,10 +909,12 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     uint64_t v[U * WD], key;
     uint32_t sl[U];
     uint32_t avail, total, slot, rank, used, one, mkey = 0, mark = 0;
-    unsigned base, i, room, u, k;
+    unsigned base, i, room, u, k, g;
     char *at;
 
-    avail = ((s_hint.ring == r) && (s_next < cap)) ? cap - s_next : 0;
+    /* with stage groups, room for all of it in a fresh segment */
+    avail = ((ng == 1) && (s_hint.ring == r) && (s_next < cap)) ?
+            cap - s_next : 0;
     room  = mgi_dev_tile_fit(avail, ts, per, nslot);
     if (room == 0) {
         room = mgi_dev_tile_fit(cap, ts, per, nslot);   /* a fresh one */
@@ -876,7 +966,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
                                           MGI_DEV_NO_SLOT, s_cnt);
     }
     __syncthreads();
-    if (tid == 0) {
+    if ((tid == 0) && (ng == 1)) {
         total = 0;
         used  = 0;
         one   = 0;
@@ -886,9 +976,10 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
             used   += (s_cnt[i] > 0);
             one     = (s_cnt[i] > 0) ? i : one;
         }
-        s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
-                                               &s_off, &s_pos) == MGI_RING_OK);
-        s_next = s_ok ? s_off + total : 0;
+        s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg[0],
+                                               &s_off[0], &s_pos[0]) ==
+                  MGI_RING_OK);
+        s_next = s_ok ? s_off[0] + total : 0;
         if (s_ok) {
             /* one (channel, destination) for the whole reservation? The
              * mark's CAS goes out now, and thread 0 looks at its answer
@@ -897,8 +988,14 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
             mkey = (used == 1) ?
                    mgi_dev_msg_key(h, mgi_dev_tile_route(h, one, dst)) :
                    MGI_SEG_MIXED;
-            mark = mgi_seg_mark_begin(s_seg, mkey);
+            mark = mgi_seg_mark_begin(s_seg[0], mkey);
+            for (i = 0; i < nslot; ++i) {
+                s_msg[i] = mgi_seg_payload(s_seg[0]) + s_off[0] + s_at[i];
+            }
         }
+    } else if (tid == 0) {
+        s_ok = mgi_dev_tile_reserve_groups(h, dst, nslot, per, s_cnt, s_at,
+                                           s_msg, s_seg, s_off, s_pos, s_tot);
     }
     __syncthreads();
     if (!s_ok) {
@@ -913,8 +1010,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
             /* one destination: the tile's order */
             rank = (nslot == 1) ? i : mgi_dev_warp_take(mask, sl[u], s_run);
             if (sl[u] != MGI_DEV_NO_SLOT) {
-                at = mgi_dev_batch_at(mgi_seg_payload(s_seg) + s_off +
-                                      s_at[sl[u]], h,
+                at = mgi_dev_batch_at(s_msg[sl[u]], h,
                                       mgi_dev_tile_route(h, sl[u], dst), rank,
                                       s_cnt[sl[u]], per);
 #pragma unroll
@@ -930,18 +1026,24 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
                          MGI_DEV_NO_SLOT;
         rank = mgi_dev_warp_take(mask, slot, s_run);
         if (slot != MGI_DEV_NO_SLOT) {
-            mgi_dev_batch_put(mgi_seg_payload(s_seg) + s_off + s_at[slot], h,
-                              mgi_dev_tile_route(h, slot, dst), rank,
-                              s_cnt[slot], per, t + (size_t)i * ts);
+            mgi_dev_batch_put(s_msg[slot], h, mgi_dev_tile_route(h, slot, dst),
+                              rank, s_cnt[slot], per, t + (size_t)i * ts);
         }
     }
     __syncthreads();
-    if (tid == 0) {
+    if ((tid == 0) && (ng == 1)) {
         /* the commit is a release at GPU scope, as in mgi_dev_send_block:
          * the writes this thread saw through the barrier, and the mark,
          * are ordered before the count */
-        mgi_seg_mark_end(s_seg, mark, mkey);
-        mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
+        mgi_seg_mark_end(s_seg[0], mark, mkey);
+        mgi_ring_append_commit(r, s_seg[0], s_off[0], total, s_pos[0]);
+    } else if (tid == 0) {
+        for (g = 0; g < ng; ++g) {
+            if (s_tot[g] != 0) {
+                mgi_ring_append_commit(mgi_dev_stage_of(h, g), s_seg[g],
+                                       s_off[g], s_tot[g], s_pos[g]);
+            }
+        }
     }
     return n;
 }
@@ -992,10 +1094,11 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
  * to the room it left in its segment, so tiles do not end a segment with
  * padding (the block is its stage ring's only producer; the room is a
  * hint, any value is safe). With MGI_DEV_TILE_BATCH or MGI_DEV_MSG_BATCH
- * (one stage group, up to MGI_DEV_TILE_DSTS destinations) a tile's tuples
- * of one destination go as batched messages (mgi_dev_send_tile_batch;
- * their order within a call is not kept); with stage groups the tile goes
- * as mgi_dev_send_block calls of blockDim.x tuples. */
+ * (up to MGI_DEV_TILE_DSTS destinations) a tile's tuples of one
+ * destination go as batched messages (mgi_dev_send_tile_batch, with stage
+ * groups too; their order within a call is not kept); else, with stage
+ * groups, the tile goes as mgi_dev_send_block calls of blockDim.x
+ * tuples. */
 __device__ static inline unsigned mgi_dev_send_block_tile(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
 {
@@ -1022,8 +1125,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     if ((n == 0) || (tsz == 0)) {
         return 0;
     }
-    if ((mgi_dev_ngroups(h) == 1) && (h->tile_batch >= 2 * tsz) &&
-        (h->tile_batch <= MGI_MSG_MAX_LEN) &&
+    if ((h->tile_batch >= 2 * tsz) && (h->tile_batch <= MGI_MSG_MAX_LEN) &&
         (mgi_dev_tile_nslot(h, dst) <= MGI_DEV_TILE_DSTS)) {
         return mgi_dev_send_tile_batch(h, tuples, n, dst);
     }
