@@ -1385,6 +1385,17 @@ static int wl_mgi_init(wl_rank_t *w)
          * 1.10-1.15x on one H100 (bench/workloads/README.md) */
         p.dev_tile_batch = WL_MGI_TILE_BATCH;
     }
+    if (getenv("MGI_STAGE_GROUPS") == NULL) {
+        /* a stage ring per destination: segments of one destination,
+         * moved whole instead of walked; on 2 x H200 the Exchange moved
+         * 163.1-163.7 GB/s against 121.6-122.2 with one group, many-to-one
+         * 40.3 against 27.6 and one-to-many 52.2 against 43.0 GB/s; not
+         * point-to-point, whose one destination needs none (78.4 against
+         * 143.0 GB/s) (bench/results/2026-11-24-h200x2-lane-pass/, run115
+         * to run117) */
+        p.stage_groups = (w->spec.pattern == MGI_WL_PATTERN_P2P) ? 1u :
+                         (unsigned)std::min(w->G, MGI_STAGE_GROUPS_MAX);
+    }
     /* a channel per table and iteration, ids never reused */
     need = (unsigned)(w->opts->warmup + w->opts->iters) * 2;
     p.max_channels = std::max(p.max_channels, need);
