@@ -808,16 +808,14 @@ typedef struct mgi_gpu_rings_arg {
     mgi_ring_t *r[MGI_GPU_INIT_RINGS];
 } mgi_gpu_rings_arg_t;
 
-/* Fresh final rings, a block's thread 0 each: mgi_ring_init in place (the
+/* Fresh final rings, a one-thread block each: mgi_ring_init in place (the
  * header, every segment's header). Their payload is left as it is, as in
  * a pooled ring: nothing reads a segment's bytes before a producer
  * committed them. */
 __global__ void mgi_gpu_finals_init_kernel(mgi_gpu_rings_arg_t a,
                                            uint32_t depth, uint32_t seg_size)
 {
-    if (threadIdx.x == 0) {
-        mgi_ring_init(a.r[blockIdx.x], depth, seg_size, MGI_RING_F_APPEND);
-    }
+    mgi_ring_init(a.r[blockIdx.x], depth, seg_size, MGI_RING_F_APPEND);
 }
 
 /* n fresh final rings: pooled ones the sorter went past
@@ -866,7 +864,7 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
     for (i = 0; (status == UCS_OK) && (i < n); i += m) {
         m = (n - i < MGI_GPU_INIT_RINGS) ? n - i : MGI_GPU_INIT_RINGS;
         memcpy(arg.r, final + i, m * sizeof(*final));
-        mgi_gpu_finals_init_kernel<<<m, 32, 0, g->ctl>>>(
+        mgi_gpu_finals_init_kernel<<<m, 1, 0, g->ctl>>>(
                 arg, ctx->params.final_depth, ctx->seg_size);
         status = MGI_CUDA_CALL(cudaGetLastError(), "ep %u: initializing "
                                "%u final rings", ep->id, m);

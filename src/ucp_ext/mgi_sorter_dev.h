@@ -386,7 +386,6 @@ typedef struct mgi_gpu_pass {
     mgi_seg_hdr_t *w_seg;
     uint32_t      w_key, w_off, w_pos;
     int           w_res;
-    int           w_direct;      /* w_ring is a final ring (loop_direct) */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -601,6 +600,13 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_lane(const mgi_gpu_dep_t *d,
     return (mgi_ring_t*)(d->recv_mem + lane * d->lane_bytes);
 }
 
+/* The loopback lane: the receive ring's last, for this endpoint's own
+ * tuples. */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_loopback(const mgi_gpu_dep_t *d)
+{
+    return mgi_gpu_lane(d, d->nlanes - 1);
+}
+
 MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_ch(const mgi_gpu_dep_t *d,
                                                    uint16_t id)
 {
@@ -627,11 +633,11 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
     int16_t slot;
 
     if (dst == d->id) {
-        return mgi_gpu_lane(d, d->nlanes - 1);
+        return mgi_gpu_loopback(d);
     }
     slot = mgi_vld(&d->dst_slot[dst]);
     if (slot == MGI_GPU_SLOT_LOOPBACK) {
-        return mgi_gpu_lane(d, d->nlanes - 1);
+        return mgi_gpu_loopback(d);
     }
     if (slot < 0) {
         return NULL;
@@ -647,7 +653,7 @@ MGI_SDEV_INLINE void mgi_gpu_lane_dep(const mgi_gpu_dep_t *d,
                                       mgi_ring_t *stage, mgi_ring_t *target,
                                       uint32_t pos)
 {
-    if (target == mgi_gpu_lane(d, d->nlanes - 1)) {
+    if (target == mgi_gpu_loopback(d)) {
         stage->cons_dep = pos + 1;
     }
 }
@@ -665,7 +671,7 @@ MGI_SDEV_INLINE void mgi_gpu_lane_dep(const mgi_gpu_dep_t *d,
 MGI_SDEV_INLINE int mgi_gpu_lane_passed(const mgi_gpu_dep_t *d,
                                         const mgi_ring_t *stage)
 {
-    const mgi_ring_t *lane = mgi_gpu_lane(d, d->nlanes - 1);
+    const mgi_ring_t *lane = mgi_gpu_loopback(d);
 
     return (int32_t)(mgi_ld_acq32(&lane->cons_tail) - stage->cons_dep) >= 0;
 }
@@ -1343,7 +1349,7 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
 {
     const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
     mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
-    mgi_ring_t *const lane = mgi_gpu_lane(d, d->nlanes - 1);
+    mgi_ring_t *const lane = mgi_gpu_loopback(d);
     mgi_ring_t *ring[MGI_GPU_MAX_TARGETS];
     mgi_seg_hdr_t *seg[MGI_GPU_MAX_TARGETS];
     uint32_t off[MGI_GPU_MAX_TARGETS], pos[MGI_GPU_MAX_TARGETS];
@@ -1689,7 +1695,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const unsigned tid = MGI_TID, nth = MGI_NTH;
     /* by reference: any lane but the loopback lane */
     const int zcopy    = d->recv_zcopy &&
-                         (ring != mgi_gpu_lane(d, d->nlanes - 1));
+                         (ring != mgi_gpu_loopback(d));
     uint32_t t, head, count, nfree, n, m;
     mgi_seg_hdr_t *seg;
     mgi_seg_ref_t *ref;
@@ -1935,19 +1941,15 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const uint32_t cap = mgi_ring_cap(ring);    /* a multiple of 16 */
     const unsigned long long t0 = MGI_CLOCK();
     unsigned long long t1;
-    mgi_ring_t *f;
+    mgi_ring_t *f = NULL;   /* thread 0: the final ring it goes to */
     int ret;
 
     if (MGI_TID == 0) {
-        p->w_ring   = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key);
-        p->w_direct = 0;
+        p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key);
         if ((p->w_ring != NULL) && d->loop_direct &&
-            (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1))) {
-            f = mgi_gpu_direct_final(d, ring, p->w_key, cap);
-            if (f != NULL) {
-                p->w_ring   = f;
-                p->w_direct = 1;
-            }
+            (p->w_ring == mgi_gpu_loopback(d))) {
+            f         = mgi_gpu_direct_final(d, ring, p->w_key, cap);
+            p->w_ring = (f != NULL) ? f : p->w_ring;
         }
         /* a full segment's worth fits only a fresh segment, at 0 */
         p->w_res  = (p->w_ring != NULL) &&
@@ -1972,7 +1974,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stat[MGI_GS_C_WRES]  += t1 - t0;
         p->stat[MGI_GS_C_WCOPY] += MGI_CLOCK() - t1;
         if (p->w_res) {
-            if (!p->w_direct) {
+            if (f == NULL) {
                 /* before the commit; a final segment needs none (its
                  * consumer reads messages, and a mark there would say
                  * MGI_SEG_REF to it) */
@@ -1980,14 +1982,11 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             }
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);
-            if (!p->w_direct) {
-                mgi_gpu_lane_dep(d, ring, p->w_ring, p->w_pos);
-            }
+            mgi_gpu_lane_dep(d, ring, p->w_ring, p->w_pos);
             mgi_ring_release(ring, 1);
             p->stat[MGI_GS_STAGE_WHOLE]++;
-            p->stat[MGI_GS_LOOP_WHOLE] +=
-                (p->w_ring == mgi_gpu_lane(d, d->nlanes - 1));
-            p->stat[MGI_GS_LOOP_DIRECT] += p->w_direct;
+            p->stat[MGI_GS_LOOP_WHOLE] += (p->w_ring == mgi_gpu_loopback(d));
+            p->stat[MGI_GS_LOOP_DIRECT] += (f != NULL);
             ring->cons_wait = NULL;
         } else {
             p->stat[MGI_GS_SEND_FULL]++;

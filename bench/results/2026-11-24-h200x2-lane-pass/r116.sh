@@ -30,3 +30,19 @@ pat)
   export MGI_SORTER_BLOCKS=48
   for op in p2p exchange many2one; do wl new 2 $op 2; done ;;
 esac
+case "$1" in
+mend)
+  for r in 1 2; do
+    wl new 2 exchange 2 MGI_SORTER_BLOCKS=48
+    wl new 2 p2p 2 MGI_SORTER_BLOCKS=48
+    wl new 1 exchange 0.5 MGI_SORTER_BLOCKS=32
+  done ;;
+esac
+case "$1" in
+mend1)
+  for r in 1 2; do wl new 1 exchange 0.5 MGI_SORTER_BLOCKS=32; done
+  for g in 1 2; do
+    echo "== $(date +%T) mgi_gpu_test shuffle -l 2 -s 16, MGI_STAGE_GROUPS=$g MGI_DEV_TILE_BATCH=65528"
+    env UCX_TLS=sm,self,cuda_mgi,cuda_copy MGI_TIMEOUT_MS=30000 MGI_SORTER_BLOCKS=32 MGI_STAGE_GROUPS=$g MGI_DEV_TILE_BATCH=65528 timeout 60 $PWD/bundle/bin/mgi_gpu_test shuffle -l 2 -s 16 -n 16777216 -b 32 -K 4 -T 30 2>&1 | grep -E "^shuffle [0-9]|\(GPU|FAIL|rror|TIMEOUT"
+  done ;;
+esac

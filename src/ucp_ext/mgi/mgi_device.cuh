@@ -750,13 +750,16 @@ __device__ static inline uint16_t mgi_dev_tile_route(const mgi_dev_ch_t *h,
 
 /* The stage group of a slot: its destination number modulo the groups
  * when the key routes, else the explicit destination's (a broadcast's:
- * 0), as mgi_dev_route_g gives them. */
+ * 0), as mgi_dev_route_g gives them; 0 without groups. */
 __device__ static inline unsigned mgi_dev_tile_group(const mgi_dev_ch_t *h,
                                                      uint32_t slot, int dst,
                                                      unsigned nslot)
 {
     unsigned g = 0;
 
+    if (mgi_dev_ngroups(h) == 1) {
+        return 0;
+    }
     if (nslot > 1) {
         return slot % mgi_dev_ngroups(h);
     }
@@ -786,37 +789,80 @@ __device__ static inline unsigned mgi_dev_tile_fit(uint32_t avail,
     return (unsigned)max(a, b);
 }
 
-/* Thread 0 of a batched tile send with stage groups: a slot's messages
- * in its group's ring, a reservation per group that has any, made only
- * once every such ring has room (the block is their one producer: a look
- * that found room holds), so a segment holds one destination when the
- * groups are as many. Fills s_at, s_msg and the groups' reservations;
- * returns 0 when a ring lacked room (nothing reserved). */
-__device__ static inline int mgi_dev_tile_reserve_groups(
-        const mgi_dev_ch_t *h, int dst, unsigned nslot, unsigned per,
-        const uint32_t *cnt, uint32_t *at, char **msg, mgi_seg_hdr_t **seg,
-        uint32_t *off, uint32_t *pos, uint32_t *tot)
+/* Thread 0 of a batched tile send: the layout of the tile's messages.
+ * Slot i's (cnt[i] tuples) start at at[i] in its stage group's
+ * reservation of tot[g] bytes; key[g], where tot[g] > 0, is the mark of
+ * that reservation: its one slot's (channel, destination), or
+ * MGI_SEG_MIXED for several. */
+__device__ static __forceinline__ void mgi_dev_tile_layout(const mgi_dev_ch_t *h,
+                                                  int dst, unsigned nslot,
+                                                  unsigned per,
+                                                  const uint32_t *cnt,
+                                                  uint32_t *at, uint32_t *tot,
+                                                  uint32_t *key)
 {
-    const unsigned ng = mgi_dev_ngroups(h), ts = h->tuple_size;
-    unsigned g, i, used, one;
-    int ok = 1;
+    const unsigned ng = mgi_dev_ngroups(h);
+    unsigned g, i;
 
     for (g = 0; g < ng; ++g) {
         tot[g] = 0;
     }
     for (i = 0; i < nslot; ++i) {
-        g       = mgi_dev_tile_group(h, i, dst, nslot);
-        at[i]   = tot[g];
-        tot[g] += mgi_dev_batch_bytes(cnt[i], per, ts);
+        g     = mgi_dev_tile_group(h, i, dst, nslot);
+        at[i] = tot[g];
+        if (cnt[i] > 0) {
+            key[g]  = (tot[g] == 0) ?
+                      mgi_dev_msg_key(h, mgi_dev_tile_route(h, i, dst)) :
+                      MGI_SEG_MIXED;
+            tot[g] += mgi_dev_batch_bytes(cnt[i], per, h->tuple_size);
+        }
+    }
+}
+
+/* Thread 0 of a batched tile send, once the groups' reservations are
+ * made: where each slot's messages go (NULL: a slot without tuples). */
+__device__ static __forceinline__ void mgi_dev_tile_places(const mgi_dev_ch_t *h,
+                                                  int dst, unsigned nslot,
+                                                  const uint32_t *cnt,
+                                                  const uint32_t *at,
+                                                  mgi_seg_hdr_t **seg,
+                                                  const uint32_t *off,
+                                                  char **msg)
+{
+    unsigned g, i;
+
+    for (i = 0; i < nslot; ++i) {
+        g      = mgi_dev_tile_group(h, i, dst, nslot);
+        msg[i] = (cnt[i] > 0) ? mgi_seg_payload(seg[g]) + off[g] + at[i] :
+                                NULL;
+    }
+}
+
+/* Thread 0 of a batched tile send with stage groups, after
+ * mgi_dev_tile_layout: a reservation in each group's ring that has
+ * messages, made only once every such ring has room (the block is their
+ * one producer: a look that found room holds), each marked; so a segment
+ * holds one destination when the groups are as many. Returns 0 when a
+ * ring lacked room (nothing reserved). */
+__device__ static __forceinline__ int mgi_dev_tile_reserve_groups(
+        const mgi_dev_ch_t *h, const uint32_t *tot, const uint32_t *key,
+        mgi_seg_hdr_t **seg, uint32_t *off, uint32_t *pos)
+{
+    const unsigned ng = mgi_dev_ngroups(h);
+    unsigned g;
+
+    for (g = 0; g < ng; ++g) {
+        if ((tot[g] != 0) &&
+            !mgi_ring_append_room(mgi_dev_stage_of(h, g), tot[g])) {
+            return 0;
+        }
     }
     for (g = 0; g < ng; ++g) {
-        ok &= (tot[g] == 0) ||
-              mgi_ring_append_room(mgi_dev_stage_of(h, g), tot[g]);
-    }
-    for (g = 0; ok && (g < ng); ++g) {
-        if ((tot[g] != 0) &&
-            (mgi_ring_append_reserve(mgi_dev_stage_of(h, g), tot[g], &seg[g],
-                                     &off[g], &pos[g]) != MGI_RING_OK)) {
+        if (tot[g] == 0) {
+            continue;
+        }
+        if (mgi_ring_append_reserve(mgi_dev_stage_of(h, g), tot[g], &seg[g],
+                                    &off[g], &pos[g]) != MGI_RING_OK) {
             while (g-- > 0) {   /* not expected: give them back */
                 if (tot[g] != 0) {
                     mgi_ring_append_cancel(mgi_dev_stage_of(h, g), seg[g],
@@ -825,29 +871,9 @@ __device__ static inline int mgi_dev_tile_reserve_groups(
             }
             return 0;
         }
+        mgi_seg_mark(seg[g], key[g]);
     }
-    for (g = 0; ok && (g < ng); ++g) {
-        /* one (channel, destination) for the group's reservation? */
-        used = 0;
-        one  = 0;
-        for (i = 0; i < nslot; ++i) {
-            if ((cnt[i] > 0) && (mgi_dev_tile_group(h, i, dst, nslot) == g)) {
-                ++used;
-                one = i;
-            }
-        }
-        if (used > 0) {
-            mgi_seg_mark(seg[g], (used == 1) ?
-                         mgi_dev_msg_key(h, mgi_dev_tile_route(h, one, dst)) :
-                         MGI_SEG_MIXED);
-        }
-    }
-    for (i = 0; ok && (i < nslot); ++i) {
-        g      = mgi_dev_tile_group(h, i, dst, nslot);
-        msg[i] = (cnt[i] > 0) ? mgi_seg_payload(seg[g]) + off[g] + at[i] :
-                                NULL;
-    }
-    return ok;
+    return 1;
 }
 
 #ifndef MGI_DEV_TILE_WORDS
@@ -890,6 +916,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     __shared__ uint32_t s_off[MGI_STAGE_GROUPS_MAX];
     __shared__ uint32_t s_pos[MGI_STAGE_GROUPS_MAX];
     __shared__ uint32_t s_tot[MGI_STAGE_GROUPS_MAX]; /* bytes per group */
+    __shared__ uint32_t s_key[MGI_STAGE_GROUPS_MAX]; /* its mark */
     __shared__ int s_ok;
     /* hints, as in mgi_dev_send_block_tile */
     __shared__ mgi_ring_hint_t s_hint;
@@ -967,6 +994,9 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     }
     __syncthreads();
     if ((tid == 0) && (ng == 1)) {
+        /* mgi_dev_tile_layout for one group, in registers: through
+         * shared memory, the kernels that send tiles spilled twice as
+         * much (ptxas gave them 32 registers instead of 64) */
         total = 0;
         used  = 0;
         one   = 0;
@@ -976,26 +1006,26 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
             used   += (s_cnt[i] > 0);
             one     = (s_cnt[i] > 0) ? i : one;
         }
+        mkey = (used == 1) ?
+               mgi_dev_msg_key(h, mgi_dev_tile_route(h, one, dst)) :
+               MGI_SEG_MIXED;
         s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg[0],
                                                &s_off[0], &s_pos[0]) ==
                   MGI_RING_OK);
         s_next = s_ok ? s_off[0] + total : 0;
         if (s_ok) {
-            /* one (channel, destination) for the whole reservation? The
-             * mark's CAS goes out now, and thread 0 looks at its answer
-             * (a register) only before the commit: the writes do not wait
-             * for it */
-            mkey = (used == 1) ?
-                   mgi_dev_msg_key(h, mgi_dev_tile_route(h, one, dst)) :
-                   MGI_SEG_MIXED;
+            /* the mark's CAS goes out now, and thread 0 looks at its
+             * answer (a register) only before the commit: the writes do
+             * not wait for it */
             mark = mgi_seg_mark_begin(s_seg[0], mkey);
-            for (i = 0; i < nslot; ++i) {
-                s_msg[i] = mgi_seg_payload(s_seg[0]) + s_off[0] + s_at[i];
-            }
         }
     } else if (tid == 0) {
-        s_ok = mgi_dev_tile_reserve_groups(h, dst, nslot, per, s_cnt, s_at,
-                                           s_msg, s_seg, s_off, s_pos, s_tot);
+        mgi_dev_tile_layout(h, dst, nslot, per, s_cnt, s_at, s_tot, s_key);
+        s_ok = mgi_dev_tile_reserve_groups(h, s_tot, s_key, s_seg, s_off,
+                                           s_pos);
+    }
+    if ((tid == 0) && s_ok) {
+        mgi_dev_tile_places(h, dst, nslot, s_cnt, s_at, s_seg, s_off, s_msg);
     }
     __syncthreads();
     if (!s_ok) {
