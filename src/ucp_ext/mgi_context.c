@@ -4,6 +4,7 @@
  */
 #include "mgi_int.h"
 
+#include <stdio.h>
 #include <sys/mman.h>
 
 #include <stdlib.h>
@@ -316,6 +317,54 @@ out_release:
     return status;
 }
 
+/* Whether the context's UCP has transport `tl`: its resource lines name
+ * each one as "tl/device" (UCP has no query for them). */
+static int mgi_context_has_tl(mgi_context_t *ctx, const char *tl)
+{
+    char *info = NULL, pat[64];
+    size_t info_len = 0;
+    FILE *f;
+    int found;
+
+    f = open_memstream(&info, &info_len);
+    if (f == NULL) {
+        return 1;   /* cannot tell: assume it is there */
+    }
+    ucp_context_print_info(ctx->ucp, f);
+    fclose(f);
+    snprintf(pat, sizeof(pat), " %s/", tl);
+    found = (info != NULL) && (strstr(info, pat) != NULL);
+    free(info);
+    return found;
+}
+
+/* How many other processes of the job run on this host (by host name). */
+static ucs_status_t mgi_context_hosts(mgi_context_t *ctx)
+{
+    char mine[MGI_HOST_NAME_MAX] = {0}, *all;
+    ucs_status_t status;
+    int r;
+
+    if (gethostname(mine, sizeof(mine) - 1) != 0) {
+        snprintf(mine, sizeof(mine), "?");
+    }
+    all = calloc(ctx->size, sizeof(mine));
+    if (all == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = mgi_bootstrap_allgather(&ctx->bs, mine, all, sizeof(mine));
+    if (status == UCS_OK) {
+        ctx->host_peers = 0;
+        for (r = 0; r < ctx->size; ++r) {
+            ctx->host_peers += (r != ctx->rank) &&
+                               !strncmp(all + r * sizeof(mine), mine,
+                                        sizeof(mine));
+        }
+    }
+    free(all);
+    return status;
+}
+
 static void mgi_context_disconnect(mgi_context_t *ctx)
 {
     ucp_request_param_t param = {.op_attr_mask = 0};
@@ -414,6 +463,11 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
         goto err_ucp;
     }
 
+    ctx->has_cuda_mgi = mgi_context_has_tl(ctx, "cuda_mgi");
+    status = mgi_context_hosts(ctx);
+    if (status != UCS_OK) {
+        goto err_worker;
+    }
     status = mgi_context_connect(ctx);
     if (status != UCS_OK) {
         goto err_worker;

@@ -315,6 +315,19 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
                   MGI_GPU_MAX_BLOCKS);
         return UCS_ERR_INVALID_PARAM;
     }
+    if ((params->device != MGI_EP_HOST) && (ctx->host_peers > 0) &&
+        !ctx->has_cuda_mgi) {
+        /* the movers put GPU memory to the processes of this host: with
+         * UCX 1.13's other transports UCP emulates those puts over shared
+         * memory with memcpy of GPU pointers, and the process dies */
+        ucs_error("mgi context %p: a GPU endpoint with %d other process(es) "
+                  "on this host needs cuda_mgi among the context's "
+                  "transports (MGI_UCX_TLS=%s, UCX_TLS=%s): add cuda_mgi, "
+                  "e.g. sm,self,cuda_mgi,cuda_copy", ctx, ctx->host_peers,
+                  (ctx->params.ucx_tls != NULL) ? ctx->params.ucx_tls : "",
+                  (getenv("UCX_TLS") != NULL) ? getenv("UCX_TLS") : "");
+        return UCS_ERR_UNSUPPORTED;
+    }
 
     pthread_mutex_lock(&ctx->lock);
     if (ctx->neps >= MGI_MAX_LOCAL_EPS) {

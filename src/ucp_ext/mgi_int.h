@@ -34,6 +34,7 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #define MGI_GPU_MAX_BLOCKS  1024   /* user blocks of a GPU endpoint */
 #define MGI_GPU_MAX_TARGETS 64     /* destinations of a GPU channel */
 #define MGI_SHM_NAME_MAX    48     /* POSIX shared-memory object names */
+#define MGI_HOST_NAME_MAX   64     /* host names compared at context create */
 /* Sorter epochs after which a sorter no longer looks at what was
  * unpublished before the first (a round in progress may still hold it):
  * mgi_ch_quiesce waits that long, pooled final rings too */
@@ -260,6 +261,8 @@ struct mgi_context {
     mgi_channel_t    **chs;        /* [max_channels], read by sorters */
     unsigned         next_ch;
     pthread_mutex_t  lock;
+    int              host_peers;   /* other processes on this host */
+    int              has_cuda_mgi; /* cuda_mgi among the UCP's transports */
     /* mover */
     pthread_t        mover;
     void             *mover_state;

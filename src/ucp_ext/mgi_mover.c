@@ -94,6 +94,7 @@ typedef struct mgi_mover_epoch {
     int              cuda;      /* CUDA copies issued: event recorded */
     int              gpu;       /* puts of GPU memory: a copy engine's */
     uint32_t         segs;
+    uint64_t         issued;    /* mgi_time_ns() at its close */
     uint64_t         deadline;
 } mgi_mover_epoch_t;
 
@@ -125,6 +126,11 @@ typedef struct mgi_mover {
     uint64_t          epochs_full;  /* rounds with every flush slot taken */
     uint64_t          puts, put_ns, put_bytes; /* data puts: calls, the time
                                                 * inside ucp_put_nbx, bytes */
+    uint64_t          flushes, flush_ns;  /* retired: how many, the time
+                                           * from close to retire */
+    uint64_t          rounds, round_ns, prog_ns; /* thread loop: rounds,
+                                                  * their time, the time in
+                                                  * ucp_worker_progress */
 } mgi_mover_t;
 
 static int mgi_mover_grow(void *arr_p, unsigned *cap, unsigned n,
@@ -814,8 +820,8 @@ static ucs_status_t mgi_mover_close(mgi_mover_t *m, mgi_mover_epoch_t *e)
             return status;
         }
     }
-    e->deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms *
-                                  1000000ull;
+    e->issued   = mgi_time_ns();
+    e->deadline = e->issued + (uint64_t)ctx->params.timeout_ms * 1000000ull;
     ++m->nepochs;
     return UCS_OK;
 }
@@ -899,6 +905,8 @@ static void mgi_mover_retire(mgi_mover_t *m, mgi_mover_epoch_t *e)
             mk->lane->tail_busy = 0;
         }
     }
+    m->flushes  += 1;
+    m->flush_ns += mgi_time_ns() - e->issued;
     e->nrel   = 0;
     e->nmarks = 0;
     e->nranks = 0;
@@ -1065,11 +1073,16 @@ static void mgi_mover_log(mgi_mover_t *m)
     segs = (m->moved_segs - m->last_moved) / dt;
     ucs_info("mgi context %p mover (rank %d): %.0f segments/s, %.1f MB/s, "
              "%lu rounds without credit, %lu with %d flushes in flight; %lu "
-             "puts so far, %.0f KB and %.1f us in ucp_put_nbx each", ctx,
+             "puts so far, %.0f KB and %.1f us in ucp_put_nbx each; %lu "
+             "flushes done %.1f us after their close on average; rounds of "
+             "%.1f us, %.1f us of it in ucp_worker_progress", ctx,
              ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
              m->epochs_full, ctx->params.mover_flushes, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
-             m->puts ? m->put_ns / 1e3 / m->puts : 0.0);
+             m->puts ? m->put_ns / 1e3 / m->puts : 0.0, m->flushes,
+             m->flushes ? m->flush_ns / 1e3 / m->flushes : 0.0,
+             m->rounds ? m->round_ns / 1e3 / m->rounds : 0.0,
+             m->rounds ? m->prog_ns / 1e3 / m->rounds : 0.0);
     m->last_moved = m->moved_segs;
 }
 
@@ -1080,6 +1093,7 @@ static void *mgi_mover_thread(void *arg)
     unsigned idle      = 0;
     int bound          = MGI_EP_HOST;
     ucs_status_t status;
+    uint64_t t0, t1;
     unsigned nprog;
     int ret;
 
@@ -1090,7 +1104,9 @@ static void *mgi_mover_thread(void *arg)
             bound = ctx->mover_device;
             mgi_gpu_bind_thread(bound);
         }
+        t0    = mgi_time_ns();
         nprog = ucp_worker_progress(ctx->worker);
+        t1    = mgi_time_ns();
         if (ctx->mover_quiet) {
             if (!ctx->mover_quiet_ack) {
                 status = mgi_mover_drain(m, "going quiet");
@@ -1109,6 +1125,12 @@ static void *mgi_mover_thread(void *arg)
                       ctx, ctx->rank, ucs_status_string(ret));
             ctx->mover_status = (ucs_status_t)ret;
             break;
+        }
+        if ((ret > 0) || (nprog > 0)) {
+            /* busy rounds only: an idle one sleeps */
+            m->rounds   += 1;
+            m->prog_ns  += t1 - t0;
+            m->round_ns += mgi_time_ns() - t0;
         }
         mgi_mover_log(m);
         if ((ret > 0) || (nprog > 0)) {
