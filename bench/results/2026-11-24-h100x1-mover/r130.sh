@@ -46,3 +46,16 @@ mv1)
     grep -E "$pat|mover|ERROR" $OUT/mv1-$m-$s.txt | grep -v " 0 segments/s" | sed 's/^\[[^]]*\] *//' | cut -c1-420 | head -${HN:-40}
   done; done ;;
 esac
+case "$1" in
+pt)
+  P=$B/ucx_perftest; port=13337
+  for s in ${SZ:-131072 1048576 4194304 33554432}; do for t in put_bw ucp_put_bw; do
+    port=$((port+1)); n=$(( 4294967296 / s )); [ $n -gt 20000 ] && n=20000
+    if [ $t = put_bw ]; then a=(-d cuda -x cuda_mgi); c=(-t put_bw -m cuda -D zcopy); e=(); else a=(); c=(-t ucp_put_bw -m cuda); e=(UCX_TLS=sm,self,cuda_mgi,cuda_copy); fi
+    env "${e[@]}" timeout 60 $P "${a[@]}" -p $port > /dev/null 2>&1 & sp=$!
+    sleep 1.5
+    r=$(env "${e[@]}" timeout 50 $P 127.0.0.1 -p $port "${a[@]}" "${c[@]}" -s $s -n $n 2>&1 | awk '/Final:/ {printf "%.2f GB/s, %.2f us a put", $6*1048576/1e9, $4}')
+    wait $sp
+    echo "== one GPU, two processes, $t $s B x $n: $r"
+  done; done ;;
+esac
