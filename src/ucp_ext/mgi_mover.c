@@ -1127,17 +1127,15 @@ static void *mgi_mover_thread(void *arg)
             break;
         }
         if ((ret > 0) || (nprog > 0)) {
-            /* busy rounds only: an idle one sleeps */
+            /* busy rounds only are timed: an idle one sleeps */
             m->rounds   += 1;
             m->prog_ns  += t1 - t0;
             m->round_ns += mgi_time_ns() - t0;
-        }
-        mgi_mover_log(m);
-        if ((ret > 0) || (nprog > 0)) {
-            idle = 0;
+            idle         = 0;
         } else {
             mgi_mover_idle(m, &idle);
         }
+        mgi_mover_log(m);
     }
     if (ctx->mover_status == UCS_OK) {
         /* the routes' endpoints may go next: nothing may read them after */
