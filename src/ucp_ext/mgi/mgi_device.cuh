@@ -1078,6 +1078,112 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     return n;
 }
 
+/* A batched tile send with one slot (an explicit destination, or no
+ * partition key): the tuples keep the tile's order, so the messages are the
+ * tile itself cut every `per` tuples, each behind a header, and the block
+ * copies it as 8-byte words, consecutive threads on consecutive words (a
+ * warp's store is 256 bytes side by side), MGI_DEV_TILE_WORDS words a
+ * thread in flight. The first of them are loaded before the reservation,
+ * so they are under way while thread 0 reserves. A thread per tuple (the
+ * other batched path) stores a 64-byte tuple as 8 words 64 bytes apart
+ * from its neighbours', each 32-byte sector in four stores, and from the
+ * tile one load after the other. Tuples 8-byte aligned, ts a multiple of
+ * 8; the whole tile in one call when a stage segment has room. */
+__device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
+                                                        const void *tuples,
+                                                        unsigned n, int dst)
+{
+    constexpr unsigned K = MGI_DEV_TILE_WORDS;
+    __shared__ mgi_seg_hdr_t *s_seg;
+    __shared__ uint32_t s_off, s_pos;
+    __shared__ int s_ok;
+    /* hints, as in mgi_dev_send_block_tile */
+    __shared__ mgi_ring_hint_t s_hint;
+    __shared__ uint32_t s_next;
+    const unsigned ts     = h->tuple_size;
+    const unsigned per    = min(h->tile_batch, MGI_MSG_MAX_LEN) / ts;
+    const unsigned tid    = threadIdx.x, nt = blockDim.x;
+    const uint32_t wpm    = per * (ts / 8); /* payload words of a message */
+    const uint16_t route  = mgi_dev_tile_route(h, 0, dst);
+    mgi_ring_t *const r   = mgi_dev_stage_of(h,
+                                             mgi_dev_tile_group(h, 0, dst, 1));
+    const uint32_t cap    = mgi_ring_cap(r);
+    const uint64_t *const src = (const uint64_t*)tuples;
+    uint64_t v[K];
+    uint64_t *out, hw;
+    mgi_msg_hdr_t hdr;
+    uint32_t avail, room, nw, w, m, total = 0, mkey = 0, mark = 0;
+    unsigned k;
+
+    avail = ((s_hint.ring == r) && (s_next < cap)) ? cap - s_next : 0;
+    room  = mgi_dev_tile_fit(avail, ts, per, 1);
+    if (room == 0) {
+        room = mgi_dev_tile_fit(cap, ts, per, 1);   /* a fresh one */
+    }
+    n = min(n, room);
+    if (n == 0) {
+        return 0;                           /* a tuple exceeds a segment */
+    }
+    nw = n * (ts / 8);
+#pragma unroll
+    for (k = 0; k < K; ++k) {
+        w    = tid + k * nt;
+        v[k] = (w < nw) ? src[w] : 0;
+    }
+    __syncthreads();                        /* s_hint, s_next read by all */
+    if (tid == 0) {
+        total  = mgi_dev_batch_bytes(n, per, ts);
+        mkey   = mgi_dev_msg_key(h, route);
+        s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
+                                               &s_off, &s_pos) ==
+                  MGI_RING_OK);
+        s_next = s_ok ? s_off + total : 0;
+        if (s_ok) {
+            mark = mgi_seg_mark_begin(s_seg, mkey);
+        }
+    }
+    __syncthreads();
+    if (!s_ok) {
+        return 0;
+    }
+    /* message m at word m (wpm + 1); tile word w after m + 1 headers */
+    out     = (uint64_t*)(mgi_seg_payload(s_seg) + s_off);
+    hdr.ch  = h->ch;
+    hdr.dst = route;
+    hdr.src = h->self;
+    for (m = tid; m * per < n; m += nt) {
+        hdr.len = (uint16_t)(min(per, n - m * per) * ts);
+        memcpy(&hw, &hdr, sizeof(hw));
+        out[(size_t)m * (wpm + 1)] = hw;
+    }
+#pragma unroll
+    for (k = 0; k < K; ++k) {
+        w = tid + k * nt;
+        if (w < nw) {
+            out[w + w / wpm + 1] = v[k];
+        }
+    }
+    for (w = tid + K * nt; w < nw; w += K * nt) {
+#pragma unroll
+        for (k = 0; k < K; ++k) {
+            v[k] = (w + k * nt < nw) ? src[w + k * nt] : 0;
+        }
+#pragma unroll
+        for (k = 0; k < K; ++k) {
+            if (w + k * nt < nw) {
+                out[w + k * nt + (w + k * nt) / wpm + 1] = v[k];
+            }
+        }
+    }
+    __syncthreads();
+    if (tid == 0) {
+        /* a release at GPU scope, as in mgi_dev_send_tile_batch_w */
+        mgi_seg_mark_end(s_seg, mark, mkey);
+        mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
+    }
+    return n;
+}
+
 /* The batched tile send for the tile's tuples: from registers where they
  * are 8, 16, 32 or 64 bytes, 8-byte aligned, with a key in one word (or
  * none that routes), and the registers hold the whole tile; else read in
@@ -1095,6 +1201,10 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
                         ((mgi_dev_tile_nslot(h, dst) == 1) ||
                          ((h->key_off % 8) + h->key_size <= 8));
 
+    if ((mgi_dev_tile_nslot(h, dst) == 1) &&
+        ((((uintptr_t)tuples) % 8) == 0) && (ts != 0) && ((ts % 8) == 0)) {
+        return mgi_dev_send_tile_one(h, tuples, n, dst);
+    }
     if (reg && (ts == 16)) {
         return mgi_dev_send_tile_batch_w<2>(h, tuples, n, dst);
     } else if (reg && (ts == 8)) {
