@@ -838,42 +838,98 @@ __device__ static __forceinline__ void mgi_dev_tile_places(const mgi_dev_ch_t *h
     }
 }
 
-/* Thread 0 of a batched tile send with stage groups, after
- * mgi_dev_tile_layout: a reservation in each group's ring that has
- * messages, made only once every such ring has room (the block is their
- * one producer: a look that found room holds), each marked; so a segment
- * holds one destination when the groups are as many. Returns 0 when a
- * ring lacked room (nothing reserved). */
-__device__ static __forceinline__ int mgi_dev_tile_reserve_groups(
-        const mgi_dev_ch_t *h, const uint32_t *tot, const uint32_t *key,
-        mgi_seg_hdr_t **seg, uint32_t *off, uint32_t *pos)
-{
-    const unsigned ng = mgi_dev_ngroups(h);
-    unsigned g;
+/* A block's reservation state in its stage groups' rings, shared memory
+ * kept from call to call (uninitialized at the kernel's start: any value
+ * is safe): a hint per group's ring, the marks' CAS answers of the call
+ * under way, and whether the last call found a ring full. */
+typedef struct mgi_dev_groups_res {
+    mgi_ring_hint_t hint[MGI_STAGE_GROUPS_MAX];
+    uint32_t        mark[MGI_STAGE_GROUPS_MAX];
+    int             full;
+} mgi_dev_groups_res_t;
 
-    for (g = 0; g < ng; ++g) {
-        if ((tot[g] != 0) &&
-            !mgi_ring_append_room(mgi_dev_stage_of(h, g), tot[g])) {
+/* Warp 0 of a batched tile send with stage groups, every lane of `mask`
+ * calling, after mgi_dev_tile_layout: a reservation in each group's ring
+ * that has messages, all or nothing, each marked; so a segment holds one
+ * destination when the groups are as many. Lane g takes group g (and g +
+ * the lanes), so the groups' round trips overlap: one add at the hinted
+ * slot and RTail's load (mgi_ring_append_reserve_hint), the mark's CAS
+ * issued and its answer read only at the commit (mgi_dev_tile_commit_groups).
+ * Thread 0 going through the groups one after the other, a look, a
+ * reserve of three round trips and a mark each, made a two-group call
+ * cost twice a one-group call (21 k against 10 k cycles on one H100). A
+ * reservation that cannot be used (another group's ring was full) is
+ * given back as padding; after such a call the next one looks at every
+ * ring first. Returns 0 in every lane when a ring lacked room. */
+__device__ static __forceinline__ int mgi_dev_tile_reserve_groups(
+        const mgi_dev_ch_t *h, unsigned mask, const uint32_t *tot,
+        const uint32_t *key, mgi_seg_hdr_t **seg, uint32_t *off,
+        uint32_t *pos, mgi_dev_groups_res_t *gr)
+{
+    const unsigned ng   = mgi_dev_ngroups(h);
+    const unsigned lane = threadIdx.x % 32, nl = __popc(mask);
+    const int look      = gr->full;
+    unsigned g, got = 0;    /* got: bit g, this lane reserved group g */
+    int ok = 1;
+
+    __syncwarp(mask);       /* gr->full read by every lane */
+    if (look) {
+        for (g = lane; g < ng; g += nl) {
+            ok &= (tot[g] == 0) ||
+                  mgi_ring_append_room(mgi_dev_stage_of(h, g), tot[g]);
+        }
+        if (!__all_sync(mask, ok)) {
             return 0;
         }
     }
-    for (g = 0; g < ng; ++g) {
-        if (tot[g] == 0) {
+    for (g = lane; g < ng; g += nl) {
+        if ((tot[g] != 0) &&
+            (mgi_ring_append_reserve_hint(mgi_dev_stage_of(h, g), tot[g],
+                                          &gr->hint[g], &seg[g], &off[g],
+                                          &pos[g]) == MGI_RING_OK)) {
+            got |= 1u << g;
+        } else if (tot[g] != 0) {
+            ok = 0;
+        }
+    }
+    ok = __all_sync(mask, ok);
+    for (g = lane; g < ng; g += nl) {
+        if (!(got & (1u << g))) {
             continue;
         }
-        if (mgi_ring_append_reserve(mgi_dev_stage_of(h, g), tot[g], &seg[g],
-                                    &off[g], &pos[g]) != MGI_RING_OK) {
-            while (g-- > 0) {   /* not expected: give them back */
-                if (tot[g] != 0) {
-                    mgi_ring_append_cancel(mgi_dev_stage_of(h, g), seg[g],
-                                           off[g], tot[g], pos[g]);
-                }
-            }
-            return 0;
+        if (ok) {
+            /* the CAS goes out now; its answer is read at the commit */
+            gr->mark[g] = mgi_seg_mark_begin(seg[g], key[g]);
+        } else {
+            mgi_ring_append_cancel(mgi_dev_stage_of(h, g), seg[g], off[g],
+                                   tot[g], pos[g]);
         }
-        mgi_seg_mark(seg[g], key[g]);
     }
-    return 1;
+    if (lane == 0) {
+        gr->full = !ok;
+    }
+    return ok;
+}
+
+/* Warp 0, after the tuples of a batched tile send with stage groups are
+ * written (and the block met at a barrier): each reserving lane marks and
+ * commits its groups, a release at GPU scope as in mgi_dev_send_block. */
+__device__ static __forceinline__ void mgi_dev_tile_commit_groups(
+        const mgi_dev_ch_t *h, unsigned mask, const uint32_t *tot,
+        const uint32_t *key, mgi_seg_hdr_t *const *seg, const uint32_t *off,
+        const uint32_t *pos, const mgi_dev_groups_res_t *gr)
+{
+    const unsigned ng   = mgi_dev_ngroups(h);
+    const unsigned lane = threadIdx.x % 32, nl = __popc(mask);
+    unsigned g;
+
+    for (g = lane; g < ng; g += nl) {
+        if (tot[g] != 0) {
+            mgi_seg_mark_end(seg[g], gr->mark[g], key[g]);
+            mgi_ring_append_commit(mgi_dev_stage_of(h, g), seg[g], off[g],
+                                   tot[g], pos[g]);
+        }
+    }
 }
 
 #ifndef MGI_DEV_TILE_WORDS
@@ -917,6 +973,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     __shared__ uint32_t s_pos[MGI_STAGE_GROUPS_MAX];
     __shared__ uint32_t s_tot[MGI_STAGE_GROUPS_MAX]; /* bytes per group */
     __shared__ uint32_t s_key[MGI_STAGE_GROUPS_MAX]; /* its mark */
+    __shared__ mgi_dev_groups_res_t s_gres;
     __shared__ int s_ok;
     /* hints, as in mgi_dev_send_block_tile */
     __shared__ mgi_ring_hint_t s_hint;
@@ -936,7 +993,8 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     uint64_t v[U * WD], key;
     uint32_t sl[U];
     uint32_t avail, total, slot, rank, used, one, mkey = 0, mark = 0;
-    unsigned base, i, room, u, k, g;
+    unsigned base, i, room, u, k;
+    int got;
     char *at;
 
     /* with stage groups, room for all of it in a fresh segment */
@@ -1019,10 +1077,19 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
              * not wait for it */
             mark = mgi_seg_mark_begin(s_seg[0], mkey);
         }
-    } else if (tid == 0) {
-        mgi_dev_tile_layout(h, dst, nslot, per, s_cnt, s_at, s_tot, s_key);
-        s_ok = mgi_dev_tile_reserve_groups(h, s_tot, s_key, s_seg, s_off,
-                                           s_pos);
+    } else if (tid < 32) {
+        /* warp 0: the groups' reservations side by side */
+        if (tid == 0) {
+            mgi_dev_tile_layout(h, dst, nslot, per, s_cnt, s_at, s_tot,
+                                s_key);
+        }
+        __syncwarp(mask);
+        got = mgi_dev_tile_reserve_groups(h, mask, s_tot, s_key, s_seg, s_off,
+                                          s_pos, &s_gres);
+        __syncwarp(mask);   /* the lanes' reservations seen by thread 0 */
+        if (tid == 0) {
+            s_ok = got;
+        }
     }
     if ((tid == 0) && s_ok) {
         mgi_dev_tile_places(h, dst, nslot, s_cnt, s_at, s_seg, s_off, s_msg);
@@ -1067,13 +1134,9 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
          * are ordered before the count */
         mgi_seg_mark_end(s_seg[0], mark, mkey);
         mgi_ring_append_commit(r, s_seg[0], s_off[0], total, s_pos[0]);
-    } else if (tid == 0) {
-        for (g = 0; g < ng; ++g) {
-            if (s_tot[g] != 0) {
-                mgi_ring_append_commit(mgi_dev_stage_of(h, g), s_seg[g],
-                                       s_off[g], s_tot[g], s_pos[g]);
-            }
-        }
+    } else if (tid < 32) {
+        mgi_dev_tile_commit_groups(h, mask, s_tot, s_key, s_seg, s_off, s_pos,
+                                   &s_gres);
     }
     return n;
 }
