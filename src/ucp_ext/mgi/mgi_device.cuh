@@ -1077,7 +1077,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
              * not wait for it */
             mark = mgi_seg_mark_begin(s_seg[0], mkey);
         }
-    } else if (tid < 32) {
+    } else if ((ng > 1) && (tid < 32)) {
         /* warp 0: the groups' reservations side by side */
         if (tid == 0) {
             mgi_dev_tile_layout(h, dst, nslot, per, s_cnt, s_at, s_tot,
@@ -1134,7 +1134,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
          * are ordered before the count */
         mgi_seg_mark_end(s_seg[0], mark, mkey);
         mgi_ring_append_commit(r, s_seg[0], s_off[0], total, s_pos[0]);
-    } else if (tid < 32) {
+    } else if ((ng > 1) && (tid < 32)) {
         mgi_dev_tile_commit_groups(h, mask, s_tot, s_key, s_seg, s_off, s_pos,
                                    &s_gres);
     }
