@@ -499,6 +499,8 @@ typedef struct wl_rank {
     mgi_wl_ucx_t       ucx;
     wl_mgi_t           mgi;
     int                have_nccl, have_ucx;
+    int                dev;         /* this rank's GPU */
+    int                shared;      /* ranks share GPUs (MGI_WL_SHARE_GPUS) */
 } wl_rank_t;
 
 static double wl_now_ms(void)
@@ -714,6 +716,12 @@ static int wl_nccl_init(wl_rank_t *w)
     ncclUniqueId id, all[MGI_WL_MAX_RANKS];
     int loaded, loads[MGI_WL_MAX_RANKS], r;
 
+    if (w->shared) {
+        /* the same answer on every rank, before any collective */
+        fprintf(stderr, "mgi_workloads rank %d: NCCL needs a GPU per rank, "
+                "and the ranks share GPUs (MGI_WL_SHARE_GPUS=1)\n", w->me);
+        return -1;
+    }
     /* all ranks agree that NCCL is there before any waits inside it */
     loaded = (w->nccl.lib != NULL) || (mgi_wl_nccl_load(&w->nccl) == 0);
     WL_CHECK(mgi_wl_allgather(w->boot, &loaded, sizeof(loaded), loads));
@@ -1290,7 +1298,7 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
     }
     /* the kernel's blocks wait for each other's EOF: all must be resident
      * beside the sorter (one SM each at worst); the default gives way */
-    WL_CUDA(cudaGetDeviceProperties(&prop, w->me));
+    WL_CUDA(cudaGetDeviceProperties(&prop, w->dev));
     if ((getenv("MGI_WL_MGI_BLOCKS") == NULL) &&
         (m->blocks + p->sorter_blocks > (unsigned)prop.multiProcessorCount) &&
         (p->sorter_blocks < (unsigned)prop.multiProcessorCount)) {
@@ -1422,7 +1430,7 @@ static int wl_mgi_init(wl_rank_t *w)
         return -1;
     }
     memset(&ep, 0, sizeof(ep));
-    ep.device = w->me;
+    ep.device = w->dev;
     ep.blocks = m->blocks;
     status    = mgi_ep_create(m->ctx, &ep, &m->ep);
     if (status != UCS_OK) {
@@ -2220,13 +2228,19 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
     w->me      = boot->rank;
     w->G       = boot->size;
     WL_CUDA(cudaGetDeviceCount(&ndev));
-    if (ndev < w->G) {
-        fprintf(stderr, "mgi_workloads: %d GPUs asked, %d visible\n", w->G,
-                ndev);
+    if ((ndev < w->G) && ((getenv("MGI_WL_SHARE_GPUS") == NULL) ||
+                          (strcmp(getenv("MGI_WL_SHARE_GPUS"), "1") != 0))) {
+        fprintf(stderr, "mgi_workloads: %d GPUs asked, %d visible "
+                "(MGI_WL_SHARE_GPUS=1 runs rank r on GPU r %% %d)\n", w->G,
+                ndev, ndev);
         return 1;
     }
-    WL_CUDA(cudaSetDevice(w->me));
-    WL_CUDA(cudaGetDeviceProperties(&prop, w->me));
+    /* ranks sharing a GPU: a check of the path between processes where
+     * fewer GPUs are at hand (under MPS they run side by side) */
+    w->shared = (ndev < w->G);
+    w->dev    = w->me % ndev;
+    WL_CUDA(cudaSetDevice(w->dev));
+    WL_CUDA(cudaGetDeviceProperties(&prop, w->dev));
     snprintf(device, sizeof(device), "%s", prop.name);
     WL_CUDA(cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking));
     for (i = 0; i < 4; ++i) {
