@@ -2228,6 +2228,10 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
     w->me      = boot->rank;
     w->G       = boot->size;
     WL_CUDA(cudaGetDeviceCount(&ndev));
+    if (ndev < 1) {
+        fprintf(stderr, "mgi_workloads: no GPU visible\n");
+        return 1;
+    }
     if ((ndev < w->G) && ((getenv("MGI_WL_SHARE_GPUS") == NULL) ||
                           (strcmp(getenv("MGI_WL_SHARE_GPUS"), "1") != 0))) {
         fprintf(stderr, "mgi_workloads: %d GPUs asked, %d visible "
