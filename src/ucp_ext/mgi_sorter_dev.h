@@ -409,7 +409,8 @@ typedef struct mgi_gpu_pass {
 typedef struct mgi_gpu_emit {
     uint32_t *src;      /* message offset in the payload */
     uint32_t *dst_off;  /* offset in its target's reservation */
-    uint16_t *size;     /* message bytes */
+    uint16_t *words;    /* message 8-byte words (a 65536-byte message,
+                         * header included, did not fit 16 bits of bytes) */
     uint16_t *dst;      /* header dst to write, MGI_GPU_NO_DST: keep */
     uint16_t *order;    /* emissions grouped by target, in order */
     uint8_t  *tgt;
@@ -710,7 +711,7 @@ MGI_SDEV_INLINE void mgi_gpu_emit_add(mgi_gpu_pass_t *p,
     }
 
     e->src[i]      = off;
-    e->size[i]     = (uint16_t)size;
+    e->words[i]    = (uint16_t)(size / 8);
     e->dst[i]      = dst;
     e->tgt[i]      = (uint8_t)t;
     e->dst_off[i]  = p->tgt_bytes[t];
@@ -1084,7 +1085,7 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             e->dst_off[i] = (p->wcnt[w][t] + e->dst_off[i]) * msz;
             if (entries) {
                 e->src[i]  = p->start + i * msz;
-                e->size[i] = (uint16_t)msz;
+                e->words[i] = (uint16_t)(msz / 8);
                 e->dst[i]  = MGI_GPU_NO_DST;
             }
         }
@@ -1295,7 +1296,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
             t   = e->tgt[i];
             dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] +
                   e->dst_off[i];
-            for (k = 0; k < e->size[i] / 8u; ++k) {
+            for (k = 0; k < e->words[i]; ++k) {
                 v = *(const uint64_t*)(seg + e->src[i] + 8 * k);
                 if ((k == 0) && (e->dst[i] != MGI_GPU_NO_DST)) {
                     v = mgi_gpu_set_dst(v, e->dst[i]);
@@ -1317,10 +1318,10 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     for (i = 0; (tid == 0) && !p->contig && (i < p->nemit); ++i) {
         t   = e->tgt[i];
         dst = mgi_seg_payload(p->tgt_seg[t]) + p->tgt_off[t] + e->dst_off[i];
-        if (memcmp(dst + 8, seg + e->src[i] + 8, e->size[i] - 8) != 0) {
+        if (memcmp(dst + 8, seg + e->src[i] + 8, 8u * e->words[i] - 8) != 0) {
             fprintf(stderr, "selfcheck: entry %u of %u (tgt %u off %u size "
                     "%u src %u) differs\n", i, p->nemit, t, e->dst_off[i],
-                    e->size[i], e->src[i]);
+                    8u * e->words[i], e->src[i]);
             abort();
         }
     }
@@ -2239,8 +2240,8 @@ MGI_SDEV_INLINE void mgi_gpu_emit_init(mgi_gpu_emit_t *e, char *earr)
 {
     e->src     = (uint32_t*)earr;
     e->dst_off = e->src + MGI_GPU_MAX_EMIT;
-    e->size    = (uint16_t*)(e->dst_off + MGI_GPU_MAX_EMIT);
-    e->dst     = e->size + MGI_GPU_MAX_EMIT;
+    e->words   = (uint16_t*)(e->dst_off + MGI_GPU_MAX_EMIT);
+    e->dst     = e->words + MGI_GPU_MAX_EMIT;
     e->order   = e->dst + MGI_GPU_MAX_EMIT;
     e->tgt     = (uint8_t*)(e->order + MGI_GPU_MAX_EMIT);
 }

@@ -587,7 +587,8 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     printf("passes: %llu\n", f.stat(MGI_GS_PASSES));
     if ((fixed_len > 0) && (mgi_msg_size(fixed_len) <= MGI_GPU_RUN_MSG)) {
         EXPECT_GT(f.stat(MGI_GS_RUN_MSGS), (unsigned long long)per_stage);
-    } else if (fixed_len) {
+    } else if (fixed_len &&
+               (mgi_msg_size((uint16_t)abs(fixed_len)) * 8 <= seg)) {
         /* batches: walked one after the other, many in a pass */
         EXPECT_LT(f.stat(MGI_GS_RUN_MSGS), (unsigned long long)per_stage);
         EXPECT_LT(f.stat(MGI_GS_PASSES),
@@ -712,6 +713,20 @@ TEST(mgi_sorter, batches_32_threads)
 TEST(mgi_sorter, unlike_batches_8_threads)
 {
     run_sorter(16 * 1024, 4, 4, 1, 2, 1500, 8, -600);
+}
+
+/* the largest messages (a payload of MGI_MSG_MAX_LEN, 65536 bytes with the
+ * header: a batch of 8191 8-byte tuples), a thread per message
+ * (MGI_SORTER_COALESCE=0) and coalesced: the emission arrays hold a
+ * message's size in 16 bits */
+TEST(mgi_sorter, largest_messages_per_tuple_4_threads)
+{
+    run_sorter(256 * 1024, 2, 2, 0, 1, 120, 4, MGI_MSG_MAX_LEN);
+}
+
+TEST(mgi_sorter, largest_messages_coalesced_4_threads)
+{
+    run_sorter(256 * 1024, 2, 2, 1, 1, 120, 4, MGI_MSG_MAX_LEN);
 }
 
 /* MGI_RECV_ZCOPY=0: every whole lane segment copied into its final ring
