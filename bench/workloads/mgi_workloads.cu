@@ -2219,6 +2219,7 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
     char device[256] = "";
     cudaDeviceProp prop;
     int ndev = 0, failed = 0, i, rc;
+    unsigned share;
     size_t k;
     double t0;
 
@@ -2232,8 +2233,10 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
         fprintf(stderr, "mgi_workloads: no GPU visible\n");
         return 1;
     }
-    if ((ndev < w->G) && ((getenv("MGI_WL_SHARE_GPUS") == NULL) ||
-                          (strcmp(getenv("MGI_WL_SHARE_GPUS"), "1") != 0))) {
+    if (wl_env_uint(w, "MGI_WL_SHARE_GPUS", 0, 1, &share) != 0) {
+        return 1;
+    }
+    if ((ndev < w->G) && !share) {
         fprintf(stderr, "mgi_workloads: %d GPUs asked, %d visible "
                 "(MGI_WL_SHARE_GPUS=1 runs rank r on GPU r %% %d)\n", w->G,
                 ndev, ndev);

@@ -789,6 +789,65 @@ __device__ static inline unsigned mgi_dev_tile_fit(uint32_t avail,
     return (unsigned)max(a, b);
 }
 
+/* Where a block's last tile reservation in a stage ring left off: the
+ * ring's hint and the offset after it. Block shared memory kept from call
+ * to call, uninitialized at the kernel's start: any value is safe, the
+ * room it gives is a hint (the block is the ring's one producer). */
+typedef struct mgi_dev_tile_at {
+    mgi_ring_hint_t hint;
+    uint32_t        next;
+} mgi_dev_tile_at_t;
+
+/* How many tuples a tile's reservation in r takes: what surely fits the
+ * rest of the block's last segment there, else a fresh segment's worth,
+ * so tiles end no segment with padding. */
+__device__ static inline unsigned mgi_dev_tile_room(const mgi_ring_t *r,
+                                                    const mgi_dev_tile_at_t *a,
+                                                    unsigned ts, unsigned per,
+                                                    unsigned nslot)
+{
+    const uint32_t cap   = mgi_ring_cap(r);
+    const uint32_t avail = ((a->hint.ring == r) && (a->next < cap)) ?
+                           cap - a->next : 0;
+    const unsigned room  = mgi_dev_tile_fit(avail, ts, per, nslot);
+
+    return (room > 0) ? room : mgi_dev_tile_fit(cap, ts, per, nslot);
+}
+
+/* Thread 0: a tile's reservation of sz bytes in r from the hint, and its
+ * mark's CAS issued; *mark holds the answer, read only at the commit
+ * (mgi_dev_tile_commit), so the writes do not wait for it. */
+__device__ static inline int mgi_dev_tile_reserve(mgi_ring_t *r, uint32_t sz,
+                                                  uint32_t key,
+                                                  mgi_dev_tile_at_t *a,
+                                                  mgi_seg_hdr_t **seg,
+                                                  uint32_t *off, uint32_t *pos,
+                                                  uint32_t *mark)
+{
+    const int ok = (mgi_ring_append_reserve_hint(r, sz, &a->hint, seg, off,
+                                                 pos) == MGI_RING_OK);
+
+    a->next = ok ? *off + sz : 0;
+    if (ok) {
+        *mark = mgi_seg_mark_begin(*seg, key);
+    }
+    return ok;
+}
+
+/* After the block's barrier that follows the writes: the mark settled and
+ * the reservation committed, a release at GPU scope as in
+ * mgi_dev_send_block (the writes the committing thread saw through the
+ * barrier, and the mark, are ordered before the count). */
+__device__ static inline void mgi_dev_tile_commit(mgi_ring_t *r,
+                                                  mgi_seg_hdr_t *seg,
+                                                  uint32_t off, uint32_t sz,
+                                                  uint32_t pos, uint32_t mark,
+                                                  uint32_t key)
+{
+    mgi_seg_mark_end(seg, mark, key);
+    mgi_ring_append_commit(r, seg, off, sz, pos);
+}
+
 /* Thread 0 of a batched tile send: the layout of the tile's messages.
  * Slot i's (cnt[i] tuples) start at at[i] in its stage group's
  * reservation of tot[g] bytes; key[g], where tot[g] > 0, is the mark of
@@ -912,8 +971,8 @@ __device__ static __forceinline__ int mgi_dev_tile_reserve_groups(
 }
 
 /* Warp 0, after the tuples of a batched tile send with stage groups are
- * written (and the block met at a barrier): each reserving lane marks and
- * commits its groups, a release at GPU scope as in mgi_dev_send_block. */
+ * written (and the block met at a barrier): the lanes commit their groups
+ * (mgi_dev_tile_commit). */
 __device__ static __forceinline__ void mgi_dev_tile_commit_groups(
         const mgi_dev_ch_t *h, unsigned mask, const uint32_t *tot,
         const uint32_t *key, mgi_seg_hdr_t *const *seg, const uint32_t *off,
@@ -925,9 +984,8 @@ __device__ static __forceinline__ void mgi_dev_tile_commit_groups(
 
     for (g = lane; g < ng; g += nl) {
         if (tot[g] != 0) {
-            mgi_seg_mark_end(seg[g], gr->mark[g], key[g]);
-            mgi_ring_append_commit(mgi_dev_stage_of(h, g), seg[g], off[g],
-                                   tot[g], pos[g]);
+            mgi_dev_tile_commit(mgi_dev_stage_of(h, g), seg[g], off[g],
+                                tot[g], pos[g], gr->mark[g], key[g]);
         }
     }
 }
@@ -946,17 +1004,18 @@ __device__ static __forceinline__ void mgi_dev_tile_commit_groups(
  * the messages and reserves them all at once, a second pass writes each
  * tuple at its place (a shared-memory count per destination, no barrier
  * between the tuples). With stage groups each group's destinations take a
- * reservation in the group's ring, made once every one of them has room.
- * Tuples of one destination keep their order from call to call, not
- * within one call (with one destination, within it too).
+ * reservation in the group's ring (mgi_dev_tile_reserve_groups). Tuples
+ * of one destination keep their order from call to call, not within one
+ * call (with one destination, within it too).
  *
- * W > 0: tuples of W 8-byte words, 8-byte aligned, the key (if it routes)
- * in one word: each thread first loads its MGI_DEV_TILE_WORDS / W tuples
- * into registers, all loads in flight at once and during the reservation,
- * and both passes work from them (the caller's tile fits them: at most
- * that many tuples per thread). W = 0: any tuple, read from the tile in each pass,
- * one load after the other (a pass's stores may alias the next load);
- * on one H100 a 64 KiB tile of 16-byte tuples took 13.6 k cycles so. */
+ * W > 0: several destinations (one goes to mgi_dev_send_tile_one), tuples
+ * of W 8-byte words, 8-byte aligned, the key in one word: each thread
+ * first loads its MGI_DEV_TILE_WORDS / W tuples into registers, all loads
+ * in flight at once and during the reservation, and both passes work from
+ * them (the caller's tile fits them: at most that many tuples per thread).
+ * W = 0: any tuple, read from the tile in each pass, one load after the
+ * other (a pass's stores may alias the next load); on one H100 a 64 KiB
+ * tile of 16-byte tuples took 13.6 k cycles so. */
 template <unsigned W>
 __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
@@ -975,9 +1034,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     __shared__ uint32_t s_key[MGI_STAGE_GROUPS_MAX]; /* its mark */
     __shared__ mgi_dev_groups_res_t s_gres;
     __shared__ int s_ok;
-    /* hints, as in mgi_dev_send_block_tile */
-    __shared__ mgi_ring_hint_t s_hint;
-    __shared__ uint32_t s_next;
+    __shared__ mgi_dev_tile_at_t s_at1;             /* one group's */
     const unsigned ts    = h->tuple_size;
     const unsigned per   = min(h->tile_batch, MGI_MSG_MAX_LEN) / ts;
     const unsigned nslot = mgi_dev_tile_nslot(h, dst);
@@ -986,25 +1043,19 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     const unsigned mask  = mgi_dev_block_warp_mask();
     const char *const t  = (const char*)tuples;
     mgi_ring_t *const r  = mgi_dev_stage(h);
-    const uint32_t cap   = mgi_ring_cap(r);
     const unsigned kw    = h->key_off / 8, ksh = 8 * (h->key_off % 8);
     const uint64_t kmask = (h->key_size >= 8) ? ~0ull :
                            (1ull << (8 * h->key_size)) - 1;
     uint64_t v[U * WD], key;
     uint32_t sl[U];
-    uint32_t avail, total, slot, rank, used, one, mkey = 0, mark = 0;
-    unsigned base, i, room, u, k;
+    uint32_t total, slot, rank, used, one, mkey = 0, mark = 0;
+    unsigned base, i, u, k;
     int got;
     char *at;
 
     /* with stage groups, room for all of it in a fresh segment */
-    avail = ((ng == 1) && (s_hint.ring == r) && (s_next < cap)) ?
-            cap - s_next : 0;
-    room  = mgi_dev_tile_fit(avail, ts, per, nslot);
-    if (room == 0) {
-        room = mgi_dev_tile_fit(cap, ts, per, nslot);   /* a fresh one */
-    }
-    n = min(n, room);
+    n = min(n, (ng == 1) ? mgi_dev_tile_room(r, &s_at1, ts, per, nslot) :
+                           mgi_dev_tile_fit(mgi_ring_cap(r), ts, per, nslot));
     if (W > 0) {
         n = min(n, U * blockDim.x);
     }
@@ -1027,7 +1078,6 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
                 key = (k == kw) ? v[u * WD + k] : key;
             }
             sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
-                    (nslot == 1) ? 0 :
                     mgi_dev_key_mod(h, (key >> ksh) & kmask);
         }
     }
@@ -1035,9 +1085,9 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         s_cnt[i] = (nslot == 1) ? n : 0;
         s_run[i] = 0;
     }
-    __syncthreads();                        /* s_next read by all */
+    __syncthreads();                        /* s_at1 read by all */
     /* 1. tuples per destination */
-    if ((W > 0) && (nslot > 1)) {
+    if (W > 0) {
 #pragma unroll
         for (u = 0; u < U; ++u) {
             mgi_dev_warp_take(mask, sl[u], s_cnt);
@@ -1067,16 +1117,8 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         mkey = (used == 1) ?
                mgi_dev_msg_key(h, mgi_dev_tile_route(h, one, dst)) :
                MGI_SEG_MIXED;
-        s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg[0],
-                                               &s_off[0], &s_pos[0]) ==
-                  MGI_RING_OK);
-        s_next = s_ok ? s_off[0] + total : 0;
-        if (s_ok) {
-            /* the mark's CAS goes out now, and thread 0 looks at its
-             * answer (a register) only before the commit: the writes do
-             * not wait for it */
-            mark = mgi_seg_mark_begin(s_seg[0], mkey);
-        }
+        s_ok = mgi_dev_tile_reserve(r, total, mkey, &s_at1, &s_seg[0],
+                                    &s_off[0], &s_pos[0], &mark);
     } else if ((ng > 1) && (tid < 32)) {
         /* warp 0: the groups' reservations side by side */
         if (tid == 0) {
@@ -1103,9 +1145,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     if (W > 0) {
 #pragma unroll
         for (u = 0; u < U; ++u) {
-            i    = tid + u * blockDim.x;
-            /* one destination: the tile's order */
-            rank = (nslot == 1) ? i : mgi_dev_warp_take(mask, sl[u], s_run);
+            rank = mgi_dev_warp_take(mask, sl[u], s_run);
             if (sl[u] != MGI_DEV_NO_SLOT) {
                 at = mgi_dev_batch_at(s_msg[sl[u]], h,
                                       mgi_dev_tile_route(h, sl[u], dst), rank,
@@ -1129,11 +1169,8 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     }
     __syncthreads();
     if ((tid == 0) && (ng == 1)) {
-        /* the commit is a release at GPU scope, as in mgi_dev_send_block:
-         * the writes this thread saw through the barrier, and the mark,
-         * are ordered before the count */
-        mgi_seg_mark_end(s_seg[0], mark, mkey);
-        mgi_ring_append_commit(r, s_seg[0], s_off[0], total, s_pos[0]);
+        mgi_dev_tile_commit(r, s_seg[0], s_off[0], total, s_pos[0], mark,
+                            mkey);
     } else if ((ng > 1) && (tid < 32)) {
         mgi_dev_tile_commit_groups(h, mask, s_tot, s_key, s_seg, s_off, s_pos,
                                    &s_gres);
@@ -1160,9 +1197,7 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
     __shared__ mgi_seg_hdr_t *s_seg;
     __shared__ uint32_t s_off, s_pos;
     __shared__ int s_ok;
-    /* hints, as in mgi_dev_send_block_tile */
-    __shared__ mgi_ring_hint_t s_hint;
-    __shared__ uint32_t s_next;
+    __shared__ mgi_dev_tile_at_t s_at1;
     const unsigned ts     = h->tuple_size;
     const unsigned per    = min(h->tile_batch, MGI_MSG_MAX_LEN) / ts;
     const unsigned tid    = threadIdx.x, nt = blockDim.x;
@@ -1170,20 +1205,14 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
     const uint16_t route  = mgi_dev_tile_route(h, 0, dst);
     mgi_ring_t *const r   = mgi_dev_stage_of(h,
                                              mgi_dev_tile_group(h, 0, dst, 1));
-    const uint32_t cap    = mgi_ring_cap(r);
     const uint64_t *const src = (const uint64_t*)tuples;
     uint64_t v[K];
     uint64_t *out, hw;
     mgi_msg_hdr_t hdr;
-    uint32_t avail, room, nw, w, m, total = 0, mkey = 0, mark = 0;
+    uint32_t nw, w, m, total = 0, mkey = 0, mark = 0;
     unsigned k;
 
-    avail = ((s_hint.ring == r) && (s_next < cap)) ? cap - s_next : 0;
-    room  = mgi_dev_tile_fit(avail, ts, per, 1);
-    if (room == 0) {
-        room = mgi_dev_tile_fit(cap, ts, per, 1);   /* a fresh one */
-    }
-    n = min(n, room);
+    n = min(n, mgi_dev_tile_room(r, &s_at1, ts, per, 1));
     if (n == 0) {
         return 0;                           /* a tuple exceeds a segment */
     }
@@ -1193,17 +1222,12 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
         w    = tid + k * nt;
         v[k] = (w < nw) ? src[w] : 0;
     }
-    __syncthreads();                        /* s_hint, s_next read by all */
+    __syncthreads();                        /* s_at1 read by all */
     if (tid == 0) {
-        total  = mgi_dev_batch_bytes(n, per, ts);
-        mkey   = mgi_dev_msg_key(h, route);
-        s_ok   = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
-                                               &s_off, &s_pos) ==
-                  MGI_RING_OK);
-        s_next = s_ok ? s_off + total : 0;
-        if (s_ok) {
-            mark = mgi_seg_mark_begin(s_seg, mkey);
-        }
+        total = mgi_dev_batch_bytes(n, per, ts);
+        mkey  = mgi_dev_msg_key(h, route);
+        s_ok  = mgi_dev_tile_reserve(r, total, mkey, &s_at1, &s_seg, &s_off,
+                                     &s_pos, &mark);
     }
     __syncthreads();
     if (!s_ok) {
@@ -1240,32 +1264,27 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
     }
     __syncthreads();
     if (tid == 0) {
-        /* a release at GPU scope, as in mgi_dev_send_tile_batch_w */
-        mgi_seg_mark_end(s_seg, mark, mkey);
-        mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
+        mgi_dev_tile_commit(r, s_seg, s_off, total, s_pos, mark, mkey);
     }
     return n;
 }
 
-/* The batched tile send for the tile's tuples: from registers where they
- * are 8, 16, 32 or 64 bytes, 8-byte aligned, with a key in one word (or
- * none that routes), and the registers hold the whole tile; else read in
- * each pass (a call costs ~10 k cycles however many tuples it takes: on
- * one H100, 64-byte tuples from registers, 256 a call, moved 93 against
- * 130 GB/s between two endpoints with tiles of 1024). */
+/* The batched tile send for the tile's tuples: one destination as the
+ * tile itself in words (mgi_dev_send_tile_one) where the tuples are whole
+ * 8-byte words, 8-byte aligned; several from registers where they are 8,
+ * 16, 32 or 64 bytes with a key in one word and the registers hold the
+ * whole tile; else read in each pass. */
 __device__ static inline unsigned mgi_dev_send_tile_batch(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
 {
     const unsigned ts = h->tuple_size;
-    const int reg     = ((((uintptr_t)tuples) % 8) == 0) &&
-                        (ts != 0) && ((ts % 8) == 0) &&
-                        (ts <= 8 * MGI_DEV_TILE_WORDS) &&
+    const int words   = ((((uintptr_t)tuples) % 8) == 0) && (ts != 0) &&
+                        ((ts % 8) == 0);
+    const int reg     = words && (ts <= 8 * MGI_DEV_TILE_WORDS) &&
                         (n <= (8 * MGI_DEV_TILE_WORDS / ts) * blockDim.x) &&
-                        ((mgi_dev_tile_nslot(h, dst) == 1) ||
-                         ((h->key_off % 8) + h->key_size <= 8));
+                        ((h->key_off % 8) + h->key_size <= 8);
 
-    if ((mgi_dev_tile_nslot(h, dst) == 1) &&
-        ((((uintptr_t)tuples) % 8) == 0) && (ts != 0) && ((ts % 8) == 0)) {
+    if (words && (mgi_dev_tile_nslot(h, dst) == 1)) {
         return mgi_dev_send_tile_one(h, tuples, n, dst);
     }
     if (reg && (ts == 16)) {
