@@ -17,7 +17,7 @@ ab)
 esac
 case "$1" in
 wl)
-  for r in ${RS:-1 2}; do for op in ${OPS:-exchange}; do for b in abbase/b43 bundle/bin; do
+  for r in ${RS:-1 2}; do for op in ${OPS:-exchange}; do for b in ${BS:-abbase/b43 bundle/bin}; do
     echo "== $(date +%T) round $r $b mgi_workloads --op $op"
     "${set_[@]}" MGI_WL_ITERS=3 timeout 120 $b/mgi_workloads --op $op --variant mgi --gpus 1 --gib 0.5 --iters 3 --warmup 1 2>&1 | grep -E "verify|GB/s|ms|rror|FAIL" | head -8
   done; done; done ;;
