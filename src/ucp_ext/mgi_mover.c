@@ -131,6 +131,10 @@ typedef struct mgi_mover {
     uint64_t          rounds, round_ns, prog_ns; /* thread loop: rounds,
                                                   * their time, the time in
                                                   * ucp_worker_progress */
+    uint64_t          looks, backlog;   /* since the last log: issues that
+                                         * found segments ready, and the
+                                         * sort segments ready they saw */
+    uint32_t          backlog_max;      /* the most one of them saw */
 } mgi_mover_t;
 
 static int mgi_mover_grow(void *arr_p, unsigned *cap, unsigned n,
@@ -600,6 +604,7 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
     uint32_t sdepth    = ctx->params.sort_depth;
     unsigned budget    = ctx->params.mover_batch;
     unsigned ncand = 0, moved = 0;
+    uint32_t backlog   = 0;
     unsigned i, j, neps, nroutes;
     uint32_t credits, ready, occupancy, inflight, want, n, run;
     mgi_mover_cand_t *c;
@@ -638,11 +643,17 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
             c->route     = route;
             c->ready     = ready;
             c->occupancy = occupancy;
+            backlog     += occupancy;
         }
     }
     if (ncand == 0) {
         return 0;
     }
+    /* how far behind the sorters the mover is: the segments ready in the
+     * sort rings when it looks (the info log's backlog) */
+    m->looks       += 1;
+    m->backlog     += backlog;
+    m->backlog_max  = (backlog > m->backlog_max) ? backlog : m->backlog_max;
 
     /* fullest sort rings first; rotate the start among equals */
     if (ncand > 1) {
@@ -1075,15 +1086,20 @@ static void mgi_mover_log(mgi_mover_t *m)
              "%lu rounds without credit, %lu with %d flushes in flight; %lu "
              "puts so far, %.0f KB and %.1f us in ucp_put_nbx each; %lu "
              "flushes done %.1f us after their close on average; rounds of "
-             "%.1f us, %.1f us of it in ucp_worker_progress", ctx,
+             "%.1f us, %.1f us of it in ucp_worker_progress; sort segments "
+             "ready when it looked %.1f on average, %u at most", ctx,
              ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
              m->epochs_full, ctx->params.mover_flushes, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
              m->puts ? m->put_ns / 1e3 / m->puts : 0.0, m->flushes,
              m->flushes ? m->flush_ns / 1e3 / m->flushes : 0.0,
              m->rounds ? m->round_ns / 1e3 / m->rounds : 0.0,
-             m->rounds ? m->prog_ns / 1e3 / m->rounds : 0.0);
-    m->last_moved = m->moved_segs;
+             m->rounds ? m->prog_ns / 1e3 / m->rounds : 0.0,
+             m->looks ? (double)m->backlog / m->looks : 0.0, m->backlog_max);
+    m->last_moved  = m->moved_segs;
+    m->looks       = 0;
+    m->backlog     = 0;
+    m->backlog_max = 0;
 }
 
 static void *mgi_mover_thread(void *arg)
