@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -501,6 +502,8 @@ typedef struct wl_rank {
     int                have_nccl, have_ucx;
     int                dev;         /* this rank's GPU */
     int                shared;      /* ranks share GPUs (MGI_WL_SHARE_GPUS) */
+    int                on_dev;      /* ranks on this rank's GPU, itself
+                                     * included */
 } wl_rank_t;
 
 static double wl_now_ms(void)
@@ -1033,9 +1036,13 @@ static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
  * WL_MGI_THREADS threads.  by_key: the channel's partition key routes
  * (exchange, one-to-many); else each tuple names its destination
  * (many-to-one keeps most tuples, point-to-point sends all to rank 1).
- * P: where the time goes into res->prof (MGI_WL_MGI_PROFILE). */
+ * P: where the time goes into res->prof (MGI_WL_MGI_PROFILE).  One block
+ * an SM at most (the persistent sorter and the other blocks share the
+ * SMs): without saying so, ptxas sized the profiled kernel for two and gave
+ * it 32 registers instead of 64, so the profile measured spills the kernel
+ * it stood for does not make. */
 template <bool TILED, bool P>
-static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS)
+static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS, 1)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
@@ -1269,12 +1276,41 @@ static uint64_t wl_mgi_expected(const wl_rank_t *w, int orders)
     return n;
 }
 
+/* How many user blocks of the rank's shuffle kernel fit at once beside
+ * the sorters: the kernel's blocks an SM (the fewest of its variants, at
+ * m->threads threads), on the SMs left once every rank on this GPU has an
+ * SM for each sorter block (a sorter block's shared memory takes most of
+ * one), shared among those ranks. */
+static int wl_mgi_user_room(wl_rank_t *w, const mgi_context_params_t *p,
+                            int nsm, unsigned *per_sm, unsigned *room)
+{
+    const void *kernels[] = {
+        (const void*)wl_mgi_shuffle_kernel<false, false>,
+        (const void*)wl_mgi_shuffle_kernel<false, true>,
+        (const void*)wl_mgi_shuffle_kernel<true, false>,
+        (const void*)wl_mgi_shuffle_kernel<true, true>,
+    };
+    const long sorters = (long)w->on_dev * p->sorter_blocks;
+    int k, n, fewest = INT_MAX;
+
+    for (k = 0; k < (int)(sizeof(kernels) / sizeof(kernels[0])); ++k) {
+        WL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &n, kernels[k], (int)w->mgi.threads, 0));
+        fewest = std::min(fewest, n);
+    }
+    *per_sm = (unsigned)fewest;
+    *room   = (sorters < nsm) ?
+              (unsigned)((nsm - sorters) * fewest / w->on_dev) : 0;
+    return 0;
+}
+
 /* Local setup before the endpoint: checks, buffers, the hash table. */
 static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
                           const char *tls)
 {
     wl_mgi_t *m = &w->mgi;
     size_t seg, msg = mgi_msg_size(sizeof(mgi_wl_tuple_t));
+    unsigned per_sm, room;
     cudaDeviceProp prop;
 
     /* a block's send must fit a segment (mgi_dev_send_block refuses more) */
@@ -1297,18 +1333,23 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
         return -1;
     }
     /* the kernel's blocks wait for each other's EOF: all must be resident
-     * beside the sorter (one SM each at worst); the default gives way */
+     * beside the sorters (an SM each at worst), of every rank on this GPU
+     * (MGI_WL_SHARE_GPUS, under MPS); the default gives way */
     WL_CUDA(cudaGetDeviceProperties(&prop, w->dev));
-    if ((getenv("MGI_WL_MGI_BLOCKS") == NULL) &&
-        (m->blocks + p->sorter_blocks > (unsigned)prop.multiProcessorCount) &&
-        (p->sorter_blocks < (unsigned)prop.multiProcessorCount)) {
-        m->blocks = (unsigned)prop.multiProcessorCount - p->sorter_blocks;
+    WL_CHECK(wl_mgi_user_room(w, p, prop.multiProcessorCount, &per_sm,
+                              &room));
+    if ((getenv("MGI_WL_MGI_BLOCKS") == NULL) && (m->blocks > room) &&
+        (room > 0)) {
+        m->blocks = room;
     }
-    if ((m->blocks < 1) ||
-        (m->blocks + p->sorter_blocks > (unsigned)prop.multiProcessorCount)) {
-        fprintf(stderr, "mgi_workloads rank %d: %u user blocks + %u sorter "
-                "blocks on %d SMs: set MGI_WL_MGI_BLOCKS lower\n", w->me,
-                m->blocks, p->sorter_blocks, prop.multiProcessorCount);
+    if ((m->blocks < 1) || (m->blocks > room)) {
+        fprintf(stderr, "mgi_workloads rank %d: %u user blocks of %u "
+                "threads do not fit beside the sorters: %d SMs less %u "
+                "sorter blocks for each of the %d rank(s) on this GPU leave "
+                "room for %u blocks a rank (%u an SM): set MGI_WL_MGI_BLOCKS "
+                "lower\n", w->me, m->blocks, m->threads,
+                prop.multiProcessorCount, p->sorter_blocks, w->on_dev, room,
+                per_sm);
         return -1;
     }
     WL_CHECK(wl_mgi_check_tls(w, tls));
@@ -2246,6 +2287,7 @@ static int wl_rank_main(mgi_wl_boot_t *boot, void *arg)
      * fewer GPUs are at hand (under MPS they run side by side) */
     w->shared = (ndev < w->G);
     w->dev    = w->me % ndev;
+    w->on_dev = (w->G - w->dev + ndev - 1) / ndev; /* r % ndev == dev */
     WL_CUDA(cudaSetDevice(w->dev));
     WL_CUDA(cudaGetDeviceProperties(&prop, w->dev));
     snprintf(device, sizeof(device), "%s", prop.name);
