@@ -439,8 +439,9 @@ enum {
 };
 
 /* Points of a block's run whose first and last time the profile gives:
- * start, end of sending, the last receive that took tuples, EOF */
-enum { WL_T_START, WL_T_SENT, WL_T_DATA, WL_T_EOF, WL_T_N };
+ * start, end of sending, its flush delivered, the last receive that took
+ * tuples, EOF */
+enum { WL_T_START, WL_T_SENT, WL_T_FLUSHED, WL_T_DATA, WL_T_EOF, WL_T_N };
 
 /* What the shuffle kernel reports (device memory, copied back) */
 typedef struct {
@@ -1148,6 +1149,7 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
             flags = WL_MGI_LATE_FLUSH;
         }
     }
+    wl_prof_when<P>(res, WL_T_FLUSHED);
     while (flags == 0) {
         r = wl_mgi_recv<P>(h, recv, cap, res, pf);
         if (r == MGI_DEV_EOF) {
@@ -1503,7 +1505,7 @@ static void wl_mgi_print_profile(const wl_rank_t *w)
     double us[2 * WL_T_N];
     int k;
 
-    static_assert(WL_T_N == 4, "the second line prints four points");
+    static_assert(WL_T_N == 5, "the second line prints five points");
 
     printf("# mgi profile rank %d: user blocks %.0f k cycles each per "
            "shuffle; %.1f%% counting, %.1f%% in sends (%llu calls, %llu "
@@ -1525,10 +1527,11 @@ static void wl_mgi_print_profile(const wl_rank_t *w)
     printf("# mgi profile rank %d: after the first block started (us, "
            "means per shuffle, -1: never): blocks started %.0f-%.0f, ended "
            "sending %.0f-%.0f (having received %.1f%% of their tuples), "
-           "receives took tuples from %.0f to %.0f, read EOF %.0f-%.0f\n",
+           "their flushes delivered %.0f-%.0f, receives took tuples from "
+           "%.0f to %.0f, read EOF %.0f-%.0f\n",
            w->me, us[0], us[1], us[2], us[3],
            100.0 * f[WL_P_GOT_SENT] / (f[WL_P_GOT] ? f[WL_P_GOT] : 1),
-           us[4], us[5], us[6], us[7]);
+           us[4], us[5], us[6], us[7], us[8], us[9]);
     fflush(stdout);
 }
 
