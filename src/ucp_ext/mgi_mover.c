@@ -132,8 +132,8 @@ typedef struct mgi_mover {
                                                   * their time, the time in
                                                   * ucp_worker_progress */
     uint64_t          looks, backlog;   /* since the last log: issues that
-                                         * found segments ready, and the
-                                         * sort segments ready they saw */
+                                         * found sort segments waiting, and
+                                         * how many they found */
     uint32_t          backlog_max;      /* the most one of them saw */
 } mgi_mover_t;
 
@@ -649,8 +649,9 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
     if (ncand == 0) {
         return 0;
     }
-    /* how far behind the sorters the mover is: the segments ready in the
-     * sort rings when it looks (the info log's backlog) */
+    /* how far behind the sorters the mover is: the sort segments waiting
+     * for it when it finds any (ready ones where the sorter publishes
+     * them in a mirror; else committed and not in flight) */
     m->looks       += 1;
     m->backlog     += backlog;
     m->backlog_max  = (backlog > m->backlog_max) ? backlog : m->backlog_max;
@@ -1087,7 +1088,7 @@ static void mgi_mover_log(mgi_mover_t *m)
              "puts so far, %.0f KB and %.1f us in ucp_put_nbx each; %lu "
              "flushes done %.1f us after their close on average; rounds of "
              "%.1f us, %.1f us of it in ucp_worker_progress; sort segments "
-             "ready when it looked %.1f on average, %u at most", ctx,
+             "waiting when it found some %.1f on average, %u at most", ctx,
              ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
              m->epochs_full, ctx->params.mover_flushes, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
