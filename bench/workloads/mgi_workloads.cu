@@ -1349,9 +1349,9 @@ static int wl_mgi_prepare(wl_rank_t *w, const mgi_context_params_t *p,
                 "threads do not fit beside the sorters: %d SMs less %u "
                 "sorter blocks for each of the %d rank(s) on this GPU leave "
                 "room for %u blocks a rank (%u an SM): set MGI_WL_MGI_BLOCKS "
-                "lower\n", w->me, m->blocks, m->threads,
-                prop.multiProcessorCount, p->sorter_blocks, w->on_dev, room,
-                per_sm);
+                "to at most %u, or MGI_SORTER_BLOCKS lower\n", w->me,
+                m->blocks, m->threads, prop.multiProcessorCount,
+                p->sorter_blocks, w->on_dev, room, per_sm, room);
         return -1;
     }
     WL_CHECK(wl_mgi_check_tls(w, tls));
