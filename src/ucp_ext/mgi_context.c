@@ -76,6 +76,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sort_rings       = 1;
     p->recv_zcopy       = 0;
     p->loop_direct      = 1;
+    p->eof_alone        = 1;
     p->ctl_shm          = 1;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
@@ -112,6 +113,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
     mgi_env_uint("MGI_RECV_ZCOPY", &p->recv_zcopy);
     mgi_env_uint("MGI_LOOP_DIRECT", &p->loop_direct);
+    mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
 }
 
@@ -147,6 +149,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: loop_direct (MGI_LOOP_DIRECT) %u: 0 "
                   "(through the loopback lane) or 1 (straight to a final "
                   "ring)", p->loop_direct);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->eof_alone > 1) {
+        ucs_error("mgi context: eof_alone (MGI_EOF_ALONE) %u: 0 (an EOF in "
+                  "its tuples' sort segment) or 1 (in a segment of its own)",
+                  p->eof_alone);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->recv_zcopy > 1) {

@@ -562,6 +562,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.coalesce     = ctx->params.sorter_coalesce;
     dep.recv_zcopy   = ctx->params.recv_zcopy;
     dep.loop_direct  = ctx->params.loop_direct;
+    dep.eof_alone    = ctx->params.eof_alone;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
@@ -622,7 +623,8 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     ep->sorter_running = 1;
     ucs_info("mgi ep %u: sorter kernel on device %d, %u blocks x %u threads, "
              "%zu bytes of shared memory, %s writes, whole segments from "
-             "other endpoints %s, loopback segments and EOFs %s", ep->id,
+             "other endpoints %s, loopback segments and EOFs %s, EOFs to "
+             "next hops %s", ep->id,
              ep->device,
              g->nblocks, g->nthreads, g->smem,
              (ctx->params.sorter_coalesce == 0) ? "per-tuple" :
@@ -631,7 +633,9 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
              ctx->params.recv_zcopy ? "by reference" : "copied",
              ctx->params.loop_direct ? "(whole) straight to final rings "
              "when the lane holds nothing of their stage ring" :
-             "through the loopback lane");
+             "through the loopback lane",
+             ctx->params.eof_alone ? "in segments of their own" :
+             "in their tuples' segments");
     return UCS_OK;
 }
 
@@ -652,13 +656,15 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
              "lane, %llu straight to final rings), %llu EOFs for this "
              "endpoint counted without the lane, %llu send passes blocked "
              "(target full) and %llu left "
-             "waiting for it, %llu whole moves (%llu copied), %llu lane "
+             "waiting for it, %llu lane jobs (%llu whole moves copied, "
+             "%llu segments of EOFs counted in lane order), %llu lane "
              "rounds with nothing ready, %llu with the final ring full",
              ep->id, t[MGI_GS_ROUNDS], t[MGI_GS_SORTED],
              t[MGI_GS_STAGE_WHOLE], t[MGI_GS_LOOP_WHOLE],
              t[MGI_GS_LOOP_DIRECT], t[MGI_GS_LOOP_EOF], t[MGI_GS_SEND_FULL],
              t[MGI_GS_SEND_WAIT], t[MGI_GS_JOBS], t[MGI_GS_CHUNKS],
-             t[MGI_GS_LANE_EMPTY], t[MGI_GS_FINAL_FULL]);
+             t[MGI_GS_LANE_EOFS], t[MGI_GS_LANE_EMPTY],
+             t[MGI_GS_FINAL_FULL]);
     if (t[MGI_GS_ROUNDS] > 0) {
         n = t[MGI_GS_ROUNDS];
         ucs_info("mgi ep %u: sorter rounds: %.0f cycles each on average: "
@@ -672,11 +678,11 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
     }
     if (t[MGI_GS_PASSES] > 0) {
         n = t[MGI_GS_PASSES];
-        ucs_info("mgi ep %u: sorter passes: %llu walked, per pass %.0f "
-                 "cycles copying the segment to shared memory, %.0f "
-                 "walking, %.0f placing", ep->id, n,
-                 (double)t[MGI_GS_C_COPY] / n, (double)t[MGI_GS_C_WALK] / n,
-                 (double)t[MGI_GS_C_PLACE] / n);
+        ucs_info("mgi ep %u: sorter passes: %llu walked (%llu over lanes), "
+                 "per pass %.0f cycles copying the segment to shared memory, "
+                 "%.0f walking, %.0f placing", ep->id, n,
+                 t[MGI_GS_LANE_PASSES], (double)t[MGI_GS_C_COPY] / n,
+                 (double)t[MGI_GS_C_WALK] / n, (double)t[MGI_GS_C_PLACE] / n);
         ucs_info("mgi ep %u: sorter passes: of the placing, %.0f cycles "
                  "reserving and marking the targets", ep->id,
                  (double)t[MGI_GS_C_PRES] / n);

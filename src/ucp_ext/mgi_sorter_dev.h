@@ -157,6 +157,8 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(JOBS)         /* whole moves issued */ \
     _(CHUNKS)       /* whole moves copied */ \
     _(WHOLE_SEGS)   /* lane segments moved whole */ \
+    _(LANE_EOFS)    /* lane segments of EOFs counted in lane order */ \
+    _(LANE_PASSES)  /* walked passes over lanes (of PASSES) */ \
     _(SEND_FULL)    /* send passes blocked (target full) */ \
     _(SEND_WAIT)    /* stage rings left for a round: target still full */ \
     _(PASSES)       /* walked passes, and their cycles in: */ \
@@ -281,6 +283,12 @@ typedef struct mgi_gpu_dep {
      * that stage ring (mgi_gpu_lane_passed); 0: through the loopback lane
      * (MGI_LOOP_DIRECT) */
     uint32_t          loop_direct;
+    /* 1: a block's EOF goes into a sort segment (or the loopback lane) of
+     * its own, marked MGI_SEG_EOFS: the tuples before it keep their
+     * segment whole, and the next hop counts it as a lane job, without a
+     * walk; 0: into the open segment, marked MIXED and walked there
+     * (MGI_EOF_ALONE) */
+    uint32_t          eof_alone;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -1375,7 +1383,12 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
             seg[k]  = NULL;     /* nothing reserved */
             continue;
         }
+        /* the EOF in a segment of its own (MGI_SEG_EOFS): the tuples
+         * before it keep their segment whole, and the next hop counts it
+         * without a walk */
         if ((ring[k] == NULL) ||
+            (d->eof_alone &&
+             (mgi_ring_append_close(ring[k]) != MGI_RING_OK)) ||
             (mgi_ring_append_reserve(ring[k], sz, &seg[k], &off[k],
                                      &pos[k]) != MGI_RING_OK)) {
             break;
@@ -1404,7 +1417,8 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
             continue;
         }
         m = mgi_seg_payload(seg[k]) + off[k];
-        mgi_seg_mark(seg[k], MGI_SEG_MIXED); /* EOFs are walked */
+        mgi_seg_mark(seg[k], d->eof_alone ? MGI_SEG_EOF_KEY :
+                                            MGI_SEG_MIXED);
         memcpy(m, h, sz);
         ((mgi_msg_hdr_t*)m)->dst = ch->dst[k];
         MGI_FENCE();
@@ -1487,7 +1501,8 @@ MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_whole_ch(const mgi_gpu_dep_t *d,
     uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
     mgi_gpu_dch_t *ch;
 
-    if ((flag == 0) || (flag == MGI_SEG_MIXED) || ((key >> 16) != d->id)) {
+    if ((flag == 0) || (flag == MGI_SEG_MIXED) || (flag == MGI_SEG_EOFS) ||
+        ((key >> 16) != d->id)) {
         return NULL;
     }
     ch = mgi_gpu_ch(d, (uint16_t)key);
@@ -1679,6 +1694,30 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
     return (uint32_t)p->first;
 }
 
+/* The channel of a job that carries a lane segment of EOF records only
+ * (MGI_SEG_EOFS): no final segment, no copy; its EOFs count when it
+ * retires. */
+#define MGI_GPU_EOF_JOB ((mgi_gpu_dch_t*)(uintptr_t)1)
+
+/* Thread 0, receive side: count the EOF records of a lane segment marked
+ * MGI_SEG_EOFS (mgi_gpu_recv_eof), once the jobs before it retired. */
+MGI_SDEV void mgi_gpu_lane_eofs(const mgi_gpu_dep_t *d,
+                                const mgi_seg_hdr_t *seg, uint32_t cap)
+{
+    const mgi_msg_hdr_t *h;
+    uint32_t off = 0;
+
+    while ((h = mgi_seg_next((mgi_seg_hdr_t*)seg, cap, &off)) != NULL) {
+        if (h->len == MGI_MSG_LEN_EOF) {
+            mgi_gpu_recv_eof(d, h);
+        } else {
+            /* a tuple beside an EOF marks its segment MIXED */
+            mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        }
+        off += mgi_msg_size(h->len);
+    }
+}
+
 /* Block, receive side: whole lane segments go to final rings as jobs that
  * every sorter block helps to copy, so one source's traffic is not bound
  * to the one block that owns its lane. The owner retires finished jobs in
@@ -1686,9 +1725,13 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
  * issues jobs for the next ready segments while they are whole and the
  * final rings have room. Job slots are handled by a thread each: a
  * thread-0 loop paid a dozen dependent L2 round trips per segment, which
- * bound a lane to ~14 GB/s. A segment that must be walked waits until no
- * job of the lane is in flight: its EOF records then count after every
- * tuple before them. */
+ * bound a lane to ~14 GB/s. A segment of EOF records only (a sender's
+ * flush, MGI_SEG_EOFS) is a job too, without a copy: its EOFs count when
+ * it retires, after the commits of every job before it, and the whole
+ * moves behind it go on. A segment that must be walked waits until no job
+ * of the lane is in flight: its EOF records then count after every tuple
+ * before them. (Walked, each sender block's EOF held its lane's jobs for
+ * a round or two: ~1 ms of an Exchange's end between two processes.) */
 MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                 mgi_ring_t *ring, mgi_gpu_lane_jobs_t *lj)
 {
@@ -1697,7 +1740,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     /* by reference: any lane but the loopback lane */
     const int zcopy    = d->recv_zcopy &&
                          (ring != mgi_gpu_loopback(d));
-    uint32_t t, head, count, nfree, n, m;
+    uint32_t t, head, count, nfree, n, nd, m, e;
     mgi_seg_hdr_t *seg;
     mgi_seg_ref_t *ref;
     mgi_gpu_job_t *j;
@@ -1716,7 +1759,26 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     });
     for (t = tid; (t < n) && !zcopy; t += nth) {
         j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
-        mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap, j->fpos);
+        if (j->fring != NULL) {
+            mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap, j->fpos);
+        }
+    }
+    /* EOFs after the commits of every job before them: each thread's
+     * commits fenced before the barrier in mgi_gpu_first, thread 0's
+     * count after it (the count ends with a fence before the sources'
+     * numbers) */
+    if (n > 0) {
+        MGI_FENCE();
+    }
+    e = mgi_gpu_first(p, n, [&](uint32_t k) {
+        return lj->job[(head + k) % MGI_GPU_LANE_JOBS].fring == NULL;
+    });
+    for (t = e; (tid == 0) && (t < n); ++t) {
+        j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
+        if (j->fring == NULL) {
+            mgi_gpu_lane_eofs(d, (const mgi_seg_hdr_t*)j->src, cap);
+            p->stat[MGI_GS_LANE_EOFS]++;
+        }
     }
     mgi_gpu_release(ring, n);
     if ((tid == 0) && (n > 0)) {
@@ -1735,12 +1797,38 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     n = mgi_gpu_first(p, nfree, [&](uint32_t k) {
         seg        = mgi_ring_peek(ring, count + k);
         p->jseg[k] = seg;
-        p->jch[k]  = (seg != NULL) ? mgi_gpu_whole_ch(d, seg) : NULL;
+        p->jch[k]  = (seg == NULL) ? NULL :
+                     (mgi_ld_acq32(&seg->reserved) == MGI_SEG_EOFS) ?
+                     MGI_GPU_EOF_JOB : mgi_gpu_whole_ch(d, seg);
         return p->jch[k] == NULL;
     });
-    m = mgi_gpu_lane_reserve(p, lj, head + count, n, cap);
+    /* whole segments, then EOF segments: the final rings' reservations
+     * are of the first nd jobs; the next whole segment waits a round */
+    n  = mgi_gpu_first(p, n, [&](uint32_t k) {
+        return (k > 0) && (p->jch[k - 1] == MGI_GPU_EOF_JOB) &&
+               (p->jch[k] != MGI_GPU_EOF_JOB);
+    });
+    nd = mgi_gpu_first(p, n, [&](uint32_t k) {
+        return p->jch[k] == MGI_GPU_EOF_JOB;
+    });
+    m  = mgi_gpu_lane_reserve(p, lj, head + count, nd, cap);
+    m  = (m == nd) ? n : m;
     for (t = tid; t < n; t += nth) {
         j = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
+        if ((t >= m) && (t >= nd)) {
+            continue;   /* an EOF segment behind a full final ring */
+        }
+        if (t >= nd) {
+            /* copied by nobody: a helper that claims it sets done (one
+             * that finds it retired and its slot reused must not), and by
+             * reference no helper takes jobs */
+            j->src   = (const char*)p->jseg[t];
+            j->dst   = NULL;
+            j->fring = NULL;
+            j->bytes = 0;
+            j->done  = zcopy;
+            continue;
+        }
         if (t >= m) {
             /* jobs issue in lane order: a reservation behind a full final
              * ring is given back as padding */
@@ -1838,12 +1926,14 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             continue;                /* others took them: look again */
         }
         t0 = MGI_CLOCK();
-        mgi_gpu_copy_global(p, sseg, j->dst, j->src, j->bytes);
+        if (j->bytes > 0) {
+            mgi_gpu_copy_global(p, sseg, j->dst, j->src, j->bytes);
+        }
         MGI_FENCE();
         MGI_SYNC();
         if (MGI_TID == 0) {
             mgi_st_rel32(&j->done, 1u);
-            p->stat[MGI_GS_CHUNKS]++;
+            p->stat[MGI_GS_CHUNKS] += (j->bytes > 0);
             p->stat[MGI_GS_C_HCOPY] += MGI_CLOCK() - t0;
         }
         ++copied;
@@ -2056,10 +2146,13 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             }
         }
         if (recv_side) {
-            /* a whole segment at a segment's start: mgi_gpu_lane_whole */
+            /* a whole segment, or one of EOFs, at a segment's start:
+             * mgi_gpu_lane_whole's */
             if (tid == 0) {
                 p->whole = (p->start == 0) &&
-                           (mgi_gpu_whole_ch(d, p->seg) != NULL);
+                           ((mgi_gpu_whole_ch(d, p->seg) != NULL) ||
+                            (mgi_ld_acq32(&p->seg->reserved) ==
+                             MGI_SEG_EOFS));
             }
             MGI_SYNC();
             if (p->whole) {
@@ -2090,6 +2183,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             p->stat[MGI_GS_C_WALK]  += t2 - t1;
             p->stat[MGI_GS_C_PLACE] += MGI_CLOCK() - t2;
             p->stat[MGI_GS_PASSES]++;
+            p->stat[MGI_GS_LANE_PASSES] += (recv_side != 0);
             if (ok && (p->nemit > 0)) {
                 if (recv_side) {
                     p->stat[MGI_GS_DISPATCHED] += p->nemit;

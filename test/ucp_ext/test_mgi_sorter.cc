@@ -296,7 +296,8 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
                 unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
-                int zcopy = 1, int loop_direct = 0)
+                int zcopy = 1, int loop_direct = 0, int eof_own = 0,
+                int eof_alone = 1)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop);
     long refs_read = 0;
@@ -304,6 +305,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     f.dep.stage_passes = stage_passes;
     f.dep.recv_zcopy   = zcopy; /* MGI_RECV_ZCOPY */
     f.dep.loop_direct  = loop_direct; /* MGI_LOOP_DIRECT */
+    f.dep.eof_alone    = eof_alone;   /* MGI_EOF_ALONE */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -320,7 +322,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     long expect_final = 0, expect_hop[2] = {0, 0};
     long got_final = 0, got_hop[2] = {0, 0}, eof_seen_hop[2] = {0, 0};
     uint32_t flush_seq[2] = {0, 0};
-    int remote_sent = 0, remote_eof = 0;
+    int remote_sent = 0, remote_eof = 0, remote_closed = 0;
     long ring_segs[4] = {0, 0, 0, 0};      /* moved per sort ring */
     const int remote_n = 300;
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> remote_seq;
@@ -408,7 +410,30 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                     break; /* a segment closed */
                 }
             }
-            if (remote_sent == remote_n && mgi_ring_count(tmp) == 0) {
+            if (remote_sent == remote_n && mgi_ring_count(tmp) == 0 &&
+                eof_own && !remote_closed) {
+                /* as a GPU sorter forwards a flush: the tuples' segment
+                 * closed first (it keeps its mark), then the EOF alone */
+                ASSERT_EQ(MGI_RING_OK, mgi_ring_append_close(tmp));
+                remote_closed = 1;
+            } else if (remote_sent == remote_n &&
+                       mgi_ring_count(tmp) == 0 && eof_own) {
+                uint32_t payload[2] = {1, 1};
+                mgi_msg_hdr_t h = {CH, SELF, REMOTE_SRC, MGI_MSG_LEN_EOF};
+                const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
+                mgi_seg_hdr_t *es;
+                uint32_t eoff, epos;
+                if (mgi_ring_append_reserve(tmp, sz, &es, &eoff, &epos) ==
+                    MGI_RING_OK) {
+                    char *m = mgi_seg_payload(es) + eoff;
+                    memcpy(m, &h, sizeof(h));
+                    memcpy(m + MGI_MSG_HDR_SIZE, payload, sizeof(payload));
+                    mgi_seg_mark(es, MGI_SEG_EOF_KEY);
+                    mgi_ring_append_commit(tmp, es, eoff, sz, epos);
+                    mgi_ring_append_close(tmp);
+                    remote_eof = 1;
+                }
+            } else if (remote_sent == remote_n && mgi_ring_count(tmp) == 0) {
                 uint32_t payload[2] = {1, 1};
                 mgi_msg_hdr_t h = {CH, SELF, REMOTE_SRC, MGI_MSG_LEN_EOF};
                 if (mgi_ring_append(tmp, &h, payload, NULL) == MGI_RING_OK) {
@@ -541,10 +566,27 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             EXPECT_GT(refs_read, 0);
         }
         EXPECT_EQ((unsigned long long)refs_read,
-                  f.stat(MGI_GS_JOBS) - f.stat(MGI_GS_CHUNKS));
+                  f.stat(MGI_GS_JOBS) - f.stat(MGI_GS_CHUNKS) -
+                  f.stat(MGI_GS_LANE_EOFS));
     } else {
         EXPECT_EQ(0, refs_read);
-        EXPECT_EQ(f.stat(MGI_GS_JOBS), f.stat(MGI_GS_CHUNKS));
+        EXPECT_EQ(f.stat(MGI_GS_JOBS),
+                  f.stat(MGI_GS_CHUNKS) + f.stat(MGI_GS_LANE_EOFS));
+    }
+    /* segments of EOFs only (a GPU sorter forwards each EOF so) are jobs
+     * without a copy, counted as they retire: the loopback lane's, and
+     * the remote source's when it sent its EOF alone */
+    printf("EOF segments counted in lane order: %llu, lane passes "
+           "walked: %llu\n", f.stat(MGI_GS_LANE_EOFS),
+           f.stat(MGI_GS_LANE_PASSES));
+    if (!loop_direct) {
+        /* both stage rings' EOFs through the loopback lane (alone, or
+         * walked with the tuples before them), and the remote one when
+         * it came alone */
+        EXPECT_EQ((eof_alone ? 2ull : 0ull) + (eof_own ? 1 : 0),
+                  f.stat(MGI_GS_LANE_EOFS));
+    } else if (eof_own) {
+        EXPECT_GT(f.stat(MGI_GS_LANE_EOFS), 0ull);
     }
     for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
         /* every sort ring of a hop carried segments: a block each */
@@ -824,4 +866,35 @@ TEST(mgi_sorter, loop_direct_self_only_8_threads)
 TEST(mgi_sorter, self_only_through_lane_8_threads)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, -1, 1, 0, 1, 0);
+}
+
+/* the remote source's EOF in a segment of its own (MGI_SEG_EOFS), as a GPU
+ * sorter forwards a flush: counted when its job retires, after the whole
+ * moves before it (by reference and copied), never before its tuples are
+ * readable at the final rings */
+TEST(mgi_sorter, eof_own_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 0, 1, 0, 1, 0, 1);
+}
+
+TEST(mgi_sorter, eof_own_copied_lane_ctl_32_threads)
+{
+    run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 0, 0, 0, 1);
+}
+
+TEST(mgi_sorter, eof_own_loop_direct_tiny_rings_8_threads)
+{
+    run_sorter(256, 2, 2, 1, 2, 1500, 8, 0, 0, 16, 1, 0, 1, 1, 1);
+}
+
+/* MGI_EOF_ALONE=0: EOFs in the segments of the tuples before them,
+ * walked at the next hop */
+TEST(mgi_sorter, eof_walked_two_blocks_4_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 4, 0, 0, 0, 1, 0, 1, 0, 0, 0);
+}
+
+TEST(mgi_sorter, eof_walked_copied_lane_ctl_8_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 1, 64, 1, 0, 0, 0, 0, 0);
 }

@@ -145,6 +145,12 @@ typedef struct mgi_context_params {
                                      the loopback lane holds nothing of
                                      the block's stage ring; 0: through
                                      the loopback lane [MGI_LOOP_DIRECT] */
+    unsigned    eof_alone;        /* GPU endpoints: 1: a block's EOF goes
+                                     to a next hop in a sort segment of
+                                     its own, counted there in lane
+                                     order without a walk; 0: in the
+                                     segment of the tuples before it,
+                                     walked, 1 [MGI_EOF_ALONE] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /

@@ -426,6 +426,17 @@ MGI_INLINE void mgi_seg_write_pad(mgi_seg_hdr_t *seg, uint32_t off,
  * a key's destination is never MGI_EP_ID_ALL (a broadcast marks MIXED). */
 #define MGI_SEG_REF             0xfffffffeu
 
+/* The mark of a segment that holds EOF records only (and padding): a GPU
+ * sorter closes a sort ring's open segment before it appends an EOF and
+ * after, so the tuples before the EOF keep their segment's key, and the
+ * next hop's sorter counts these EOFs in lane order after the whole moves
+ * before them, without walking the segment (mgi_gpu_lane_whole). Marked
+ * with mgi_seg_mark(seg, MGI_SEG_EOF_KEY): a tuple appended beside an EOF
+ * makes the segment MIXED, like any two unlike keys. Not a key: its
+ * destination is MGI_EP_ID_ALL. */
+#define MGI_SEG_EOFS            0xfffffffdu
+#define MGI_SEG_EOF_KEY         (MGI_SEG_EOFS - 1)
+
 typedef struct mgi_seg_ref {
     mgi_seg_hdr_t *seg;   /* the segment holding the messages */
     uint32_t      *done;  /* set to 1 by the consumer once drained */
