@@ -527,6 +527,7 @@ err_free:
 
 void mgi_context_destroy(mgi_context_h ctx)
 {
+    mgi_channel_t *ch;
     unsigned i;
     int dummy = 0, *all;
 
@@ -547,6 +548,10 @@ void mgi_context_destroy(mgi_context_h ctx)
             mgi_channel_free(ctx->chs[i]);
             ctx->chs[i] = NULL;
         }
+    }
+    while ((ch = ctx->dead) != NULL) {  /* deleted ones: no sorter runs */
+        ctx->dead = ch->dead_next;
+        mgi_channel_free(ch);
     }
     mgi_mover_quiesce(ctx);
     for (i = 0; i < MGI_MAX_EPS; ++i) {

@@ -554,8 +554,14 @@ void mgi_ep_destroy(mgi_ep_t *ep)
 
 ucs_status_t mgi_ep_delete(mgi_context_h ctx, mgi_ep_id_t id)
 {
+    ucs_status_t status;
     mgi_ep_t *ep;
 
+    /* deleted channels hold their endpoints until their sorters moved on */
+    status = mgi_ch_reap(ctx, 1);
+    if (status != UCS_OK) {
+        return status;
+    }
     pthread_mutex_lock(&ctx->lock);
     ep = mgi_ep_lookup(ctx, id);
     if (ep == NULL) {

@@ -242,6 +242,12 @@ struct mgi_channel {
     mgi_ch_dst_t   *ldst;        /* [ndst], ep == NULL where not local */
     mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */
     void           *gpu[MGI_MAX_LOCAL_EPS]; /* per local GPU endpoint */
+    /* deleted, not freed yet (mgi_ch_reap): the next in ctx->dead, and
+     * the local sorters' epochs when it was taken from their tables */
+    struct mgi_channel *dead_next;
+    uint32_t       dead_epoch[MGI_MAX_LOCAL_EPS];
+    uint8_t        dead_had[MGI_MAX_LOCAL_EPS]; /* 1: that endpoint was
+                                                   there then */
 };
 
 /* ------------------------------------------------------------- context */
@@ -260,6 +266,8 @@ struct mgi_context {
     unsigned         neps;         /* local endpoints created so far */
     mgi_channel_t    **chs;        /* [max_channels], read by sorters */
     unsigned         next_ch;
+    mgi_channel_t    *dead;        /* deleted channels that sorters may
+                                      still read: freed by mgi_ch_reap */
     pthread_mutex_t  lock;
     int              host_peers;   /* other processes on this host */
     int              has_cuda_mgi; /* cuda_mgi among the UCP's transports */
@@ -288,6 +296,9 @@ ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
                           const char *what, const void *obj);
 mgi_ep_t    *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id);
 void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
+
+/* channels */
+ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait);
 
 /* endpoints */
 mgi_ring_t  *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags);
