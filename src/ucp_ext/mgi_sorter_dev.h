@@ -154,7 +154,7 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(DISPATCHED)   /* tuples walked from lanes into final rings */ \
     _(LANE_EMPTY)   /* owned lanes with nothing ready */ \
     _(FINAL_FULL)   /* whole moves without room in a final ring */ \
-    _(JOBS)         /* whole moves issued */ \
+    _(JOBS)         /* lane jobs issued: whole moves, EOF segments */ \
     _(CHUNKS)       /* whole moves copied */ \
     _(WHOLE_SEGS)   /* lane segments moved whole */ \
     _(LANE_EOFS)    /* lane segments of EOFs counted in lane order */ \
@@ -1740,7 +1740,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     /* by reference: any lane but the loopback lane */
     const int zcopy    = d->recv_zcopy &&
                          (ring != mgi_gpu_loopback(d));
-    uint32_t t, head, count, nfree, n, nd, m, e;
+    uint32_t t, head, count, nfree, n, nd, m, e, neof = 0;
     mgi_seg_hdr_t *seg;
     mgi_seg_ref_t *ref;
     mgi_gpu_job_t *j;
@@ -1777,12 +1777,13 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
         if (j->fring == NULL) {
             mgi_gpu_lane_eofs(d, (const mgi_seg_hdr_t*)j->src, cap);
-            p->stat[MGI_GS_LANE_EOFS]++;
+            ++neof;
         }
     }
     mgi_gpu_release(ring, n);
     if ((tid == 0) && (n > 0)) {
-        p->stat[MGI_GS_WHOLE_SEGS] += n;
+        p->stat[MGI_GS_WHOLE_SEGS] += n - neof;
+        p->stat[MGI_GS_LANE_EOFS]  += neof;
         lj->head       = (head + n) % MGI_GPU_LANE_JOBS;
         lj->count      = count - n;
         p->whole       = MGI_GPU_LANE_MOVED;

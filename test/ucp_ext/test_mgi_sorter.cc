@@ -573,6 +573,16 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         EXPECT_EQ(f.stat(MGI_GS_JOBS),
                   f.stat(MGI_GS_CHUNKS) + f.stat(MGI_GS_LANE_EOFS));
     }
+    /* every job issued has retired (copied: its final segment is
+     * committed only then); a reference retires a round after its
+     * consumer read it */
+    if (zcopy) {
+        EXPECT_GE(f.stat(MGI_GS_JOBS),
+                  f.stat(MGI_GS_WHOLE_SEGS) + f.stat(MGI_GS_LANE_EOFS));
+    } else {
+        EXPECT_EQ(f.stat(MGI_GS_JOBS),
+                  f.stat(MGI_GS_WHOLE_SEGS) + f.stat(MGI_GS_LANE_EOFS));
+    }
     /* segments of EOFs only (a GPU sorter forwards each EOF so) are jobs
      * without a copy, counted as they retire: the loopback lane's, and
      * the remote source's when it sent its EOF alone */
