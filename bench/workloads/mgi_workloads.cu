@@ -409,9 +409,11 @@ typedef struct {
                                   (MGI_WL_MGI_TILE; 0: a tuple per thread
                                   per mgi_dev_send_block) */
 #define WL_MGI_TILE_MAX 64     /* a tile send takes at most a segment */
-#define WL_MGI_RECV_EVERY 1    /* a receive after every send of a block
-                                   (MGI_WL_MGI_RECV_EVERY; 0: only when
-                                   the stage ring is full) */
+#define WL_MGI_RECV_EVERY 8    /* a receive after every 8th send of a
+                                   block (MGI_WL_MGI_RECV_EVERY; 0: only
+                                   when the stage ring is full). Between
+                                   two processes 1 spent the time between
+                                   sends in receives that found nothing */
 #define WL_MGI_TLS      "sm,self,cuda_copy,cuda_mgi"
 
 enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */

@@ -30,7 +30,7 @@
 #   MGI_DEV_TILE_BATCH payload bytes of a tile send's messages (the
 #                    program's default 65528; 0: a message per tuple)
 #   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
-#                    (default 1; 0: only when its stage ring is full)
+#                    (default 8; 0: only when its stage ring is full)
 #                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
 #                    MGI_TIMEOUT_MS, ...) pass through
 #   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run
