@@ -461,6 +461,24 @@ static ucs_status_t mgi_ch_make_routes(mgi_context_t *ctx, mgi_channel_t *ch)
     return UCS_OK;
 }
 
+/* Count the channel's local endpoints as used (delta 1, at its create)
+ * or not (-1, when it is freed). Under ctx->lock. */
+static void mgi_ch_hold_eps(mgi_channel_t *ch, int delta)
+{
+    unsigned i;
+
+    for (i = 0; i < ch->nsrc; ++i) {
+        if (ch->lsrc[i].ep != NULL) {
+            ch->lsrc[i].ep->refcount += delta;
+        }
+    }
+    for (i = 0; i < ch->ndst; ++i) {
+        if (ch->ldst[i].ep != NULL) {
+            ch->ldst[i].ep->refcount += delta;
+        }
+    }
+}
+
 ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
                            mgi_ch_id_t *ch_p)
 {
@@ -550,16 +568,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         status = mgi_gpu_ch_routes(ep, ch);
     }
     if (status == UCS_OK) {
-        for (i = 0; i < ch->nsrc; ++i) {
-            if (ch->lsrc[i].ep != NULL) {
-                ++ch->lsrc[i].ep->refcount;
-            }
-        }
-        for (i = 0; i < ch->ndst; ++i) {
-            if (ch->ldst[i].ep != NULL) {
-                ++ch->ldst[i].ep->refcount;
-            }
-        }
+        mgi_ch_hold_eps(ch, 1);
         ++ctx->next_ch;
     }
     pthread_mutex_unlock(&ctx->lock);
@@ -606,8 +615,8 @@ static int mgi_ch_busy_ep(mgi_context_t *ctx, const mgi_channel_t *ch)
 {
     unsigned i;
 
-    for (i = 0; i < ctx->neps; ++i) {
-        if ((ctx->eps[i] != NULL) && ch->dead_had[i] &&
+    for (i = 0; i < ch->dead_neps; ++i) {
+        if ((ctx->eps[i] != NULL) &&
             (mgi_ch_sorter_epoch(ctx->eps[i]) - ch->dead_epoch[i] <
              MGI_SORTER_QUIESCE_EPOCHS)) {
             return (int)i;
@@ -625,7 +634,6 @@ ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait)
     const uint64_t deadline = mgi_time_ns() +
                               (uint64_t)ctx->params.timeout_ms * 1000000ull;
     mgi_channel_t **pp, *ch, *done;
-    unsigned i;
     int busy, k;
 
     for (;;) {
@@ -642,16 +650,7 @@ ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait)
             *pp           = ch->dead_next;
             ch->dead_next = done;
             done          = ch;
-            for (i = 0; i < ch->nsrc; ++i) {
-                if (ch->lsrc[i].ep != NULL) {
-                    --ch->lsrc[i].ep->refcount;
-                }
-            }
-            for (i = 0; i < ch->ndst; ++i) {
-                if (ch->ldst[i].ep != NULL) {
-                    --ch->ldst[i].ep->refcount;
-                }
-            }
+            mgi_ch_hold_eps(ch, -1);
         }
         pthread_mutex_unlock(&ctx->lock);
         while ((ch = done) != NULL) {
@@ -665,7 +664,9 @@ ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait)
         if (mgi_time_ns() > deadline) {
             ucs_error("mgi context %p: a deleted channel is still in the "
                       "tables of endpoint %u's sorter, which did not finish "
-                      "a round within %u ms (MGI_TIMEOUT_MS)", ctx,
+                      "a round within %u ms (MGI_TIMEOUT_MS): is a kernel "
+                      "of the application keeping the sorter's blocks off "
+                      "the GPU? The channel stays allocated", ctx,
                       ctx->eps[busy]->id, ctx->params.timeout_ms);
             return UCS_ERR_TIMED_OUT;
         }
@@ -723,9 +724,9 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
      * sorter round may still hold it, and waiting here cost every
      * delete ~0.7 ms of a GPU sorter's rounds */
     pthread_mutex_lock(&ctx->lock);
-    for (i = 0; i < ctx->neps; ++i) {
-        ch->dead_had[i] = (ctx->eps[i] != NULL);
-        if (ch->dead_had[i]) {
+    ch->dead_neps = ctx->neps;
+    for (i = 0; i < ch->dead_neps; ++i) {
+        if (ctx->eps[i] != NULL) {
             ch->dead_epoch[i] = mgi_ch_sorter_epoch(ctx->eps[i]);
         }
     }

@@ -246,8 +246,8 @@ struct mgi_channel {
      * the local sorters' epochs when it was taken from their tables */
     struct mgi_channel *dead_next;
     uint32_t       dead_epoch[MGI_MAX_LOCAL_EPS];
-    uint8_t        dead_had[MGI_MAX_LOCAL_EPS]; /* 1: that endpoint was
-                                                   there then */
+    unsigned       dead_neps;    /* ctx->neps then: endpoint slots are not
+                                    reused, so a later one never saw it */
 };
 
 /* ------------------------------------------------------------- context */

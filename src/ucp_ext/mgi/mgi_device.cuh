@@ -798,6 +798,16 @@ typedef struct mgi_dev_tile_at {
     uint32_t        next;
 } mgi_dev_tile_at_t;
 
+/* The bytes surely left in the block's last segment of r (0: none, or
+ * another ring's). */
+__device__ static inline uint32_t mgi_dev_tile_avail(
+        const mgi_ring_t *r, const mgi_dev_tile_at_t *a)
+{
+    const uint32_t cap = mgi_ring_cap(r);
+
+    return ((a->hint.ring == r) && (a->next < cap)) ? cap - a->next : 0;
+}
+
 /* How many tuples a tile's reservation in r takes: what surely fits the
  * rest of the block's last segment there, else a fresh segment's worth,
  * so tiles end no segment with padding. */
@@ -806,17 +816,32 @@ __device__ static inline unsigned mgi_dev_tile_room(const mgi_ring_t *r,
                                                     unsigned ts, unsigned per,
                                                     unsigned nslot)
 {
-    const uint32_t cap   = mgi_ring_cap(r);
-    const uint32_t avail = ((a->hint.ring == r) && (a->next < cap)) ?
-                           cap - a->next : 0;
-    const unsigned room  = mgi_dev_tile_fit(avail, ts, per, nslot);
+    const unsigned room = mgi_dev_tile_fit(mgi_dev_tile_avail(r, a), ts, per,
+                                           nslot);
 
-    return (room > 0) ? room : mgi_dev_tile_fit(cap, ts, per, nslot);
+    return (room > 0) ? room :
+           mgi_dev_tile_fit(mgi_ring_cap(r), ts, per, nslot);
 }
 
-/* Thread 0: a tile's reservation of sz bytes in r from the hint, and its
- * mark's CAS issued; *mark holds the answer, read only at the commit
- * (mgi_dev_tile_commit), so the writes do not wait for it. */
+/* Thread 0: a tile's reservation of sz bytes in r from the block's hint;
+ * where it ends is the next one's start. */
+__device__ static inline int mgi_dev_tile_reserve_at(mgi_ring_t *r,
+                                                     uint32_t sz,
+                                                     mgi_dev_tile_at_t *a,
+                                                     mgi_seg_hdr_t **seg,
+                                                     uint32_t *off,
+                                                     uint32_t *pos)
+{
+    const int ok = (mgi_ring_append_reserve_hint(r, sz, &a->hint, seg, off,
+                                                 pos) == MGI_RING_OK);
+
+    a->next = ok ? *off + sz : 0;
+    return ok;
+}
+
+/* Thread 0: mgi_dev_tile_reserve_at and the mark's CAS issued; *mark
+ * holds the answer, read only at the commit (mgi_dev_tile_commit), so the
+ * writes do not wait for it. */
 __device__ static inline int mgi_dev_tile_reserve(mgi_ring_t *r, uint32_t sz,
                                                   uint32_t key,
                                                   mgi_dev_tile_at_t *a,
@@ -824,10 +849,8 @@ __device__ static inline int mgi_dev_tile_reserve(mgi_ring_t *r, uint32_t sz,
                                                   uint32_t *off, uint32_t *pos,
                                                   uint32_t *mark)
 {
-    const int ok = (mgi_ring_append_reserve_hint(r, sz, &a->hint, seg, off,
-                                                 pos) == MGI_RING_OK);
+    const int ok = mgi_dev_tile_reserve_at(r, sz, a, seg, off, pos);
 
-    a->next = ok ? *off + sz : 0;
     if (ok) {
         *mark = mgi_seg_mark_begin(*seg, key);
     }
@@ -1329,17 +1352,14 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     __shared__ mgi_seg_hdr_t *s_seg;
     __shared__ uint32_t s_off, s_pos;
     __shared__ int s_ok;
-    /* hints, uninitialized at the kernel's start: where the block
-     * reserved last, and where its next reservation lands */
-    __shared__ mgi_ring_hint_t s_hint;
-    __shared__ uint32_t s_next;
+    __shared__ mgi_dev_tile_at_t s_at;  /* where the block reserved last */
     const unsigned tsz  = h->tuple_size;
     const unsigned tid  = threadIdx.x;
     const unsigned lane = tid % 32, warp = tid / 32;
     const unsigned mask = mgi_dev_block_warp_mask();
     const char *const t = (const char*)tuples;
     mgi_ring_t *const r = mgi_dev_stage(h);
-    uint32_t sz, cap, room, key = 0, k, total;
+    uint32_t sz, room, key = 0, k, total;
     unsigned i, done, c;
     uint16_t route = MGI_EP_ID_ALL;
     int has = 0, ret;
@@ -1365,21 +1385,18 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
         }
         return done;
     }
+    /* what surely fits the block's last segment, else a fresh one */
     sz   = mgi_msg_size(tsz);
-    cap  = mgi_ring_cap(r);
-    room = (s_hint.ring == r) ? s_next : 0;
-    room = ((room < cap) && ((cap - room) / sz > 0)) ? (cap - room) / sz :
-                                                       cap / sz;
-    n    = min(n, room);
+    room = mgi_dev_tile_avail(r, &s_at) / sz;
+    n    = min(n, (room > 0) ? room : mgi_ring_cap(r) / sz);
     if (n == 0) {
         return 0;                           /* a tuple exceeds a segment */
     }
     total = n * sz;
-    __syncthreads();                        /* s_next read by all */
+    __syncthreads();                        /* s_at read by all */
     if (tid == 0) {
-        s_ok = (mgi_ring_append_reserve_hint(r, total, &s_hint, &s_seg,
-                                             &s_off, &s_pos) == MGI_RING_OK);
-        s_next = s_ok ? s_off + total : 0;
+        s_ok = mgi_dev_tile_reserve_at(r, total, &s_at, &s_seg, &s_off,
+                                       &s_pos);
     }
     if (tid < n) {
         /* the first tuple's route while the reservation is under way */
