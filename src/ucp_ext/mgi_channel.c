@@ -28,12 +28,20 @@ typedef struct mgi_ch_wire_ep {
                                          * memory, for movers on this host */
 } mgi_ch_wire_ep_t;
 
+/* Channel ids a create chooses from: the window from ctx->next_ch on
+ * (every rank's next_ch is the same: creates are collective), cyclic
+ * over MGI_MAX_CHANNELS. An id is free at a rank when no channel there
+ * holds it, deleted or not: ids of deleted channels are reused once
+ * freed. */
+#define MGI_CH_ID_WINDOW 256
+
 typedef struct mgi_ch_wire {
-    uint32_t         ch_id;
+    uint32_t         ch_id;    /* the first id free here */
     int32_t          status;
     uint64_t         sig;
     uint32_t         nep;
     uint32_t         reserved;
+    uint64_t         free_ids[MGI_CH_ID_WINDOW / 64]; /* bit k: next_ch + k */
     mgi_ch_wire_ep_t eps[MGI_MAX_LOCAL_EPS];
 } mgi_ch_wire_t;
 
@@ -479,16 +487,111 @@ static void mgi_ch_hold_eps(mgi_channel_t *ch, int delta)
     }
 }
 
+static unsigned mgi_ch_id_at(const mgi_context_t *ctx, unsigned k)
+{
+    return (ctx->next_ch + k) % ctx->params.max_channels;
+}
+
+/* The window's ids free here (bits), under ctx->lock; returns the first
+ * one's place in the window, or -1. */
+static int mgi_ch_free_ids(mgi_context_t *ctx, uint64_t *bits)
+{
+    const unsigned n = ucs_min(ctx->params.max_channels, MGI_CH_ID_WINDOW);
+    const mgi_channel_t *d;
+    int first = -1;
+    unsigned k, id;
+
+    memset(bits, 0, MGI_CH_ID_WINDOW / 8);
+    for (k = 0; k < n; ++k) {
+        id = mgi_ch_id_at(ctx, k);
+        if (ctx->chs[id] != NULL) {
+            continue;
+        }
+        for (d = ctx->dead; (d != NULL) && (d->id != id); d = d->dead_next) {
+        }
+        if (d == NULL) {
+            bits[k / 64] |= 1ull << (k % 64);
+            first         = (first < 0) ? (int)k : first;
+        }
+    }
+    return first;
+}
+
+/* The first place of the window free at every rank, or -1. */
+static int mgi_ch_common_id(const mgi_context_t *ctx, const mgi_ch_wire_t *all)
+{
+    uint64_t w;
+    unsigned i;
+    int r;
+
+    for (i = 0; i < MGI_CH_ID_WINDOW / 64; ++i) {
+        w = ~0ull;
+        for (r = 0; r < ctx->size; ++r) {
+            w &= all[r].free_ids[i];
+        }
+        if (w != 0) {
+            return (int)(i * 64 + __builtin_ctzll(w));
+        }
+    }
+    return -1;
+}
+
+/* The ranks' first free ids differ (a rank still holds a channel that
+ * another one deleted): publish ch under the first id free at every rank
+ * and wait until every rank did, before any peer may send on it. */
+static ucs_status_t mgi_ch_agree_id(mgi_context_t *ctx, mgi_channel_t *ch,
+                                    const mgi_ch_wire_t *all)
+{
+    int k = mgi_ch_common_id(ctx, all);
+    ucs_status_t status = UCS_OK;
+    mgi_ch_id_t old = ch->id;
+    int32_t mine, st[MGI_MAX_RANKS + 1];
+    mgi_ep_t *ep;
+    unsigned i;
+    int r;
+
+    if (k < 0) {
+        ucs_error("mgi context %p: no channel id is free at every rank: "
+                  "each of the %u ids (MGI_MAX_CHANNELS) from %u on is held "
+                  "by a channel at some rank; delete channels no longer "
+                  "used on every rank", ctx,
+                  ucs_min(ctx->params.max_channels, MGI_CH_ID_WINDOW),
+                  ctx->next_ch);
+        return UCS_ERR_EXCEEDS_LIMIT;
+    }
+    if (mgi_ch_id_at(ctx, k) != old) {
+        ucs_debug("mgi context %p: channel %u becomes %u, the first id free "
+                  "at every rank", ctx, old, mgi_ch_id_at(ctx, k));
+        __atomic_store_n(&ctx->chs[old], NULL, __ATOMIC_RELEASE);
+        ch->id = mgi_ch_id_at(ctx, k);
+        __atomic_store_n(&ctx->chs[ch->id], ch, __ATOMIC_RELEASE);
+        for (i = 0; (status == UCS_OK) &&
+                    ((ep = mgi_ch_gpu_ep(ch, &i)) != NULL);) {
+            status = mgi_gpu_ch_rename(ep, ch, old);
+        }
+    }
+    /* every rank takes part, whatever it found */
+    mine   = status;
+    status = mgi_bootstrap_allgather(&ctx->bs, &mine, st, sizeof(mine));
+    for (r = 0; (status == UCS_OK) && (r < ctx->size); ++r) {
+        status = (ucs_status_t)st[r];
+    }
+    return status;
+}
+
 ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
                            mgi_ch_id_t *ch_p)
 {
     mgi_ch_wire_t *mine, *all;
     mgi_channel_t *ch = NULL;
     ucs_status_t status, local_status;
+    uint64_t t[5];
+    int agreed = 1;
     mgi_ep_t *ep;
     unsigned i;
-    int r;
+    int r, k;
 
+    t[0] = mgi_time_ns();
     mine = calloc(1, sizeof(*mine));
     all  = calloc(ctx->size, sizeof(*all));
     if ((mine == NULL) || (all == NULL)) {
@@ -499,12 +602,16 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     /* the rings of deleted channels, for this one to reuse; a failure is
      * this rank's answer to the collective, as any other */
     local_status = mgi_ch_reap(ctx, 1);
+    t[1] = mgi_time_ns();
     pthread_mutex_lock(&ctx->lock);
-    mine->ch_id  = ctx->next_ch;
-    if ((local_status == UCS_OK) &&
-        (ctx->next_ch >= ctx->params.max_channels)) {
-        ucs_error("mgi context %p: out of channel ids (MGI_MAX_CHANNELS=%u)",
-                  ctx, ctx->params.max_channels);
+    k = mgi_ch_free_ids(ctx, mine->free_ids);
+    mine->ch_id = (k >= 0) ? mgi_ch_id_at(ctx, k) : ctx->next_ch;
+    if ((local_status == UCS_OK) && (k < 0)) {
+        ucs_error("mgi context %p: out of channel ids: the %u ids from %u on "
+                  "(MGI_MAX_CHANNELS=%u) are held by channels not deleted "
+                  "or not yet freed", ctx,
+                  ucs_min(ctx->params.max_channels, MGI_CH_ID_WINDOW),
+                  ctx->next_ch, ctx->params.max_channels);
         local_status = UCS_ERR_EXCEEDS_LIMIT;
     } else if (local_status == UCS_OK) {
         local_status = mgi_ch_alloc(ctx, params, mine->ch_id, &ch);
@@ -537,7 +644,9 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     mine->status = local_status;
     pthread_mutex_unlock(&ctx->lock);
 
+    t[2]   = mgi_time_ns();
     status = mgi_bootstrap_allgather(&ctx->bs, mine, all, sizeof(*mine));
+    t[3]   = mgi_time_ns();
     if (status != UCS_OK) {
         goto err_unpublish;
     }
@@ -549,12 +658,19 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
             status = (ucs_status_t)all[r].status;
             goto err_unpublish;
         }
-        if ((all[r].ch_id != mine->ch_id) || (all[r].sig != mine->sig)) {
-            ucs_error("mgi context %p: channel %u: rank %d created channel %u "
+        if (all[r].sig != mine->sig) {
+            ucs_error("mgi context %p: channel %u: rank %d created a channel "
                       "with other arguments; every rank must call "
                       "mgi_ch_create with the same arguments in the same "
-                      "order", ctx, mine->ch_id, r, all[r].ch_id);
+                      "order", ctx, mine->ch_id, r);
             status = UCS_ERR_INVALID_PARAM;
+            goto err_unpublish;
+        }
+        agreed &= (all[r].ch_id == mine->ch_id);
+    }
+    if (!agreed) {
+        status = mgi_ch_agree_id(ctx, ch, all);
+        if (status != UCS_OK) {
             goto err_unpublish;
         }
     }
@@ -569,17 +685,21 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     }
     if (status == UCS_OK) {
         mgi_ch_hold_eps(ch, 1);
-        ++ctx->next_ch;
+        ctx->next_ch = (ch->id + 1) % ctx->params.max_channels;
     }
     pthread_mutex_unlock(&ctx->lock);
     if (status != UCS_OK) {
         goto err_unpublish;
     }
 
-    ucs_info("mgi channel %u: %u source(s), %u destination(s), %s%s", ch->id,
-             ch->nsrc, ch->ndst,
+    t[4] = mgi_time_ns();
+    ucs_info("mgi channel %u: %u source(s), %u destination(s), %s%s; created "
+             "in %.3f ms (deleted channels freed %.3f, set-up %.3f, "
+             "allgather %.3f, routes %.3f)", ch->id, ch->nsrc, ch->ndst,
              ch->tuple_size ? "schema" : "schemaless",
-             (ch->part_key >= 0) ? " + partition key" : "");
+             (ch->part_key >= 0) ? " + partition key" : "",
+             (t[4] - t[0]) / 1e6, (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6,
+             (t[3] - t[2]) / 1e6, (t[4] - t[3]) / 1e6);
     *ch_p = ch->id;
     free(all);
     free(mine);

@@ -329,6 +329,8 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route);
 ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch);
+ucs_status_t mgi_gpu_ch_rename(mgi_ep_t *ep, mgi_channel_t *ch,
+                               mgi_ch_id_t old);
 void         mgi_gpu_ch_unpublish(mgi_ep_t *ep, mgi_channel_t *ch);
 void         mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,

@@ -74,6 +74,11 @@ typedef struct mgi_gpu_ep {
     unsigned         nblocks, nthreads, nlanes;
     size_t           smem;
     int              running;
+    mgi_gpu_dch_t    **dch_slot;    /* [max_channels]: each channel id's
+                                     * device blob, allocated at the id's
+                                     * first channel and kept for its next
+                                     * ones (an id is reused only once the
+                                     * sorter went past its last channel) */
     void             **deferred;    /* device memory to free once stopped */
     unsigned         ndeferred, deferred_cap;
     mgi_gpu_pooled_t *pool;         /* final rings of deleted channels */
@@ -369,6 +374,12 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
     if (g == NULL) {
         return UCS_ERR_NO_MEMORY;
     }
+    g->dch_slot = (mgi_gpu_dch_t**)calloc(ctx->params.max_channels,
+                                          sizeof(*g->dch_slot));
+    if (g->dch_slot == NULL) {
+        free(g);
+        return UCS_ERR_NO_MEMORY;
+    }
     g->device   = ep->device;
     g->nblocks  = ctx->params.sorter_blocks;
     g->nthreads = ctx->params.sorter_threads;
@@ -495,6 +506,7 @@ err_leave:
     mgi_gpu_leave(&guard);
 err_free:
     pthread_mutex_destroy(&g->pool_lock);
+    free(g->dch_slot);
     free(g);
     ep->gpu = NULL;
     return status;
@@ -522,6 +534,9 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         for (i = 0; i < g->npool; ++i) {
             cudaFree(g->pool[i].ring);
         }
+        for (i = 0; i < ep->ctx->params.max_channels; ++i) {
+            cudaFree(g->dch_slot[i]); /* NULL: nothing */
+        }
         mgi_gpu_ep_free_tables(g);
         cudaStreamDestroy(g->stream);
         cudaStreamDestroy(g->ctl);
@@ -530,6 +545,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     mgi_gpu_host_free(g->status);
     free(g->deferred);
     free(g->pool);
+    free(g->dch_slot);
     pthread_mutex_destroy(&g->pool_lock);
     free(g);
     ep->gpu = NULL;
@@ -888,20 +904,63 @@ out:
     return status;
 }
 
+/* The channel's device blob (its table entry) in the slot of its id,
+ * published in the sorter's table. The slot's size is that of a
+ * destination's blob, whatever this channel is. */
+static ucs_status_t mgi_gpu_ch_load(mgi_ep_t *ep, mgi_channel_t *ch)
+{
+    mgi_gpu_ch_t *gc    = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_ep_t *g     = mgi_gpu_ep(ep);
+    const unsigned nfin = gc->nfinal;
+    const size_t len    = sizeof(mgi_gpu_dch_t) +
+                          nfin * (sizeof(mgi_ring_t*) + 2 * sizeof(uint32_t));
+    mgi_gpu_dch_t *img, *dev = g->dch_slot[ch->id];
+    ucs_status_t status;
+
+    if (dev == NULL) {
+        dev = (mgi_gpu_dch_t*)mgi_gpu_dev_alloc(
+                ep, sizeof(mgi_gpu_dch_t) +
+                    ep->nblocks * (sizeof(mgi_ring_t*) +
+                                   2 * sizeof(uint32_t)));
+        if (dev == NULL) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        g->dch_slot[ch->id] = dev;
+    }
+    img = (mgi_gpu_dch_t*)calloc(1, len);
+    if (img == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    img->id          = ch->id;
+    img->ndst        = ch->ndst;
+    img->nsrc        = ch->nsrc;
+    img->self_dst    = (nfin > 0) ? mgi_ch_dst_index(ch, ep->id) :
+                                    MGI_GPU_NO_DST;
+    img->nfinal      = nfin;
+    memcpy(img->dst, ch->dst, ch->ndst * sizeof(*ch->dst));
+    memcpy(img->src, ch->src, ch->nsrc * sizeof(*ch->src));
+    img->final       = (mgi_ring_t**)(dev + 1);
+    img->final_lock  = (uint32_t*)(img->final + nfin);
+    img->eof_sources = img->final_lock + nfin;
+    memcpy(img + 1, gc->final, nfin * sizeof(*gc->final));
+    gc->dch = dev;
+    status  = mgi_gpu_poke(ep, dev, img, len);
+    free(img);
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke(ep, &g->chs[ch->id], &dev, sizeof(dev));
+    }
+    return status;
+}
+
 ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
 {
-    mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
-    int di             = mgi_ch_dst_index(ch, ep->id);
-    unsigned nfinal    = (di >= 0) ? ep->nblocks : 0;
-    size_t len         = sizeof(mgi_gpu_dch_t) +
-                         nfinal * (sizeof(mgi_ring_t*) + 2 * sizeof(uint32_t));
-    mgi_gpu_dch_t *img, *dev;
+    int di          = mgi_ch_dst_index(ch, ep->id);
+    unsigned nfinal = (di >= 0) ? ep->nblocks : 0;
     mgi_gpu_ch_t *gc;
     ucs_status_t status;
 
-    gc  = (mgi_gpu_ch_t*)calloc(1, sizeof(*gc));
-    img = (mgi_gpu_dch_t*)calloc(1, len);
-    if ((gc == NULL) || (img == NULL) ||
+    gc = (mgi_gpu_ch_t*)calloc(1, sizeof(*gc));
+    if ((gc == NULL) ||
         ((nfinal > 0) &&
          ((gc->final = (mgi_ring_t**)calloc(nfinal, sizeof(*gc->final))) ==
           NULL))) {
@@ -913,32 +972,12 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
     if (status != UCS_OK) {
         goto err_free;
     }
-    dev = (mgi_gpu_dch_t*)mgi_gpu_dev_alloc(ep, len);
-    if (dev == NULL) {
-        status = UCS_ERR_NO_MEMORY;
-        goto err_free;
-    }
-    img->id       = ch->id;
-    img->ndst     = ch->ndst;
-    img->nsrc     = ch->nsrc;
-    img->self_dst = (di >= 0) ? di : MGI_GPU_NO_DST;
-    img->nfinal   = nfinal;
-    memcpy(img->dst, ch->dst, ch->ndst * sizeof(*ch->dst));
-    memcpy(img->src, ch->src, ch->nsrc * sizeof(*ch->src));
-    img->final       = (mgi_ring_t**)(dev + 1);
-    img->final_lock  = (uint32_t*)(img->final + nfinal);
-    img->eof_sources = img->final_lock + nfinal;
-    memcpy(img + 1, gc->final, nfinal * sizeof(*gc->final));
-    gc->dch = dev;
-    status  = mgi_gpu_poke(ep, dev, img, len);
-    if (status == UCS_OK) {
-        status = mgi_gpu_poke(ep, &g->chs[ch->id], &dev, sizeof(dev));
-    }
-    if (status != UCS_OK) {
-        goto err_free;
-    }
-    free(img);
     ch->gpu[ep->index] = gc;
+    status = mgi_gpu_ch_load(ep, ch);
+    if (status != UCS_OK) {
+        ch->gpu[ep->index] = NULL;
+        goto err_free;
+    }
     return UCS_OK;
 
 err_free:
@@ -947,12 +986,24 @@ err_free:
             mgi_gpu_finals_put(ep, gc->final, gc->nfinal,
                                mgi_gpu_sorter_epoch(ep));
         }
-        mgi_gpu_dev_free(ep, gc->dch);
         free(gc->final);
     }
     free(gc);
-    free(img);
     return status;
+}
+
+/* The ranks agreed on another id than the one ch was published under
+ * (old): out of the sorter's table there, into it under ch->id. No tuple
+ * of ch came yet: a peer sends once every rank is past the create. */
+ucs_status_t mgi_gpu_ch_rename(mgi_ep_t *ep, mgi_channel_t *ch,
+                               mgi_ch_id_t old)
+{
+    mgi_gpu_ep_t *g     = mgi_gpu_ep(ep);
+    mgi_gpu_dch_t *none = NULL;
+    ucs_status_t status;
+
+    status = mgi_gpu_poke(ep, &g->chs[old], &none, sizeof(none));
+    return (status == UCS_OK) ? mgi_gpu_ch_load(ep, ch) : status;
 }
 
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
@@ -1055,8 +1106,7 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
     }
     mgi_gpu_ch_unpublish(ep, ch);
     mgi_gpu_finals_put(ep, gc->final, gc->nfinal, gc->unpub_epoch);
-    mgi_gpu_dev_free(ep, gc->dch);
-    free(gc->final);
+    free(gc->final); /* gc->dch stays in its id's slot */
     free(gc);
     ch->gpu[ep->index] = NULL;
 }

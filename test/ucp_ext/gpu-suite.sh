@@ -24,6 +24,10 @@
 #   groupby_*     paper Fig. 3 GroupBy over the device API, checked against
 #                 a CPU reference: 2 processes x 1 GPU, 1 process x 2 GPUs,
 #                 and with tiny rings (flow control, credits, wrap-around)
+#   *_channels    channels one after the other over 2 channel ids
+#                 (MGI_MAX_CHANNELS=2), each checked: ids and the sorter's
+#                 table entries reused; with -H rank 0 holds the first
+#                 channel meanwhile, and the others must not take its id
 #   send_bw_*     device send GPU0 -> GPU1 of 64 B / 16 B tuples, receiver
 #                 checks count + checksum; cudaMemcpyPeerAsync of the same
 #                 bytes in the same run; prints the ratio
@@ -124,6 +128,10 @@ MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
 # of up to 256 tuples (batched device sends): taken whole and in parts
 MGI_DEV_MSG_BATCH=4096 step groupby_2proc_thread_recv 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -R thread -T $T
+MGI_MAX_CHANNELS=2 step groupby_2proc_channels 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test groupby -n 200000 -b 8 -C 5 -H -T $T
+MGI_MAX_CHANNELS=2 step groupby_1proc_2gpu_channels 100 \
+    mgi_gpu_test groupby -l 2 -n 200000 -b 8 -C 5 -T $T
 
 # stage groups: a stage ring per destination (or 8, 6 of them carrying
 # only EOFs), keyed sends moved whole, loopback too

@@ -113,6 +113,12 @@ struct opts {
                               * mgi_dev_send_block_tile); 0: a tuple per
                               * thread (mgi_dev_send_block) */
     unsigned   timeout_s;
+    unsigned   rounds;       /* groupby: channels one after the other
+                              * (-C), each checked and deleted */
+    int        hold;         /* groupby: rank 0 keeps the first channel
+                              * until the last round is done (-H): the
+                              * other ranks' next channels must not take
+                              * its id */
 };
 
 /* ------------------------------------------------------------ device */
@@ -736,42 +742,22 @@ static mgi_context_h ctx_create(const opts &o, unsigned tuple_size)
     return ctx;
 }
 
-static int run_groupby(const opts &o)
+/* One GroupBy over channel ch: every endpoint's kernel, then each one's
+ * aggregates against the CPU reference. 1 when all match. */
+static int groupby_round(mgi_context_h ctx, const opts &o,
+                         std::vector<gpu_ep> &eps,
+                         std::vector<mgi_ep_id_t> &ids, mgi_ch_id_t ch)
 {
-    mgi_context_h ctx = ctx_create(o, sizeof(gb_tuple));
-    int local = (o.local > 0) ? o.local : 1, rank = g_rank, ok = 1;
-    int nproc = mgi_context_size(ctx), dev0;
-    std::vector<gpu_ep> eps(local);
-    std::vector<mgi_ep_id_t> ids;
-    mgi_schema_t schema = {2, {4, 8}};
-    mgi_ch_params_t cp;
-    mgi_ch_id_t ch;
-    double t0, t1;
+    int local = (int)eps.size(), rank = g_rank, ok = 1;
+    int nproc = mgi_context_size(ctx);
     unsigned long long total = 0;
+    double t0, t1;
 
-    if (ngpus() < local) {
-        printf("groupby: %d endpoints on %d GPU(s): endpoint k on GPU k %% "
-               "%d\n", local, ngpus(), ngpus());
-    }
-    dev0 = (o.local > 0) ? 0 : rank % ngpus();
-    for (int k = 0; k < local; ++k) {
-        ep_setup(ctx, &eps[k], (dev0 + k) % ngpus(), o.blocks);
-    }
-    ids = all_eps(ctx, local);
-    memset(&cp, 0, sizeof(cp));
-    cp.src      = ids.data();
-    cp.nsrc     = ids.size();
-    cp.dst      = ids.data();
-    cp.ndst     = ids.size();
-    cp.schema   = &schema;
-    cp.part_key = 0;
-    CHECK_UCS(mgi_ch_create(ctx, &cp, &ch));
     for (int k = 0; k < local; ++k) {
         gpu_ep *e = &eps[k];
         CHECK_UCS(mgi_ch_device_handle(ctx, ch, e->id, &e->h));
         CHECK_CUDA(cudaSetDevice(e->dev));
-        CHECK_CUDA(cudaMalloc(&e->cnt, o.keys * sizeof(*e->cnt)));
-        CHECK_CUDA(cudaMalloc(&e->sum, o.keys * sizeof(*e->sum)));
+        memset(e->res, 0, sizeof(*e->res)); /* the kernel adds to it */
         CHECK_CUDA(cudaMemsetAsync(e->cnt, 0, o.keys * sizeof(*e->cnt),
                                    e->stream));
         CHECK_CUDA(cudaMemsetAsync(e->sum, 0, o.keys * sizeof(*e->sum),
@@ -868,9 +854,67 @@ static int run_groupby(const opts &o)
            o.tuples, o.blocks, o.keys, total, t1 - t0,
            total / (t1 - t0) / 1e6, ok ? "true" : "false");
     fflush(stdout);
-    if (ok) {
-        barrier(ctx);
-        CHECK_UCS(mgi_ch_delete(ctx, ch));
+    return ok;
+}
+
+static int run_groupby(const opts &o)
+{
+    mgi_context_h ctx = ctx_create(o, sizeof(gb_tuple));
+    int local = (o.local > 0) ? o.local : 1, rank = g_rank, ok = 1, dev0;
+    std::vector<gpu_ep> eps(local);
+    std::vector<mgi_ep_id_t> ids;
+    mgi_schema_t schema = {2, {4, 8}};
+    mgi_ch_params_t cp;
+    mgi_ch_id_t ch;
+    int held = -1;
+
+    if (ngpus() < local) {
+        printf("groupby: %d endpoints on %d GPU(s): endpoint k on GPU k %% "
+               "%d\n", local, ngpus(), ngpus());
+    }
+    dev0 = (o.local > 0) ? 0 : rank % ngpus();
+    for (int k = 0; k < local; ++k) {
+        ep_setup(ctx, &eps[k], (dev0 + k) % ngpus(), o.blocks);
+    }
+    ids = all_eps(ctx, local);
+    memset(&cp, 0, sizeof(cp));
+    cp.src      = ids.data();
+    cp.nsrc     = ids.size();
+    cp.dst      = ids.data();
+    cp.ndst     = ids.size();
+    cp.schema   = &schema;
+    cp.part_key = 0;
+    for (int k = 0; k < local; ++k) {
+        CHECK_CUDA(cudaSetDevice(eps[k].dev));
+        CHECK_CUDA(cudaMalloc(&eps[k].cnt, o.keys * sizeof(*eps[k].cnt)));
+        CHECK_CUDA(cudaMalloc(&eps[k].sum, o.keys * sizeof(*eps[k].sum)));
+    }
+    for (unsigned round = 0; ok && (round < o.rounds); ++round) {
+        CHECK_UCS(mgi_ch_create(ctx, &cp, &ch));
+        if (o.rounds > 1) {
+            printf("groupby rank %d: round %u on channel %u%s\n", rank, round,
+                   ch, (held >= 0) ? " (the first one held)" : "");
+            if ((int)ch == held) {
+                fprintf(stderr, "rank %d: channel %u created while rank 0 "
+                        "holds it\n", rank, ch);
+                ok = 0;
+            }
+        }
+        ok = groupby_round(ctx, o, eps, ids, ch) && ok; /* peers wait */
+        if (ok) {
+            barrier(ctx);
+            if (o.hold && (round == 0) && (o.rounds > 1)) {
+                /* every rank keeps its number; rank 0 also the channel */
+                held = (int)ch;
+                if (rank == 0) {
+                    continue;
+                }
+            }
+            CHECK_UCS(mgi_ch_delete(ctx, ch));
+        }
+    }
+    if (ok && (held >= 0) && (rank == 0)) {
+        CHECK_UCS(mgi_ch_delete(ctx, (mgi_ch_id_t)held));
     }
     mgi_context_destroy(ctx);
     return ok ? 0 : 1;
@@ -1273,7 +1317,8 @@ static void usage(void)
             "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
-            "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE]\n");
+            "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE] "
+            "[-C ROUNDS] [-H]\n");
     exit(2);
 }
 
@@ -1296,6 +1341,7 @@ int main(int argc, char **argv)
     o.size      = 64;
     o.coalesce  = -1;   /* MGI_SORTER_COALESCE, else the library's 2 */
     o.timeout_s = 120;
+    o.rounds    = 1;
     /* shuffle, sorter: blocks that receive only when a send finds the
      * stage ring full left the receive side behind; on one H100 a receive
      * call every 16 block sends made the exchange of 16-byte tuples 1.45x
@@ -1304,7 +1350,7 @@ int main(int argc, char **argv)
      * keeps the old way; bench/results/2026-11-23-h100x1-walk-slices/) */
     o.recv_every = 16;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:C:H")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -1320,6 +1366,8 @@ int main(int argc, char **argv)
         case 'P': o.recv_every = (unsigned)atoi(optarg); break;
         case 'T': o.timeout_s = atoi(optarg); break;
         case 'K': o.tile = (unsigned)atoi(optarg); break;
+        case 'C': o.rounds = (unsigned)atoi(optarg); break;
+        case 'H': o.hold = 1; break;
         default: usage();
         }
     }

@@ -98,7 +98,9 @@ typedef struct mgi_context_params {
                                      sender), 8 [MGI_RECV_DEPTH] */
     unsigned    final_depth;      /* segments per final ring, 8
                                      [MGI_FINAL_DEPTH] */
-    unsigned    max_channels;     /* 256 [MGI_MAX_CHANNELS] */
+    unsigned    max_channels;     /* channels held at once (created, not
+                                     yet deleted; a deleted channel's id
+                                     is reused), 256 [MGI_MAX_CHANNELS] */
     /* movers */
     unsigned    mover_batch;      /* segments moved per flush, 16
                                      [MGI_MOVER_BATCH] */
@@ -213,12 +215,15 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
                            mgi_ep_id_t *ep_p);
 ucs_status_t mgi_ep_delete(mgi_context_h ctx, mgi_ep_id_t ep);
 
-/* Collective over all processes of the context. */
+/* Collective over all processes of the context. The id is the first one
+ * (from the last create's on, cyclic over MGI_MAX_CHANNELS) that no
+ * channel holds at any rank: ids of deleted channels are reused, and a
+ * channel one rank has not deleted yet keeps its id. */
 ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
                            mgi_ch_id_t *ch_p);
 /* Local: fails with UCS_ERR_BUSY until every local source flushed and
  * every local destination saw EOF and drained the channel. The id is
- * gone at once; the channel's memory (final rings for the next channel)
+ * gone at once (free for a later channel once freed here); the channel's memory (final rings for the next channel)
  * is freed once the local sorters have gone through their rounds since,
  * by the next mgi_ch_create or mgi_ep_delete, which wait for that. */
 ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t ch);

@@ -1,0 +1,1 @@
+np=3; tls=tcp,self; export MGI_MAX_CHANNELS=3; args=ids
