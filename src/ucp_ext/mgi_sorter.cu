@@ -706,8 +706,9 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
     if (t[MGI_GS_WHOLE_TRIES] > 0) {
         n = t[MGI_GS_WHOLE_TRIES];
         ucs_info("mgi ep %u: whole stage moves: %llu tries, %.0f cycles "
-                 "each to reserve (or not), %.0f copying and committing",
-                 ep->id, n, (double)t[MGI_GS_C_WRES] / n,
+                 "each to reserve (or not; %.0f choosing the target ring), "
+                 "%.0f copying and committing", ep->id, n,
+                 (double)t[MGI_GS_C_WRES] / n, (double)t[MGI_GS_C_WROUTE] / n,
                  (double)t[MGI_GS_C_WCOPY] / n);
     }
 }

@@ -173,6 +173,7 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(LOOP_EOF)     /* EOFs for this endpoint counted without the lane */ \
     _(WHOLE_TRIES)  /* whole stage moves tried, and their cycles in: */ \
     _(C_WRES)       /*   reserving (or not), */ \
+    _(C_WROUTE)     /*     of which choosing the target ring, */ \
     _(C_WCOPY)      /*   copying and committing when it took */ \
     _(C_STAGE)      /* rounds' cycles in stage rings, */ \
     _(C_LANE)       /*   lanes, */ \
@@ -616,13 +617,19 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_loopback(const mgi_gpu_dep_t *d)
     return mgi_gpu_lane(d, d->nlanes - 1);
 }
 
+/* The channel's table entry, or NULL. An acquire: an id's entry lives in
+ * the same device memory for every channel that gets the id (one after
+ * the other, the host rewrites it before it publishes the pointer), so
+ * the fields read after it must not come from this SM's L1 as an earlier
+ * channel of the id left them. */
 MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_ch(const mgi_gpu_dep_t *d,
                                                    uint16_t id)
 {
     if (id >= d->max_channels) {
         return NULL;
     }
-    return mgi_vld(&d->chs[id]);
+    return (mgi_gpu_dch_t*)(uintptr_t)mgi_ld_acq64(
+            (const uint64_t*)&d->chs[id]);
 }
 
 /* Send side: this block's sort ring of the next hop whose first ring is
@@ -2043,6 +2050,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             f         = mgi_gpu_direct_final(d, ring, p->w_key, cap);
             p->w_ring = (f != NULL) ? f : p->w_ring;
         }
+        p->stat[MGI_GS_C_WROUTE] += MGI_CLOCK() - t0;
         /* a full segment's worth fits only a fresh segment, at 0 */
         p->w_res  = (p->w_ring != NULL) &&
                     (mgi_ring_append_reserve(p->w_ring, cap, &p->w_seg,
