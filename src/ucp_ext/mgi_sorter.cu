@@ -110,6 +110,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
     if (threadIdx.x == 0) {
         p.ntouched = 0;
         p.stop     = 0;
+        p.w_rr     = 0;
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
     }

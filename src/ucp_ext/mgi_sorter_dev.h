@@ -394,6 +394,10 @@ typedef struct mgi_gpu_pass {
     mgi_ring_t    *w_ring;
     mgi_seg_hdr_t *w_seg;
     uint32_t      w_key, w_off, w_pos;
+    uint32_t      w_rr;         /* thread 0: whole moves straight to a
+                                 * final ring so far; the next one's ring
+                                 * counts on from the block's start
+                                 * (mgi_gpu_direct_final) */
     int           w_res;
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
@@ -1981,14 +1985,15 @@ MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
  * dropped), or a ring of another segment size. */
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
                                                 mgi_seg_hdr_t *seg,
-                                                uint32_t cap, uint32_t *key_p)
+                                                uint32_t cap, uint32_t *key_p,
+                                                mgi_gpu_dch_t **ch_p)
 {
     uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
     uint16_t dst  = (uint16_t)(key >> 16);
     mgi_ring_t *r;
 
     if ((flag == 0) || (flag == MGI_SEG_MIXED) || (dst >= MGI_MAX_EPS) ||
-        (mgi_gpu_ch(d, (uint16_t)key) == NULL)) {
+        ((*ch_p = mgi_gpu_ch(d, (uint16_t)key)) == NULL)) {
         return NULL;
     }
     r = mgi_gpu_send_target(d, dst);
@@ -2007,17 +2012,24 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
  * later in the stage ring, comes after it in any case. The final ring as
  * the lane's whole moves take them: in turn per segment. */
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_direct_final(const mgi_gpu_dep_t *d,
+                                                 mgi_gpu_pass_t *p,
+                                                 const mgi_gpu_dch_t *ch,
                                                  const mgi_ring_t *stage,
-                                                 uint32_t key, uint32_t cap)
+                                                 uint32_t cap)
 {
-    mgi_gpu_dch_t *ch = mgi_gpu_ch(d, (uint16_t)key);
     mgi_ring_t *f;
 
-    if ((ch == NULL) || (ch->nfinal == 0) ||
-        (ch->self_dst == MGI_GPU_NO_DST) || !mgi_gpu_lane_passed(d, stage)) {
+    if ((ch->nfinal == 0) || (ch->self_dst == MGI_GPU_NO_DST) ||
+        !mgi_gpu_lane_passed(d, stage)) {
         return NULL;
     }
-    f = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
+    /* in turn over the final rings from this block's own start, the
+     * blocks' starts spread evenly over them: no atomic round trip on the
+     * channel's counter per segment, and the blocks' moves of a moment
+     * still go to rings all over (starts at consecutive rings fed a
+     * window of them while the others waited) */
+    f = ch->final[(MGI_BID * ch->nfinal / MGI_NBLK + p->w_rr++) %
+                  ch->nfinal];
     return (mgi_ring_cap(f) == cap) ? f : NULL;
 }
 
@@ -2041,13 +2053,14 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const unsigned long long t0 = MGI_CLOCK();
     unsigned long long t1;
     mgi_ring_t *f = NULL;   /* thread 0: the final ring it goes to */
+    mgi_gpu_dch_t *ch = NULL;
     int ret;
 
     if (MGI_TID == 0) {
-        p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key);
+        p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key, &ch);
         if ((p->w_ring != NULL) && d->loop_direct &&
             (p->w_ring == mgi_gpu_loopback(d))) {
-            f         = mgi_gpu_direct_final(d, ring, p->w_key, cap);
+            f         = mgi_gpu_direct_final(d, p, ch, ring, cap);
             p->w_ring = (f != NULL) ? f : p->w_ring;
         }
         p->stat[MGI_GS_C_WROUTE] += MGI_CLOCK() - t0;
