@@ -1371,6 +1371,11 @@ int main(int argc, char **argv)
         default: usage();
         }
     }
+    if ((o.rounds == 0) || (o.hold && (o.rounds < 2))) {
+        fprintf(stderr, "mgi_gpu_test: -C takes 1 or more rounds, and -H "
+                "(a channel held across the rounds) at least 2\n");
+        return 2;
+    }
     if (!strcmp(o.mode, "groupby")) {
         return run_groupby(o);
     } else if (!strcmp(o.mode, "bench")) {
