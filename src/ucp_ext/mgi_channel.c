@@ -517,6 +517,22 @@ static int mgi_ch_free_ids(mgi_context_t *ctx, uint64_t *bits)
     return first;
 }
 
+/* Every id a create looks at is held by a channel (at this rank, or at
+ * some rank): say which and what to do. */
+static ucs_status_t mgi_ch_out_of_ids(const mgi_context_t *ctx,
+                                      const char *where)
+{
+    ucs_error("mgi context %p: out of channel ids: each of the %u ids from "
+              "%u on (MGI_MAX_CHANNELS=%u) is held %s by a channel not "
+              "deleted, or deleted and not yet freed; delete the channels "
+              "no longer used on every rank, or raise MGI_MAX_CHANNELS (up "
+              "to 65535; a create looks at %u ids from the last one's on)",
+              ctx, ucs_min(ctx->params.max_channels, MGI_CH_ID_WINDOW),
+              ctx->next_ch, ctx->params.max_channels, where,
+              MGI_CH_ID_WINDOW);
+    return UCS_ERR_EXCEEDS_LIMIT;
+}
+
 /* The first place of the window free at every rank, or -1. */
 static int mgi_ch_common_id(const mgi_context_t *ctx, const mgi_ch_wire_t *all)
 {
@@ -551,13 +567,7 @@ static ucs_status_t mgi_ch_agree_id(mgi_context_t *ctx, mgi_channel_t *ch,
     int r;
 
     if (k < 0) {
-        ucs_error("mgi context %p: no channel id is free at every rank: "
-                  "each of the %u ids (MGI_MAX_CHANNELS) from %u on is held "
-                  "by a channel at some rank; delete channels no longer "
-                  "used on every rank", ctx,
-                  ucs_min(ctx->params.max_channels, MGI_CH_ID_WINDOW),
-                  ctx->next_ch);
-        return UCS_ERR_EXCEEDS_LIMIT;
+        return mgi_ch_out_of_ids(ctx, "at some rank");
     }
     if (mgi_ch_id_at(ctx, k) != old) {
         ucs_debug("mgi context %p: channel %u becomes %u, the first id free "
@@ -607,12 +617,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     k = mgi_ch_free_ids(ctx, mine->free_ids);
     mine->ch_id = (k >= 0) ? mgi_ch_id_at(ctx, k) : ctx->next_ch;
     if ((local_status == UCS_OK) && (k < 0)) {
-        ucs_error("mgi context %p: out of channel ids: the %u ids from %u on "
-                  "(MGI_MAX_CHANNELS=%u) are held by channels not deleted "
-                  "or not yet freed", ctx,
-                  ucs_min(ctx->params.max_channels, MGI_CH_ID_WINDOW),
-                  ctx->next_ch, ctx->params.max_channels);
-        local_status = UCS_ERR_EXCEEDS_LIMIT;
+        local_status = mgi_ch_out_of_ids(ctx, "here");
     } else if (local_status == UCS_OK) {
         local_status = mgi_ch_alloc(ctx, params, mine->ch_id, &ch);
     }

@@ -906,6 +906,14 @@ out:
     return status;
 }
 
+/* Bytes of a channel's device blob with nfinal final rings: the struct,
+ * then final[], final_lock[], eof_sources[] (mgi_gpu_ch_load's layout). */
+static size_t mgi_gpu_dch_len(unsigned nfinal)
+{
+    return sizeof(mgi_gpu_dch_t) +
+           nfinal * (sizeof(mgi_ring_t*) + 2 * sizeof(uint32_t));
+}
+
 /* The channel's device blob (its table entry) in the slot of its id,
  * published in the sorter's table. The slot's size is that of a
  * destination's blob, whatever this channel is. */
@@ -914,16 +922,13 @@ static ucs_status_t mgi_gpu_ch_load(mgi_ep_t *ep, mgi_channel_t *ch)
     mgi_gpu_ch_t *gc    = (mgi_gpu_ch_t*)ch->gpu[ep->index];
     mgi_gpu_ep_t *g     = mgi_gpu_ep(ep);
     const unsigned nfin = gc->nfinal;
-    const size_t len    = sizeof(mgi_gpu_dch_t) +
-                          nfin * (sizeof(mgi_ring_t*) + 2 * sizeof(uint32_t));
+    const size_t len    = mgi_gpu_dch_len(nfin);
     mgi_gpu_dch_t *img, *dev = g->dch_slot[ch->id];
     ucs_status_t status;
 
     if (dev == NULL) {
-        dev = (mgi_gpu_dch_t*)mgi_gpu_dev_alloc(
-                ep, sizeof(mgi_gpu_dch_t) +
-                    ep->nblocks * (sizeof(mgi_ring_t*) +
-                                   2 * sizeof(uint32_t)));
+        dev = (mgi_gpu_dch_t*)mgi_gpu_dev_alloc(ep,
+                                                mgi_gpu_dch_len(ep->nblocks));
         if (dev == NULL) {
             return UCS_ERR_NO_MEMORY;
         }

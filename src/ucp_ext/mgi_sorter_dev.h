@@ -1503,17 +1503,25 @@ MGI_SDEV void mgi_gpu_touch(mgi_gpu_pass_t *p)
     }
 }
 
-/* Thread 0, receive side: the channel a lane segment can go to whole
- * (every message of one channel and for this endpoint: the sender's
- * sorter marked it), or NULL when it must be walked. */
-MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_whole_ch(const mgi_gpu_dep_t *d,
-                                                mgi_seg_hdr_t *seg)
+/* The channel of a job that carries a lane segment of EOF records only
+ * (MGI_SEG_EOFS): no final segment, no copy; its EOFs count when it
+ * retires. */
+#define MGI_GPU_EOF_JOB ((mgi_gpu_dch_t*)(uintptr_t)1)
+
+/* Thread 0, receive side: what a lane segment is as a job of
+ * mgi_gpu_lane_whole: the channel it goes to whole (every message of one
+ * channel and for this endpoint: the sender's sorter marked it),
+ * MGI_GPU_EOF_JOB (EOF records only), or NULL when it must be walked. */
+MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_lane_job_ch(const mgi_gpu_dep_t *d,
+                                                   mgi_seg_hdr_t *seg)
 {
     uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
     mgi_gpu_dch_t *ch;
 
-    if ((flag == 0) || (flag == MGI_SEG_MIXED) || (flag == MGI_SEG_EOFS) ||
-        ((key >> 16) != d->id)) {
+    if (flag == MGI_SEG_EOFS) {
+        return MGI_GPU_EOF_JOB;
+    }
+    if ((flag == 0) || (flag == MGI_SEG_MIXED) || ((key >> 16) != d->id)) {
         return NULL;
     }
     ch = mgi_gpu_ch(d, (uint16_t)key);
@@ -1705,11 +1713,6 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
     return (uint32_t)p->first;
 }
 
-/* The channel of a job that carries a lane segment of EOF records only
- * (MGI_SEG_EOFS): no final segment, no copy; its EOFs count when it
- * retires. */
-#define MGI_GPU_EOF_JOB ((mgi_gpu_dch_t*)(uintptr_t)1)
-
 /* Thread 0, receive side: count the EOF records of a lane segment marked
  * MGI_SEG_EOFS (mgi_gpu_recv_eof), once the jobs before it retired. */
 MGI_SDEV void mgi_gpu_lane_eofs(const mgi_gpu_dep_t *d,
@@ -1809,9 +1812,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     n = mgi_gpu_first(p, nfree, [&](uint32_t k) {
         seg        = mgi_ring_peek(ring, count + k);
         p->jseg[k] = seg;
-        p->jch[k]  = (seg == NULL) ? NULL :
-                     (mgi_ld_acq32(&seg->reserved) == MGI_SEG_EOFS) ?
-                     MGI_GPU_EOF_JOB : mgi_gpu_whole_ch(d, seg);
+        p->jch[k]  = (seg != NULL) ? mgi_gpu_lane_job_ch(d, seg) : NULL;
         return p->jch[k] == NULL;
     });
     /* whole segments, then EOF segments: the final rings' reservations
@@ -2172,9 +2173,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
              * mgi_gpu_lane_whole's */
             if (tid == 0) {
                 p->whole = (p->start == 0) &&
-                           ((mgi_gpu_whole_ch(d, p->seg) != NULL) ||
-                            (mgi_ld_acq32(&p->seg->reserved) ==
-                             MGI_SEG_EOFS));
+                           (mgi_gpu_lane_job_ch(d, p->seg) != NULL);
             }
             MGI_SYNC();
             if (p->whole) {

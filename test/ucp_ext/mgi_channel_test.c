@@ -641,11 +641,13 @@ static int ids_create(test_t *t, mgi_ch_id_t *ch)
  * says so at every rank. Run with a small MGI_MAX_CHANNELS. */
 static void channel_ids(test_t *t)
 {
-    const char *env   = getenv("MGI_MAX_CHANNELS");
-    const unsigned mx = (env != NULL) ? (unsigned)atoi(env) : 256;
     const mgi_ep_id_t me = MGI_EP_ID(t->rank, 0);
+    mgi_context_params_t cp;
     mgi_ch_id_t ch, held, chs[64];
-    unsigned round, n, seen_held = 0;
+    unsigned mx, round, n, seen_held = 0;
+
+    mgi_context_params_init(&cp);   /* the context's MGI_MAX_CHANNELS */
+    mx = cp.max_channels;
 
     if ((mx < 2) || (mx > 64)) {
         FAIL(t, "ids: run with MGI_MAX_CHANNELS in 2..64, not %u", mx);

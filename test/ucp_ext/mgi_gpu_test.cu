@@ -903,7 +903,7 @@ static int run_groupby(const opts &o)
         ok = groupby_round(ctx, o, eps, ids, ch) && ok; /* peers wait */
         if (ok) {
             barrier(ctx);
-            if (o.hold && (round == 0) && (o.rounds > 1)) {
+            if (o.hold && (round == 0)) {    /* -H: 2 rounds or more */
                 /* every rank keeps its number; rank 0 also the channel */
                 held = (int)ch;
                 if (rank == 0) {
