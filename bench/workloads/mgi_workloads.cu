@@ -276,25 +276,77 @@ static __device__ __forceinline__ uint64_t wl_slot_of(int64_t key,
     return mgi_tpch_mix64((uint64_t)key) & mask;
 }
 
+/* GroupBy: val into key's group (keys >= 1; 0 marks an empty slot).
+ * Returns 0 if no slot was left for a new group. */
+static __device__ __forceinline__ int wl_group_add(wl_slot_t *tab,
+                                                   uint64_t mask, int64_t k,
+                                                   int64_t v)
+{
+    const unsigned long long key = (unsigned long long)k;
+    unsigned long long prev;
+    uint64_t h = wl_slot_of(k, mask), tries;
+
+    for (tries = 0; tries <= mask; ++tries, h = (h + 1) & mask) {
+        prev = tab[h].key;
+        if (prev == 0) {
+            prev = atomicCAS(&tab[h].key, 0ull, key);
+        }
+        if ((prev == 0) || (prev == key)) {
+            atomicAdd(&tab[h].val, (unsigned long long)v);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Join build: key -> val (build keys are unique: orderkey).  Returns 0 if
+ * no slot was left. */
+static __device__ __forceinline__ int wl_join_put(wl_slot_t *tab,
+                                                  uint64_t mask, int64_t k,
+                                                  int64_t v)
+{
+    uint64_t h = wl_slot_of(k, mask), tries;
+
+    for (tries = 0; tries <= mask; ++tries, h = (h + 1) & mask) {
+        if (atomicCAS(&tab[h].key, 0ull, (unsigned long long)k) == 0) {
+            tab[h].val = (unsigned long long)v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Join probe: a match of key adds its join hash to *s and one to *c */
+static __device__ __forceinline__ void wl_join_find(const wl_slot_t *tab,
+                                                    uint64_t mask, int64_t k,
+                                                    int64_t v,
+                                                    unsigned long long *s,
+                                                    unsigned long long *c)
+{
+    unsigned long long key;
+    uint64_t h = wl_slot_of(k, mask), tries;
+
+    for (tries = 0; tries <= mask; ++tries, h = (h + 1) & mask) {
+        key = tab[h].key;
+        if (key == (unsigned long long)k) {
+            *s += mgi_wl_join_hash(k, v, (int64_t)tab[h].val);
+            *c += 1;
+            return;
+        }
+        if (key == 0) {
+            return;
+        }
+    }
+}
+
 static __global__ void wl_groupby_insert(const mgi_wl_tuple_t *in, uint64_t n,
                                          wl_slot_t *tab, uint64_t mask)
 {
-    unsigned long long key, prev;
-    uint64_t i, h;
+    uint64_t i;
 
     for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
-        key = (unsigned long long)in[i].key;
-        for (h = wl_slot_of(in[i].key, mask);; h = (h + 1) & mask) {
-            prev = tab[h].key;
-            if (prev == 0) {
-                prev = atomicCAS(&tab[h].key, 0ull, key);
-            }
-            if ((prev == 0) || (prev == key)) {
-                atomicAdd(&tab[h].val, (unsigned long long)in[i].val);
-                break;
-            }
-        }
+        (void)wl_group_add(tab, mask, in[i].key, in[i].val);
     }
 }
 
@@ -319,17 +371,11 @@ static __global__ void wl_groupby_result(const wl_slot_t *tab, uint64_t size,
 static __global__ void wl_join_build(const mgi_wl_tuple_t *in, uint64_t n,
                                      wl_slot_t *tab, uint64_t mask)
 {
-    uint64_t i, h;
+    uint64_t i;
 
     for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
-        for (h = wl_slot_of(in[i].key, mask);; h = (h + 1) & mask) {
-            if (atomicCAS(&tab[h].key, 0ull,
-                          (unsigned long long)in[i].key) == 0) {
-                tab[h].val = (unsigned long long)in[i].val;
-                break;
-            }
-        }
+        (void)wl_join_put(tab, mask, in[i].key, in[i].val);
     }
 }
 
@@ -338,23 +384,12 @@ static __global__ void wl_join_probe(const mgi_wl_tuple_t *in, uint64_t n,
                                      const wl_slot_t *tab, uint64_t mask,
                                      unsigned long long *acc)
 {
-    unsigned long long s = 0, c = 0, k;
-    uint64_t i, h;
+    unsigned long long s = 0, c = 0;
+    uint64_t i;
 
     for (i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
-        for (h = wl_slot_of(in[i].key, mask);; h = (h + 1) & mask) {
-            k = tab[h].key;
-            if (k == (unsigned long long)in[i].key) {
-                s += mgi_wl_join_hash(in[i].key, in[i].val,
-                                      (int64_t)tab[h].val);
-                ++c;
-                break;
-            }
-            if (k == 0) {
-                break;
-            }
-        }
+        wl_join_find(tab, mask, in[i].key, in[i].val, &s, &c);
     }
     wl_warp_add(acc, s, &c);
 }
@@ -373,6 +408,9 @@ typedef struct {
     uint64_t        send_off[MGI_WL_MAX_GPUS + 1];  /* tuples */
     uint64_t        recv_off[MGI_WL_MAX_GPUS + 1];
     int             by_source;      /* recv grouped by source (recv_off) */
+    int             fused;          /* taken by the MGI shuffle's consumer,
+                                     * not into recv (MGI_WL_MGI_FUSE) */
+    unsigned long long fused_sum;   /* then: the hashes of what it took */
 } wl_table_t;
 
 /* MGI variant (see its section): threads per block (a tuple per thread
@@ -420,7 +458,35 @@ enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */
     WL_MGI_LATE_SEND  = 1u << 0,
     WL_MGI_LATE_FLUSH = 1u << 1,
     WL_MGI_LATE_RECV  = 1u << 2,
-    WL_MGI_OVERFLOW   = 1u << 3
+    WL_MGI_OVERFLOW   = 1u << 3,
+    WL_MGI_TABLE_FULL = 1u << 4
+};
+
+/* What a shuffle kernel's receives do with the tuples they take: copy
+ * them into t->recv, or (MGI_WL_MGI_FUSE) the operator's own step on each
+ * tuple where it lies in the final ring, while the shuffle goes on */
+/* MGI_WL_MGI_FUSE: which operators run their step in the shuffle's
+ * receives.  The Join by default: on one H100 its build and probe there
+ * took 6.3-6.5 against 7.3-7.5 ms a Join (the stand-in for two GPUs 16.4-
+ * 16.7 against 18.9-19.4); GroupBy's insert there took 4.8-5.2 against
+ * 4.1-4.2 ms (12.9 against 12.1): the user blocks, one an SM, are fewer
+ * threads than its own kernel's to wait out its atomics (and one atomic
+ * per key and warp, cooperative_groups::labeled_partition, was slower
+ * still: 5.5-5.8 ms).  At Zipf 1.5 GroupBy fused took 13.4 against 14.3
+ * ms (26.5 against 38.3-39.7): the separate kernel's atomics pile onto
+ * the hot groups; bench/results/2026-11-24-h100x1-fused-join/. */
+enum {
+    WL_FUSE_NONE,   /* 0: every operator after its shuffles */
+    WL_FUSE_JOIN,   /* 1: the Join (default) */
+    WL_FUSE_ALL     /* 2: the Join and GroupBy */
+};
+
+enum {
+    WL_C_COPY,      /* into t->recv (Exchange, and the unfused operators) */
+    WL_C_GROUPBY,   /* lineitem into the GroupBy table */
+    WL_C_BUILD,     /* orders into the Join's table */
+    WL_C_PROBE,     /* lineitem probes it */
+    WL_C_N
 };
 
 /* Where the user blocks' time goes (MGI_WL_MGI_PROFILE=1): thread 0's
@@ -449,6 +515,9 @@ enum { WL_T_START, WL_T_SENT, WL_T_FLUSHED, WL_T_DATA, WL_T_EOF, WL_T_N };
 typedef struct {
     unsigned long long sent[MGI_WL_MAX_GPUS];  /* tuples per destination */
     unsigned long long received;               /* cursor into t->recv */
+    unsigned long long next_tile;              /* the input's next tile
+                                                * (MGI_WL_MGI_DYNAMIC) */
+    unsigned long long rsum;                   /* fused: hashes taken */
     unsigned           flags;
     unsigned           eof_blocks;             /* blocks that read EOF */
     unsigned long long prof[WL_P_N];           /* with MGI_WL_MGI_PROFILE */
@@ -469,6 +538,9 @@ typedef struct {
     unsigned       blocks;                  /* user blocks = stage rings */
     unsigned       threads;                 /* per user block */
     unsigned       recv_every;              /* a receive every N sends */
+    unsigned       dynamic;                 /* MGI_WL_MGI_DYNAMIC: blocks
+                                               claim tiles as they go */
+    unsigned       fuse;                    /* MGI_WL_MGI_FUSE (WL_FUSE_*) */
     unsigned       tile;                    /* tuples per thread of a tile
                                              * send; 0: one per send */
     unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
@@ -976,29 +1048,64 @@ static __device__ __forceinline__ void wl_prof_count(unsigned long long *pf,
     }
 }
 
-/* Block: receive what is ready straight into recv, each round of the
- * receive at a place taken by one atomic add on the cursor
+/* A fused consumer's state in each thread (registers): the table, and
+ * what the thread's tuples added up to */
+typedef struct {
+    wl_slot_t          *tab;    /* GroupBy's or the Join's table */
+    uint64_t            mask;   /* its slots less one */
+    unsigned long long  sum;    /* hashes of the tuples taken */
+    unsigned long long  js, jc; /* probe: join hashes, matches */
+    int                 full;   /* a tuple found no slot */
+} wl_fuse_t;
+
+/* Block: receive what is ready.  C = WL_C_COPY: straight into recv, each
+ * round of the receive at a place taken by one atomic add on the cursor
  * (mgi_dev_recv_block_to; a buffer of the block's and a second copy from
- * it to recv cost 9-10 % of the kernel on one H100).  Returns bytes, 0 or
- * MGI_DEV_EOF (the same in every thread). */
-template <bool P>
+ * it to recv cost 9-10 % of the kernel on one H100).  Else the operator's
+ * step on each tuple where it lies in the final ring
+ * (mgi_dev_recv_block_each, paper Fig. 3), the cursor only counting.
+ * Returns bytes, 0 or MGI_DEV_EOF (the same in every thread). */
+template <bool P, int C>
 static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
                                   uint64_t cap, wl_mgi_res_t *res,
-                                  unsigned long long *pf)
+                                  unsigned long long *pf, wl_fuse_t &fz)
 {
     const long long c0 = wl_prof_t0<P>();
-    int n = mgi_dev_recv_block_to(h, WL_MGI_RECV * sizeof(*recv),
-        [&](uint32_t bytes, uint32_t) -> void* {
-            const unsigned long long k = bytes / sizeof(*recv);
-            const unsigned long long base = atomicAdd(&res->received, k);
+    int n;
 
-            if (base + k > cap) {
-                /* taken and dropped: the run fails on the flag */
-                atomicOr(&res->flags, (unsigned)WL_MGI_OVERFLOW);
-                return NULL;
-            }
-            return recv + base;
-        });
+    if (C == WL_C_COPY) {
+        n = mgi_dev_recv_block_to(h, WL_MGI_RECV * sizeof(*recv),
+            [&](uint32_t bytes, uint32_t) -> void* {
+                const unsigned long long k = bytes / sizeof(*recv);
+                const unsigned long long base = atomicAdd(&res->received, k);
+
+                if (base + k > cap) {
+                    /* taken and dropped: the run fails on the flag */
+                    atomicOr(&res->flags, (unsigned)WL_MGI_OVERFLOW);
+                    return NULL;
+                }
+                return recv + base;
+            });
+    } else {
+        n = mgi_dev_recv_block_each(h, WL_MGI_RECV * sizeof(*recv),
+            [&](const char *p, unsigned) {
+                const mgi_wl_tuple_t *x = (const mgi_wl_tuple_t*)p;
+                const int64_t k = x->key, v = x->val;
+
+                fz.sum += mgi_wl_tuple_hash(k, v);
+                if (C == WL_C_GROUPBY) {
+                    fz.full |= !wl_group_add(fz.tab, fz.mask, k, v);
+                } else if (C == WL_C_BUILD) {
+                    fz.full |= !wl_join_put(fz.tab, fz.mask, k, v);
+                } else {
+                    wl_join_find(fz.tab, fz.mask, k, v, &fz.js, &fz.jc);
+                }
+            });
+        if ((n > 0) && (threadIdx.x == 0)) {
+            atomicAdd(&res->received,
+                      (unsigned long long)n / sizeof(*recv));
+        }
+    }
 
     if (n > 0) {
         wl_prof_when<P>(res, WL_T_DATA);
@@ -1017,23 +1124,23 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
  * rings drain while this block sends, not only once its stage ring is
  * full.  Full: drain what came in meanwhile.  Returns WL_MGI_LATE_SEND when
  * a full ring met the deadline, else 0 (the same in every thread). */
-template <bool P>
+template <bool P, int C>
 static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
                                        unsigned *sends, unsigned recv_every,
                                        mgi_wl_tuple_t *recv, uint64_t cap,
                                        wl_mgi_res_t *res,
                                        unsigned long long deadline,
-                                       unsigned long long *pf)
+                                       unsigned long long *pf, wl_fuse_t &fz)
 {
     wl_prof_count<P>(pf, WL_P_SENDS, 1);
     wl_prof_count<P>(pf, WL_P_FULL, !ok);
     if (ok) {
         if ((recv_every > 0) && ((++*sends % recv_every) == 0)) {
-            wl_mgi_recv<P>(h, recv, cap, res, pf);
+            wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
         }
         return 0;
     }
-    wl_mgi_recv<P>(h, recv, cap, res, pf);
+    wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
     return wl_mgi_late(deadline) ? WL_MGI_LATE_SEND : 0;
 }
 
@@ -1046,16 +1153,19 @@ static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
  * SMs): without saying so, ptxas sized the profiled kernel for two and gave
  * it 32 registers instead of 64, so the profile measured spills the kernel
  * it stood for does not make. */
-template <bool TILED, bool P>
+template <bool TILED, bool P, int C>
 static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS, 1)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
                       wl_mgi_res_t *res, unsigned recv_every,
-                      unsigned long long timeout_ns, unsigned tile)
+                      unsigned long long timeout_ns, unsigned tile,
+                      unsigned dynamic, wl_slot_t *tab, uint64_t mask,
+                      unsigned long long *acc)
 {
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
     __shared__ uint32_t flush_state;
+    __shared__ uint64_t s_tile;
     __shared__ unsigned long long pf[P ? WL_P_N : 1];
     const mgi_dev_ch_t *h = &ch;
     const unsigned long long deadline = wl_dev_now() + timeout_ns;
@@ -1066,6 +1176,7 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
     unsigned flags = 0, sends = 0;
     long long c0;
     mgi_wl_tuple_t t;
+    wl_fuse_t fz = {tab, mask, 0, 0, 0, 0};
     int d, r;
 
     if (threadIdx.x < MGI_WL_MAX_GPUS) {
@@ -1085,12 +1196,23 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         const uint64_t step = (uint64_t)tile * blockDim.x;
         const int tdst      = by_key ? MGI_DEV_DST_AUTO :
                               (int)dsts.ep[mgi_wl_dest(pat, 0, me, G)];
-        uint64_t cnt, done, i0;
+        /* dynamic: the blocks claim the input's tiles one at a time
+         * (thread 0 claims the next one while the block works on this
+         * one), so they end sending together; else each its share */
+        const uint64_t lim = dynamic ? n : end;
+        uint64_t cnt, done, i0, nb = 0;
         unsigned took, u;
         int64_t key[WL_MGI_COUNT_ILP];
 
-        for (b = begin; (b < end) && (flags == 0); b += step) {
-            cnt = min(step, end - b);
+        if (threadIdx.x == 0) {
+            s_tile = dynamic ? atomicAdd(&res->next_tile, step) : begin;
+        }
+        __syncthreads();
+        for (b = s_tile; (b < lim) && (flags == 0); b = s_tile) {
+            if (threadIdx.x == 0) {
+                nb = dynamic ? atomicAdd(&res->next_tile, step) : b + step;
+            }
+            cnt = min(step, lim - b);
             c0  = wl_prof_t0<P>();
             /* the keys' loads in flight together, then counted: one
              * after the other they were 9-12 % of the kernel */
@@ -1114,9 +1236,14 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                 took  = mgi_dev_send_block_tile(h, in + b + done,
                                                 (unsigned)(cnt - done), tdst);
                 wl_prof_add<P>(pf, WL_P_SEND, c0);
-                flags = wl_mgi_sent<P>(h, took > 0, &sends, recv_every,
-                                       recv, cap, res, deadline, pf);
+                flags = wl_mgi_sent<P, C>(h, took > 0, &sends, recv_every,
+                                          recv, cap, res, deadline, pf, fz);
             }
+            __syncthreads();        /* every thread has read s_tile */
+            if (threadIdx.x == 0) {
+                s_tile = nb;
+            }
+            __syncthreads();
         }
     }
     for (b = begin; !TILED && (b < end) && (flags == 0); b += blockDim.x) {
@@ -1135,8 +1262,8 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                                        MGI_DEV_DST_AUTO : dsts.ep[d]);
             r     = __syncthreads_or(r > 0);
             wl_prof_add<P>(pf, WL_P_SEND, c0);
-            flags = wl_mgi_sent<P>(h, r, &sends, recv_every, recv, cap, res,
-                                   deadline, pf);
+            flags = wl_mgi_sent<P, C>(h, r, &sends, recv_every, recv, cap,
+                                      res, deadline, pf, fz);
         } while (!r && (flags == 0));
     }
     /* every block flushes once (a source's EOF counts its blocks), and
@@ -1148,19 +1275,28 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         pf[WL_P_GOT_SENT] = pf[WL_P_GOT];
     }
     while ((flags == 0) && !mgi_dev_flush_nb(h, &flush_state)) {
-        wl_mgi_recv<P>(h, recv, cap, res, pf);
+        wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
         if (wl_mgi_late(deadline)) {
             flags = WL_MGI_LATE_FLUSH;
         }
     }
     wl_prof_when<P>(res, WL_T_FLUSHED);
     while (flags == 0) {
-        r = wl_mgi_recv<P>(h, recv, cap, res, pf);
+        r = wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
         if (r == MGI_DEV_EOF) {
             break;
         }
         if ((r == 0) && wl_mgi_late(deadline)) {
             flags = WL_MGI_LATE_RECV;
+        }
+    }
+    if (C != WL_C_COPY) {
+        wl_warp_add(&res->rsum, fz.sum, NULL);
+        if (C == WL_C_PROBE) {
+            wl_warp_add(acc, fz.js, &fz.jc);
+        }
+        if (__syncthreads_or(fz.full) && (threadIdx.x == 0)) {
+            flags |= WL_MGI_TABLE_FULL;
         }
     }
     __syncthreads();
@@ -1182,6 +1318,33 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
             atomicAdd(&res->eof_blocks, 1u);
         }
     }
+}
+
+typedef decltype(&wl_mgi_shuffle_kernel<true, false, WL_C_COPY>)
+        wl_mgi_kern_t;
+
+/* The shuffle kernel of a profile flag, a send kind and a consumer (the
+ * fused consumers with tile sends only) */
+template <bool P>
+static wl_mgi_kern_t wl_mgi_kernel_p(int tiled, int c)
+{
+    switch (tiled ? c : WL_C_COPY) {
+    case WL_C_GROUPBY:
+        return wl_mgi_shuffle_kernel<true, P, WL_C_GROUPBY>;
+    case WL_C_BUILD:
+        return wl_mgi_shuffle_kernel<true, P, WL_C_BUILD>;
+    case WL_C_PROBE:
+        return wl_mgi_shuffle_kernel<true, P, WL_C_PROBE>;
+    default:
+        return tiled ? wl_mgi_shuffle_kernel<true, P, WL_C_COPY> :
+                       wl_mgi_shuffle_kernel<false, P, WL_C_COPY>;
+    }
+}
+
+static wl_mgi_kern_t wl_mgi_kernel(int profile, int tiled, int c)
+{
+    return profile ? wl_mgi_kernel_p<true>(tiled, c) :
+                     wl_mgi_kernel_p<false>(tiled, c);
 }
 
 static int wl_mgi_oob_allgather(const void *sbuf, void *rbuf, size_t len,
@@ -1290,18 +1453,14 @@ static uint64_t wl_mgi_expected(const wl_rank_t *w, int orders)
 static int wl_mgi_user_room(wl_rank_t *w, const mgi_context_params_t *p,
                             int nsm, unsigned *per_sm, unsigned *room)
 {
-    const void *kernels[] = {
-        (const void*)wl_mgi_shuffle_kernel<false, false>,
-        (const void*)wl_mgi_shuffle_kernel<false, true>,
-        (const void*)wl_mgi_shuffle_kernel<true, false>,
-        (const void*)wl_mgi_shuffle_kernel<true, true>,
-    };
     const long sorters = (long)w->on_dev * p->sorter_blocks;
     int k, n, fewest = INT_MAX;
 
-    for (k = 0; k < (int)(sizeof(kernels) / sizeof(kernels[0])); ++k) {
+    /* every (profile, tiled, consumer) */
+    for (k = 0; k < 4 * WL_C_N; ++k) {
         WL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &n, kernels[k], (int)w->mgi.threads, 0));
+                &n, (const void*)wl_mgi_kernel(k & 1, (k >> 1) & 1, k >> 2),
+                (int)w->mgi.threads, 0));
         fewest = std::min(fewest, n);
     }
     *per_sm = (unsigned)fewest;
@@ -1430,6 +1589,9 @@ static int wl_mgi_init(wl_rank_t *w)
                        &m->tile) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_RECV_EVERY", WL_MGI_RECV_EVERY,
                        1u << 20, &m->recv_every) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_DYNAMIC", 1, 1, &m->dynamic) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_FUSE", WL_FUSE_JOIN, WL_FUSE_ALL,
+                       &m->fuse) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_PROFILE", 0, 1, &m->profile) == 0);
     mgi_context_params_init(&p);
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
@@ -1593,6 +1755,26 @@ static int wl_wait_stream(wl_rank_t *w, double timeout_ms, const char *what)
     return 0;
 }
 
+/* What the shuffle's receives do with the tuples (WL_C_*): with tile
+ * sends and MGI_WL_MGI_FUSE, the Join builds and probes there (orders
+ * first, see wl_iteration), and at 2 GroupBy aggregates there; else they
+ * copy. */
+static int wl_mgi_consumer(const wl_rank_t *w, int tiled, int orders)
+{
+    if (!tiled) {
+        return WL_C_COPY;
+    }
+    switch (w->opts->op) {
+    case WL_OP_GROUPBY:
+        return (w->mgi.fuse >= WL_FUSE_ALL) ? WL_C_GROUPBY : WL_C_COPY;
+    case WL_OP_JOIN:
+        return (w->mgi.fuse < WL_FUSE_JOIN) ? WL_C_COPY :
+               orders ? WL_C_BUILD : WL_C_PROBE;
+    default:
+        return WL_C_COPY;
+    }
+}
+
 /* The `shuffle` hook (see the variant table).  transfer_ms is the whole
  * step, channel create to delete; partition_ms stays 0 (it overlaps). */
 static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
@@ -1650,15 +1832,22 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
      * other one keeps its registers */
     const int tiled = (m->tile > 0) &&
                       (by_key || (pat == MGI_WL_PATTERN_P2P));
-    auto *kern = m->profile ?
-                 (tiled ? wl_mgi_shuffle_kernel<true, true> :
-                          wl_mgi_shuffle_kernel<false, true>) :
-                 (tiled ? wl_mgi_shuffle_kernel<true, false> :
-                          wl_mgi_shuffle_kernel<false, false>);
-    kern<<<m->blocks, m->threads, 0, w->stream>>>(
+    const int c     = wl_mgi_consumer(w, tiled, orders);
+    if ((c == WL_C_GROUPBY) || (c == WL_C_BUILD)) {
+        /* sized at wl_mgi_init: nothing is allocated under the sorter */
+        WL_CUDA(cudaMemsetAsync(w->table, 0,
+                                w->table_size * sizeof(wl_slot_t),
+                                w->stream));
+    } else if (c == WL_C_PROBE) {
+        WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
+                                w->stream));
+    }
+    wl_mgi_kernel(m->profile, tiled, c)<<<m->blocks, m->threads, 0,
+                                          w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
             t->cap, m->d_res, m->recv_every,
-            (unsigned long long)m->timeout_ms * 1000000ull, m->tile);
+            (unsigned long long)m->timeout_ms * 1000000ull, m->tile,
+            m->dynamic, w->table, w->table_size - 1, w->d_acc);
     WL_CUDA(cudaGetLastError());
     WL_CUDA(cudaMemcpyAsync(res, m->d_res, sizeof(*res),
                             cudaMemcpyDeviceToHost, w->stream));
@@ -1670,12 +1859,14 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     t2   = wl_now_ms();
     want = wl_mgi_expected(w, orders);
     if (res->flags != 0) {
-        snprintf(why, sizeof(why), "%s%s%s%s",
+        snprintf(why, sizeof(why), "%s%s%s%s%s",
                  (res->flags & WL_MGI_LATE_SEND) ? " send timed out" : "",
                  (res->flags & WL_MGI_LATE_FLUSH) ? " flush timed out" : "",
                  (res->flags & WL_MGI_LATE_RECV) ? " receive timed out" : "",
                  (res->flags & WL_MGI_OVERFLOW) ? " more tuples than room" :
-                                                  "");
+                                                  "",
+                 (res->flags & WL_MGI_TABLE_FULL) ? " the hash table had "
+                                                    "no slot left" : "");
     } else if (res->eof_blocks != m->blocks) {
         snprintf(why, sizeof(why), " EOF in %u of %u blocks",
                  res->eof_blocks, m->blocks);
@@ -1706,6 +1897,8 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     memset(t->recv_off, 0, sizeof(t->recv_off));
     t->recv_off[w->G] = res->received;
     t->by_source      = 0;
+    t->fused          = (c != WL_C_COPY);
+    t->fused_sum      = res->rsum;
     times->transfer_ms += t3 - t0;
     m->create_ms += t1 - t0;
     if (m->shuffles == 0) {
@@ -1746,7 +1939,10 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
  *             (tuples sent to each destination) and sets t->recv_off[0] =
  *             0, t->recv_off[G] = tuples received, t->by_source = 0:
  *             arrival order mixes sources, so the answer is checked as
- *             this destination's total.  It adds its own phases' times
+ *             this destination's total; where it fused the operator's
+ *             step into its receives (MGI_WL_MGI_FUSE) nothing is in
+ *             t->recv, t->fused is set and t->fused_sum holds the hashes
+ *             of the tuples taken.  It adds its own phases' times
  *             into *times (called twice for a join; partition_ms may stay
  *             0 where the phases overlap).
  *
@@ -1851,17 +2047,22 @@ static int wl_verify_recv(wl_rank_t *w, wl_table_t *t, int orders, int *ok)
             want_sum += orders ? w->ref.o_sum[src][w->me] :
                                  w->ref.l_sum[src][w->me];
         }
-        WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
-                                w->stream));
-        if (n > 0) {
-            wl_checksum<<<wl_grid(n, WL_BLOCK * 8), WL_BLOCK, 0,
-                          w->stream>>>(t->recv + t->recv_off[first], n,
-                                       w->d_acc);
-            WL_CUDA(cudaGetLastError());
+        if (t->fused) {
+            /* nothing in recv: the consumer summed what it took */
+            acc[0] = t->fused_sum;
+        } else {
+            WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
+                                    w->stream));
+            if (n > 0) {
+                wl_checksum<<<wl_grid(n, WL_BLOCK * 8), WL_BLOCK, 0,
+                              w->stream>>>(t->recv + t->recv_off[first], n,
+                                           w->d_acc);
+                WL_CUDA(cudaGetLastError());
+            }
+            WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, sizeof(acc),
+                                    cudaMemcpyDeviceToHost, w->stream));
+            WL_CUDA(cudaStreamSynchronize(w->stream));
         }
-        WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, sizeof(acc),
-                                cudaMemcpyDeviceToHost, w->stream));
-        WL_CUDA(cudaStreamSynchronize(w->stream));
         if ((n != want_n) || (acc[0] != want_sum)) {
             fprintf(stderr, "mgi_workloads rank %d: %s from %s %d: %llu "
                     "tuples sum %016llx, expected %llu sum %016llx\n",
@@ -1924,6 +2125,23 @@ static int wl_gather(wl_rank_t *w, const wl_times_t *mine, int my_ok,
     return 0;
 }
 
+/* The answer of an operator fused into the MGI shuffle: GroupBy's groups
+ * from its table, the Join's matches as the probe summed them */
+static int wl_fused_result(wl_rank_t *w, unsigned long long acc[2])
+{
+    if (w->opts->op == WL_OP_GROUPBY) {
+        WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
+                                w->stream));
+        wl_groupby_result<<<WL_REDUCE_BLOCKS, WL_BLOCK, 0, w->stream>>>(
+                w->table, w->table_size, w->d_acc);
+        WL_CUDA(cudaGetLastError());
+    }
+    WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, 2 * sizeof(*acc),
+                            cudaMemcpyDeviceToHost, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
 /* One iteration of a distributed variant: shuffle the table(s), compute. */
 static int wl_iteration(wl_rank_t *w, const wl_variant_t *v, wl_times_t *t,
                         int verify, int *ok)
@@ -1931,11 +2149,13 @@ static int wl_iteration(wl_rank_t *w, const wl_variant_t *v, wl_times_t *t,
     wl_op_t op = w->opts->op;
     int join   = (op == WL_OP_JOIN);
     unsigned long long acc[2];
-    wl_table_t *tabs[2] = {&w->l, &w->o};
+    /* a join's build side first: a fused probe needs the table built */
+    wl_table_t *tabs[2] = {join ? &w->o : &w->l, &w->l};
     double t0, t1;
     int k;
 
     memset(t, 0, sizeof(*t));
+    w->l.fused = w->o.fused = 0;
     WL_CHECK(mgi_wl_barrier(w->boot));
     t0 = wl_now_ms();
     for (k = 0; k < (join ? 2 : 1); ++k) {
@@ -1953,7 +2173,9 @@ static int wl_iteration(wl_rank_t *w, const wl_variant_t *v, wl_times_t *t,
         t->transfer_ms += wl_now_ms() - t1;
     }
     WL_CUDA(cudaEventRecord(w->ev[2], w->stream));
-    if (op == WL_OP_GROUPBY) {
+    if (w->l.fused) {
+        WL_CHECK(wl_fused_result(w, acc));
+    } else if (op == WL_OP_GROUPBY) {
         WL_CHECK(wl_groupby(w, w->l.recv, w->l.recv_off[w->G], acc));
     } else if (join) {
         WL_CHECK(wl_join(w, w->o.recv, w->o.recv_off[w->G], w->l.recv,
