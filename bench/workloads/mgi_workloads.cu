@@ -1982,6 +1982,25 @@ static int wl_variant_selected(const wl_opts_t *o, const char *name)
 
 /* ------------------------------------------------------------- compute */
 
+/* acc[2] from w->d_acc once the stream got there */
+static int wl_acc_get(wl_rank_t *w, unsigned long long acc[2])
+{
+    WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, 2 * sizeof(*acc),
+                            cudaMemcpyDeviceToHost, w->stream));
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
+/* GroupBy's answer from its filled table into acc */
+static int wl_groupby_answer(wl_rank_t *w, unsigned long long acc[2])
+{
+    WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc), w->stream));
+    wl_groupby_result<<<WL_REDUCE_BLOCKS, WL_BLOCK, 0, w->stream>>>(
+            w->table, w->table_size, w->d_acc);
+    WL_CUDA(cudaGetLastError());
+    return wl_acc_get(w, acc);
+}
+
 static int wl_groupby(wl_rank_t *w, const mgi_wl_tuple_t *in, uint64_t n,
                       unsigned long long acc[2])
 {
@@ -1991,17 +2010,10 @@ static int wl_groupby(wl_rank_t *w, const mgi_wl_tuple_t *in, uint64_t n,
                                                     w->spec.tpch.n_orders)));
     WL_CUDA(cudaMemsetAsync(w->table, 0, w->table_size * sizeof(wl_slot_t),
                             w->stream));
-    WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc), w->stream));
     wl_groupby_insert<<<wl_grid(n, WL_BLOCK), WL_BLOCK, 0, w->stream>>>(
             in, n, w->table, w->table_size - 1);
     WL_CUDA(cudaGetLastError());
-    wl_groupby_result<<<WL_REDUCE_BLOCKS, WL_BLOCK, 0, w->stream>>>(
-            w->table, w->table_size, w->d_acc);
-    WL_CUDA(cudaGetLastError());
-    WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, 2 * sizeof(*acc),
-                            cudaMemcpyDeviceToHost, w->stream));
-    WL_CUDA(cudaStreamSynchronize(w->stream));
-    return 0;
+    return wl_groupby_answer(w, acc);
 }
 
 static int wl_join(wl_rank_t *w, const mgi_wl_tuple_t *orders, uint64_t no,
@@ -2018,10 +2030,7 @@ static int wl_join(wl_rank_t *w, const mgi_wl_tuple_t *orders, uint64_t no,
     wl_join_probe<<<wl_grid(nl, WL_BLOCK), WL_BLOCK, 0, w->stream>>>(
             lines, nl, w->table, w->table_size - 1, w->d_acc);
     WL_CUDA(cudaGetLastError());
-    WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, 2 * sizeof(*acc),
-                            cudaMemcpyDeviceToHost, w->stream));
-    WL_CUDA(cudaStreamSynchronize(w->stream));
-    return 0;
+    return wl_acc_get(w, acc);
 }
 
 /* ------------------------------------------------------- verification */
@@ -2059,9 +2068,7 @@ static int wl_verify_recv(wl_rank_t *w, wl_table_t *t, int orders, int *ok)
                                            w->d_acc);
                 WL_CUDA(cudaGetLastError());
             }
-            WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, sizeof(acc),
-                                    cudaMemcpyDeviceToHost, w->stream));
-            WL_CUDA(cudaStreamSynchronize(w->stream));
+            WL_CHECK(wl_acc_get(w, acc));
         }
         if ((n != want_n) || (acc[0] != want_sum)) {
             fprintf(stderr, "mgi_workloads rank %d: %s from %s %d: %llu "
@@ -2129,17 +2136,8 @@ static int wl_gather(wl_rank_t *w, const wl_times_t *mine, int my_ok,
  * from its table, the Join's matches as the probe summed them */
 static int wl_fused_result(wl_rank_t *w, unsigned long long acc[2])
 {
-    if (w->opts->op == WL_OP_GROUPBY) {
-        WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
-                                w->stream));
-        wl_groupby_result<<<WL_REDUCE_BLOCKS, WL_BLOCK, 0, w->stream>>>(
-                w->table, w->table_size, w->d_acc);
-        WL_CUDA(cudaGetLastError());
-    }
-    WL_CUDA(cudaMemcpyAsync(acc, w->d_acc, 2 * sizeof(*acc),
-                            cudaMemcpyDeviceToHost, w->stream));
-    WL_CUDA(cudaStreamSynchronize(w->stream));
-    return 0;
+    return (w->opts->op == WL_OP_GROUPBY) ? wl_groupby_answer(w, acc) :
+                                            wl_acc_get(w, acc);
 }
 
 /* One iteration of a distributed variant: shuffle the table(s), compute. */

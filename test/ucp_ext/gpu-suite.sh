@@ -53,6 +53,11 @@
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
 #                 measured for GPU endpoints (libmgi's defaults suit CPU
 #                 endpoints)
+#   workloads_*   bench/workloads' mgi variant on a small data set (two
+#                 GPUs where there are, else one), every answer checked
+#                 against the CPU reference: Exchange, GroupBy and Join,
+#                 with the operators' steps in the shuffle's receives
+#                 (MGI_WL_MGI_FUSE) and after, tiles claimed and static
 #
 set -uo pipefail
 
@@ -250,6 +255,31 @@ for r in per-block global; do
             sorter -r $r -c $c -s 64 -n 16777216 -b 32 -T $T
     done
 done
+
+# the workloads program's MGI variant (bench/workloads), 1/16 GiB of
+# lineitem per GPU, every answer checked against its CPU reference (exit
+# status 1 otherwise): the Exchange, GroupBy after the shuffle and in its
+# receives (MGI_WL_MGI_FUSE=2), the Join in the receives (the default) and
+# after (=0), each with the blocks claiming tiles and with static shares
+# (run.sh's ring set for GPU endpoints; a step passes only on a verified
+# answer: a variant whose setup fails is reported absent, exit status 0)
+wg=$(( ngpu >= 2 ? 2 : 1 ))
+wl=(env MGI_SORTER_BLOCKS=32 MGI_SORTER_THREADS=512 MGI_SEG_SIZE=131072
+    MGI_STAGE_DEPTH=16 MGI_RECV_DEPTH=1024 MGI_SORT_DEPTH=256
+    MGI_MOVER_BATCH=32 MGI_FINAL_DEPTH=64 MGI_SORT_RINGS=4
+    bash -c 'set -o pipefail; "$@" | tee /dev/stderr | grep "verify=ok" > /dev/null'
+    workloads mgi_workloads --gpus $wg --gib 0.0625 --iters 1 --warmup 1
+    --variant mgi)
+step workloads_exchange 100 "${wl[@]}" --op exchange
+MGI_WL_MGI_DYNAMIC=0 step workloads_exchange_static 100 "${wl[@]}" \
+    --op exchange
+step workloads_groupby 100 "${wl[@]}" --op groupby
+MGI_WL_MGI_FUSE=2 step workloads_groupby_fused 100 "${wl[@]}" --op groupby
+MGI_WL_MGI_FUSE=2 step workloads_groupby_fused_zipf 100 "${wl[@]}" \
+    --op groupby --zipf 1.5
+step workloads_join_fused 100 "${wl[@]}" --op join
+MGI_WL_MGI_FUSE=0 MGI_WL_MGI_DYNAMIC=0 step workloads_join 100 "${wl[@]}" \
+    --op join
 
 echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
 suite_t0 )) s; results: $out/results.jsonl"
