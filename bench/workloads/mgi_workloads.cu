@@ -462,9 +462,6 @@ enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */
     WL_MGI_TABLE_FULL = 1u << 4
 };
 
-/* What a shuffle kernel's receives do with the tuples they take: copy
- * them into t->recv, or (MGI_WL_MGI_FUSE) the operator's own step on each
- * tuple where it lies in the final ring, while the shuffle goes on */
 /* MGI_WL_MGI_FUSE: which operators run their step in the shuffle's
  * receives.  The Join by default: on one H100 its build and probe there
  * took 6.3-6.5 against 7.3-7.5 ms a Join (the stand-in for two GPUs 16.4-
@@ -481,6 +478,9 @@ enum {
     WL_FUSE_ALL     /* 2: the Join and GroupBy */
 };
 
+/* What a shuffle kernel's receives do with the tuples they take: copy
+ * them into t->recv, or (MGI_WL_MGI_FUSE) the operator's own step on each
+ * tuple where it lies in the final ring, while the shuffle goes on */
 enum {
     WL_C_COPY,      /* into t->recv (Exchange, and the unfused operators) */
     WL_C_GROUPBY,   /* lineitem into the GroupBy table */

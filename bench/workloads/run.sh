@@ -29,12 +29,12 @@
 #                    tuple per thread per mgi_dev_send_block)
 #   MGI_DEV_TILE_BATCH payload bytes of a tile send's messages (the
 #                    program's default 65528; 0: a message per tuple)
-#   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
-#                    (default 8; 0: only when its stage ring is full)
 #   MGI_WL_MGI_DYNAMIC 1 (default): user blocks claim input tiles as they
 #                    go; 0: each its own share
 #   MGI_WL_MGI_FUSE  operators whose step runs in the shuffle's receives:
 #                    1 (default) the Join, 2 GroupBy too, 0 none
+#   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
+#                    (default 8; 0: only when its stage ring is full)
 #                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
 #                    MGI_TIMEOUT_MS, ...) pass through
 #   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run

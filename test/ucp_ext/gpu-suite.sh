@@ -257,12 +257,13 @@ for r in per-block global; do
 done
 
 # the workloads program's MGI variant (bench/workloads), 1/16 GiB of
-# lineitem per GPU, every answer checked against its CPU reference (exit
-# status 1 otherwise): the Exchange, GroupBy after the shuffle and in its
-# receives (MGI_WL_MGI_FUSE=2), the Join in the receives (the default) and
-# after (=0), each with the blocks claiming tiles and with static shares
-# (run.sh's ring set for GPU endpoints; a step passes only on a verified
-# answer: a variant whose setup fails is reported absent, exit status 0)
+# lineitem per GPU, run.sh's ring set for GPU endpoints: the Exchange,
+# GroupBy after the shuffle and in its receives (MGI_WL_MGI_FUSE=2, also
+# at Zipf 1.5), the Join in the receives (the default) and after (=0);
+# tiles claimed (the default), and static shares for the Exchange and the
+# unfused Join. A step passes only on a "verify=ok" line (the answer
+# matched the CPU reference): a variant whose setup fails is reported
+# absent with exit status 0.
 wg=$(( ngpu >= 2 ? 2 : 1 ))
 wl=(env MGI_SORTER_BLOCKS=32 MGI_SORTER_THREADS=512 MGI_SEG_SIZE=131072
     MGI_STAGE_DEPTH=16 MGI_RECV_DEPTH=1024 MGI_SORT_DEPTH=256
