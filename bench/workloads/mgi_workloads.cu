@@ -435,7 +435,9 @@ typedef struct {
  * bench/results/2026-11-22-h200x2-sorter-room.txt) */
 #define WL_MGI_THREADS  1024   /* default ($MGI_WL_MGI_THREADS) */
 #define WL_MGI_MAX_THREADS 1024
-#define WL_MGI_RECV     65536   /* tuples a receive call takes at most:
+#define WL_MGI_RECV_MAX (1u << 22) /* MGI_WL_MGI_RECV_TUPLES at most */
+#define WL_MGI_RECV     65536   /* tuples a receive call takes at most
+                                 * (default of MGI_WL_MGI_RECV_TUPLES):
                                  * a call costs barriers and ring reads,
                                  * so each should take much */
 #define WL_MGI_COUNT_ILP 4      /* keys a thread loads at once to count */
@@ -538,6 +540,8 @@ typedef struct {
     unsigned       blocks;                  /* user blocks = stage rings */
     unsigned       threads;                 /* per user block */
     unsigned       recv_every;              /* a receive every N sends */
+    unsigned       recv_tuples;             /* most tuples a receive call
+                                               takes (MGI_WL_MGI_RECV_TUPLES) */
     unsigned       dynamic;                 /* MGI_WL_MGI_DYNAMIC: blocks
                                                claim tiles as they go */
     unsigned       fuse;                    /* MGI_WL_MGI_FUSE (WL_FUSE_*) */
@@ -1067,14 +1071,15 @@ typedef struct {
  * Returns bytes, 0 or MGI_DEV_EOF (the same in every thread). */
 template <bool P, int C>
 static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
-                                  uint64_t cap, wl_mgi_res_t *res,
-                                  unsigned long long *pf, wl_fuse_t &fz)
+                                  uint64_t cap, unsigned rmax,
+                                  wl_mgi_res_t *res, unsigned long long *pf,
+                                  wl_fuse_t &fz)
 {
     const long long c0 = wl_prof_t0<P>();
     int n;
 
     if (C == WL_C_COPY) {
-        n = mgi_dev_recv_block_to(h, WL_MGI_RECV * sizeof(*recv),
+        n = mgi_dev_recv_block_to(h, rmax,
             [&](uint32_t bytes, uint32_t) -> void* {
                 const unsigned long long k = bytes / sizeof(*recv);
                 const unsigned long long base = atomicAdd(&res->received, k);
@@ -1087,7 +1092,7 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
                 return recv + base;
             });
     } else {
-        n = mgi_dev_recv_block_each(h, WL_MGI_RECV * sizeof(*recv),
+        n = mgi_dev_recv_block_each(h, rmax,
             [&](const char *p, unsigned) {
                 const mgi_wl_tuple_t *x = (const mgi_wl_tuple_t*)p;
                 const int64_t k = x->key, v = x->val;
@@ -1128,7 +1133,7 @@ template <bool P, int C>
 static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
                                        unsigned *sends, unsigned recv_every,
                                        mgi_wl_tuple_t *recv, uint64_t cap,
-                                       wl_mgi_res_t *res,
+                                       unsigned rmax, wl_mgi_res_t *res,
                                        unsigned long long deadline,
                                        unsigned long long *pf, wl_fuse_t &fz)
 {
@@ -1136,11 +1141,11 @@ static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
     wl_prof_count<P>(pf, WL_P_FULL, !ok);
     if (ok) {
         if ((recv_every > 0) && ((++*sends % recv_every) == 0)) {
-            wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
+            wl_mgi_recv<P, C>(h, recv, cap, rmax, res, pf, fz);
         }
         return 0;
     }
-    wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
+    wl_mgi_recv<P, C>(h, recv, cap, rmax, res, pf, fz);
     return wl_mgi_late(deadline) ? WL_MGI_LATE_SEND : 0;
 }
 
@@ -1159,9 +1164,9 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
                       wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
                       wl_mgi_res_t *res, unsigned recv_every,
-                      unsigned long long timeout_ns, unsigned tile,
-                      unsigned dynamic, wl_slot_t *tab, uint64_t mask,
-                      unsigned long long *acc)
+                      unsigned rmax, unsigned long long timeout_ns,
+                      unsigned tile, unsigned dynamic, wl_slot_t *tab,
+                      uint64_t mask, unsigned long long *acc)
 {
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
     __shared__ uint32_t flush_state;
@@ -1237,7 +1242,8 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                                                 (unsigned)(cnt - done), tdst);
                 wl_prof_add<P>(pf, WL_P_SEND, c0);
                 flags = wl_mgi_sent<P, C>(h, took > 0, &sends, recv_every,
-                                          recv, cap, res, deadline, pf, fz);
+                                          recv, cap, rmax, res, deadline, pf,
+                                          fz);
             }
             __syncthreads();        /* every thread has read s_tile */
             if (threadIdx.x == 0) {
@@ -1263,7 +1269,7 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
             r     = __syncthreads_or(r > 0);
             wl_prof_add<P>(pf, WL_P_SEND, c0);
             flags = wl_mgi_sent<P, C>(h, r, &sends, recv_every, recv, cap,
-                                      res, deadline, pf, fz);
+                                      rmax, res, deadline, pf, fz);
         } while (!r && (flags == 0));
     }
     /* every block flushes once (a source's EOF counts its blocks), and
@@ -1275,14 +1281,14 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
         pf[WL_P_GOT_SENT] = pf[WL_P_GOT];
     }
     while ((flags == 0) && !mgi_dev_flush_nb(h, &flush_state)) {
-        wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
+        wl_mgi_recv<P, C>(h, recv, cap, rmax, res, pf, fz);
         if (wl_mgi_late(deadline)) {
             flags = WL_MGI_LATE_FLUSH;
         }
     }
     wl_prof_when<P>(res, WL_T_FLUSHED);
     while (flags == 0) {
-        r = wl_mgi_recv<P, C>(h, recv, cap, res, pf, fz);
+        r = wl_mgi_recv<P, C>(h, recv, cap, rmax, res, pf, fz);
         if (r == MGI_DEV_EOF) {
             break;
         }
@@ -1589,10 +1595,17 @@ static int wl_mgi_init(wl_rank_t *w)
                        &m->tile) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_RECV_EVERY", WL_MGI_RECV_EVERY,
                        1u << 20, &m->recv_every) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_RECV_TUPLES", WL_MGI_RECV,
+                       WL_MGI_RECV_MAX, &m->recv_tuples) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_DYNAMIC", 1, 1, &m->dynamic) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_FUSE", WL_FUSE_JOIN, WL_FUSE_ALL,
                        &m->fuse) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_PROFILE", 0, 1, &m->profile) == 0);
+    if (ok && (m->recv_tuples == 0)) {
+        fprintf(stderr, "mgi_workloads rank %d: MGI_WL_MGI_RECV_TUPLES=0: "
+                "a receive call must take at least one tuple\n", w->me);
+        ok = 0;
+    }
     mgi_context_params_init(&p);
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
         p.tuple_size = sizeof(mgi_wl_tuple_t);
@@ -1846,6 +1859,7 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
                                           w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
             t->cap, m->d_res, m->recv_every,
+            m->recv_tuples * (unsigned)sizeof(mgi_wl_tuple_t),
             (unsigned long long)m->timeout_ms * 1000000ull, m->tile,
             m->dynamic, w->table, w->table_size - 1, w->d_acc);
     WL_CUDA(cudaGetLastError());

@@ -29,6 +29,8 @@
 #                    tuple per thread per mgi_dev_send_block)
 #   MGI_DEV_TILE_BATCH payload bytes of a tile send's messages (the
 #                    program's default 65528; 0: a message per tuple)
+#   MGI_WL_MGI_RECV_TUPLES  most tuples a receive call takes (default
+#                    65536)
 #   MGI_WL_MGI_DYNAMIC 1 (default): user blocks claim input tiles as they
 #                    go; 0: each its own share
 #   MGI_WL_MGI_FUSE  operators whose step runs in the shuffle's receives:
