@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # (ARGS: more mgi_workloads options, VARIANT: its --variant, default mgi)
+# (WL: the mgi_workloads binary, default bundle/bin/mgi_workloads)
 # run162: user-block shapes with the occupancy check, two ranks on one GPU
 # under MPS (LIST1) and one rank alone (LIST2); raw outputs in one file
 B=$PWD/bundle/bin
@@ -16,7 +17,7 @@ while read -r name v; do
   [ -z "$name" ] && continue
   echo "== $(date +%T) $name: ${OP:-exchange}, 2 ranks on one GPU, $v"
   echo "== $name" >> $R
-  "${set_[@]}" MGI_WL_SHARE_GPUS=1 MGI_STAGE_GROUPS=2 ${v//,/ } timeout 60 $B/mgi_workloads --op ${OP:-exchange} --variant ${VARIANT:-mgi} --gpus 2 --gib 0.5 --iters 3 --warmup 1 ${ARGS:-} > /tmp/o.txt 2>&1
+  "${set_[@]}" MGI_WL_SHARE_GPUS=1 MGI_STAGE_GROUPS=2 ${v//,/ } timeout 60 ${WL:-$B/mgi_workloads} --op ${OP:-exchange} --variant ${VARIANT:-mgi} --gpus 2 --gib 0.5 --iters 3 --warmup 1 ${ARGS:-} > /tmp/o.txt 2>&1
   cat /tmp/o.txt >> $R
   grep -E "GB/s|# mgi|rror|FAIL|fit" /tmp/o.txt | cut -c1-400
 done <<LIST
@@ -27,7 +28,7 @@ while read -r name v; do
   [ -z "$name" ] && continue
   echo "== $(date +%T) one GPU $name: ${OP:-exchange}, $v"
   echo "== one $name" >> $R
-  "${set_[@]}" ${v//,/ } timeout 60 $B/mgi_workloads --op ${OP:-exchange} --variant ${VARIANT:-mgi} --gpus 1 --gib 0.5 --iters 3 --warmup 1 ${ARGS:-} > /tmp/o.txt 2>&1
+  "${set_[@]}" ${v//,/ } timeout 60 ${WL:-$B/mgi_workloads} --op ${OP:-exchange} --variant ${VARIANT:-mgi} --gpus 1 --gib 0.5 --iters 3 --warmup 1 ${ARGS:-} > /tmp/o.txt 2>&1
   cat /tmp/o.txt >> $R
   grep -E "GB/s|# mgi|rror|FAIL|fit" /tmp/o.txt | cut -c1-400
 done <<LIST
