@@ -561,7 +561,7 @@ static ucs_status_t mgi_ch_agree_id(mgi_context_t *ctx, mgi_channel_t *ch,
     int k = mgi_ch_common_id(ctx, all);
     ucs_status_t status = UCS_OK;
     mgi_ch_id_t old = ch->id;
-    int32_t mine, st[MGI_MAX_RANKS + 1];
+    int32_t mine, st[MGI_MAX_RANKS];    /* ctx->size <= MGI_MAX_RANKS */
     mgi_ep_t *ep;
     unsigned i;
     int r;

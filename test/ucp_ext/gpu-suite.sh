@@ -257,7 +257,8 @@ for r in per-block global; do
 done
 
 # the workloads program's MGI variant (bench/workloads), 1/16 GiB of
-# lineitem per GPU, run.sh's ring set for GPU endpoints: the Exchange,
+# lineitem per GPU, run.sh's ring set for GPU endpoints (the wide set, 512
+# sorter threads, 64-segment final rings): the Exchange,
 # GroupBy after the shuffle and in its receives (MGI_WL_MGI_FUSE=2, also
 # at Zipf 1.5), the Join in the receives (the default) and after (=0);
 # tiles claimed (the default), and static shares for the Exchange and the
@@ -265,9 +266,7 @@ done
 # matched the CPU reference): a variant whose setup fails is reported
 # absent with exit status 0.
 wg=$(( ngpu >= 2 ? 2 : 1 ))
-wl=(env MGI_SORTER_BLOCKS=32 MGI_SORTER_THREADS=512 MGI_SEG_SIZE=131072
-    MGI_STAGE_DEPTH=16 MGI_RECV_DEPTH=1024 MGI_SORT_DEPTH=256
-    MGI_MOVER_BATCH=32 MGI_FINAL_DEPTH=64 MGI_SORT_RINGS=4
+wl=("${wide[@]}" MGI_SORTER_THREADS=512 MGI_FINAL_DEPTH=64
     bash -c 'set -o pipefail; "$@" | tee /dev/stderr | grep "verify=ok" > /dev/null'
     workloads mgi_workloads --gpus $wg --gib 0.0625 --iters 1 --warmup 1
     --variant mgi)

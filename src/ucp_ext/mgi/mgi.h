@@ -222,10 +222,11 @@ ucs_status_t mgi_ep_delete(mgi_context_h ctx, mgi_ep_id_t ep);
 ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
                            mgi_ch_id_t *ch_p);
 /* Local: fails with UCS_ERR_BUSY until every local source flushed and
- * every local destination saw EOF and drained the channel. The id is
- * gone at once (free for a later channel once freed here); the channel's memory (final rings for the next channel)
- * is freed once the local sorters have gone through their rounds since,
- * by the next mgi_ch_create or mgi_ep_delete, which wait for that. */
+ * every local destination saw EOF and drained the channel. The id leaves
+ * the tables at once; it and the channel's memory (its final rings go to
+ * the next channel) are freed once the local sorters have gone through
+ * their rounds since, by the next mgi_ch_create or mgi_ep_delete, which
+ * wait for that. */
 ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t ch);
 ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t dst,
                           mgi_ch_attr_t *attr);
