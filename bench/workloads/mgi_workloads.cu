@@ -505,6 +505,8 @@ enum {
     WL_P_EMPTY,
     WL_P_GOT,       /* tuples received, and of them */
     WL_P_GOT_SENT,  /* by the end of the block's sending */
+    WL_P_RECV_NONE, /* cycles of the receive calls that found nothing */
+    WL_P_ROUNDS,    /* rounds the receive calls that took tuples made */
     WL_P_N
 };
 
@@ -1088,6 +1090,8 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
                 const unsigned long long k = bytes / sizeof(*recv);
                 const unsigned long long base = atomicAdd(&res->received, k);
 
+                wl_prof_count<P>(pf, WL_P_ROUNDS, 1);
+
                 if (base + k > cap) {
                     /* taken and dropped: the run fails on the flag */
                     atomicOr(&res->flags, (unsigned)WL_MGI_OVERFLOW);
@@ -1123,6 +1127,9 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
         }
     }
     wl_prof_add<P>(pf, WL_P_RECV, c0);
+    if (n == 0) {
+        wl_prof_add<P>(pf, WL_P_RECV_NONE, c0);
+    }
     wl_prof_count<P>(pf, WL_P_RECVS, 1);
     wl_prof_count<P>(pf, WL_P_EMPTY, n == 0);
     return n;
@@ -1695,14 +1702,24 @@ static void wl_mgi_print_profile(const wl_rank_t *w)
            "shuffle; %.1f%% counting, %.1f%% in sends (%llu calls, %llu "
            "found the stage ring full, %.1f k cycles per call), %.1f%% in "
            "receives (%llu calls, %llu found nothing, %.1f k cycles per "
-           "call, copying to the output included); %.1f%% after the last "
-           "send\n", w->me,
+           "call, copying to the output included; %.1f%% in the calls that "
+           "found nothing, %.1f k cycles each; the others %.1f k cycles "
+           "each, %.2f rounds each); %.1f%% after the last send\n", w->me,
            all / 1e3 / m->blocks / m->shuffles,
            100.0 * f[WL_P_COUNT] / all, 100.0 * f[WL_P_SEND] / all,
            f[WL_P_SENDS], f[WL_P_FULL],
            (f[WL_P_SENDS] > 0) ? f[WL_P_SEND] / 1e3 / f[WL_P_SENDS] : 0.0,
            100.0 * f[WL_P_RECV] / all, f[WL_P_RECVS], f[WL_P_EMPTY],
            (f[WL_P_RECVS] > 0) ? f[WL_P_RECV] / 1e3 / f[WL_P_RECVS] : 0.0,
+           100.0 * f[WL_P_RECV_NONE] / all,
+           (f[WL_P_EMPTY] > 0) ? f[WL_P_RECV_NONE] / 1e3 / f[WL_P_EMPTY] :
+                                 0.0,
+           (f[WL_P_RECVS] > f[WL_P_EMPTY]) ?
+               (f[WL_P_RECV] - f[WL_P_RECV_NONE]) / 1e3 /
+               (f[WL_P_RECVS] - f[WL_P_EMPTY]) : 0.0,
+           (f[WL_P_RECVS] > f[WL_P_EMPTY]) ?
+               (double)f[WL_P_ROUNDS] / (f[WL_P_RECVS] - f[WL_P_EMPTY]) :
+               0.0,
            100.0 * f[WL_P_TAIL] / all);
     for (k = 0; k < 2 * WL_T_N; ++k) {
         us[k] = (m->when_n[k / 2] > 0) ? m->when_us[k] / m->when_n[k / 2] :
