@@ -76,6 +76,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->sort_rings       = 1;
     p->recv_zcopy       = 0;
     p->loop_direct      = 1;
+    p->stage_zcopy      = 1;
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
 
@@ -113,6 +114,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
     mgi_env_uint("MGI_RECV_ZCOPY", &p->recv_zcopy);
     mgi_env_uint("MGI_LOOP_DIRECT", &p->loop_direct);
+    mgi_env_uint("MGI_STAGE_ZCOPY", &p->stage_zcopy);
     mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
 }
@@ -155,6 +157,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: eof_alone (MGI_EOF_ALONE) %u: 0 (an EOF in "
                   "its tuples' sort segment) or 1 (in a segment of its own)",
                   p->eof_alone);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->stage_zcopy > 1) {
+        ucs_error("mgi context: stage_zcopy (MGI_STAGE_ZCOPY) %u: 0 (copy "
+                  "whole stage segments into final rings) or 1 (by "
+                  "reference)", p->stage_zcopy);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->recv_zcopy > 1) {

@@ -579,6 +579,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.coalesce     = ctx->params.sorter_coalesce;
     dep.recv_zcopy   = ctx->params.recv_zcopy;
     dep.loop_direct  = ctx->params.loop_direct;
+    dep.stage_zcopy  = ctx->params.stage_zcopy;
     dep.eof_alone    = ctx->params.eof_alone;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
@@ -648,9 +649,11 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
              (ctx->params.sorter_coalesce == 1) ? "coalesced" :
              "in segment order (runs) or coalesced",
              ctx->params.recv_zcopy ? "by reference" : "copied",
-             ctx->params.loop_direct ? "(whole) straight to final rings "
-             "when the lane holds nothing of their stage ring" :
-             "through the loopback lane",
+             !ctx->params.loop_direct ? "through the loopback lane" :
+             ctx->params.stage_zcopy ? "(whole) straight to final rings, "
+             "by reference, when the lane holds nothing of their stage ring" :
+             "(whole) straight to final rings when the lane holds nothing "
+             "of their stage ring",
              ctx->params.eof_alone ? "in segments of their own" :
              "in their tuples' segments");
     return UCS_OK;
@@ -670,7 +673,8 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
     }
     ucs_info("mgi ep %u: sorter totals: %llu rounds, %llu tuples sorted and "
              "%llu stage segments moved whole (%llu of them to the loopback "
-             "lane, %llu straight to final rings), %llu EOFs for this "
+             "lane, %llu straight to final rings, %llu of those by "
+             "reference), %llu EOFs for this "
              "endpoint counted without the lane, %llu send passes blocked "
              "(target full) and %llu left "
              "waiting for it, %llu lane jobs (%llu whole moves copied, "
@@ -678,7 +682,8 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
              "rounds with nothing ready, %llu with the final ring full",
              ep->id, t[MGI_GS_ROUNDS], t[MGI_GS_SORTED],
              t[MGI_GS_STAGE_WHOLE], t[MGI_GS_LOOP_WHOLE],
-             t[MGI_GS_LOOP_DIRECT], t[MGI_GS_LOOP_EOF], t[MGI_GS_SEND_FULL],
+             t[MGI_GS_LOOP_DIRECT], t[MGI_GS_STAGE_REFS], t[MGI_GS_LOOP_EOF],
+             t[MGI_GS_SEND_FULL],
              t[MGI_GS_SEND_WAIT], t[MGI_GS_JOBS], t[MGI_GS_CHUNKS],
              t[MGI_GS_LANE_EOFS], t[MGI_GS_LANE_EMPTY],
              t[MGI_GS_FINAL_FULL]);

@@ -170,6 +170,7 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(STAGE_WHOLE)  /* stage segments moved whole (sort ring or loopback) */ \
     _(LOOP_WHOLE)   /*   of those, to the loopback lane */ \
     _(LOOP_DIRECT)  /*   of those, straight to a final ring */ \
+    _(STAGE_REFS)   /*     of those, by reference (MGI_STAGE_ZCOPY) */ \
     _(LOOP_EOF)     /* EOFs for this endpoint counted without the lane */ \
     _(WHOLE_TRIES)  /* whole stage moves tried, and their cycles in: */ \
     _(C_WRES)       /*   reserving (or not), */ \
@@ -284,6 +285,13 @@ typedef struct mgi_gpu_dep {
      * that stage ring (mgi_gpu_lane_passed); 0: through the loopback lane
      * (MGI_LOOP_DIRECT) */
     uint32_t          loop_direct;
+    /* 1 (with loop_direct): such a whole stage segment goes to its final
+     * ring by reference (MGI_SEG_REF) instead of being copied there: the
+     * consumer reads it in the stage ring, and the stage ring's slot is
+     * released once it did (MGI_SEG_READ in the segment's commit word;
+     * mgi_gpu_stage_retire), its RHead held meanwhile while the sorter
+     * passes the segments behind it (ring->cons_held) (MGI_STAGE_ZCOPY) */
+    uint32_t          stage_zcopy;
     /* 1: a block's EOF goes into a sort segment (or the loopback lane) of
      * its own, marked MGI_SEG_EOFS: the tuples before it keep their
      * segment whole, and the next hop counts it as a lane job, without a
@@ -399,6 +407,7 @@ typedef struct mgi_gpu_pass {
                                  * counts on from the block's start
                                  * (mgi_gpu_direct_final) */
     int           w_res;
+    int           w_ref;        /* the final ring takes it by reference */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -2034,6 +2043,46 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_direct_final(const mgi_gpu_dep_t *d,
     return (mgi_ring_cap(f) == cap) ? f : NULL;
 }
 
+/* Thread 0, send side, MGI_STAGE_ZCOPY: release the leading segments of
+ * stage ring `ring` that are done with (a final ring's consumer read it
+ * where it is, or it was passed behind such a one), in ring order, so
+ * the block that fills the ring gets them back. cons_off stays: it is
+ * the offset in the segment cons_held after RHead. */
+MGI_SDEV_INLINE void mgi_gpu_stage_retire(mgi_ring_t *ring)
+{
+    uint32_t c;
+
+    while (ring->cons_held > 0) {
+        c = ring->cons_tail;
+        if (mgi_ld_acq32(&mgi_ring_seg(ring, c)->commit) != MGI_SEG_READ) {
+            return;
+        }
+        mgi_ring_seg_recycle(ring, c);
+        ring->cons_head = c + 1;
+        ring->cons_held--;
+        mgi_st_rel32(&ring->cons_tail, c + 1);
+    }
+}
+
+/* Thread 0, send side: the stage segment `seg` being passed (cons_held
+ * after RHead) is done with; by_ref: a final ring refers to it, and its
+ * consumer says when it read it. Released at once where nothing is held
+ * before it, else marked read and released in ring order. */
+MGI_SDEV_INLINE void mgi_gpu_stage_done(mgi_ring_t *ring, mgi_seg_hdr_t *seg,
+                                        int by_ref)
+{
+    if (!by_ref && (ring->cons_held == 0)) {
+        mgi_ring_release(ring, 1);
+        return;
+    }
+    if (!by_ref) {
+        mgi_st_rel32(&seg->commit, MGI_SEG_READ);
+    }
+    ring->cons_held++;
+    ring->cons_off  = 0;
+    ring->cons_part = 0;
+}
+
 enum {
     MGI_GPU_WHOLE_NO = 0,    /* walk the segment */
     MGI_GPU_WHOLE_DONE,      /* moved */
@@ -2055,6 +2104,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     unsigned long long t1;
     mgi_ring_t *f = NULL;   /* thread 0: the final ring it goes to */
     mgi_gpu_dch_t *ch = NULL;
+    mgi_seg_ref_t *ref;
     int ret;
 
     if (MGI_TID == 0) {
@@ -2064,6 +2114,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             f         = mgi_gpu_direct_final(d, p, ch, ring, cap);
             p->w_ring = (f != NULL) ? f : p->w_ring;
         }
+        p->w_ref  = (f != NULL) && d->stage_zcopy;
         p->stat[MGI_GS_C_WROUTE] += MGI_CLOCK() - t0;
         /* a full segment's worth fits only a fresh segment, at 0 */
         p->w_res  = (p->w_ring != NULL) &&
@@ -2076,7 +2127,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         return MGI_GPU_WHOLE_NO;
     }
     t1 = MGI_CLOCK();
-    if (p->w_res) {
+    if (p->w_res && !p->w_ref) {
         mgi_gpu_copy_global(p, sseg, mgi_seg_payload(p->w_seg),
                             mgi_seg_payload(p->seg), cap);
         MGI_FENCE();
@@ -2088,7 +2139,14 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stat[MGI_GS_C_WRES]  += t1 - t0;
         p->stat[MGI_GS_C_WCOPY] += MGI_CLOCK() - t1;
         if (p->w_res) {
-            if (f == NULL) {
+            if (p->w_ref) {
+                /* the reference before the commit that shows it; the
+                 * consumer marks the stage segment read */
+                ref       = (mgi_seg_ref_t*)mgi_seg_payload(p->w_seg);
+                ref->seg  = p->seg;
+                ref->done = &p->seg->commit;
+                p->w_seg->reserved = MGI_SEG_REF;
+            } else if (f == NULL) {
                 /* before the commit; a final segment needs none (its
                  * consumer reads messages, and a mark there would say
                  * MGI_SEG_REF to it) */
@@ -2097,7 +2155,8 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);
             mgi_gpu_lane_dep(d, ring, p->w_ring, p->w_pos);
-            mgi_ring_release(ring, 1);
+            mgi_gpu_stage_done(ring, p->seg, p->w_ref);
+            p->stat[MGI_GS_STAGE_REFS] += p->w_ref;
             p->stat[MGI_GS_STAGE_WHOLE]++;
             p->stat[MGI_GS_LOOP_WHOLE] += (p->w_ring == mgi_gpu_loopback(d));
             p->stat[MGI_GS_LOOP_DIRECT] += (f != NULL);
@@ -2132,7 +2191,12 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         }
         MGI_SYNC(); /* everyone read the previous pass's decisions */
         if (tid == 0) {
-            p->seg       = mgi_ring_peek(ring, 0);
+            if (!recv_side && (ring->cons_held > 0)) {
+                mgi_gpu_stage_retire(ring);
+            }
+            /* stage rings: the first segment not passed yet */
+            p->seg       = mgi_ring_peek(ring, recv_side ? 0 :
+                                               ring->cons_held);
             p->start     = ring->cons_off;
             p->wait_ring = NULL;
         }
@@ -2237,8 +2301,10 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             }
             if (ok) {
                 ring->cons_off = p->end_off;
-                if (p->at_end) {
+                if (p->at_end && recv_side) {
                     mgi_ring_release(ring, 1);
+                } else if (p->at_end) {
+                    mgi_gpu_stage_done(ring, p->seg, 0);
                 }
             }
         }
@@ -2289,9 +2355,11 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     unsigned i;
 
     /* the stage rings this block owns, from the first with a segment ready
-     * (looked at by a thread each: most rounds find them all empty) */
+     * or segments held to release (looked at by a thread each: most rounds
+     * find them all empty) */
     i = mgi_gpu_first(p, nown, [&](uint32_t r) {
-        return mgi_ring_peek(d->stage[MGI_BID + r * MGI_NBLK], 0) != NULL;
+        mgi_ring_t *sr = d->stage[MGI_BID + r * MGI_NBLK];
+        return (sr->cons_held > 0) || (mgi_ring_peek(sr, 0) != NULL);
     });
     for (; i < nown; ++i) {
         progress |= mgi_gpu_ring(d, b, p, e, sseg,

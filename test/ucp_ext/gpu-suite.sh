@@ -43,6 +43,12 @@
 #   *_zcopy       MGI_RECV_ZCOPY=1: whole segments from another endpoint
 #                 reach the final rings by reference and are read in the
 #                 receive lane
+#   *_stage_ref   whole stage segments for the endpoint itself reach the
+#                 final rings by reference (MGI_STAGE_ZCOPY=1, the
+#                 default) and are read in the stage ring: a stage group
+#                 per destination, so that they are whole, and tiny
+#                 rings, which fill with them
+#   *_stage_copy  MGI_STAGE_ZCOPY=0: those segments copied instead
 #   idle_copy     the application's copies within GPU 0 before, beside
 #                 and after an idle endpoint (a figure, always passes when
 #                 the copies end)
@@ -174,6 +180,21 @@ MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
 MGI_RECV_ZCOPY=1 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_zcopy 100 \
     mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -T $T
+# stage segments by reference (the default): read in the stage ring,
+# released in ring order once read, while the sorter passes the ones
+# behind them; tiny rings fill with them. And copied (MGI_STAGE_ZCOPY=0)
+MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
+    step shuffle_24B_1proc_tiny_rings_stage_ref 100 mgi_gpu_test shuffle \
+        -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
+MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
+    step groupby_2proc_tiny_rings_stage_ref 100 mgi_launch -n 2 -t 95 -- \
+        mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+MGI_STAGE_ZCOPY=0 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_stage_copy \
+    100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
+MGI_STAGE_ZCOPY=0 MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_stage_copy 100 \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
 # tile sends (mgi_dev_send_block_tile, -K tuples per thread a send): one
 # reservation per tile, sized to the room left in the block's segment;
 # with stage groups as block sends of a tuple per thread; with batched
@@ -280,6 +301,8 @@ MGI_WL_MGI_FUSE=2 step workloads_groupby_fused_zipf 100 "${wl[@]}" \
 step workloads_join_fused 100 "${wl[@]}" --op join
 MGI_WL_MGI_FUSE=0 MGI_WL_MGI_DYNAMIC=0 step workloads_join 100 "${wl[@]}" \
     --op join
+MGI_STAGE_ZCOPY=0 step workloads_exchange_stage_copy 100 "${wl[@]}" \
+    --op exchange
 
 echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
 suite_t0 )) s; results: $out/results.jsonl"

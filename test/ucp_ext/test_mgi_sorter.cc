@@ -297,14 +297,15 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
                 unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
                 int zcopy = 1, int loop_direct = 0, int eof_own = 0,
-                int eof_alone = 1)
+                int eof_alone = 1, int stage_zcopy = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop);
-    long refs_read = 0;
+    long refs_read = 0, stage_refs_read = 0;
 
     f.dep.stage_passes = stage_passes;
     f.dep.recv_zcopy   = zcopy; /* MGI_RECV_ZCOPY */
     f.dep.loop_direct  = loop_direct; /* MGI_LOOP_DIRECT */
+    f.dep.stage_zcopy  = stage_zcopy; /* MGI_STAGE_ZCOPY */
     f.dep.eof_alone    = eof_alone;   /* MGI_EOF_ALONE */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
@@ -502,7 +503,30 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             while ((seg = mgi_ring_peek_data(fr)) != NULL) {
                 uint32_t off = 0, cap = mgi_ring_cap(fr);
                 mgi_msg_hdr_t *h;
-                if (seg != mgi_ring_seg(fr, fr->cons_tail)) {
+                int in_stage = -1;
+                for (unsigned s = 0; s < 2; ++s) {
+                    const char *r0 = (const char*)f.dep.stage[s] +
+                                     MGI_RING_HDR_SIZE;
+                    if (((const char*)seg >= r0) &&
+                        ((const char*)seg < r0 + (size_t)f.dep.stage[s]->size *
+                                                 f.dep.stage[s]->seg_size)) {
+                        in_stage = (int)s;
+                    }
+                }
+                if (in_stage >= 0) {
+                    /* a whole stage segment by reference: full, not yet
+                     * read, and its stage ring not past it */
+                    mgi_ring_t *sr = f.dep.stage[in_stage];
+                    ASSERT_TRUE(stage_zcopy && loop_direct);
+                    ASSERT_EQ(mgi_ring_cap(sr), seg->commit);
+                    ASSERT_LT((uint32_t)(((const char*)seg -
+                                          ((const char*)sr +
+                                           MGI_RING_HDR_SIZE)) /
+                                         sr->seg_size -
+                                         (sr->cons_tail & sr->mask)) &
+                              sr->mask, sr->cons_held);
+                    stage_refs_read++;
+                } else if (seg != mgi_ring_seg(fr, fr->cons_tail)) {
                     /* a reference: into lane 1, never the loopback lane */
                     ASSERT_TRUE(zcopy);
                     ASSERT_GE((char*)seg, (char*)lane1);
@@ -535,6 +559,25 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                         (f.dep.stage[1]->flush_done == 1);
             ASSERT_LE(done, std::min(eof_seen_hop[0], eof_seen_hop[1]));
         }
+    }
+    /* a few more rounds: every stage segment released, references read
+     * included (MGI_STAGE_ZCOPY retires them in ring order) */
+    for (int k = 0; k < 8; ++k) {
+        f.round(nblk);
+    }
+    for (unsigned s = 0; s < 2; ++s) {
+        EXPECT_EQ(0u, f.dep.stage[s]->cons_held) << "stage ring " << s;
+        EXPECT_EQ(f.dep.stage[s]->prod_tail, f.dep.stage[s]->cons_tail)
+            << "stage ring " << s;
+    }
+    printf("stage segments read by reference: %ld (%llu sent so)\n",
+           stage_refs_read, f.stat(MGI_GS_STAGE_REFS));
+    EXPECT_EQ((unsigned long long)stage_refs_read, f.stat(MGI_GS_STAGE_REFS));
+    if (stage_zcopy && loop_direct && stretch) {
+        EXPECT_GT(stage_refs_read, 0);
+        EXPECT_EQ(f.stat(MGI_GS_LOOP_DIRECT), f.stat(MGI_GS_STAGE_REFS));
+    } else if (!stage_zcopy) {
+        EXPECT_EQ(0, stage_refs_read);
     }
     EXPECT_EQ(expect_final, got_final);
     EXPECT_EQ(expect_hop[0], got_hop[0]);
@@ -876,6 +919,42 @@ TEST(mgi_sorter, loop_direct_self_only_8_threads)
 TEST(mgi_sorter, self_only_through_lane_8_threads)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, -1, 1, 0, 1, 0);
+}
+
+/* MGI_STAGE_ZCOPY=1: those whole stage segments reach the final rings by
+ * reference; the consumer reads them in the stage ring, whose slots come
+ * back in ring order once read, while the sorter passes (walks, moves,
+ * counts the EOF of) the segments behind them */
+TEST(mgi_sorter, stage_zcopy_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 64, 1, 0, 1, 1, 0, 1, 1);
+}
+
+TEST(mgi_sorter, stage_zcopy_tiny_rings_8_threads)
+{
+    run_sorter(256, 2, 2, 1, 2, 1500, 8, 0, 0, 16, 1, 0, 1, 1, 0, 1, 1);
+}
+
+TEST(mgi_sorter, stage_zcopy_lane_ctl_32_threads_2_passes)
+{
+    run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 2, 0, 1, 0, 1, 1);
+}
+
+TEST(mgi_sorter, stage_zcopy_self_only_8_threads)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, -1, 1, 0, 1, 1, 0, 1, 1);
+}
+
+TEST(mgi_sorter, stage_zcopy_eof_own_tiny_rings_8_threads)
+{
+    run_sorter(256, 2, 2, 1, 2, 1500, 8, 0, 0, 16, 1, 0, 1, 1, 1, 1, 1);
+}
+
+/* without MGI_LOOP_DIRECT nothing goes by reference: it only takes the
+ * direct moves */
+TEST(mgi_sorter, stage_zcopy_through_lane_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 64, 1, 0, 1, 0, 0, 1, 1);
 }
 
 /* the remote source's EOF in a segment of its own (MGI_SEG_EOFS), as a GPU

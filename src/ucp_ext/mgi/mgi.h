@@ -147,6 +147,12 @@ typedef struct mgi_context_params {
                                      the loopback lane holds nothing of
                                      the block's stage ring; 0: through
                                      the loopback lane [MGI_LOOP_DIRECT] */
+    unsigned    stage_zcopy;      /* GPU endpoints with loop_direct: 1:
+                                     such a stage segment reaches its
+                                     final ring by reference, read by
+                                     the consumer in the stage ring
+                                     (whose slot waits for it); 0:
+                                     copied, 1 [MGI_STAGE_ZCOPY] */
     unsigned    eof_alone;        /* GPU endpoints: 1: a block's EOF goes
                                      to a next hop in a sort segment of
                                      its own, counted there in lane

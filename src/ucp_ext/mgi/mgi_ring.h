@@ -262,7 +262,12 @@ typedef struct mgi_ring {
     uint32_t cons_dep;      /* consumer-private: the RHead an output ring
                                must reach before this ring's next input
                                may pass it by (see the GPU sorter) */
-    uint8_t  cons_pad[MGI_RING_LINE - 7 * sizeof(uint32_t) - sizeof(void*)];
+    uint32_t cons_held;     /* consumer-private: segments after RHead
+                               passed on but not released yet, waiting
+                               for MGI_SEG_READ (GPU sorter, stage rings
+                               with MGI_STAGE_ZCOPY); cons_off is then the
+                               offset in the segment after them */
+    uint8_t  cons_pad[MGI_RING_LINE - 8 * sizeof(uint32_t) - sizeof(void*)];
     /* constant line: set once by mgi_ring_init */
     uint32_t size;          /* segments, a power of two */
     uint32_t mask;
@@ -419,9 +424,10 @@ MGI_INLINE void mgi_seg_write_pad(mgi_seg_hdr_t *seg, uint32_t off,
 #define MGI_SEG_MIXED           0xffffffffu
 
 /* A segment of a final ring that refers to a segment elsewhere (a receive
- * lane's, on the same GPU) instead of holding messages: its payload starts
- * with an mgi_seg_ref_t. The consumer reads the messages where they are
- * and, once it drained them, stores 1 into *done before it releases the
+ * lane's or a stage ring's, on the same GPU) instead of holding messages:
+ * its payload starts with an mgi_seg_ref_t. The consumer reads the
+ * messages where they are and, once it drained them, stores MGI_SEG_READ
+ * into *done before it releases the
  * final segment (mgi_ring_peek_data, mgi_ring_release_data). Not a mark:
  * a key's destination is never MGI_EP_ID_ALL (a broadcast marks MIXED). */
 #define MGI_SEG_REF             0xfffffffeu
@@ -439,8 +445,15 @@ MGI_INLINE void mgi_seg_write_pad(mgi_seg_hdr_t *seg, uint32_t off,
 
 typedef struct mgi_seg_ref {
     mgi_seg_hdr_t *seg;   /* the segment holding the messages */
-    uint32_t      *done;  /* set to 1 by the consumer once drained */
+    uint32_t      *done;  /* set to MGI_SEG_READ by the consumer once
+                           * drained */
 } mgi_seg_ref_t;
+
+/* What a consumer stores into mgi_seg_ref_t::done once it drained the
+ * referred segment: a lane job's `done`, or the referred stage segment's
+ * own `commit` word (a full segment's is its capacity, a multiple of 16,
+ * and 0 once recycled: 1 is neither) */
+#define MGI_SEG_READ            1u
 
 /* The mark key of a message: its (channel, destination), or MIXED. */
 MGI_INLINE uint32_t mgi_msg_key(const mgi_msg_hdr_t *h)
@@ -884,7 +897,8 @@ MGI_INLINE void mgi_ring_release_data(mgi_ring_t *r)
 
     if (seg->reserved == MGI_SEG_REF) {
         /* our reads of the referred segment before its owner reuses it */
-        mgi_st_rel32(((mgi_seg_ref_t*)mgi_seg_payload(seg))->done, 1);
+        mgi_st_rel32(((mgi_seg_ref_t*)mgi_seg_payload(seg))->done,
+                     MGI_SEG_READ);
     }
     mgi_ring_release(r, 1);
 }
