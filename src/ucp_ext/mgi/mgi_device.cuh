@@ -372,18 +372,20 @@ __device__ static inline char *mgi_dev_batch_at(char *msg0,
                                                 uint32_t cnt, unsigned per)
 {
     const unsigned ts = h->tuple_size;
-    const uint32_t mi = rank / per;
+    /* one batch holds them all in most calls: no division then */
+    const uint32_t mi = (cnt <= per) ? 0 : rank / per;
+    const uint32_t r  = rank - mi * per;
     char *msg         = msg0 + mi * mgi_msg_size(per * ts);
     mgi_msg_hdr_t hdr;
 
-    if ((rank % per) == 0) {
+    if (r == 0) {
         hdr.ch  = h->ch;
         hdr.dst = route;
         hdr.src = h->self;
         hdr.len = (uint16_t)(min(per, cnt - mi * per) * ts);
         *(mgi_msg_hdr_t*)msg = hdr;
     }
-    return msg + MGI_MSG_HDR_SIZE + (rank % per) * ts;
+    return msg + MGI_MSG_HDR_SIZE + r * ts;
 }
 
 /* The tuple itself there. */
@@ -1070,7 +1072,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     const uint64_t kmask = (h->key_size >= 8) ? ~0ull :
                            (1ull << (8 * h->key_size)) - 1;
     uint64_t v[U * WD], key;
-    uint32_t sl[U];
+    uint32_t sl[U], rk[U];
     uint32_t total, slot, rank, used, one, mkey = 0, mark = 0;
     unsigned base, i, u, k;
     int got;
@@ -1109,11 +1111,12 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         s_run[i] = 0;
     }
     __syncthreads();                        /* s_at1 read by all */
-    /* 1. tuples per destination */
+    /* 1. tuples per destination; from registers, each tuple's rank
+     * among its destination's is what the count handed it */
     if (W > 0) {
 #pragma unroll
         for (u = 0; u < U; ++u) {
-            mgi_dev_warp_take(mask, sl[u], s_cnt);
+            rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
         }
     }
     for (base = 0; (W == 0) && (nslot > 1) && (base < n);
@@ -1168,11 +1171,10 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     if (W > 0) {
 #pragma unroll
         for (u = 0; u < U; ++u) {
-            rank = mgi_dev_warp_take(mask, sl[u], s_run);
             if (sl[u] != MGI_DEV_NO_SLOT) {
                 at = mgi_dev_batch_at(s_msg[sl[u]], h,
-                                      mgi_dev_tile_route(h, sl[u], dst), rank,
-                                      s_cnt[sl[u]], per);
+                                      mgi_dev_tile_route(h, sl[u], dst),
+                                      rk[u], s_cnt[sl[u]], per);
 #pragma unroll
                 for (k = 0; k < WD; ++k) {
                     ((uint64_t*)at)[k] = v[u * WD + k];
