@@ -6,9 +6,12 @@
 #   1. the harness, every variant, one invocation per op and Zipf (#6)
 #   2. MGI_STAGE_ZCOPY 1 (the default) against 0, and MGI_WL_MGI_FUSE
 #      0/1/2, at 2 GiB a GPU, alternating
-#   3. #5's device send GPU0 -> GPU1 against the copy engine, 64 B and
+#   3. the block split: run.sh's 48 user + 48 sorter blocks against
+#      64 + 32, 96 + 32 and 80 + 48 (on the two-rank stand-in, 42 + 24
+#      beat 34 + 32 once the stage segments went by reference: run215)
+#   4. #5's device send GPU0 -> GPU1 against the copy engine, 64 B and
 #      16 B, a tuple per thread and tiles
-#   4. where the Exchange's time goes between the GPUs: the profile, the
+#   5. where the Exchange's time goes between the GPUs: the profile, the
 #      movers' and sorters' info lines
 O=${OUT:-/tmp}
 exec > >(tee -a $O/log.txt) 2>&1
@@ -23,6 +26,12 @@ for op in exchange join groupby; do
   for v in MGI_STAGE_ZCOPY=1 MGI_STAGE_ZCOPY=0 MGI_STAGE_ZCOPY=1 MGI_STAGE_ZCOPY=0 MGI_WL_MGI_FUSE=0 MGI_WL_MGI_FUSE=2; do
     echo "== $(date +%T) $op 2 GPUs mgi $v"
     env $v timeout 120 $B/mgi_workloads --gpus 2 --iters 3 --warmup 1 --op $op --gib 2 --variant mgi 2>&1 | grep -E "^$op|rror" | cut -c1-400
+  done
+done
+for op in exchange join; do
+  for v in BASE=1 MGI_SORTER_BLOCKS=32,MGI_WL_MGI_BLOCKS=64 MGI_SORTER_BLOCKS=32,MGI_WL_MGI_BLOCKS=96 MGI_SORTER_BLOCKS=48,MGI_WL_MGI_BLOCKS=80 BASE=1 MGI_SORTER_BLOCKS=32,MGI_WL_MGI_BLOCKS=64; do
+    echo "== $(date +%T) $op 2 GPUs mgi ${v//,/ }"
+    env ${v//,/ } timeout 120 $B/mgi_workloads --gpus 2 --iters 3 --warmup 1 --op $op --gib 2 --variant mgi 2>&1 | grep -E "^$op|# mgi: |rror" | cut -c1-300
   done
 done
 tuned=(env UCX_TLS=sm,self,cuda_mgi,cuda_copy MGI_SORTER_THREADS=512 MGI_SEG_SIZE=131072 MGI_STAGE_DEPTH=16 MGI_SORT_DEPTH=256 MGI_MOVER_BATCH=32 MGI_SORT_RINGS=4 MGI_RECV_DEPTH=1024 MGI_FINAL_DEPTH=64)
