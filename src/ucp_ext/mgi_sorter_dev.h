@@ -2043,11 +2043,11 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_direct_final(const mgi_gpu_dep_t *d,
     return (mgi_ring_cap(f) == cap) ? f : NULL;
 }
 
-/* Thread 0, send side, MGI_STAGE_ZCOPY: release the leading segments of
- * stage ring `ring` that are done with (a final ring's consumer read it
- * where it is, or it was passed behind such a one), in ring order, so
- * the block that fills the ring gets them back. cons_off stays: it is
- * the offset in the segment cons_held after RHead. */
+/* Thread 0, MGI_STAGE_ZCOPY: release the leading segments of stage ring
+ * `ring` that are done with (a final ring's consumer read it where it
+ * is, or it was passed behind such a one), in ring order, so the block
+ * that fills the ring gets them back. cons_off stays: it is the offset
+ * in the segment cons_held after RHead. Lanes hold none. */
 MGI_SDEV_INLINE void mgi_gpu_stage_retire(mgi_ring_t *ring)
 {
     uint32_t c;
@@ -2058,16 +2058,16 @@ MGI_SDEV_INLINE void mgi_gpu_stage_retire(mgi_ring_t *ring)
             return;
         }
         mgi_ring_seg_recycle(ring, c);
-        ring->cons_head = c + 1;
         ring->cons_held--;
-        mgi_st_rel32(&ring->cons_tail, c + 1);
+        mgi_ring_pass_head(ring, 1);
     }
 }
 
-/* Thread 0, send side: the stage segment `seg` being passed (cons_held
- * after RHead) is done with; by_ref: a final ring refers to it, and its
- * consumer says when it read it. Released at once where nothing is held
- * before it, else marked read and released in ring order. */
+/* Thread 0: the segment `seg` being passed (cons_held after RHead; a
+ * lane's, or a stage ring's with nothing held, is RHead's) is done with;
+ * by_ref: a final ring refers to it, and its consumer says when it read
+ * it. Released at once where nothing is held before it, else marked
+ * read and released in ring order (mgi_gpu_stage_retire). */
 MGI_SDEV_INLINE void mgi_gpu_stage_done(mgi_ring_t *ring, mgi_seg_hdr_t *seg,
                                         int by_ref)
 {
@@ -2191,12 +2191,9 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         }
         MGI_SYNC(); /* everyone read the previous pass's decisions */
         if (tid == 0) {
-            if (!recv_side && (ring->cons_held > 0)) {
-                mgi_gpu_stage_retire(ring);
-            }
-            /* stage rings: the first segment not passed yet */
-            p->seg       = mgi_ring_peek(ring, recv_side ? 0 :
-                                               ring->cons_held);
+            mgi_gpu_stage_retire(ring);
+            /* the first segment not passed yet (a lane holds none) */
+            p->seg       = mgi_ring_peek(ring, ring->cons_held);
             p->start     = ring->cons_off;
             p->wait_ring = NULL;
         }
@@ -2301,9 +2298,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             }
             if (ok) {
                 ring->cons_off = p->end_off;
-                if (p->at_end && recv_side) {
-                    mgi_ring_release(ring, 1);
-                } else if (p->at_end) {
+                if (p->at_end) {
                     mgi_gpu_stage_done(ring, p->seg, 0);
                 }
             }

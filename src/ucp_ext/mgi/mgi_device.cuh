@@ -1610,22 +1610,32 @@ typedef struct mgi_dev_runs {
     int        aligned;   /* every payload word 8-byte aligned */
 } mgi_dev_runs_t;
 
-/* The entry of a round that holds item x of a prefix p[0..nr] (p[0] = 0):
- * the last e with p[e] <= x. */
-__device__ static inline unsigned mgi_dev_runs_find(const uint32_t *p,
-                                                    unsigned nr, uint32_t x)
+/* Where item x of a round lies (a payload word, unit 8, with p the
+ * round's byte prefix at[] and scale 8; or a tuple, unit its size, 0:
+ * the entry's message length, with p = tup[] and scale 1), its entry
+ * stepped on from *e: a thread's items only grow, so it mostly stays,
+ * where a binary search and a division an item made the block receive
+ * bound by instructions (2.8 B a cycle a block). A one-message run (a
+ * batch) needs no division. */
+__device__ static __forceinline__ const char *mgi_dev_runs_item(
+        const mgi_dev_runs_t *rs, const uint32_t *p, unsigned scale,
+        unsigned unit, uint32_t x, uint32_t *e)
 {
-    unsigned lo = 0, hi = nr, mid;
+    uint32_t l, k, t = 0;
+    unsigned u;
 
-    while (hi - lo > 1) {
-        mid = (lo + hi) / 2;
-        if (p[mid] <= x) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
+    while (p[*e + 1] <= scale * x) {
+        ++*e;
     }
-    return lo;
+    u = (unit != 0) ? unit : rs->len[*e];
+    l = x - p[*e] / scale;
+    if (rs->n[*e] != 1) {
+        k = rs->len[*e] / u;
+        t = l / k;
+        l = l - t * k;
+    }
+    return rs->msgs[*e] + (size_t)t * rs->msz[*e] + MGI_MSG_HDR_SIZE +
+           (size_t)l * u;
 }
 
 /* Thread 0: add an entry of n messages of `len` bytes taken. */
@@ -1888,7 +1898,7 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
     return mgi_dev_recv_block_runs(h, cap,
         [&](const mgi_dev_runs_t *rs, uint32_t done) {
             const uint32_t total = rs->at[rs->nr];
-            uint32_t w, t, k, e, lw, words, u, base;
+            uint32_t w, e, u, base;
             char *buf;
 
             if (threadIdx.x == 0) {
@@ -1901,13 +1911,7 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
             }
             if (rs->aligned && (((uintptr_t)buf % 8) == 0)) {
                 /* MGI_DEV_RECV_ILP loads in flight per thread: a block
-                 * copies at (bytes in flight / memory latency). A
-                 * thread's words only grow, so it finds each one's
-                 * entry by stepping on from the last one's (an entry
-                 * spans many words: mostly no step), and a message run
-                 * of one message (a batch) is contiguous: no division.
-                 * A binary search and a division a word made the copy
-                 * bound by instructions (2.8 B a cycle a block). */
+                 * copies at (bytes in flight / memory latency) */
                 uint64_t v[MGI_DEV_RECV_ILP];
                 uint64_t *out = (uint64_t*)buf;
                 const uint32_t nw = total / 8;
@@ -1919,21 +1923,9 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
                     for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
                         w = base + u * blockDim.x;
                         if (w < nw) {
-                            while (rs->at[e + 1] <= 8 * w) {
-                                ++e;
-                            }
-                            lw = w - rs->at[e] / 8;
-                            if (rs->n[e] == 1) {
-                                t = 0;
-                                k = lw;
-                            } else {
-                                words = rs->len[e] / 8;
-                                t     = lw / words;
-                                k     = lw - t * words;
-                            }
-                            v[u]  = __ldcg((const unsigned long long*)
-                                           (rs->msgs[e] + t * rs->msz[e] +
-                                            MGI_MSG_HDR_SIZE + 8 * k));
+                            v[u] = __ldcg((const unsigned long long*)
+                                          mgi_dev_runs_item(rs, rs->at, 8,
+                                                            8, w, &e));
                         }
                     }
 #pragma unroll
@@ -1945,13 +1937,9 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
                     }
                 }
             } else {
+                e = 0;
                 for (w = threadIdx.x; w < total; w += blockDim.x) {
-                    e  = mgi_dev_runs_find(rs->at, rs->nr, w);
-                    lw = w - rs->at[e];
-                    t  = lw / rs->len[e];
-                    k  = lw - t * rs->len[e];
-                    buf[w] = rs->msgs[e][t * rs->msz[e] + MGI_MSG_HDR_SIZE +
-                                         k];
+                    buf[w] = *mgi_dev_runs_item(rs, rs->at, 1, 1, w, &e);
                 }
             }
         });
@@ -1985,28 +1973,13 @@ __device__ static inline int mgi_dev_recv_block_each(const mgi_dev_ch_t *h,
 {
     return mgi_dev_recv_block_runs(h, max_bytes,
         [&](const mgi_dev_runs_t *rs, uint32_t done) {
-            /* tuple i of the round on thread i: entry e, its message t,
-             * tuple j in the message (k tuples of tsz bytes each). A
-             * thread's tuples only grow: it steps its entry on from the
-             * last one's, and a run of one message (a batch) needs no
-             * division */
-            uint32_t i, e = 0, lt, tsz, k, t;
+            /* tuple i of the round on thread i */
+            uint32_t i, e = 0;
+            const char *at;
 
             for (i = threadIdx.x; i < rs->tup[rs->nr]; i += blockDim.x) {
-                while (rs->tup[e + 1] <= i) {
-                    ++e;
-                }
-                tsz = (h->tuple_size != 0) ? h->tuple_size : rs->len[e];
-                lt  = i - rs->tup[e];
-                if (rs->n[e] == 1) {
-                    t = 0;
-                } else {
-                    k  = rs->len[e] / tsz;
-                    t  = lt / k;
-                    lt = lt - t * k;
-                }
-                f(rs->msgs[e] + (size_t)t * rs->msz[e] + MGI_MSG_HDR_SIZE +
-                  (size_t)lt * tsz, tsz);
+                at = mgi_dev_runs_item(rs, rs->tup, 1, h->tuple_size, i, &e);
+                f(at, (h->tuple_size != 0) ? h->tuple_size : rs->len[e]);
             }
         });
 }

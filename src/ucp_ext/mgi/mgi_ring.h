@@ -866,15 +866,23 @@ MGI_INLINE void mgi_ring_seg_recycle(mgi_ring_t *r, uint32_t pos)
     mgi_st_rel64(&seg->stail, (uint64_t)(pos + r->size) << 32);
 }
 
-/* Move RHead past n slots recycled with mgi_ring_seg_recycle. */
-MGI_INLINE void mgi_ring_advance(mgi_ring_t *r, uint32_t n)
+/* Publish RHead n slots on (recycled with mgi_ring_seg_recycle), the
+ * consumer's offsets untouched: they may be those of a segment behind
+ * the released ones (the GPU sorter's cons_held). */
+MGI_INLINE void mgi_ring_pass_head(mgi_ring_t *r, uint32_t n)
 {
     uint32_t c = r->cons_tail;
 
-    r->cons_off  = 0;
-    r->cons_part = 0;
     r->cons_head = c + n;
     mgi_st_rel32(&r->cons_tail, c + n);
+}
+
+/* Move RHead past n slots recycled with mgi_ring_seg_recycle. */
+MGI_INLINE void mgi_ring_advance(mgi_ring_t *r, uint32_t n)
+{
+    r->cons_off  = 0;
+    r->cons_part = 0;
+    mgi_ring_pass_head(r, n);
 }
 
 /* Release n segments at RHead: reset STail (next generation), advance. */
