@@ -1608,7 +1608,31 @@ typedef struct mgi_dev_runs {
     uint32_t   tup[MGI_DEV_WALK + 1];
     unsigned   nr;
     int        aligned;   /* every payload word 8-byte aligned */
+    char       *dst;      /* where the round goes (mgi_dev_recv_block_to) */
 } mgi_dev_runs_t;
+
+/* A round as mgi_dev_recv_lay_out left it, and what its taking does to
+ * the final ring (mgi_dev_recv_commit). */
+typedef struct mgi_dev_round {
+    int        stop;      /* no round: nothing (more) ready, or no room */
+    uint32_t   start;     /* payload bytes of the call before the round */
+    uint32_t   skip;      /* drained segments before its own: released */
+    int        drained;   /* it drains its segment: released too */
+    mgi_seg_hdr_t *seg;   /* its segment's messages */
+    uint32_t   off, part; /* else the consumer's place in it after it */
+    /* a run of like messages whose headers the group checks */
+    const char *run;      /* the first header */
+    uint32_t   run_msz, run_n;
+    uint16_t   run_ch, run_len;
+    int        bad;       /* the first unlike header, run_n: none */
+} mgi_dev_round_t;
+
+/* Where the next round starts: slot, offset and part taken, as the
+ * consumer's ring fields say once every round before it is taken; RTail
+ * as last read; payload bytes of the call's rounds laid out. */
+typedef struct mgi_dev_cursor {
+    uint32_t pos, off, part, prod, bytes;
+} mgi_dev_cursor_t;
 
 /* Where item x of a round lies (a payload word, unit 8, with p the
  * round's byte prefix at[] and scale 8; or a tuple, unit its size, 0:
@@ -1659,13 +1683,15 @@ __device__ static inline void mgi_dev_runs_add(mgi_dev_runs_t *rs,
     }
 }
 
-/* Block level: the first of the n headers at `at`, msz bytes apart, whose
- * channel or length is not (ch, len) lowers *bad (shared, n at the start).
- * MGI_DEV_RECV_ILP headers in flight per thread, one atomic per thread: a
- * test and an atomic after each load kept one load in flight. */
+/* Group of nth threads, this one tid: the first of the n headers at `at`,
+ * msz bytes apart, whose channel or length is not (ch, len) lowers *bad
+ * (shared, n at the start). MGI_DEV_RECV_ILP headers in flight per
+ * thread, one atomic per thread: a test and an atomic after each load
+ * kept one load in flight. */
 __device__ static inline void mgi_dev_run_check(const char *at, uint32_t msz,
                                                 uint16_t ch, uint16_t len,
-                                                uint32_t n, int *bad)
+                                                uint32_t n, int *bad,
+                                                unsigned tid, unsigned nth)
 {
     /* mgi_msg_hdr_t as one little-endian word: ch in bits 0-15, len in
      * bits 48-63 */
@@ -1677,16 +1703,16 @@ __device__ static inline void mgi_dev_run_check(const char *at, uint32_t msz,
     uint64_t v[MGI_DEV_RECV_ILP];
     uint32_t i, j, u, first = n;
 
-    for (i = threadIdx.x; i < n; i += blockDim.x * MGI_DEV_RECV_ILP) {
+    for (i = tid; i < n; i += nth * MGI_DEV_RECV_ILP) {
 #pragma unroll
         for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
-            j    = i + u * blockDim.x;
+            j    = i + u * nth;
             v[u] = (j < n) ? __ldcg((const unsigned long long*)
                                     (at + (size_t)j * msz)) : want;
         }
 #pragma unroll
         for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
-            j = i + u * blockDim.x;
+            j = i + u * nth;
             if ((v[u] & mask) != want) {
                 first = min(first, j);
             }
@@ -1697,163 +1723,251 @@ __device__ static inline void mgi_dev_run_check(const char *at, uint32_t msz,
     }
 }
 
-/* Block level, the walker behind mgi_dev_recv_block[_each]: every thread
- * of the block calls it. Takes whole tuples from the block's final ring,
- * at most `cap` payload bytes, in rounds; each round's messages are listed
- * in an mgi_dev_runs_t and body(runs, done) is called with every thread,
- * `done` bytes taken in the rounds before. Returns the same to every
- * thread: bytes, 0 when nothing is ready, or MGI_DEV_EOF once every source
- * flushed and the final ring is drained.
- *
- * A round starts at the first message not taken. A run of messages of its
- * channel and length is found in parallel (the k-th header of the run is a
- * message boundary because the k-1 before it were messages of that size):
- * one tuple per message, as mgi_dev_send_warp and the host send them. When
- * the next message differs (batches of tuples, mgi_dev_send_block), thread
- * 0 walks up to MGI_DEV_WALK messages of any length instead. A message of
- * several tuples that does not fit what is left of cap is taken in parts
- * of whole tuples (mgi_msg_take). */
-template <typename B>
-__device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
-                                                     unsigned cap, B body)
+/* Thread 0: round rd is taken (every thread's reads of it are done):
+ * release the drained segments before it and its own if it drained it,
+ * else keep the consumer's place in its segment. */
+__device__ static inline void mgi_dev_recv_commit(mgi_ring_t *r,
+                                                  const mgi_dev_round_t *rd)
 {
-    __shared__ mgi_dev_runs_t s_rs;
-    __shared__ int s_ret, s_n, s_bad;
-    __shared__ uint32_t s_off, s_len, s_msz, s_done, s_take, s_end;
-    __shared__ uint16_t s_ch;
-    __shared__ mgi_seg_hdr_t *s_seg;
-    const unsigned b    = blockIdx.x % h->nblocks;
-    mgi_ring_t *r       = h->final[b];
+    uint32_t i;
+
+    for (i = 0; i < rd->skip; ++i) {
+        mgi_ring_release_data(r);
+    }
+    if (rd->stop) {
+        return;
+    }
+    if (rd->drained) {
+        mgi_ring_release_data(r);
+    } else {
+        r->cons_off  = rd->off;
+        r->cons_part = rd->part;
+    }
+}
+
+/* A group lays out the next round of a block receive from cursor *cur
+ * into rs and rd: the block (WARP false; the call's first round), or warp
+ * 0 alone (WARP true) while the block's other warps copy the round before
+ * (thread 0 alone reads the ring: its loads depend on one another, ~11.5
+ * k cycles a round, which the copy now hides). Nothing of the ring
+ * changes: rounds are taken, in order, by mgi_dev_recv_commit. A round is
+ * a run of messages of one channel and length found in parallel (the k-th
+ * header of the run is a message boundary because the k-1 before it were
+ * messages of that size): one tuple per message, as mgi_dev_send_warp and
+ * the host send them. When the next message differs (batches of tuples,
+ * mgi_dev_send_block), thread 0 walks up to MGI_DEV_WALK messages of any
+ * length instead. A message of several tuples that does not fit what is
+ * left of cap is taken in parts of whole tuples (mgi_msg_take). Thread 0
+ * then calls pre(rs, start) (mgi_dev_recv_block_to's place). */
+template <bool WARP, typename PRE>
+__device__ static inline void mgi_dev_recv_lay_out(const mgi_dev_ch_t *h,
+                                                   mgi_ring_t *r,
+                                                   unsigned cap,
+                                                   mgi_dev_cursor_t *cur,
+                                                   mgi_dev_runs_t *rs,
+                                                   mgi_dev_round_t *rd,
+                                                   PRE pre)
+{
     const uint32_t scap = mgi_ring_cap(r);
+    const unsigned tid  = WARP ? threadIdx.x % 32 : threadIdx.x;
+    const unsigned nth  = WARP ? min(blockDim.x, 32u) : blockDim.x;
     mgi_seg_hdr_t *seg;
     mgi_msg_hdr_t *m;
-    uint32_t off, take, room, k;
-    int ret, n;
+    uint32_t off, take, room, k, n, end;
+
+    if (tid == 0) {
+        rd->stop    = 1;
+        rd->start   = cur->bytes;
+        rd->skip    = 0;
+        rd->drained = 0;
+        rd->run     = NULL;
+        rs->nr      = 0;
+        rs->at[0]   = rs->tup[0] = 0;
+        rs->aligned = 1;
+        rs->dst     = NULL;
+        room        = cap - cur->bytes;
+        while (room > 0) {
+            seg = mgi_ring_peek_pos(r, cur->pos, &cur->prod);
+            if (seg == NULL) {
+                break;
+            }
+            seg = mgi_seg_data(seg);
+            off = cur->off;
+            m   = mgi_seg_next(seg, scap, &off);
+            if (m == NULL) {
+                /* drained (padding after the last message taken) */
+                rd->skip++;
+                cur->pos++;
+                cur->off = cur->part = 0;
+                continue;
+            }
+            take = mgi_msg_take(m, cur->part, h->tuple_size, room);
+            if (take == 0) {
+                break;
+            }
+            rd->stop = 0;
+            rd->seg  = seg;
+            if ((cur->part == 0) && (take == m->len)) {
+                /* a run of whole messages? */
+                rd->run     = mgi_seg_payload(seg) + off;
+                rd->run_ch  = m->ch;
+                rd->run_len = m->len;
+                rd->run_msz = mgi_msg_size(m->len);
+                rd->run_n   = min(room / max((uint32_t)m->len, 1u),
+                                  (scap - off) / rd->run_msz);
+                rd->bad     = (int)rd->run_n;
+                cur->off    = off;
+            } else {
+                /* the rest of a message, or a part */
+                mgi_dev_runs_add(rs, h, (const char*)m + cur->part,
+                                 mgi_msg_size(m->len), take, 1);
+                if (cur->part + take >= m->len) {
+                    cur->off  = off + mgi_msg_size(m->len);
+                    cur->part = 0;
+                } else {
+                    cur->off   = off;
+                    cur->part += take;
+                }
+            }
+            break;
+        }
+    }
+    if (WARP) {
+        __syncwarp(mgi_dev_block_warp_mask());
+    } else {
+        __syncthreads();
+    }
+    if (!rd->stop && (rd->run != NULL)) {
+        mgi_dev_run_check(rd->run, rd->run_msz, rd->run_ch, rd->run_len,
+                          rd->run_n, &rd->bad, tid, nth);
+        if (WARP) {
+            __syncwarp(mgi_dev_block_warp_mask());
+        } else {
+            __syncthreads();
+        }
+    }
+    if ((tid == 0) && !rd->stop) {
+        seg  = rd->seg;
+        room = cap - cur->bytes;
+        if (rd->run != NULL) {
+            n = (uint32_t)rd->bad; /* >= 1: the first header was read */
+            mgi_dev_runs_add(rs, h, rd->run, rd->run_msz, rd->run_len, n);
+            off = cur->off + n * rd->run_msz;
+            /* one message, and the next is unlike it: walk */
+            for (k = 1; (n == 1) && (k < MGI_DEV_WALK); ++k) {
+                m = mgi_seg_next(seg, scap, &off);
+                if ((m == NULL) || (m->ch != rd->run_ch) ||
+                    (m->len == MGI_MSG_LEN_EOF) ||
+                    (m->len > room - rs->at[rs->nr])) {
+                    break;
+                }
+                if ((m->len == rs->len[rs->nr - 1]) &&
+                    ((const char*)m == rs->msgs[rs->nr - 1] +
+                                       rs->n[rs->nr - 1] *
+                                       rs->msz[rs->nr - 1])) {
+                    rs->n[rs->nr - 1]++;   /* like the one before */
+                    rs->at[rs->nr]  += m->len;
+                    rs->tup[rs->nr] += (h->tuple_size != 0) ?
+                                       m->len / h->tuple_size : 1;
+                } else {
+                    mgi_dev_runs_add(rs, h, (const char*)m,
+                                     mgi_msg_size(m->len), m->len, 1);
+                }
+                off += mgi_msg_size(m->len);
+            }
+            cur->off = off;
+        }
+        /* drained by this round: released once it is taken (a peek and
+         * two barriers a segment when a round of its own found it so) */
+        end = cur->off;
+        if ((cur->part == 0) && (mgi_seg_next(seg, scap, &end) == NULL)) {
+            rd->drained = 1;
+            cur->pos++;
+            cur->off = 0;
+        } else {
+            rd->off  = cur->off;
+            rd->part = cur->part;
+        }
+        cur->bytes += rs->at[rs->nr];
+        pre(rs, rd->start);
+    }
+    if (WARP) {
+        __syncwarp(mgi_dev_block_warp_mask());
+    } else {
+        __syncthreads();
+    }
+}
+
+/* Block level, the walker behind mgi_dev_recv_block_to and _each: every
+ * thread of the block calls it. Takes whole tuples from the block's final
+ * ring, at most `cap` payload bytes, in rounds (mgi_dev_recv_lay_out);
+ * for each, thread 0 calls pre(runs, done) as the round is laid out, and
+ * copy(runs, done, tid, nth) is called by nth threads of the block, this
+ * one tid (`done`: payload bytes of the rounds before in this call).
+ * With two warps or more, warp 0 lays out the next round while the
+ * others copy one. Returns the same to every thread: bytes, 0 when
+ * nothing is ready, or MGI_DEV_EOF once every source flushed and the
+ * final ring is drained. */
+template <typename PRE, typename COPY>
+__device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
+                                                     unsigned cap, PRE pre,
+                                                     COPY copy)
+{
+    __shared__ mgi_dev_runs_t s_rs[2];
+    __shared__ mgi_dev_round_t s_rd[2];
+    __shared__ mgi_dev_cursor_t s_cur;
+    __shared__ int s_ret;
+    const unsigned b = blockIdx.x % h->nblocks;
+    mgi_ring_t *r    = h->final[b];
+    const bool both  = (blockDim.x > 32); /* lay out beside the copy */
+    unsigned k;
+    int ret;
 
     __syncthreads();
     if (threadIdx.x == 0) {
-        s_done = 0;
-        s_ret  = 1;
+        s_ret = 1;
         if (mgi_dev_final_idle(h, b)) {
             s_ret = 0; /* nothing there */
         } else if (atomicCAS(&h->final_lock[b], 0u, 1u) != 0u) {
             s_ret = 0; /* another block of this final ring is receiving */
         } else {
             __threadfence();
+            s_cur.pos   = mgi_ld_acq32(&r->cons_tail);
+            s_cur.prod  = s_cur.pos;
+            s_cur.off   = r->cons_off;
+            s_cur.part  = r->cons_part;
+            s_cur.bytes = 0;
         }
     }
     __syncthreads();
     if (s_ret == 0) {
         return 0;
     }
-    for (;;) {
-        if (threadIdx.x == 0) {
-            s_n        = -1; /* stop */
-            s_bad      = 0;
-            s_take     = 0;
-            s_rs.nr    = 0;
-            s_rs.at[0] = s_rs.tup[0] = 0;
-            s_rs.aligned = 1;
-            seg        = mgi_ring_peek_data(r);
-            if (seg != NULL) {
-                off  = r->cons_off;
-                m    = mgi_seg_next(seg, scap, &off);
-                take = (m == NULL) ? 0 :
-                       mgi_msg_take(m, r->cons_part, h->tuple_size,
-                                    cap - s_done);
-                if (m == NULL) {
-                    mgi_ring_release_data(r); /* drained: the next one */
-                    s_n = 0;
-                } else if ((r->cons_part == 0) && (take == m->len)) {
-                    s_seg = seg;     /* a run of whole messages? */
-                    s_off = off;
-                    s_ch  = m->ch;
-                    s_len = m->len;
-                    s_msz = mgi_msg_size(m->len);
-                    n     = min((cap - s_done) / max(s_len, 1u),
-                                (scap - off) / s_msz);
-                    s_n   = n;
-                    s_bad = n;
-                } else if (take > 0) {
-                    s_seg  = seg;    /* the rest of a message, or a part */
-                    s_off  = off;
-                    s_take = take;
-                    s_n    = 1;
-                    mgi_dev_runs_add(&s_rs, h, (const char*)m + r->cons_part,
-                                     mgi_msg_size(m->len), take, 1);
-                }
-            }
+    mgi_dev_recv_lay_out<false>(h, r, cap, &s_cur, &s_rs[0], &s_rd[0], pre);
+    for (k = 0; !s_rd[k % 2].stop; ++k) {
+        if (!both) {
+            copy(&s_rs[k % 2], s_rd[k % 2].start, threadIdx.x, blockDim.x);
+            mgi_dev_recv_lay_out<true>(h, r, cap, &s_cur, &s_rs[(k + 1) % 2],
+                                       &s_rd[(k + 1) % 2], pre);
+        } else if (threadIdx.x < 32) {
+            mgi_dev_recv_lay_out<true>(h, r, cap, &s_cur, &s_rs[(k + 1) % 2],
+                                       &s_rd[(k + 1) % 2], pre);
+        } else {
+            copy(&s_rs[k % 2], s_rd[k % 2].start, threadIdx.x - 32,
+                 blockDim.x - 32);
         }
-        __syncthreads();
-        n = s_n;
-        if (n < 0) {
-            break;
-        }
-        if (n == 0) {
-            __syncthreads(); /* every thread has read s_n */
-            continue;
-        }
-        if (s_take == 0) {
-            mgi_dev_run_check(mgi_seg_payload(s_seg) + s_off, s_msz, s_ch,
-                              s_len, (uint32_t)n, &s_bad);
-            __syncthreads();
-            if (threadIdx.x == 0) {
-                n = s_bad; /* >= 1: the first header was read above */
-                mgi_dev_runs_add(&s_rs, h, mgi_seg_payload(s_seg) + s_off,
-                                 s_msz, s_len, n);
-                off = s_off + n * s_msz;
-                /* one message, and the next is unlike it: walk */
-                for (k = 1; (n == 1) && (k < MGI_DEV_WALK); ++k) {
-                    m = mgi_seg_next(s_seg, scap, &off);
-                    room = cap - s_done - s_rs.at[s_rs.nr];
-                    if ((m == NULL) || (m->ch != s_ch) ||
-                        (m->len == MGI_MSG_LEN_EOF) || (m->len > room)) {
-                        break;
-                    }
-                    if ((m->len == s_rs.len[s_rs.nr - 1]) &&
-                        ((const char*)m == s_rs.msgs[s_rs.nr - 1] +
-                                           s_rs.n[s_rs.nr - 1] *
-                                           s_rs.msz[s_rs.nr - 1])) {
-                        s_rs.n[s_rs.nr - 1]++;   /* like the one before */
-                        s_rs.at[s_rs.nr]  += m->len;
-                        s_rs.tup[s_rs.nr] += (h->tuple_size != 0) ?
-                                             m->len / h->tuple_size : 1;
-                    } else {
-                        mgi_dev_runs_add(&s_rs, h, (const char*)m,
-                                         mgi_msg_size(m->len), m->len, 1);
-                    }
-                    off += mgi_msg_size(m->len);
-                }
-                s_end = off;
-            }
-        }
-        __syncthreads();
-        body(&s_rs, s_done);
         __syncthreads();
         if (threadIdx.x == 0) {
-            if (s_take > 0) {
-                mgi_msg_taken(r, (const mgi_msg_hdr_t*)
-                              (mgi_seg_payload(s_seg) + s_off), s_off,
-                              s_take);
-            } else {
-                r->cons_off = s_end;
-                /* drained: released now, not in a round of its own (a
-                 * peek and two barriers, ~6 k cycles a segment) */
-                off = s_end;
-                if (mgi_seg_next(s_seg, scap, &off) == NULL) {
-                    mgi_ring_release_data(r);
-                }
-            }
-            s_done += s_rs.at[s_rs.nr];
+            mgi_dev_recv_commit(r, &s_rd[k % 2]);
         }
-        __syncthreads();
     }
     if (threadIdx.x == 0) {
+        mgi_dev_recv_commit(r, &s_rd[k % 2]); /* the drained ones it met */
         /* EOF: nothing taken, every source's EOF counted, and the ring
          * still empty after that count (its sources' tuples were in the
          * ring before it). Read only when nothing was taken: a round trip
          * the calls that take tuples do not pay */
-        s_ret = (s_done > 0) ? (int)s_done :
+        s_ret = (s_cur.bytes > 0) ? (int)s_cur.bytes :
                 ((mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc) &&
                  (mgi_ring_peek_data(r) == NULL)) ? MGI_DEV_EOF : 0;
         __threadfence();
@@ -1865,7 +1979,7 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
 }
 
 /* Block level: every thread of the block calls it; whole tuples, as many
- * as `cap` bytes hold, copied by the whole block word by word to where
+ * as `cap` bytes hold, copied by the block word by word to where
  * place(bytes, done) says: thread 0 calls it once per round of the
  * receive, with the round's bytes (whole tuples) and those of the rounds
  * before in this call, and returns where they go (shared or global
@@ -1874,9 +1988,12 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
  * source flushed and the final ring is drained. A kernel that appends what
  * it receives to an output of its own places the round there (an atomic
  * add on its cursor, say) instead of receiving into a buffer and copying
- * it again. Schemaless channels (tuple_size 0) take one tuple per call,
- * placed before it is taken: place(cap, 0) must return room for cap bytes
- * (NULL: nothing is taken). */
+ * it again. place may be called for a round while the block still copies
+ * the round before: shared memory it returns must not be that one's.
+ * Schemaless
+ * channels (tuple_size 0) take one tuple per call, placed before it is
+ * taken: place(cap, 0) must return room for cap bytes (NULL: nothing is
+ * taken). */
 template <typename P>
 __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
                                                    unsigned cap, P place)
@@ -1896,16 +2013,14 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
         return s_ret;
     }
     return mgi_dev_recv_block_runs(h, cap,
-        [&](const mgi_dev_runs_t *rs, uint32_t done) {
+        [&](mgi_dev_runs_t *rs, uint32_t done) {
+            rs->dst = (char*)place(rs->at[rs->nr], done);
+        },
+        [&](const mgi_dev_runs_t *rs, uint32_t, unsigned tid, unsigned nth) {
             const uint32_t total = rs->at[rs->nr];
+            char *buf            = rs->dst;
             uint32_t w, e, u, base;
-            char *buf;
 
-            if (threadIdx.x == 0) {
-                s_dst = (char*)place(total, done);
-            }
-            __syncthreads();
-            buf = s_dst;
             if (buf == NULL) {
                 return;
             }
@@ -1917,11 +2032,10 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
                 const uint32_t nw = total / 8;
 
                 e = 0;
-                for (base = threadIdx.x; base < nw;
-                     base += blockDim.x * MGI_DEV_RECV_ILP) {
+                for (base = tid; base < nw; base += nth * MGI_DEV_RECV_ILP) {
 #pragma unroll
                     for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
-                        w = base + u * blockDim.x;
+                        w = base + u * nth;
                         if (w < nw) {
                             v[u] = __ldcg((const unsigned long long*)
                                           mgi_dev_runs_item(rs, rs->at, 8,
@@ -1930,7 +2044,7 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
                     }
 #pragma unroll
                     for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
-                        w = base + u * blockDim.x;
+                        w = base + u * nth;
                         if (w < nw) {
                             out[w] = v[u];
                         }
@@ -1938,7 +2052,7 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
                 }
             } else {
                 e = 0;
-                for (w = threadIdx.x; w < total; w += blockDim.x) {
+                for (w = tid; w < total; w += nth) {
                     buf[w] = *mgi_dev_runs_item(rs, rs->at, 1, 1, w, &e);
                 }
             }
@@ -1961,23 +2075,25 @@ __device__ static inline int mgi_dev_recv_block(const mgi_dev_ch_t *h,
 
 /* Block level, zero copy: every thread of the block calls it; the block's
  * threads call f(tuple, len) for each tuple in place in the final ring
- * (tuple i of a run on thread i % blockDim.x; a batched message's tuples
- * one by one), up to `max_bytes` of
- * payload, and the ring slots are freed after. f may read the tuple only
- * during the call. Returns what mgi_dev_recv_block returns: bytes, 0, or
- * MGI_DEV_EOF. The receive of kernels that consume tuples where they are
- * (aggregations, probes): no copy, any amount per call. */
+ * (a round's tuples spread over the threads that copy it: all of the
+ * block's but warp 0's, which lays out the next round, when it has two
+ * warps or more; a batched message's tuples one by one), up to
+ * `max_bytes` of payload, and the ring slots are freed after. f may read
+ * the tuple only during the call. Returns what mgi_dev_recv_block
+ * returns: bytes, 0, or MGI_DEV_EOF. The receive of kernels that consume
+ * tuples where they are (aggregations, probes): no copy, any amount per
+ * call. */
 template <typename F>
 __device__ static inline int mgi_dev_recv_block_each(const mgi_dev_ch_t *h,
                                                      unsigned max_bytes, F f)
 {
     return mgi_dev_recv_block_runs(h, max_bytes,
-        [&](const mgi_dev_runs_t *rs, uint32_t done) {
-            /* tuple i of the round on thread i */
+        [&](mgi_dev_runs_t *, uint32_t) {},
+        [&](const mgi_dev_runs_t *rs, uint32_t, unsigned tid, unsigned nth) {
             uint32_t i, e = 0;
             const char *at;
 
-            for (i = threadIdx.x; i < rs->tup[rs->nr]; i += blockDim.x) {
+            for (i = tid; i < rs->tup[rs->nr]; i += nth) {
                 at = mgi_dev_runs_item(rs, rs->tup, 1, h->tuple_size, i, &e);
                 f(at, (h->tuple_size != 0) ? h->tuple_size : rs->len[e]);
             }

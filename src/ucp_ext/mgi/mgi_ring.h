@@ -816,16 +816,21 @@ MGI_INLINE int mgi_ring_append_close(mgi_ring_t *r)
 
 /* ------------------------------------------------------ consumers (RHead) */
 
-/* The RHead segment if it is ready, else NULL. Single consumer. */
-MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek(mgi_ring_t *r, uint32_t idx)
+/* The segment in slot pos (RHead or a slot behind it) if it is ready,
+ * else NULL. Single consumer. *prod: RTail as the consumer last read it;
+ * a slot below that needs no new read of RTail. */
+MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek_pos(mgi_ring_t *r, uint32_t pos,
+                                            uint32_t *prod)
 {
-    uint32_t c = mgi_ld_acq32(&r->cons_tail) + idx;
     mgi_seg_hdr_t *seg;
 
-    if ((int32_t)(mgi_ld_acq32(&r->prod_tail) - c) <= 0) {
-        return NULL;
+    if ((int32_t)(*prod - pos) <= 0) {
+        *prod = mgi_ld_acq32(&r->prod_tail);
+        if ((int32_t)(*prod - pos) <= 0) {
+            return NULL;
+        }
     }
-    seg = mgi_ring_seg(r, c);
+    seg = mgi_ring_seg(r, pos);
     if ((r->flags & MGI_RING_F_APPEND) &&
         (mgi_ld_acq32(&seg->commit) != mgi_ring_cap(r))) {
         return NULL;
@@ -833,16 +838,32 @@ MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek(mgi_ring_t *r, uint32_t idx)
     return seg;
 }
 
-/* The RHead segment's messages if it is ready, else NULL: the segment
- * itself, or the one a MGI_SEG_REF segment refers to. Single consumer. */
+/* The segment idx slots after RHead if it is ready, else NULL. Single
+ * consumer. */
+MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek(mgi_ring_t *r, uint32_t idx)
+{
+    uint32_t c = mgi_ld_acq32(&r->cons_tail) + idx, prod = c;
+
+    return mgi_ring_peek_pos(r, c, &prod);
+}
+
+/* The messages of a ready segment: the segment itself, or the one a
+ * MGI_SEG_REF segment refers to. */
+MGI_INLINE mgi_seg_hdr_t *mgi_seg_data(mgi_seg_hdr_t *seg)
+{
+    if (seg->reserved == MGI_SEG_REF) {
+        return ((const mgi_seg_ref_t*)mgi_seg_payload(seg))->seg;
+    }
+    return seg;
+}
+
+/* The RHead segment's messages if it is ready, else NULL (mgi_seg_data).
+ * Single consumer. */
 MGI_INLINE mgi_seg_hdr_t *mgi_ring_peek_data(mgi_ring_t *r)
 {
     mgi_seg_hdr_t *seg = mgi_ring_peek(r, 0);
 
-    if ((seg != NULL) && (seg->reserved == MGI_SEG_REF)) {
-        return ((const mgi_seg_ref_t*)mgi_seg_payload(seg))->seg;
-    }
-    return seg;
+    return (seg != NULL) ? mgi_seg_data(seg) : NULL;
 }
 
 /* Number of consecutive ready segments from RHead, at most max. */
