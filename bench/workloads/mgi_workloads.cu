@@ -440,7 +440,6 @@ typedef struct {
                                  * (default of MGI_WL_MGI_RECV_TUPLES):
                                  * a call costs barriers and ring reads,
                                  * so each should take much */
-#define WL_MGI_COUNT_ILP 4      /* keys a thread loads at once to count */
 #define WL_MGI_BLOCKS   48      /* several GPUs */
 #define WL_MGI_BLOCKS_1 96      /* one GPU */
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
@@ -1216,9 +1215,12 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
          * (thread 0 claims the next one while the block works on this
          * one), so they end sending together; else each its share */
         const uint64_t lim = dynamic ? n : end;
-        uint64_t cnt, done, i0, nb = 0;
-        unsigned took, u;
-        int64_t key[WL_MGI_COUNT_ILP];
+        /* the tuples per destination: the tile send's own count where
+         * the key routes (each destination number is a rank), else all
+         * to tdst's rank */
+        const int trank    = by_key ? -1 : mgi_wl_dest(pat, 0, me, G);
+        uint64_t cnt, done, nb = 0;
+        unsigned took;
 
         if (threadIdx.x == 0) {
             s_tile = dynamic ? atomicAdd(&res->next_tile, step) : begin;
@@ -1229,28 +1231,14 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                 nb = dynamic ? atomicAdd(&res->next_tile, step) : b + step;
             }
             cnt = min(step, lim - b);
-            c0  = wl_prof_t0<P>();
-            /* the keys' loads in flight together, then counted: one
-             * after the other they were 9-12 % of the kernel */
-            for (i0 = threadIdx.x; i0 - threadIdx.x < cnt;
-                 i0 += WL_MGI_COUNT_ILP * blockDim.x) {
-#pragma unroll
-                for (u = 0; u < WL_MGI_COUNT_ILP; ++u) {
-                    i      = i0 + (uint64_t)u * blockDim.x;
-                    key[u] = (i < cnt) ? in[b + i].key : 0;
-                }
-#pragma unroll
-                for (u = 0; u < WL_MGI_COUNT_ILP; ++u) {
-                    i = i0 + (uint64_t)u * blockDim.x;
-                    wl_warp_count(hist, (i < cnt) ? mgi_wl_dest(pat, key[u],
-                                                                me, G) : -1);
-                }
-            }
-            wl_prof_add<P>(pf, WL_P_COUNT, c0);
             for (done = 0; (done < cnt) && (flags == 0); done += took) {
                 c0    = wl_prof_t0<P>();
                 took  = mgi_dev_send_block_tile(h, in + b + done,
-                                                (unsigned)(cnt - done), tdst);
+                                                (unsigned)(cnt - done), tdst,
+                                                by_key ? hist : NULL);
+                if ((trank >= 0) && (threadIdx.x == 0)) {
+                    hist[trank] += took;
+                }
                 wl_prof_add<P>(pf, WL_P_SEND, c0);
                 flags = wl_mgi_sent<P, C>(h, took > 0, &sends, recv_every,
                                           recv, cap, rmax, res, deadline, pf,

@@ -15,6 +15,7 @@ __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
                          unsigned long long *agg, unsigned nbuckets)
 {
     __shared__ unsigned tot_send;
+    __shared__ uint32_t sent_to[64];   /* per destination number */
     tuple buf[8];
     unsigned i;
     int ret;
@@ -40,6 +41,7 @@ __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
     mgi_dev_send_warp(&ch, &part[0], sizeof(tuple), MGI_DEV_DST_AUTO);
     mgi_dev_send_block(&ch, &part[0], sizeof(tuple), 0);
     mgi_dev_send_block_tile(&ch, part, n, MGI_DEV_DST_AUTO);
+    mgi_dev_send_block_tile(&ch, part, n, MGI_DEV_DST_AUTO, sent_to);
     mgi_dev_flush(&ch, 0);
     do {
         ret = mgi_dev_recv(&ch, buf, sizeof(buf));

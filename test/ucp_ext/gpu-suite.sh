@@ -303,6 +303,13 @@ MGI_WL_MGI_FUSE=0 MGI_WL_MGI_DYNAMIC=0 step workloads_join 100 "${wl[@]}" \
     --op join
 MGI_STAGE_ZCOPY=0 step workloads_exchange_stage_copy 100 "${wl[@]}" \
     --op exchange
+# tile sends without batches (a message a tuple; with two stage groups,
+# block sends of a tuple a thread): their per-destination counts, which
+# the program checks against the reference, come from mgi_dev_tile_count
+MGI_DEV_TILE_BATCH=0 step workloads_exchange_unbatched 100 "${wl[@]}" \
+    --op exchange
+MGI_DEV_TILE_BATCH=0 MGI_STAGE_GROUPS=2 step \
+    workloads_exchange_unbatched_groups 100 "${wl[@]}" --op exchange
 
 echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
 suite_t0 )) s; results: $out/results.jsonl"

@@ -1043,7 +1043,8 @@ __device__ static __forceinline__ void mgi_dev_tile_commit_groups(
  * tile of 16-byte tuples took 13.6 k cycles so. */
 template <unsigned W>
 __device__ static inline unsigned mgi_dev_send_tile_batch_w(
-        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
+        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst,
+        uint32_t *counts)
 {
     constexpr unsigned WD = (W > 0) ? W : 1;   /* W as a divisor */
     constexpr unsigned U  = (MGI_DEV_TILE_WORDS >= WD) ?
@@ -1200,6 +1201,13 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         mgi_dev_tile_commit_groups(h, mask, s_tot, s_key, s_seg, s_off, s_pos,
                                    &s_gres);
     }
+    /* the count of step 1, for the caller (mgi_dev_send_block_tile) */
+    for (i = tid; (counts != NULL) && (nslot > 1) && (i < nslot);
+         i += blockDim.x) {
+        if (s_cnt[i] > 0) {
+            atomicAdd(&counts[i], s_cnt[i]);
+        }
+    }
     return n;
 }
 
@@ -1300,7 +1308,8 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
  * 16, 32 or 64 bytes with a key in one word and the registers hold the
  * whole tile; else read in each pass. */
 __device__ static inline unsigned mgi_dev_send_tile_batch(
-        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
+        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst,
+        uint32_t *counts)
 {
     const unsigned ts = h->tuple_size;
     const int words   = ((((uintptr_t)tuples) % 8) == 0) && (ts != 0) &&
@@ -1313,15 +1322,40 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
         return mgi_dev_send_tile_one(h, tuples, n, dst);
     }
     if (reg && (ts == 16)) {
-        return mgi_dev_send_tile_batch_w<2>(h, tuples, n, dst);
+        return mgi_dev_send_tile_batch_w<2>(h, tuples, n, dst,
+                                            counts);
     } else if (reg && (ts == 8)) {
-        return mgi_dev_send_tile_batch_w<1>(h, tuples, n, dst);
+        return mgi_dev_send_tile_batch_w<1>(h, tuples, n, dst,
+                                            counts);
     } else if (reg && (ts == 32)) {
-        return mgi_dev_send_tile_batch_w<4>(h, tuples, n, dst);
+        return mgi_dev_send_tile_batch_w<4>(h, tuples, n, dst,
+                                            counts);
     } else if (reg && (ts == 64)) {
-        return mgi_dev_send_tile_batch_w<8>(h, tuples, n, dst);
+        return mgi_dev_send_tile_batch_w<8>(h, tuples, n, dst,
+                                            counts);
     }
-    return mgi_dev_send_tile_batch_w<0>(h, tuples, n, dst);
+    return mgi_dev_send_tile_batch_w<0>(h, tuples, n, dst,
+                                            counts);
+}
+
+/* Block: counts[i] += the first n tuples of the tile (tuples of the
+ * channel's schema size) whose partition key chooses destination number
+ * i; nothing when counts is NULL. For the tile sends that do not count
+ * their tuples anyway (the batched ones do, mgi_dev_send_tile_batch_w). */
+__device__ static inline void mgi_dev_tile_count(const mgi_dev_ch_t *h,
+                                                 const char *t, unsigned n,
+                                                 uint32_t *counts)
+{
+    const unsigned mask = mgi_dev_block_warp_mask();
+    unsigned base, i;
+
+    for (base = 0; (counts != NULL) && (base < n); base += blockDim.x) {
+        i = base + threadIdx.x;
+        mgi_dev_warp_take(mask, (i < n) ?
+                                mgi_dev_key_index(h, t + (size_t)i *
+                                                     h->tuple_size) :
+                                MGI_DEV_NO_SLOT, counts);
+    }
 }
 
 /* Block level, a tile: the block's threads together send tuples[0 .. n),
@@ -1345,9 +1379,18 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
  * destination go as batched messages (mgi_dev_send_tile_batch, with stage
  * groups too; their order within a call is not kept); else, with stage
  * groups, the tile goes as mgi_dev_send_block calls of blockDim.x
- * tuples. */
+ * tuples.
+ *
+ * counts (optional; shared or global memory, h->ndst counters): where the
+ * partition key routes the tuples (dst MGI_DEV_DST_AUTO, a key in the
+ * schema), counts[i] grows by the tuples taken for the channel's
+ * destination number i (h->dst[i]); a batched send counts them anyway, so
+ * a caller that keeps per-destination totals need not read the keys
+ * again. Untouched with an explicit destination or without a key: the
+ * return value says it all then. */
 __device__ static inline unsigned mgi_dev_send_block_tile(
-        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst)
+        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst,
+        uint32_t *counts = NULL)
 {
     __shared__ uint32_t s_wcnt[32];     /* the warp's lanes with tuples */
     __shared__ uint32_t s_wkey[32];     /* mark key per warp */
@@ -1369,9 +1412,20 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     if ((n == 0) || (tsz == 0)) {
         return 0;
     }
+    if ((dst >= 0) || (h->part_key < 0)) {
+        counts = NULL;      /* the key does not route: nothing to count */
+    }
     if ((h->tile_batch >= 2 * tsz) && (h->tile_batch <= MGI_MSG_MAX_LEN) &&
         (mgi_dev_tile_nslot(h, dst) <= MGI_DEV_TILE_DSTS)) {
-        return mgi_dev_send_tile_batch(h, tuples, n, dst);
+        if ((counts == NULL) || (h->ndst > 1)) {
+            return mgi_dev_send_tile_batch(h, tuples, n, dst, counts);
+        }
+        /* one destination number: it takes them all */
+        c = mgi_dev_send_tile_batch(h, tuples, n, dst, NULL);
+        if ((tid == 0) && (c > 0)) {
+            atomicAdd(&counts[0], c);
+        }
+        return c;
     }
     if ((mgi_dev_ngroups(h) > 1) || (h->msg_batch >= 2 * tsz) ||
         (tsz > MGI_MSG_MAX_LEN)) {
@@ -1385,6 +1439,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
                 break;
             }
         }
+        mgi_dev_tile_count(h, t, done, counts);
         return done;
     }
     /* what surely fits the block's last segment, else a fresh one */
@@ -1433,6 +1488,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
          * are ordered before the count */
         mgi_ring_append_commit(r, s_seg, s_off, total, s_pos);
     }
+    mgi_dev_tile_count(h, t, n, counts);
     return n;
 }
 
