@@ -1801,6 +1801,17 @@ __device__ static inline void mgi_dev_recv_commit(mgi_ring_t *r,
     }
 }
 
+/* The barrier of a group: warp 0 (WARP) or the block. */
+template <bool WARP>
+__device__ static __forceinline__ void mgi_dev_group_sync(void)
+{
+    if (WARP) {
+        __syncwarp(mgi_dev_block_warp_mask());
+    } else {
+        __syncthreads();
+    }
+}
+
 /* A group lays out the next round of a block receive from cursor *cur
  * into rs and rd: the block (WARP false; the call's first round), or warp
  * 0 alone (WARP true) while the block's other warps copy the round before
@@ -1877,30 +1888,16 @@ __device__ static inline void mgi_dev_recv_lay_out(const mgi_dev_ch_t *h,
                 /* the rest of a message, or a part */
                 mgi_dev_runs_add(rs, h, (const char*)m + cur->part,
                                  mgi_msg_size(m->len), take, 1);
-                if (cur->part + take >= m->len) {
-                    cur->off  = off + mgi_msg_size(m->len);
-                    cur->part = 0;
-                } else {
-                    cur->off   = off;
-                    cur->part += take;
-                }
+                mgi_msg_step(m, off, take, &cur->off, &cur->part);
             }
             break;
         }
     }
-    if (WARP) {
-        __syncwarp(mgi_dev_block_warp_mask());
-    } else {
-        __syncthreads();
-    }
+    mgi_dev_group_sync<WARP>();
     if (!rd->stop && (rd->run != NULL)) {
         mgi_dev_run_check(rd->run, rd->run_msz, rd->run_ch, rd->run_len,
                           rd->run_n, &rd->bad, tid, nth);
-        if (WARP) {
-            __syncwarp(mgi_dev_block_warp_mask());
-        } else {
-            __syncthreads();
-        }
+        mgi_dev_group_sync<WARP>();
     }
     if ((tid == 0) && !rd->stop) {
         seg  = rd->seg;
@@ -1947,11 +1944,7 @@ __device__ static inline void mgi_dev_recv_lay_out(const mgi_dev_ch_t *h,
         cur->bytes += rs->at[rs->nr];
         pre(rs, rd->start);
     }
-    if (WARP) {
-        __syncwarp(mgi_dev_block_warp_mask());
-    } else {
-        __syncthreads();
-    }
+    mgi_dev_group_sync<WARP>();
 }
 
 /* Block level, the walker behind mgi_dev_recv_block_to and _each: every

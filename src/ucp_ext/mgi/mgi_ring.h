@@ -969,18 +969,27 @@ MGI_INLINE uint32_t mgi_msg_take(const mgi_msg_hdr_t *h, uint32_t part,
     return (tuple == 0) ? 0 : (uint32_t)(room / tuple) * tuple;
 }
 
-/* After `take` bytes of the message h at off (r->cons_part taken before):
- * the consumer's position moves past the message once it is all taken. */
+/* After `take` more bytes of the message h at off: a consumer's position
+ * (*pos_off, *pos_part: the part of the message taken before) moves past
+ * the message once it is all taken. */
+MGI_INLINE void mgi_msg_step(const mgi_msg_hdr_t *h, uint32_t off,
+                             uint32_t take, uint32_t *pos_off,
+                             uint32_t *pos_part)
+{
+    if (*pos_part + take >= h->len) {
+        *pos_off  = off + mgi_msg_size(h->len);
+        *pos_part = 0;
+    } else {
+        *pos_off   = off;
+        *pos_part += take;
+    }
+}
+
+/* The same for the consumer's fields of ring r. */
 MGI_INLINE void mgi_msg_taken(mgi_ring_t *r, const mgi_msg_hdr_t *h,
                               uint32_t off, uint32_t take)
 {
-    if (r->cons_part + take >= h->len) {
-        r->cons_off  = off + mgi_msg_size(h->len);
-        r->cons_part = 0;
-    } else {
-        r->cons_off   = off;
-        r->cons_part += take;
-    }
+    mgi_msg_step(h, off, take, &r->cons_off, &r->cons_part);
 }
 
 /* One consumer of a final ring (host mgi_recv, device mgi_dev_recv): whole
