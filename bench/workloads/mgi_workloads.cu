@@ -494,7 +494,6 @@ enum {
  * clock cycles, summed over the blocks, and the calls behind them */
 enum {
     WL_P_ALL,       /* the whole kernel */
-    WL_P_COUNT,     /* counting tuples per destination (the report's) */
     WL_P_SEND,      /* in send calls, refused ones too */
     WL_P_RECV,      /* in wl_mgi_recv (copying to the output included) */
     WL_P_TAIL,      /* after the last send: flush, receiving until EOF */
@@ -1672,8 +1671,8 @@ static int wl_mgi_init(wl_rank_t *w)
 }
 
 /* Where the user blocks' time went (MGI_WL_MGI_PROFILE=1), over every
- * shuffle of this rank: thread 0's clock cycles in counting tuples per
- * destination, in send calls and in receive calls (copying to the
+ * shuffle of this rank: thread 0's clock cycles in send calls and in
+ * receive calls (copying to the
  * output included); the time after a block's last send (its
  * flush, and receiving until EOF) is given apart too. */
 static void wl_mgi_print_profile(const wl_rank_t *w)
@@ -1687,14 +1686,14 @@ static void wl_mgi_print_profile(const wl_rank_t *w)
     static_assert(WL_T_N == 5, "the second line prints five points");
 
     printf("# mgi profile rank %d: user blocks %.0f k cycles each per "
-           "shuffle; %.1f%% counting, %.1f%% in sends (%llu calls, %llu "
+           "shuffle; %.1f%% in sends (%llu calls, %llu "
            "found the stage ring full, %.1f k cycles per call), %.1f%% in "
            "receives (%llu calls, %llu found nothing, %.1f k cycles per "
            "call, copying to the output included; %.1f%% in the calls that "
            "found nothing, %.1f k cycles each; the others %.1f k cycles "
            "each, %.2f rounds each); %.1f%% after the last send\n", w->me,
            all / 1e3 / m->blocks / m->shuffles,
-           100.0 * f[WL_P_COUNT] / all, 100.0 * f[WL_P_SEND] / all,
+           100.0 * f[WL_P_SEND] / all,
            f[WL_P_SENDS], f[WL_P_FULL],
            (f[WL_P_SENDS] > 0) ? f[WL_P_SEND] / 1e3 / f[WL_P_SENDS] : 0.0,
            100.0 * f[WL_P_RECV] / all, f[WL_P_RECVS], f[WL_P_EMPTY],
