@@ -19,14 +19,21 @@ typedef struct mgi_ch_wire_ep {
     uint16_t id;
     uint16_t rkey_len;
     uint16_t ctl_rkey_len;
-    uint16_t reserved;
+    uint16_t flags;             /* MGI_WIRE_EP_* */
     uint64_t rbase;
     uint64_t ctl_rbase;
     uint8_t  rkey[MGI_RKEY_MAX];
     uint8_t  ctl_rkey[MGI_RKEY_MAX];
     char     ctl_shm[MGI_SHM_NAME_MAX]; /* the same words in POSIX shared
                                          * memory, for movers on this host */
+    uint8_t  ipc[64];           /* MGI_WIRE_EP_IPC: cudaIpcMemHandle_t of
+                                 * the receive ring */
 } mgi_ch_wire_ep_t;
+
+#define MGI_WIRE_EP_GPU     1u  /* a GPU endpoint */
+#define MGI_WIRE_EP_DIRECT  2u  /* its lanes take GPU sorters' appends
+                                 * (MGI_PEER_DIRECT) */
+#define MGI_WIRE_EP_IPC     4u  /* ipc is set */
 
 /* Channel ids a create chooses from: the window from ctx->next_ch on
  * (every rank's next_ch is the same: creates are collective), cyclic
@@ -423,6 +430,10 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
                 ucs_debug("mgi context %p: endpoint %u moved", ctx, w->id);
             }
             peer->rank      = r;
+            peer->gpu       = !!(w->flags & MGI_WIRE_EP_GPU);
+            peer->direct    = !!(w->flags & MGI_WIRE_EP_DIRECT);
+            peer->has_ipc   = !!(w->flags & MGI_WIRE_EP_IPC);
+            memcpy(peer->ipc, w->ipc, sizeof(peer->ipc));
             peer->rbase     = w->rbase;
             peer->rkey      = rkey;
             peer->has_ctl   = (ctl_rkey != NULL);
@@ -635,6 +646,12 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         mine->eps[mine->nep].id       = ep->id;
         mine->eps[mine->nep].rkey_len = ep->rkey_len;
         mine->eps[mine->nep].rbase    = (uintptr_t)ep->recv_mem;
+        mine->eps[mine->nep].flags    =
+                (mgi_ep_is_gpu(ep) ? MGI_WIRE_EP_GPU : 0) |
+                ((mgi_ep_is_gpu(ep) && ctx->params.peer_direct) ?
+                 MGI_WIRE_EP_DIRECT : 0) |
+                (ep->has_ipc ? MGI_WIRE_EP_IPC : 0);
+        memcpy(mine->eps[mine->nep].ipc, ep->ipc, sizeof(ep->ipc));
         memcpy(mine->eps[mine->nep].rkey, ep->rkey_buf, ep->rkey_len);
         if (ep->lane_ctl != NULL) {
             mine->eps[mine->nep].ctl_rkey_len = ep->ctl_rkey_len;

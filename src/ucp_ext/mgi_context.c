@@ -79,6 +79,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->stage_zcopy      = 1;
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
+    p->peer_direct      = 0;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     p->ucx_tls        = getenv("MGI_UCX_TLS");
@@ -117,6 +118,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_STAGE_ZCOPY", &p->stage_zcopy);
     mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
+    mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);
 }
 
 static int mgi_is_pow2(unsigned v)
@@ -151,6 +153,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: loop_direct (MGI_LOOP_DIRECT) %u: 0 "
                   "(through the loopback lane) or 1 (straight to a final "
                   "ring)", p->loop_direct);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->peer_direct > 1) {
+        ucs_error("mgi context: peer_direct (MGI_PEER_DIRECT) %u: 0 "
+                  "(through sort rings and the mover) or 1 (GPU endpoints "
+                  "append to each other's receive lanes)", p->peer_direct);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->eof_alone > 1) {
@@ -484,6 +492,14 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     if (status != UCS_OK) {
         goto err_worker;
     }
+    if (ctx->params.peer_direct && (ctx->host_peers != ctx->size - 1)) {
+        /* every rank answers the same: no one goes on to connect */
+        ucs_error("mgi context: MGI_PEER_DIRECT=1 needs every rank on one "
+                  "host; %d of the %d ranks share this one's host name: "
+                  "unset MGI_PEER_DIRECT", ctx->host_peers + 1, ctx->size);
+        status = UCS_ERR_UNSUPPORTED;
+        goto err_worker;
+    }
     status = mgi_context_connect(ctx);
     if (status != UCS_OK) {
         goto err_worker;
@@ -565,6 +581,10 @@ void mgi_context_destroy(mgi_context_h ctx)
     for (i = 0; i < MGI_MAX_EPS; ++i) {
         if (ctx->peer_eps[i].valid) {
             ucp_rkey_destroy(ctx->peer_eps[i].rkey);
+            if (ctx->peer_eps[i].dmap != NULL) {
+                mgi_gpu_peer_unmap(ctx->peer_eps[i].dmap);
+                ctx->peer_eps[i].dmap = NULL;
+            }
             if (ctx->peer_eps[i].ctl_map != NULL) {
                 munmap(ctx->peer_eps[i].ctl_map, ctx->peer_eps[i].ctl_map_len);
                 ctx->peer_eps[i].ctl_map = NULL;

@@ -145,6 +145,7 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
     mgi_context_t *ctx = ep->ctx;
     ucs_status_t status;
     unsigned lane;
+    int direct;
     void *image;
 
     ep->nlanes     = ctx->size + 1;
@@ -157,10 +158,15 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
                   ep->nlanes);
         return UCS_ERR_NO_MEMORY;
     }
+    /* lane r is rank r's: its mover's (segment mode), or with
+     * MGI_PEER_DIRECT at a GPU endpoint its GPU endpoints' sorters' (append
+     * mode, from other GPUs); the last, the loopback lane, our sorter's */
+    direct = mgi_ep_is_gpu(ep) && ctx->params.peer_direct;
     for (lane = 0; lane < ep->nlanes; ++lane) {
         mgi_ring_init((mgi_ring_t*)((char*)image + lane * ep->lane_bytes),
                       ctx->params.recv_depth, ctx->seg_size,
-                      (lane == (unsigned)ctx->size) ? MGI_RING_F_APPEND : 0);
+                      (lane == (unsigned)ctx->size) ? MGI_RING_F_APPEND :
+                      direct ? (MGI_RING_F_APPEND | MGI_RING_F_SYS) : 0);
     }
     ep->recv_mem = mgi_ep_ring_place(ep, image, ep->lane_bytes * ep->nlanes,
                                      ep->nlanes);
@@ -176,6 +182,14 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
                                                     UCS_MEMORY_TYPE_HOST,
                                 "receive ring", &ep->recv_memh,
                                 &ep->rkey_buf, &ep->rkey_len);
+    if ((status == UCS_OK) && direct) {
+        /* the other processes' sorters map it */
+        status = mgi_gpu_ep_ipc_handle(ep);
+        if (status != UCS_OK) {
+            mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
+        }
+        ep->has_ipc = (status == UCS_OK);
+    }
     if (status != UCS_OK) {
         mgi_ep_ring_free(ep, ep->recv_mem);
     }
@@ -434,7 +448,9 @@ err_unlock:
 
 static void mgi_ep_route_free(mgi_ep_t *ep, mgi_route_t *route)
 {
-    mgi_ep_ring_free(ep, route->ring);
+    if (!route->direct) {
+        mgi_ep_ring_free(ep, route->ring);
+    }
     if (route->mirror != NULL) {
         if (mgi_ep_is_gpu(ep)) {
             mgi_gpu_host_free(route->mirror);
@@ -445,14 +461,53 @@ static void mgi_ep_route_free(mgi_ep_t *ep, mgi_route_t *route)
     free(route);
 }
 
+/* Does ep append to next hop `hop`'s receive lane itself (MGI_PEER_DIRECT:
+ * both GPU endpoints)? Errors for the pairs that cannot go either way. */
+static ucs_status_t mgi_ep_route_direct(mgi_ep_t *ep, mgi_ep_id_t hop,
+                                        int *direct_p)
+{
+    const mgi_context_t *ctx  = ep->ctx;
+    const mgi_peer_ep_t *peer = &ctx->peer_eps[hop];
+
+    *direct_p = 0;
+    if (!peer->gpu) {
+        return UCS_OK;  /* a CPU endpoint's lanes: the mover's */
+    }
+    if (peer->direct != (int)ctx->params.peer_direct) {
+        ucs_error("mgi ep %u: GPU endpoint %u (rank %d) was made with "
+                  "MGI_PEER_DIRECT=%d, this rank has %u: set it the same "
+                  "in every rank", ep->id, hop, peer->rank, peer->direct,
+                  ctx->params.peer_direct);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (peer->direct && !mgi_ep_is_gpu(ep)) {
+        ucs_error("mgi ep %u: a CPU endpoint cannot send to GPU endpoint %u "
+                  "with MGI_PEER_DIRECT=1 (the sorters of GPU endpoints "
+                  "append to its receive lanes, no mover): unset "
+                  "MGI_PEER_DIRECT, or send from a GPU endpoint", ep->id,
+                  hop);
+        return UCS_ERR_UNSUPPORTED;
+    }
+    if (peer->direct && (peer->rank != ctx->rank) && !peer->has_ipc) {
+        ucs_error("mgi ep %u: GPU endpoint %u (rank %d) sent no CUDA IPC "
+                  "handle of its receive ring for MGI_PEER_DIRECT", ep->id,
+                  hop, peer->rank);
+        return UCS_ERR_UNREACHABLE;
+    }
+    *direct_p = peer->direct;
+    return UCS_OK;
+}
+
 ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                               mgi_route_t **route_p)
 {
     mgi_context_t *ctx = ep->ctx;
     mgi_route_t *route, *r;
     mgi_lane_t *lane;
+    mgi_ring_t *peer_lane = NULL;
     ucs_status_t status;
     unsigned k, nrings;
+    int direct;
 
     /* caller holds ctx->lock: lanes are shared by the context's routes */
     lane = ctx->lanes[next_hop];
@@ -465,12 +520,25 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
         ctx->lanes[next_hop] = lane;
     }
 
+    status = mgi_ep_route_direct(ep, next_hop, &direct);
+    if (status != UCS_OK) {
+        return status;
+    }
     pthread_mutex_lock(&ep->route_lock);
     route = ep->routes[next_hop];
+    k     = 0;
+    if ((route == NULL) && direct) {
+        status = mgi_gpu_peer_lane(ep, next_hop, &peer_lane);
+        if (status != UCS_OK) {
+            pthread_mutex_unlock(&ep->route_lock);
+            return status;  /* logged there */
+        }
+    }
     /* GPU endpoints: sort_rings rings to the hop, sorter block b writing
-     * ring b % sort_rings; consecutive slots, published together */
+     * ring b % sort_rings; consecutive slots, published together (with
+     * MGI_PEER_DIRECT all of them the hop's lane) */
     nrings = mgi_ep_is_gpu(ep) ? ctx->params.sort_rings : 1;
-    for (k = 0; (route == NULL) && (k < nrings); ++k) {
+    for (; (route == NULL) && (k < nrings); ++k) {
         r = calloc(1, sizeof(*r));
         if (r == NULL) {
             status = UCS_ERR_NO_MEMORY;
@@ -480,7 +548,9 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
         r->ep       = ep;
         r->next_hop = next_hop;
         r->slot     = ep->nroutes + k;
-        r->ring     = mgi_ep_ring_create(ep, ctx->params.sort_depth,
+        r->direct   = direct;
+        r->ring     = direct ? peer_lane :
+                      mgi_ep_ring_create(ep, ctx->params.sort_depth,
                                          MGI_RING_F_APPEND);
         if (r->ring == NULL) {
             free(r);
@@ -488,11 +558,13 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
             goto err_unlock;
         }
         if (mgi_ep_is_gpu(ep) || ctx->params.sort_mirror) {
-            /* a fresh ring: RHead 0, nothing ready, nothing released */
-            r->mirror = mgi_ep_is_gpu(ep) ?
+            /* a fresh ring: RHead 0, nothing ready, nothing released; a
+             * peer's lane has no mirror (no mover reads it) */
+            r->mirror = direct ? NULL :
+                        mgi_ep_is_gpu(ep) ?
                         mgi_gpu_host_alloc(ep, sizeof(*r->mirror)) :
                         mgi_ep_host_alloc(sizeof(*r->mirror), 1);
-            status = (r->mirror == NULL) ? UCS_ERR_NO_MEMORY :
+            status = ((r->mirror == NULL) && !direct) ? UCS_ERR_NO_MEMORY :
                      mgi_ep_is_gpu(ep) ? mgi_gpu_route_add(ep, r) : UCS_OK;
             if (status != UCS_OK) {
                 mgi_ep_route_free(ep, r);
@@ -506,7 +578,9 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
             __atomic_store_n(&ep->nroutes, ep->nroutes + nrings,
                              __ATOMIC_RELEASE);
             ucs_debug("mgi ep %u: %u sort ring(s) to next hop %u%s", ep->id,
-                      nrings, next_hop, (r->mirror != NULL) ?
+                      nrings, next_hop, direct ?
+                      ": its receive lane, appended to directly" :
+                      (r->mirror != NULL) ?
                       ", moved through their mirrors" : "");
         }
     }

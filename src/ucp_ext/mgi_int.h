@@ -102,6 +102,13 @@ typedef struct mgi_peer_ep {
      * mover stores RTail and loads RHead there), NULL: through UCP */
     mgi_lane_ctl_t *ctl_map;
     size_t     ctl_map_len;
+    /* MGI_PEER_DIRECT: its lanes are appended to by the sorters of GPU
+     * endpoints (a GPU endpoint of a context with MGI_PEER_DIRECT=1) */
+    int        gpu;             /* a GPU endpoint */
+    int        direct;
+    int        has_ipc;         /* ipc holds its receive ring's handle */
+    uint8_t    ipc[64];         /* cudaIpcMemHandle_t */
+    void       *dmap;           /* that ring mapped here, NULL: not yet */
 } mgi_peer_ep_t;
 
 /* Our lane in a next hop's receive ring: the mover is its only producer,
@@ -154,6 +161,10 @@ typedef struct mgi_route {
                                    consecutive, the first in routes[] */
     mgi_lane_t    *lane;
     uint64_t      moved_segs;
+    int           direct;       /* ring is our lane in the next hop's
+                                   receive ring, appended to by the sorter
+                                   kernel (MGI_PEER_DIRECT): no mover, not
+                                   ours to free */
 } mgi_route_t;
 
 struct mgi_ep {
@@ -172,6 +183,8 @@ struct mgi_ep {
     ucp_mem_h     recv_memh;
     void          *rkey_buf;
     size_t        rkey_len;
+    int           has_ipc;      /* MGI_PEER_DIRECT, GPU: ipc is set */
+    uint8_t       ipc[64];      /* cudaIpcMemHandle_t of recv_mem */
     /* GPU endpoints (and CPU endpoints with MGI_SORT_MIRROR=1): lane
      * control words (mgi_lane_ctl_t) in host memory registered with UCP,
      * [nlanes - 1]; GPU: pinned and mapped into the GPU. NULL: the lane
@@ -326,6 +339,14 @@ void         mgi_gpu_ring_free(mgi_ep_t *ep, void *ring);
 void        *mgi_gpu_host_alloc(mgi_ep_t *ep, size_t len);
 void         mgi_gpu_host_free(void *p);
 ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route);
+/* MGI_PEER_DIRECT: ep->ipc from its receive ring; our lane (number
+ * ctx->rank) in the receive ring of GPU endpoint `hop` of this host, mapped
+ * for ep's device (CUDA IPC from another process, peer access); a mapping
+ * made by mgi_gpu_peer_lane, undone */
+ucs_status_t mgi_gpu_ep_ipc_handle(mgi_ep_t *ep);
+ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
+                               mgi_ring_t **lane_p);
+void         mgi_gpu_peer_unmap(void *p);
 ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch);

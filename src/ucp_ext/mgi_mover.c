@@ -621,6 +621,9 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
         nroutes = __atomic_load_n(&ep->nroutes, __ATOMIC_ACQUIRE);
         for (j = 0; (j < nroutes) && (ncand < m->ncand_max); ++j) {
             route    = ep->route_list[j];
+            if (route->direct) {
+                continue;   /* the sorter appends to the lane itself */
+            }
             inflight = route->sent - route->cons;
             if (route->mirror != NULL) {
                 /* mirror mode: the ring may be GPU memory, never read it */

@@ -591,7 +591,10 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.status       = (mgi_gpu_status_t*)mgi_gpu_host_dev_ptr(ep, g->status);
     dep.blk          = g->blk;
     dep.ljobs        = g->ljobs;
-    dep.lane_ctl     = ep->lane_ctl_dev; /* NULL: in the lane rings */
+    dep.peer_direct  = ctx->params.peer_direct;
+    /* NULL: in the lane rings (with MGI_PEER_DIRECT, where the other GPU
+     * endpoints' sorters append) */
+    dep.lane_ctl     = ctx->params.peer_direct ? NULL : ep->lane_ctl_dev;
     if (dep.status == NULL) {
         return UCS_ERR_IO_ERROR;
     }
@@ -781,8 +784,12 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
                   MGI_GPU_MAX_ROUTES);
         return UCS_ERR_EXCEEDS_LIMIT;
     }
-    mdev = (mgi_ring_mirror_t*)mgi_gpu_host_dev_ptr(ep, route->mirror);
-    if (mdev == NULL) {
+    /* no mirror: a peer GPU endpoint's receive lane (MGI_PEER_DIRECT),
+     * which no mover reads */
+    mdev = NULL;
+    if ((route->mirror != NULL) &&
+        ((mdev = (mgi_ring_mirror_t*)mgi_gpu_host_dev_ptr(
+                  ep, route->mirror)) == NULL)) {
         return UCS_ERR_IO_ERROR;
     }
     n      = route->slot + 1;
@@ -796,6 +803,112 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
         status = mgi_gpu_poke(ep, &g->dep->nroutes, &n, sizeof(n));
     }
     return status;
+}
+
+ucs_status_t mgi_gpu_ep_ipc_handle(mgi_ep_t *ep)
+{
+    mgi_gpu_dev_guard_t guard;
+    cudaIpcMemHandle_t h;
+    ucs_status_t status;
+
+    MGI_STATIC_ASSERT(sizeof(h) == sizeof(ep->ipc), "IPC handle size");
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&h, ep->recv_mem),
+                               "ep %u: the receive ring for MGI_PEER_DIRECT",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    if (status == UCS_OK) {
+        memcpy(ep->ipc, &h, sizeof(h));
+    }
+    return status;
+}
+
+/* Let ep's device reach memory `p` of another device (peer access). */
+static ucs_status_t mgi_gpu_peer_reach(mgi_ep_t *ep, const void *p,
+                                       mgi_ep_id_t hop)
+{
+    cudaPointerAttributes attr;
+    cudaError_t e;
+    int can = 0;
+
+    if (MGI_CUDA_CALL(cudaPointerGetAttributes(&attr, p), "ep %u: the "
+                      "receive ring of endpoint %u", ep->id, hop) != UCS_OK) {
+        return UCS_ERR_IO_ERROR;
+    }
+    if ((attr.device < 0) || (attr.device == ep->device)) {
+        return UCS_OK;
+    }
+    if ((cudaDeviceCanAccessPeer(&can, ep->device, attr.device) !=
+         cudaSuccess) || !can) {
+        cudaGetLastError();
+        ucs_error("mgi ep %u: MGI_PEER_DIRECT=1, but GPU %d cannot access "
+                  "GPU %d (endpoint %u's receive ring) as a peer: unset "
+                  "MGI_PEER_DIRECT", ep->id, ep->device, attr.device, hop);
+        return UCS_ERR_UNREACHABLE;
+    }
+    e = cudaDeviceEnablePeerAccess(attr.device, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        cudaGetLastError();
+        e = cudaSuccess;
+    }
+    return MGI_CUDA_CALL(e, "ep %u: peer access to GPU %d", ep->id,
+                         attr.device);
+}
+
+ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
+                               mgi_ring_t **lane_p)
+{
+    mgi_context_t *ctx = ep->ctx;
+    mgi_peer_ep_t *peer = &ctx->peer_eps[hop];
+    mgi_gpu_dev_guard_t guard;
+    cudaIpcMemHandle_t h;
+    mgi_ep_t *local;
+    void *base = NULL;
+    ucs_status_t status;
+
+    status = mgi_gpu_enter(ep, &guard);
+    if (status != UCS_OK) {
+        return status;
+    }
+    if (peer->rank == ctx->rank) {
+        local  = mgi_ep_lookup(ctx, hop);
+        base   = (local != NULL) ? local->recv_mem : NULL;
+        status = (base != NULL) ? UCS_OK : UCS_ERR_UNREACHABLE;
+    } else if (peer->dmap != NULL) {
+        base = peer->dmap;
+    } else {
+        memcpy(&h, peer->ipc, sizeof(h));
+        status = MGI_CUDA_CALL(cudaIpcOpenMemHandle(
+                                       &base, h,
+                                       cudaIpcMemLazyEnablePeerAccess),
+                               "ep %u: the receive ring of endpoint %u "
+                               "(rank %d) for MGI_PEER_DIRECT", ep->id, hop,
+                               peer->rank);
+        if (status == UCS_OK) {
+            peer->dmap = base;
+        }
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_peer_reach(ep, base, hop);
+    }
+    mgi_gpu_leave(&guard);
+    if (status != UCS_OK) {
+        return status;
+    }
+    /* our lane there: number `rank`, as a mover's would be */
+    *lane_p = (mgi_ring_t*)((char*)base +
+                            (size_t)ctx->rank *
+                            mgi_ring_mem_size(ctx->params.recv_depth,
+                                              ctx->seg_size));
+    return UCS_OK;
+}
+
+void mgi_gpu_peer_unmap(void *p)
+{
+    cudaIpcCloseMemHandle(p);
+    cudaGetLastError();
 }
 
 /* Keep the final rings of a deleted channel for the next one (the

@@ -298,6 +298,11 @@ typedef struct mgi_gpu_dep {
      * walk; 0: into the open segment, marked MIXED and walked there
      * (MGI_EOF_ALONE) */
     uint32_t          eof_alone;
+    /* 1: this endpoint's routes to GPU endpoints are those endpoints'
+     * receive lanes, appended to over NVLink or PCIe (MGI_PEER_DIRECT):
+     * the writes of a pass are fenced at system scope before they are
+     * committed; its own lanes keep their control words in the rings */
+    uint32_t          peer_direct;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -320,6 +325,18 @@ typedef struct mgi_gpu_dep {
 } mgi_gpu_dep_t;
 
 /* ------------------------------------------------------- device: helpers */
+
+/* After a pass's writes into its targets, before their commit: at system
+ * scope where a target may be a peer GPU's receive lane (peer_direct), so
+ * that GPU reads them once it sees the commit. */
+#define MGI_FENCE_OUT(_d) \
+    do { \
+        if ((_d)->peer_direct) { \
+            MGI_FENCE_SYSTEM(); \
+        } else { \
+            MGI_FENCE(); \
+        } \
+    } while (0)
 
 /* Block: copy n 16-byte lines, line i from src(i) to dst(i), with
  * MGI_GPU_COPY_ILP loads in flight per thread. */
@@ -1333,7 +1350,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
             }
         }
     }
-    MGI_FENCE();
+    MGI_FENCE_OUT(d);
     MGI_SYNC();
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
     if ((tid == 0) && p->contig &&
@@ -1968,6 +1985,7 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
  * BID modulo the grid). Returns 1 on progress. */
 MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
 {
+    mgi_ring_mirror_t *m;
     uint32_t i, nroutes;
     int progress = 0;
 
@@ -1977,8 +1995,9 @@ MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
     MGI_SYNC();
     nroutes = p->nroutes;
     for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
-        if (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]),
-                                mgi_vld(&d->mirror[i])) > 0) {
+        m = mgi_vld(&d->mirror[i]);
+        if ((m != NULL) &&  /* NULL: a peer's lane, read by its sorter */
+            (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]), m) > 0)) {
             progress = 1;
         }
     }
@@ -2130,7 +2149,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if (p->w_res && !p->w_ref) {
         mgi_gpu_copy_global(p, sseg, mgi_seg_payload(p->w_seg),
                             mgi_seg_payload(p->seg), cap);
-        MGI_FENCE();
+        MGI_FENCE_OUT(d);
     }
     MGI_SYNC();
     ret = p->w_res ? MGI_GPU_WHOLE_DONE : MGI_GPU_WHOLE_FULL;

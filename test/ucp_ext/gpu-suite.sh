@@ -49,6 +49,12 @@
 #                 per destination, so that they are whole, and tiny
 #                 rings, which fill with them
 #   *_stage_copy  MGI_STAGE_ZCOPY=0: those segments copied instead
+#   *_peer        MGI_PEER_DIRECT=1: a GPU endpoint's sorter appends what
+#                 goes to another GPU endpoint straight into that
+#                 endpoint's receive lane (peer access in one process,
+#                 CUDA IPC between two), no sort ring, no mover; with
+#                 tiny rings the lanes fill and wrap, and a blocking flush
+#                 returns only once the receiver took the block's tuples
 #   idle_copy     the application's copies within GPU 0 before, beside
 #                 and after an idle endpoint (a figure, always passes when
 #                 the copies end)
@@ -195,6 +201,36 @@ MGI_STAGE_ZCOPY=0 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_stage_copy \
     100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
 MGI_STAGE_ZCOPY=0 MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_stage_copy 100 \
     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+# a GPU endpoint's sorter appends straight into the other GPU endpoint's
+# receive lane (MGI_PEER_DIRECT=1): one process (peer access), two (CUDA
+# IPC); walked and whole segments, tiny lanes that fill, a blocking flush
+MGI_PEER_DIRECT=1 step groupby_2proc_peer 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test groupby -n $n -b 8 -T $T
+MGI_PEER_DIRECT=1 step groupby_1proc_2gpu_peer 100 \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_PEER_DIRECT=1 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 \
+    step groupby_2proc_tiny_rings_peer 100 mgi_launch -n 2 -t 95 -- \
+        mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+MGI_PEER_DIRECT=1 MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 \
+MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 \
+    step shuffle_24B_1proc_tiny_rings_peer_groups2 100 mgi_gpu_test shuffle \
+        -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
+MGI_PEER_DIRECT=1 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_peer 100 \
+    mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
+MGI_PEER_DIRECT=1 MGI_STAGE_GROUPS=2 MGI_DEV_TILE_BATCH=65528 \
+    step shuffle_16B_2proc_groups2_peer_tile 100 mgi_launch -n 2 -t 95 -- \
+        mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -K 4 -T $T
+MGI_PEER_DIRECT=1 MGI_RECV_ZCOPY=1 step groupby_1proc_2gpu_peer_zcopy 100 \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_PEER_DIRECT=1 step send_bw_64B_2proc_blocking_flush_peer 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F \
+    -T $T
+MGI_PEER_DIRECT=1 step send_bw_64B_1proc_peer 100 mgi_gpu_test bench -l 2 \
+    -s 64 -n 4194304 -b 32 -T $T
+# a CPU endpoint may not send to a GPU endpoint then: the create says so
+MGI_PEER_DIRECT=1 step peer_misuse 60 mgi_gpu_test peer_misuse -s 16
+
 # tile sends (mgi_dev_send_block_tile, -K tuples per thread a send): one
 # reservation per tile, sized to the room left in the block's segment;
 # with stage groups as block sends of a tuple per thread; with batched
@@ -310,6 +346,10 @@ MGI_DEV_TILE_BATCH=0 step workloads_exchange_unbatched 100 "${wl[@]}" \
     --op exchange
 MGI_DEV_TILE_BATCH=0 MGI_STAGE_GROUPS=2 step \
     workloads_exchange_unbatched_groups 100 "${wl[@]}" --op exchange
+# the GPU endpoints append to each other's receive lanes (between GPUs;
+# with one GPU the program has one endpoint, and nothing changes)
+MGI_PEER_DIRECT=1 step workloads_exchange_peer 100 "${wl[@]}" --op exchange
+MGI_PEER_DIRECT=1 step workloads_join_fused_peer 100 "${wl[@]}" --op join
 
 echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
 suite_t0 )) s; results: $out/results.jsonl"

@@ -1310,10 +1310,62 @@ static int run_idle_copy(const opts &o)
     return (beside > 0) ? 0 : 1;
 }
 
+/* MGI_PEER_DIRECT=1 (set by the caller), one process: a CPU endpoint may
+ * not send to a GPU endpoint (nothing would move its tuples into the GPU
+ * endpoint's lanes, which the GPU sorters append to), and the channel's
+ * create says so; a GPU endpoint still sends to a CPU endpoint (through
+ * its sort ring and the mover), checked with a few tuples both ways. */
+static int run_peer_misuse(const opts &o)
+{
+    const char *v = getenv("MGI_PEER_DIRECT");
+    mgi_context_h ctx;
+    mgi_ep_params_t cp;
+    mgi_ch_params_t chp;
+    mgi_ch_id_t ch;
+    mgi_ep_id_t cpu, src, dst;
+    ucs_status_t st;
+    gpu_ep e;
+    int fails = 0;
+
+    if ((v == NULL) || strcmp(v, "1")) {
+        fprintf(stderr, "peer_misuse: run with MGI_PEER_DIRECT=1\n");
+        return 2;
+    }
+    ctx = ctx_create(o, o.size);
+    ep_setup(ctx, &e, 0, o.blocks);
+    memset(&cp, 0, sizeof(cp));
+    cp.device = MGI_EP_HOST;
+    cp.blocks = 1;
+    CHECK_UCS(mgi_ep_create(ctx, &cp, &cpu));
+    memset(&chp, 0, sizeof(chp));
+    chp.src       = &src;
+    chp.nsrc      = 1;
+    chp.dst       = &dst;
+    chp.ndst      = 1;
+    chp.part_key  = -1;
+    chp.max_tuple = o.size;
+    src = cpu;
+    dst = e.id;
+    st  = mgi_ch_create(ctx, &chp, &ch);
+    printf("peer_misuse: CPU endpoint -> GPU endpoint: %s (expected: %s)\n",
+           ucs_status_string(st), ucs_status_string(UCS_ERR_UNSUPPORTED));
+    fails += (st != UCS_ERR_UNSUPPORTED);
+    src = e.id;
+    dst = cpu;
+    st  = mgi_ch_create(ctx, &chp, &ch);
+    printf("peer_misuse: GPU endpoint -> CPU endpoint: %s (expected: %s)\n",
+           ucs_status_string(st), ucs_status_string(UCS_OK));
+    fails += (st != UCS_OK);
+    mgi_context_destroy(ctx);
+    printf("peer_misuse: %s\n", fails ? "FAIL" : "OK");
+    return fails ? 1 : 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: mgi_gpu_test groupby|bench|shuffle|sorter|idle_copy "
+            "usage: mgi_gpu_test groupby|bench|shuffle|sorter|idle_copy|"
+            "peer_misuse "
             "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
@@ -1386,6 +1438,8 @@ int main(int argc, char **argv)
         return run_stream(o, STREAM_SHUFFLE);
     } else if (!strcmp(o.mode, "idle_copy")) {
         return run_idle_copy(o);
+    } else if (!strcmp(o.mode, "peer_misuse")) {
+        return run_peer_misuse(o);
     }
     usage();
     return 2;

@@ -98,7 +98,8 @@ struct sorter_fixture {
     }
 
     sorter_fixture(uint32_t seg_, uint32_t depth_, uint32_t final_depth_,
-                   int coalesce, unsigned rings_per_hop_ = 1) :
+                   int coalesce, unsigned rings_per_hop_ = 1,
+                   int peer = 0) :
         seg(seg_), depth(depth_), final_depth(final_depth_),
         dst_slot(MGI_MAX_EPS, MGI_GPU_SLOT_NONE),
         rings_per_hop(rings_per_hop_)
@@ -113,18 +114,32 @@ struct sorter_fixture {
         dep.coalesce     = coalesce;
         dep.lane_bytes   = mgi_ring_mem_size(depth, seg);
         dep.recv_mem     = (char*)alloc(3 * dep.lane_bytes);
+        /* peer: lane 1 is appended to by the remote source's sorter */
         for (unsigned l = 0; l < 3; ++l) {
             mgi_ring_init((mgi_ring_t*)(dep.recv_mem + l * dep.lane_bytes),
-                          depth, seg, (l == 2) ? MGI_RING_F_APPEND : 0);
+                          depth, seg, (l == 2) ? MGI_RING_F_APPEND :
+                          ((l == 1) && peer) ?
+                          (MGI_RING_F_APPEND | MGI_RING_F_SYS) : 0);
         }
         dep.stage    = (mgi_ring_t**)alloc(2 * sizeof(mgi_ring_t*));
         dep.stage[0] = ring(depth, MGI_RING_F_APPEND);
         dep.stage[1] = ring(depth, MGI_RING_F_APPEND);
+        /* peer (MGI_PEER_DIRECT): a hop's routes all are its receive lane,
+         * a ring the test consumes as that hop's sorter would, no mirror */
+        dep.peer_direct = peer;
         for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
+            mover_cons[r] = 0;
+            if (peer) {
+                dep.sort[r]   = ((r % rings_per_hop) == 0) ?
+                                ring(depth, MGI_RING_F_APPEND |
+                                            MGI_RING_F_SYS) :
+                                dep.sort[r - r % rings_per_hop];
+                dep.mirror[r] = NULL;
+                continue;
+            }
             dep.sort[r]   = ring(depth, MGI_RING_F_APPEND);
             dep.mirror[r] = (mgi_ring_mirror_t*)alloc(sizeof(*dep.mirror[r]));
             mgi_ring_mirror_init(dep.mirror[r], dep.sort[r]);
-            mover_cons[r] = 0;
         }
         dep.nroutes        = 2 * rings_per_hop;
         dep.sort_rings     = rings_per_hop;
@@ -297,9 +312,9 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
                 unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
                 int zcopy = 1, int loop_direct = 0, int eof_own = 0,
-                int eof_alone = 1, int stage_zcopy = 0)
+                int eof_alone = 1, int stage_zcopy = 0, int peer = 0)
 {
-    sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop);
+    sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop, peer);
     long refs_read = 0, stage_refs_read = 0;
 
     f.dep.stage_passes = stage_passes;
@@ -442,7 +457,22 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                     remote_eof = 1;
                 }
             }
-            if ((seg = mgi_ring_peek(tmp, 0)) != NULL) {
+            mgi_seg_hdr_t *ls;
+            uint32_t loff, lpos, cap1 = mgi_ring_cap(lane1);
+            if (peer && ((seg = mgi_ring_peek(tmp, 0)) != NULL) &&
+                (mgi_ring_append_reserve(lane1, cap1, &ls, &loff, &lpos) ==
+                 MGI_RING_OK)) {
+                /* as the remote sorter's whole move: a fresh segment, the
+                 * payload, its mark, the commit */
+                ASSERT_EQ(0u, loff);
+                memcpy(mgi_seg_payload(ls), mgi_seg_payload(seg), cap1);
+                if (seg->reserved != 0) {
+                    mgi_seg_mark(ls, (seg->reserved == MGI_SEG_MIXED) ?
+                                     MGI_SEG_MIXED : seg->reserved - 1);
+                }
+                mgi_ring_append_commit(lane1, ls, 0, cap1, lpos);
+                mgi_ring_release(tmp, 1);
+            } else if (!peer && ((seg = mgi_ring_peek(tmp, 0)) != NULL)) {
                 if (lane_ctl) {
                     /* the mover writes the slot, then publishes RTail in
                      * the control words only: the sorter must pull it */
@@ -459,8 +489,32 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
 
         f.round(nblk);
 
+        /* peer: the hops' sorters take their lanes' full segments in
+         * order and release them, every third step */
+        for (unsigned hi = 0; peer && (hi < 2) && (it % 3 == 0); ++hi) {
+            mgi_ring_t *lr = f.dep.sort[hi * rings_per_hop];
+            const uint32_t cap = mgi_ring_cap(lr);
+            mgi_seg_hdr_t *seg;
+            while ((seg = mgi_ring_peek(lr, 0)) != NULL) {
+                uint32_t off = 0;
+                mgi_msg_hdr_t *h;
+                ASSERT_EQ(cap, seg->commit);
+                while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+                    uint16_t hop = hi ? HOP_B : HOP_A;
+                    if (h->len == MGI_MSG_LEN_EOF) {
+                        ASSERT_EQ(hop, h->dst);
+                        eof_seen_hop[hi]++;
+                    } else {
+                        check_tuple(h, hop, next_mover[hi], 1, &got_hop[hi]);
+                    }
+                    off += mgi_msg_size(h->len);
+                }
+                mgi_ring_release(lr, 1);
+                ring_segs[hi * rings_per_hop]++;
+            }
+        }
         /* the mover: through the mirrors only, every third step */
-        if (it % 3 == 0) {
+        if (!peer && (it % 3 == 0)) {
             for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
                 const unsigned hi = r / rings_per_hop; /* 0: A, 1: B */
                 uint32_t n = mgi_ring_mirror_ready(f.dep.mirror[r],
@@ -642,8 +696,11 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         EXPECT_GT(f.stat(MGI_GS_LANE_EOFS), 0ull);
     }
     for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
-        /* every sort ring of a hop carried segments: a block each */
-        EXPECT_GT(ring_segs[r], 0) << "sort ring " << r;
+        /* every sort ring of a hop carried segments: a block each (peer:
+         * one ring, the hop's lane) */
+        if (!peer || ((r % rings_per_hop) == 0)) {
+            EXPECT_GT(ring_segs[r], 0) << "sort ring " << r;
+        }
     }
     printf("stage segments moved whole: %llu\n", f.stat(MGI_GS_STAGE_WHOLE));
     printf("of those, to the loopback lane: %llu, straight to final "
@@ -885,6 +942,27 @@ TEST(mgi_sorter, stage_whole_lane_ctl_32_threads_2_passes)
     for (int run = 0; run < 3; ++run) {
         run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 2);
     }
+}
+
+/* MGI_PEER_DIRECT=1: the routes to the other endpoints are their receive
+ * lanes (append mode, system scope), no mirror, no mover: the hops' own
+ * sorters take the segments. Walked segments, whole ones (tiny rings,
+ * two routes of a hop on one lane), and runs of like messages; every
+ * tuple once and in order per stage ring and hop, both flushes done once
+ * the hops took the EOFs. */
+TEST(mgi_sorter, peer_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 1);
+}
+
+TEST(mgi_sorter, peer_stage_whole_tiny_rings_8_threads)
+{
+    run_sorter(1024, 2, 2, 1, 2, 3000, 8, 0, 0, 64, 2, 0, 1, 1, 0, 1, 1, 1);
+}
+
+TEST(mgi_sorter, peer_runs_32_threads)
+{
+    run_sorter(4096, 4, 4, 2, 2, 6000, 32, 24, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1);
 }
 
 /* MGI_LOOP_DIRECT=1: whole stage segments for this endpoint go straight

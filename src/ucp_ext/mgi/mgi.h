@@ -159,6 +159,17 @@ typedef struct mgi_context_params {
                                      order without a walk; 0: in the
                                      segment of the tuples before it,
                                      walked, 1 [MGI_EOF_ALONE] */
+    unsigned    peer_direct;      /* GPU endpoints: 1: a GPU endpoint's
+                                     sorter appends what goes to another
+                                     GPU endpoint straight into that
+                                     endpoint's receive lane, over NVLink
+                                     or PCIe (peer access; CUDA IPC
+                                     between processes): no sort ring, no
+                                     mover copy. Every rank on one host,
+                                     every rank with the same setting;
+                                     CPU endpoints may then not send to
+                                     GPU endpoints. 0: through sort rings
+                                     and the mover, 0 [MGI_PEER_DIRECT] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /

@@ -51,6 +51,12 @@
 #define MGI_MSG_ALIGN       8u
 
 #define MGI_RING_F_APPEND   1u    /* consumer also waits for commit == cap */
+/* Producers on other GPUs than the ring's memory (a receive lane that the
+ * sorters of other GPU endpoints append to, MGI_PEER_DIRECT): the
+ * producers' atomics are at system scope, a commit and a recycle fence at
+ * system scope first, so what a peer GPU wrote over NVLink or PCIe is seen
+ * before the word that shows it. */
+#define MGI_RING_F_SYS      2u
 
 #define MGI_MSG_CH_PAD      0xffffu /* ch of a padding record */
 #define MGI_MSG_LEN_EOF     0xffffu /* len of an end-of-stream record */
@@ -155,6 +161,18 @@ MGI_INLINE void mgi_add_rel32(uint32_t *p, uint32_t v)
     asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v)
                  : "memory");
 }
+/* System scope (MGI_RING_F_SYS rings): atomic with the other GPUs' too. */
+MGI_INLINE uint64_t mgi_fadd64_sys(uint64_t *p, uint64_t v)
+{
+    uint64_t old;
+    asm volatile("atom.acquire.sys.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old) : "l"(p), "l"(v) : "memory");
+    return old;
+}
+MGI_INLINE int mgi_cas32_sys(uint32_t *p, uint32_t expect, uint32_t v)
+{
+    return atomicCAS_system((unsigned int*)p, expect, v) == expect;
+}
 MGI_INLINE void mgi_cpu_relax(void)
 {
 #  if __CUDA_ARCH__ >= 700
@@ -212,6 +230,15 @@ MGI_INLINE uint32_t mgi_cas32_old(uint32_t *p, uint32_t expect, uint32_t v)
 MGI_INLINE void mgi_add_rel32(uint32_t *p, uint32_t v)
 {
     __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+}
+MGI_INLINE uint64_t mgi_fadd64_sys(uint64_t *p, uint64_t v)
+{
+    return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+MGI_INLINE int mgi_cas32_sys(uint32_t *p, uint32_t expect, uint32_t v)
+{
+    return __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
 }
 MGI_INLINE void mgi_fence_publish(void)
 {
@@ -320,6 +347,39 @@ MGI_INLINE mgi_seg_hdr_t *mgi_ring_seg(mgi_ring_t *r, uint32_t pos)
 {
     return (mgi_seg_hdr_t*)((char*)r + MGI_RING_HDR_SIZE +
                             (size_t)(pos & r->mask) * r->seg_size);
+}
+
+/* A producer's add to a slot's STail (acq: the slot is first seen by the
+ * add, which acquires the consumer's resets of it). */
+MGI_INLINE uint64_t mgi_ring_stail_add(const mgi_ring_t *r,
+                                       mgi_seg_hdr_t *seg, uint32_t sz,
+                                       int acq)
+{
+    if (r->flags & MGI_RING_F_SYS) {
+        return mgi_fadd64_sys(&seg->stail, sz);
+    }
+    return acq ? mgi_fadd64_acq(&seg->stail, sz) : mgi_fadd64(&seg->stail, sz);
+}
+
+/* RTail from slot t to the next (a producer that closed slot t, or helps a
+ * closed one on). */
+MGI_INLINE void mgi_ring_tail_pass(mgi_ring_t *r, uint32_t t)
+{
+    if (r->flags & MGI_RING_F_SYS) {
+        mgi_cas32_sys(&r->prod_tail, t, t + 1);
+    } else {
+        mgi_cas32(&r->prod_tail, t, t + 1);
+    }
+}
+
+/* A producer's commit of n bytes of slot seg, after its writes there. */
+MGI_INLINE void mgi_ring_commit_add(const mgi_ring_t *r, mgi_seg_hdr_t *seg,
+                                    uint32_t n)
+{
+    if (r->flags & MGI_RING_F_SYS) {
+        mgi_fence_publish();
+    }
+    mgi_add_rel32(&seg->commit, n);
 }
 
 /* Offset of slot `pos` from the ring start: for addressing a remote ring. */
@@ -500,9 +560,11 @@ MGI_INLINE void mgi_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
 
 /* Pads [off, min(off + sz, cap)) and commits it; returns 1 when this
  * reservation crossed the end of the segment (closed it). */
-MGI_INLINE int mgi_seg_pad_reservation(mgi_seg_hdr_t *seg, uint32_t cap,
-                                       uint32_t off, uint32_t sz)
+MGI_INLINE int mgi_seg_pad_reservation(const mgi_ring_t *r,
+                                       mgi_seg_hdr_t *seg, uint32_t off,
+                                       uint32_t sz)
 {
+    const uint32_t cap = mgi_ring_cap(r);
     uint32_t end;
 
     if (off >= cap) {
@@ -510,7 +572,7 @@ MGI_INLINE int mgi_seg_pad_reservation(mgi_seg_hdr_t *seg, uint32_t cap,
     }
     end = (off + sz > cap) ? cap : off + sz;
     mgi_seg_write_pad(seg, off, end - off);
-    mgi_add_rel32(&seg->commit, end - off);
+    mgi_ring_commit_add(r, seg, end - off);
     return (off + sz >= cap);
 }
 
@@ -579,7 +641,7 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
                 return MGI_RING_FULL;
             }
             if ((uint32_t)st >= cap) {
-                mgi_cas32(&r->prod_tail, t, t + 1); /* help a closed one */
+                mgi_ring_tail_pass(r, t); /* help a closed one */
                 continue;
             }
         }
@@ -587,22 +649,21 @@ MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
          * consumer's resets of the slot (before its release store of the
          * generation) come before our mark and commit; RTail's slot was
          * acquired by the load of its STail */
-        st  = next ? mgi_fadd64_acq(&seg->stail, sz) :
-                     mgi_fadd64(&seg->stail, sz);
+        st  = mgi_ring_stail_add(r, seg, sz, next);
         gen = (uint32_t)(st >> 32);
         off = (uint32_t)st;
         if (gen != t) {
             /* recycled under us, or (next) not free yet: give the space
              * back as a pad, so our messages never overtake each other,
              * and read RTail again */
-            mgi_seg_pad_reservation(seg, cap, off, sz);
+            mgi_seg_pad_reservation(r, seg, off, sz);
             next = 0;
             continue;
         }
         if (off + sz > cap) {
             /* closed: by ours, padded, or before it */
-            mgi_seg_pad_reservation(seg, cap, off, sz);
-            mgi_cas32(&r->prod_tail, t, t + 1);
+            mgi_seg_pad_reservation(r, seg, off, sz);
+            mgi_ring_tail_pass(r, t);
             ++t;
             seg  = mgi_ring_seg(r, t);
             next = 1;
@@ -658,8 +719,7 @@ MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
          * mgi_ring_append_reserve: the consumer's resets of it come
          * before our mark and commit */
         rt  = *(volatile uint32_t*)&r->prod_tail;
-        st  = hint->fresh ? mgi_fadd64_acq(&seg->stail, sz) :
-                            mgi_fadd64(&seg->stail, sz);
+        st  = mgi_ring_stail_add(r, seg, sz, hint->fresh);
         off = (uint32_t)st;
         if (((uint32_t)(st >> 32) == t) && (off + sz <= cap) &&
             ((int32_t)(t - rt) <= 0)) {
@@ -670,9 +730,9 @@ MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
             hint->t     = hint->fresh ? t + 1 : t;
             return MGI_RING_OK;
         }
-        if (mgi_seg_pad_reservation(seg, cap, off, sz) &&
+        if (mgi_seg_pad_reservation(r, seg, off, sz) &&
             ((uint32_t)(st >> 32) == t)) {
-            mgi_cas32(&r->prod_tail, t, t + 1); /* we closed slot t */
+            mgi_ring_tail_pass(r, t); /* we closed slot t */
         }
     }
     ret = mgi_ring_append_reserve(r, sz, seg_p, off_p, pos_p);
@@ -738,9 +798,9 @@ MGI_INLINE int mgi_ring_append_reserve_at(mgi_ring_t *r, uint32_t sz,
 MGI_INLINE void mgi_ring_append_commit(mgi_ring_t *r, mgi_seg_hdr_t *seg,
                                        uint32_t off, uint32_t sz, uint32_t pos)
 {
-    mgi_add_rel32(&seg->commit, sz);
+    mgi_ring_commit_add(r, seg, sz);
     if (off + sz == mgi_ring_cap(r)) {
-        mgi_cas32(&r->prod_tail, pos, pos + 1);
+        mgi_ring_tail_pass(r, pos);
     }
 }
 
@@ -799,16 +859,16 @@ MGI_INLINE int mgi_ring_append_close(mgi_ring_t *r)
             return MGI_RING_OK; /* empty: nothing to close */
         }
         if (off >= cap) {
-            mgi_cas32(&r->prod_tail, t, t + 1);
+            mgi_ring_tail_pass(r, t);
             return MGI_RING_OK;
         }
-        st = mgi_fadd64(&seg->stail, cap);
+        st = mgi_ring_stail_add(r, seg, cap, 0);
         if ((uint32_t)(st >> 32) != t) {
-            mgi_seg_pad_reservation(seg, cap, (uint32_t)st, cap);
+            mgi_seg_pad_reservation(r, seg, (uint32_t)st, cap);
             continue;
         }
-        if (mgi_seg_pad_reservation(seg, cap, (uint32_t)st, cap)) {
-            mgi_cas32(&r->prod_tail, t, t + 1);
+        if (mgi_seg_pad_reservation(r, seg, (uint32_t)st, cap)) {
+            mgi_ring_tail_pass(r, t);
         }
         return MGI_RING_OK;
     }
@@ -884,6 +944,9 @@ MGI_INLINE void mgi_ring_seg_recycle(mgi_ring_t *r, uint32_t pos)
 
     seg->commit   = 0;
     seg->reserved = 0;
+    if (r->flags & MGI_RING_F_SYS) {
+        mgi_fence_publish();    /* the resets before a peer GPU's adds */
+    }
     mgi_st_rel64(&seg->stail, (uint64_t)(pos + r->size) << 32);
 }
 
