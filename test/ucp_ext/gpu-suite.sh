@@ -346,10 +346,12 @@ MGI_DEV_TILE_BATCH=0 step workloads_exchange_unbatched 100 "${wl[@]}" \
     --op exchange
 MGI_DEV_TILE_BATCH=0 MGI_STAGE_GROUPS=2 step \
     workloads_exchange_unbatched_groups 100 "${wl[@]}" --op exchange
-# the GPU endpoints append to each other's receive lanes (between GPUs;
-# with one GPU the program has one endpoint, and nothing changes)
+# the GPU endpoints append to each other's receive lanes, and (the Join)
+# the consumers read them in place (between GPUs; with one GPU the program
+# has one endpoint, and nothing changes)
 MGI_PEER_DIRECT=1 step workloads_exchange_peer 100 "${wl[@]}" --op exchange
-MGI_PEER_DIRECT=1 step workloads_join_fused_peer 100 "${wl[@]}" --op join
+MGI_PEER_DIRECT=1 MGI_RECV_ZCOPY=1 step workloads_join_fused_peer_zcopy 100 \
+    "${wl[@]}" --op join
 
 echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
 suite_t0 )) s; results: $out/results.jsonl"
