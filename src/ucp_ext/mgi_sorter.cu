@@ -876,6 +876,10 @@ ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
         local  = mgi_ep_lookup(ctx, hop);
         base   = (local != NULL) ? local->recv_mem : NULL;
         status = (base != NULL) ? UCS_OK : UCS_ERR_UNREACHABLE;
+        if (base == NULL) {
+            ucs_error("mgi ep %u: endpoint %u of this process has no "
+                      "receive ring (deleted?)", ep->id, hop);
+        }
     } else if (peer->dmap != NULL) {
         base = peer->dmap;
     } else {

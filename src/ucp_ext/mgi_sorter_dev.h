@@ -1248,7 +1248,8 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     for (t = tid; t < p->ntgt; t += nth) {
         /* the CAS goes out now, its answer is read before the commit: the
          * copy runs meanwhile */
-        p->tgt_mark[t] = mgi_seg_mark_begin(p->tgt_seg[t], p->tgt_key[t]);
+        p->tgt_mark[t] = mgi_ring_mark_begin(p->tgt_ring[t], p->tgt_seg[t],
+                                             p->tgt_key[t]);
     }
     /* the warps together again before the copy: without a barrier, warp
      * 0's other threads ran their share of the copy while threads 0 and 1
@@ -1454,8 +1455,8 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
             continue;
         }
         m = mgi_seg_payload(seg[k]) + off[k];
-        mgi_seg_mark(seg[k], d->eof_alone ? MGI_SEG_EOF_KEY :
-                                            MGI_SEG_MIXED);
+        mgi_ring_mark(ring[k], seg[k], d->eof_alone ? MGI_SEG_EOF_KEY :
+                                                      MGI_SEG_MIXED);
         memcpy(m, h, sz);
         ((mgi_msg_hdr_t*)m)->dst = ch->dst[k];
         MGI_FENCE();
@@ -2169,7 +2170,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                 /* before the commit; a final segment needs none (its
                  * consumer reads messages, and a mark there would say
                  * MGI_SEG_REF to it) */
-                mgi_seg_mark(p->w_seg, p->w_key);
+                mgi_ring_mark(p->w_ring, p->w_seg, p->w_key);
             }
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);

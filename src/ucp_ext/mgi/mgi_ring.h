@@ -169,9 +169,14 @@ MGI_INLINE uint64_t mgi_fadd64_sys(uint64_t *p, uint64_t v)
                  : "=l"(old) : "l"(p), "l"(v) : "memory");
     return old;
 }
+MGI_INLINE uint32_t mgi_cas32_old_sys(uint32_t *p, uint32_t expect,
+                                      uint32_t v)
+{
+    return atomicCAS_system((unsigned int*)p, expect, v);
+}
 MGI_INLINE int mgi_cas32_sys(uint32_t *p, uint32_t expect, uint32_t v)
 {
-    return atomicCAS_system((unsigned int*)p, expect, v) == expect;
+    return mgi_cas32_old_sys(p, expect, v) == expect;
 }
 MGI_INLINE void mgi_cpu_relax(void)
 {
@@ -235,10 +240,14 @@ MGI_INLINE uint64_t mgi_fadd64_sys(uint64_t *p, uint64_t v)
 {
     return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
 }
+MGI_INLINE uint32_t mgi_cas32_old_sys(uint32_t *p, uint32_t expect,
+                                      uint32_t v)
+{
+    return mgi_cas32_old(p, expect, v);
+}
 MGI_INLINE int mgi_cas32_sys(uint32_t *p, uint32_t expect, uint32_t v)
 {
-    return __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_ACQUIRE);
+    return mgi_cas32(p, expect, v);
 }
 MGI_INLINE void mgi_fence_publish(void)
 {
@@ -556,6 +565,23 @@ MGI_INLINE void mgi_seg_mark_end(mgi_seg_hdr_t *seg, uint32_t old,
 MGI_INLINE void mgi_seg_mark(mgi_seg_hdr_t *seg, uint32_t key)
 {
     mgi_seg_mark_end(seg, mgi_seg_mark_begin(seg, key), key);
+}
+
+/* The same for a segment of ring r: at system scope in a MGI_RING_F_SYS
+ * ring (its producers may be on several GPUs). */
+MGI_INLINE uint32_t mgi_ring_mark_begin(const mgi_ring_t *r,
+                                        mgi_seg_hdr_t *seg, uint32_t key)
+{
+    if ((r->flags & MGI_RING_F_SYS) && (key != MGI_SEG_MIXED)) {
+        return mgi_cas32_old_sys(&seg->reserved, 0, mgi_seg_mark_want(key));
+    }
+    return mgi_seg_mark_begin(seg, key);
+}
+
+MGI_INLINE void mgi_ring_mark(const mgi_ring_t *r, mgi_seg_hdr_t *seg,
+                              uint32_t key)
+{
+    mgi_seg_mark_end(seg, mgi_ring_mark_begin(r, seg, key), key);
 }
 
 /* Pads [off, min(off + sz, cap)) and commits it; returns 1 when this
