@@ -307,6 +307,30 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
     (*count)++;
 }
 
+/* A full segment for hop hi (0: A, 1: B) as the mover or the hop's sorter
+ * takes it: every tuple checked in order, EOFs counted. */
+void check_hop_seg(mgi_seg_hdr_t *seg, uint32_t cap, unsigned hi,
+                   order_check &oc, long *eof_seen, long *got)
+{
+    const uint16_t hop = hi ? HOP_B : HOP_A;
+    uint32_t off = 0;
+    mgi_msg_hdr_t *h;
+
+    ASSERT_EQ(cap, seg->commit);
+    while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+        if (h->len == MGI_MSG_LEN_EOF) {
+            ASSERT_EQ(hop, h->dst);
+            (*eof_seen)++;
+        } else {
+            check_tuple(h, hop, oc, 1, got);
+            if (::testing::Test::HasFatalFailure()) {
+                return;
+            }
+        }
+        off += mgi_msg_size(h->len);
+    }
+}
+
 void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int coalesce, unsigned nblk, int per_stage, unsigned nth = 1,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
@@ -496,18 +520,10 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             const uint32_t cap = mgi_ring_cap(lr);
             mgi_seg_hdr_t *seg;
             while ((seg = mgi_ring_peek(lr, 0)) != NULL) {
-                uint32_t off = 0;
-                mgi_msg_hdr_t *h;
-                ASSERT_EQ(cap, seg->commit);
-                while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-                    uint16_t hop = hi ? HOP_B : HOP_A;
-                    if (h->len == MGI_MSG_LEN_EOF) {
-                        ASSERT_EQ(hop, h->dst);
-                        eof_seen_hop[hi]++;
-                    } else {
-                        check_tuple(h, hop, next_mover[hi], 1, &got_hop[hi]);
-                    }
-                    off += mgi_msg_size(h->len);
+                check_hop_seg(seg, cap, hi, next_mover[hi],
+                              &eof_seen_hop[hi], &got_hop[hi]);
+                if (::testing::Test::HasFatalFailure()) {
+                    return;
                 }
                 mgi_ring_release(lr, 1);
                 ring_segs[hi * rings_per_hop]++;
@@ -523,19 +539,11 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 for (uint32_t k = 0; k < n; ++k) {
                     mgi_seg_hdr_t *seg = mgi_ring_seg(f.dep.sort[r],
                                                       f.mover_cons[r] + k);
-                    uint32_t off = 0, cap = mgi_ring_cap(f.dep.sort[r]);
-                    mgi_msg_hdr_t *h;
-                    ASSERT_EQ(cap, seg->commit);
-                    while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
-                        uint16_t hop = hi ? HOP_B : HOP_A;
-                        if (h->len == MGI_MSG_LEN_EOF) {
-                            ASSERT_EQ(hop, h->dst);
-                            eof_seen_hop[hi]++;
-                        } else {
-                            check_tuple(h, hop, next_mover[hi], 1,
-                                        &got_hop[hi]);
-                        }
-                        off += mgi_msg_size(h->len);
+                    check_hop_seg(seg, mgi_ring_cap(f.dep.sort[r]), hi,
+                                  next_mover[hi], &eof_seen_hop[hi],
+                                  &got_hop[hi]);
+                    if (::testing::Test::HasFatalFailure()) {
+                        return;
                     }
                 }
                 f.mover_cons[r] += n;

@@ -11,7 +11,7 @@
 #   3. the block split with both: 48 + 48 against 40 + 92, 32 + 100 and
 #      48 + 84 (the stand-in preferred fewer sorter blocks: run233)
 #   4. #5's device send GPU0 -> GPU1 against the copy engine, 64 B and
-#      16 B, tiles, MGI_PEER_DIRECT 1 and 0
+#      16 B, tiles, with peer lanes and receive by reference, and without
 #   5. where the Exchange's time goes between the GPUs: the profile and
 #      the sorters' info lines
 O=${OUT:-/tmp}
@@ -39,8 +39,8 @@ tuned=(env UCX_TLS=sm,self,cuda_mgi,cuda_copy MGI_SORTER_THREADS=512 MGI_SEG_SIZ
 for p in 1 0; do
   for s in 64 16; do
     n=67108864; [ $s = 16 ] && n=268435456
-    echo "== $(date +%T) mgi_gpu_test bench -l 2 -s $s -b 48 -K 4, 48 sorter blocks, MGI_PEER_DIRECT=$p"
-    "${tuned[@]}" MGI_PEER_DIRECT=$p MGI_SORTER_BLOCKS=48 MGI_DEV_TILE_BATCH=65528 timeout 60 $B/mgi_gpu_test bench -l 2 -s $s -n $n -b 48 -K 4 -T 40 2>&1 | grep -E "^send_bw|user blocks|FAIL|rror|TIMEOUT" | cut -c1-300
+    echo "== $(date +%T) mgi_gpu_test bench -l 2 -s $s -b 48 -K 4, 48 sorter blocks, MGI_PEER_DIRECT=$p MGI_RECV_ZCOPY=$p"
+    "${tuned[@]}" MGI_PEER_DIRECT=$p MGI_RECV_ZCOPY=$p MGI_SORTER_BLOCKS=48 MGI_DEV_TILE_BATCH=65528 timeout 60 $B/mgi_gpu_test bench -l 2 -s $s -n $n -b 48 -K 4 -T 40 2>&1 | grep -E "^send_bw|user blocks|FAIL|rror|TIMEOUT" | cut -c1-300
   done
 done
 echo "== $(date +%T) exchange 2 GPUs mgi MGI_PEER_DIRECT=1, profile and info lines"
