@@ -119,13 +119,10 @@ export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-256}
 export MGI_MOVER_BATCH=${MGI_MOVER_BATCH:-32}
 export MGI_FINAL_DEPTH=${MGI_FINAL_DEPTH:-64}
 export MGI_SORT_RINGS=${MGI_SORT_RINGS:-4}
-# the GPU endpoints (one host) append to each other's receive lanes over
-# NVLink / PCIe, no sort ring and no mover copy between them, and the
-# consumers read those lanes' whole segments where they are: two ranks on
-# one H100 under MPS moved the Exchange at 140 against 126 GB/s with the
-# first, 144-148 with both (bench/results/2026-11-24-h100x1-peer-direct/)
-export MGI_PEER_DIRECT=${MGI_PEER_DIRECT:-1}
-export MGI_RECV_ZCOPY=${MGI_RECV_ZCOPY:-1}
+# MGI_PEER_DIRECT (the GPU endpoints append to each other's receive lanes)
+# stays off: faster between two ranks on one H100, but between two H200
+# over NVLink the Exchange moved 109-139 against 232-238 GB/s through the
+# mover (bench/results/2026-11-24-h200x2-peer-lanes/)
 export CUDA_MODULE_LOADING=EAGER
 # the CPU reference runs in every rank: share the cores
 ncpu=$(nproc 2>/dev/null || echo 2)

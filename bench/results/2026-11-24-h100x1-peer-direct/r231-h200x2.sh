@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# For the next 2 x H200 session (not run yet: only one-GPU kinds were
-# lent when it was written; it replaces ../2026-11-24-h100x1-stage-ref/
-# r214-h200x2.sh). Copy to abbase/ and call with the device tool,
+# Written for the next 2 x H200 session; 2 x H200 came later in the same
+# session, and its parts ran as r238.sh .. r242.sh instead (with the
+# runs' order changed): ../2026-11-24-h200x2-peer-lanes/. Copy to abbase/ and call with the device tool,
 # carrying bundle and abbase; about 8-10 minutes:
 #   1. the harness, every variant, one invocation per op and Zipf (#6);
 #      run.sh now sets MGI_PEER_DIRECT=1
