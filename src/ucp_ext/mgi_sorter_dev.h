@@ -326,16 +326,16 @@ typedef struct mgi_gpu_dep {
 
 /* ------------------------------------------------------- device: helpers */
 
-/* After a pass's writes into its targets, before their commit: at system
- * scope where a target may be a peer GPU's receive lane (peer_direct), so
- * that GPU reads them once it sees the commit. */
+/* After a pass's writes into its targets, before the barrier and the
+ * commit. A peer GPU's receive lane (peer_direct) needs no more here: its
+ * commit is a release at system scope (mgi_ring_commit_add), which covers
+ * what the committing thread saw through the barrier; a fence at system
+ * scope in each of the block's threads cost the appends to the other GPU
+ * (bench/results/2026-11-24-h200x2-peer-lanes/). */
 #define MGI_FENCE_OUT(_d) \
     do { \
-        if ((_d)->peer_direct) { \
-            MGI_FENCE_SYSTEM(); \
-        } else { \
-            MGI_FENCE(); \
-        } \
+        (void)(_d); \
+        MGI_FENCE(); \
     } while (0)
 
 /* Block: copy n 16-byte lines, line i from src(i) to dst(i), with

@@ -53,8 +53,9 @@
 #define MGI_RING_F_APPEND   1u    /* consumer also waits for commit == cap */
 /* Producers on other GPUs than the ring's memory (a receive lane that the
  * sorters of other GPU endpoints append to, MGI_PEER_DIRECT): the
- * producers' atomics are at system scope, a commit and a recycle fence at
- * system scope first, so what a peer GPU wrote over NVLink or PCIe is seen
+ * producers' atomics are at system scope, and a commit and a recycle are
+ * releases at system scope, so what a peer GPU wrote over NVLink or PCIe
+ * (its own threads' writes, and those it saw through a barrier) is seen
  * before the word that shows it. */
 #define MGI_RING_F_SYS      2u
 
@@ -178,6 +179,18 @@ MGI_INLINE int mgi_cas32_sys(uint32_t *p, uint32_t expect, uint32_t v)
 {
     return mgi_cas32_old_sys(p, expect, v) == expect;
 }
+/* Releases at system scope: what this thread wrote, and what it saw
+ * through a barrier, before the word, for readers on other GPUs too. */
+MGI_INLINE void mgi_add_rel32_sys(uint32_t *p, uint32_t v)
+{
+    asm volatile("red.release.sys.global.add.u32 [%0], %1;" :: "l"(p), "r"(v)
+                 : "memory");
+}
+MGI_INLINE void mgi_st_rel64_sys(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.release.sys.u64 [%0], %1;" :: "l"(p), "l"(v)
+                 : "memory");
+}
 MGI_INLINE void mgi_cpu_relax(void)
 {
 #  if __CUDA_ARCH__ >= 700
@@ -248,6 +261,14 @@ MGI_INLINE uint32_t mgi_cas32_old_sys(uint32_t *p, uint32_t expect,
 MGI_INLINE int mgi_cas32_sys(uint32_t *p, uint32_t expect, uint32_t v)
 {
     return mgi_cas32(p, expect, v);
+}
+MGI_INLINE void mgi_add_rel32_sys(uint32_t *p, uint32_t v)
+{
+    mgi_add_rel32(p, v);
+}
+MGI_INLINE void mgi_st_rel64_sys(uint64_t *p, uint64_t v)
+{
+    mgi_st_rel64(p, v);
 }
 MGI_INLINE void mgi_fence_publish(void)
 {
@@ -386,9 +407,10 @@ MGI_INLINE void mgi_ring_commit_add(const mgi_ring_t *r, mgi_seg_hdr_t *seg,
                                     uint32_t n)
 {
     if (r->flags & MGI_RING_F_SYS) {
-        mgi_fence_publish();
+        mgi_add_rel32_sys(&seg->commit, n);
+    } else {
+        mgi_add_rel32(&seg->commit, n);
     }
-    mgi_add_rel32(&seg->commit, n);
 }
 
 /* Offset of slot `pos` from the ring start: for addressing a remote ring. */
@@ -971,9 +993,11 @@ MGI_INLINE void mgi_ring_seg_recycle(mgi_ring_t *r, uint32_t pos)
     seg->commit   = 0;
     seg->reserved = 0;
     if (r->flags & MGI_RING_F_SYS) {
-        mgi_fence_publish();    /* the resets before a peer GPU's adds */
+        /* the resets before a peer GPU's adds */
+        mgi_st_rel64_sys(&seg->stail, (uint64_t)(pos + r->size) << 32);
+    } else {
+        mgi_st_rel64(&seg->stail, (uint64_t)(pos + r->size) << 32);
     }
-    mgi_st_rel64(&seg->stail, (uint64_t)(pos + r->size) << 32);
 }
 
 /* Publish RHead n slots on (recycled with mgi_ring_seg_recycle), the
