@@ -591,7 +591,6 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.status       = (mgi_gpu_status_t*)mgi_gpu_host_dev_ptr(ep, g->status);
     dep.blk          = g->blk;
     dep.ljobs        = g->ljobs;
-    dep.peer_direct  = ctx->params.peer_direct;
     /* NULL: in the lane rings (with MGI_PEER_DIRECT, where the other GPU
      * endpoints' sorters append) */
     dep.lane_ctl     = ctx->params.peer_direct ? NULL : ep->lane_ctl_dev;

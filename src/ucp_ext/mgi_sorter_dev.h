@@ -298,11 +298,6 @@ typedef struct mgi_gpu_dep {
      * walk; 0: into the open segment, marked MIXED and walked there
      * (MGI_EOF_ALONE) */
     uint32_t          eof_alone;
-    /* 1: this endpoint's routes to GPU endpoints are those endpoints'
-     * receive lanes, appended to over NVLink or PCIe (MGI_PEER_DIRECT):
-     * the writes of a pass are fenced at system scope before they are
-     * committed; its own lanes keep their control words in the rings */
-    uint32_t          peer_direct;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -325,18 +320,6 @@ typedef struct mgi_gpu_dep {
 } mgi_gpu_dep_t;
 
 /* ------------------------------------------------------- device: helpers */
-
-/* After a pass's writes into its targets, before the barrier and the
- * commit. A peer GPU's receive lane (peer_direct) needs no more here: its
- * commit is a release at system scope (mgi_ring_commit_add), which covers
- * what the committing thread saw through the barrier; a fence at system
- * scope in each of the block's threads cost the appends to the other GPU
- * (bench/results/2026-11-24-h200x2-peer-lanes/). */
-#define MGI_FENCE_OUT(_d) \
-    do { \
-        (void)(_d); \
-        MGI_FENCE(); \
-    } while (0)
 
 /* Block: copy n 16-byte lines, line i from src(i) to dst(i), with
  * MGI_GPU_COPY_ILP loads in flight per thread. */
@@ -1351,7 +1334,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
             }
         }
     }
-    MGI_FENCE_OUT(d);
+    MGI_FENCE();
     MGI_SYNC();
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
     if ((tid == 0) && p->contig &&
@@ -2150,7 +2133,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if (p->w_res && !p->w_ref) {
         mgi_gpu_copy_global(p, sseg, mgi_seg_payload(p->w_seg),
                             mgi_seg_payload(p->seg), cap);
-        MGI_FENCE_OUT(d);
+        MGI_FENCE();
     }
     MGI_SYNC();
     ret = p->w_res ? MGI_GPU_WHOLE_DONE : MGI_GPU_WHOLE_FULL;

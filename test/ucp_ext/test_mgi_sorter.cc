@@ -126,7 +126,6 @@ struct sorter_fixture {
         dep.stage[1] = ring(depth, MGI_RING_F_APPEND);
         /* peer (MGI_PEER_DIRECT): a hop's routes all are its receive lane,
          * a ring the test consumes as that hop's sorter would, no mirror */
-        dep.peer_direct = peer;
         for (unsigned r = 0; r < 2 * rings_per_hop; ++r) {
             mover_cons[r] = 0;
             if (peer) {
