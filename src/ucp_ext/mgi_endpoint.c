@@ -258,7 +258,10 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
     ucs_status_t status;
     void *dev;
 
-    if (!mgi_ep_is_gpu(ep) && !ctx->params.sort_mirror) {
+    if (mgi_ep_is_gpu(ep) ? ctx->params.peer_direct :
+                            !ctx->params.sort_mirror) {
+        /* the lanes' producers use the ring headers: the sorters of GPU
+         * endpoints appending to a peer lane, or a CPU endpoint's mover */
         return UCS_OK;
     }
     /* zeroed: RTail and RHead 0, as in a fresh lane ring */

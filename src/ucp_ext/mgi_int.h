@@ -216,9 +216,17 @@ static inline int mgi_ep_is_gpu(const mgi_ep_t *ep)
     return ep->device != MGI_EP_HOST;
 }
 
+/* Lane number `lane` of a receive ring at recv_mem (this process's address
+ * of it); every endpoint's lanes have one size, lane_bytes. */
+static inline mgi_ring_t *mgi_lane_at(void *recv_mem, size_t lane_bytes,
+                                      unsigned lane)
+{
+    return (mgi_ring_t*)((char*)recv_mem + lane * lane_bytes);
+}
+
 static inline mgi_ring_t *mgi_ep_lane(mgi_ep_t *ep, unsigned lane)
 {
-    return (mgi_ring_t*)((char*)ep->recv_mem + lane * ep->lane_bytes);
+    return mgi_lane_at(ep->recv_mem, ep->lane_bytes, lane);
 }
 
 /* -------------------------------------------------------------- channels */

@@ -591,9 +591,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.status       = (mgi_gpu_status_t*)mgi_gpu_host_dev_ptr(ep, g->status);
     dep.blk          = g->blk;
     dep.ljobs        = g->ljobs;
-    /* NULL: in the lane rings (with MGI_PEER_DIRECT, where the other GPU
-     * endpoints' sorters append) */
-    dep.lane_ctl     = ctx->params.peer_direct ? NULL : ep->lane_ctl_dev;
+    dep.lane_ctl     = ep->lane_ctl_dev; /* NULL: in the lane rings */
     if (dep.status == NULL) {
         return UCS_ERR_IO_ERROR;
     }
@@ -877,7 +875,8 @@ ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
         status = (base != NULL) ? UCS_OK : UCS_ERR_UNREACHABLE;
         if (base == NULL) {
             ucs_error("mgi ep %u: endpoint %u of this process has no "
-                      "receive ring (deleted?)", ep->id, hop);
+                      "receive ring (deleted): create channels only between "
+                      "endpoints that exist", ep->id, hop);
         }
     } else if (peer->dmap != NULL) {
         base = peer->dmap;
@@ -891,6 +890,11 @@ ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
                                peer->rank);
         if (status == UCS_OK) {
             peer->dmap = base;
+        } else {
+            ucs_error("mgi ep %u: every process needs to see the GPU of "
+                      "rank %d (no per-rank CUDA_VISIBLE_DEVICES of one GPU) "
+                      "for MGI_PEER_DIRECT=1; else unset MGI_PEER_DIRECT",
+                      ep->id, peer->rank);
         }
     }
     if (status == UCS_OK) {
@@ -901,10 +905,7 @@ ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
         return status;
     }
     /* our lane there: number `rank`, as a mover's would be */
-    *lane_p = (mgi_ring_t*)((char*)base +
-                            (size_t)ctx->rank *
-                            mgi_ring_mem_size(ctx->params.recv_depth,
-                                              ctx->seg_size));
+    *lane_p = mgi_lane_at(base, ep->lane_bytes, (unsigned)ctx->rank);
     return UCS_OK;
 }
 
