@@ -77,6 +77,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->recv_zcopy       = 0;
     p->loop_direct      = 1;
     p->stage_zcopy      = 1;
+    p->send_zcopy       = 0;
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
     p->peer_direct      = 0;
@@ -116,6 +117,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_RECV_ZCOPY", &p->recv_zcopy);
     mgi_env_uint("MGI_LOOP_DIRECT", &p->loop_direct);
     mgi_env_uint("MGI_STAGE_ZCOPY", &p->stage_zcopy);
+    mgi_env_uint("MGI_SEND_ZCOPY", &p->send_zcopy);
     mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
     mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);
@@ -171,6 +173,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: stage_zcopy (MGI_STAGE_ZCOPY) %u: 0 (copy "
                   "whole stage segments into final rings) or 1 (by "
                   "reference)", p->stage_zcopy);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->send_zcopy > 1) {
+        ucs_error("mgi context: send_zcopy (MGI_SEND_ZCOPY) %u: 0 (copy "
+                  "whole stage segments into sort rings) or 1 (the mover "
+                  "puts them from the stage ring)", p->send_zcopy);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->recv_zcopy > 1) {

@@ -509,7 +509,7 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
     mgi_lane_t *lane;
     mgi_ring_t *peer_lane = NULL;
     ucs_status_t status;
-    unsigned k, nrings;
+    unsigned k, nrings, nrefs;
     int direct;
 
     /* caller holds ctx->lock: lanes are shared by the context's routes */
@@ -563,10 +563,17 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
         if (mgi_ep_is_gpu(ep) || ctx->params.sort_mirror) {
             /* a fresh ring: RHead 0, nothing ready, nothing released; a
              * peer's lane has no mirror (no mover reads it) */
+            nrefs     = (mgi_ep_is_gpu(ep) && ctx->params.send_zcopy) ?
+                        ctx->params.sort_depth : 0;
             r->mirror = direct ? NULL :
                         mgi_ep_is_gpu(ep) ?
-                        mgi_gpu_host_alloc(ep, sizeof(*r->mirror)) :
+                        mgi_gpu_host_alloc(ep, mgi_ring_mirror_size(nrefs)) :
                         mgi_ep_host_alloc(sizeof(*r->mirror), 1);
+            if (r->mirror != NULL) {
+                /* zeroed: nothing ready, nothing released, no reference
+                 * (MGI_SEND_ZCOPY: the sorter fills the table) */
+                r->mirror->nrefs = nrefs;
+            }
             status = ((r->mirror == NULL) && !direct) ? UCS_ERR_NO_MEMORY :
                      mgi_ep_is_gpu(ep) ? mgi_gpu_route_add(ep, r) : UCS_OK;
             if (status != UCS_OK) {

@@ -69,10 +69,12 @@ typedef struct mgi_mover_cand {
     uint32_t    ready;
 } mgi_mover_cand_t;
 
-/* Sort segments of a route that a flush carries. */
+/* Sort segments of a route that a flush carries, and the lane slots they
+ * filled (more with references, MGI_SEND_ZCOPY). */
 typedef struct mgi_mover_rel {
     mgi_route_t *route;
     uint32_t    n;
+    uint32_t    nlane;
 } mgi_mover_rel_t;
 
 /* What a flush tells a lane when it completes. */
@@ -126,6 +128,7 @@ typedef struct mgi_mover {
     uint64_t          epochs_full;  /* rounds with every flush slot taken */
     uint64_t          puts, put_ns, put_bytes; /* data puts: calls, the time
                                                 * inside ucp_put_nbx, bytes */
+    uint64_t          ref_segs;     /* stage segments put by reference */
     uint64_t          flushes, flush_ns;  /* retired: how many, the time
                                            * from close to retire */
     uint64_t          rounds, round_ns, prog_ns; /* thread loop: rounds,
@@ -519,10 +522,11 @@ static int mgi_mover_credit_check(mgi_mover_t *m)
 
 /* ---------------------------------------------------------------- flushes */
 
-/* Run [pos, pos + n) of a route's sort ring into slots [slot, slot + n)
- * of its lane; both contiguous. */
+/* n segments side by side at `src` (a run of the route's sort ring, or
+ * the stage segments a reference of it stands for) into slots [slot,
+ * slot + n) of its lane, contiguous. */
 static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
-                                   mgi_route_t *route, uint32_t pos,
+                                   mgi_route_t *route, const void *src,
                                    uint32_t slot, uint32_t n)
 {
     mgi_context_t *ctx = m->ctx;
@@ -530,9 +534,6 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     size_t len         = (size_t)n * ctx->seg_size;
     size_t roff        = MGI_RING_HDR_SIZE +
                          (size_t)(slot & (ctx->params.recv_depth - 1)) *
-                         ctx->seg_size;
-    void *src          = (char*)route->ring + MGI_RING_HDR_SIZE +
-                         (size_t)(pos & (ctx->params.sort_depth - 1)) *
                          ctx->seg_size;
     mgi_peer_ep_t *peer;
     mgi_mover_cuda_t *cu;
@@ -589,6 +590,109 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     return status;
 }
 
+/* The reference that sort segment `pos` of the route is (MGI_SEND_ZCOPY:
+ * the mirror's table, which the sorter fills before it publishes the
+ * segment), or NULL: its data is in the sort ring's slot. */
+static const mgi_ring_mirror_ref_t *mgi_mover_ref(const mgi_route_t *route,
+                                                  uint32_t pos)
+{
+    const mgi_ring_mirror_ref_t *r;
+
+    if ((route->mirror == NULL) || (route->mirror->nrefs == 0)) {
+        return NULL;
+    }
+    r = &mgi_ring_mirror_refs(route->mirror)[pos &
+                                             (route->mirror->nrefs - 1)];
+    return (r->addr != 0) ? r : NULL;
+}
+
+/* Move the route's next sort segments into its lane: up to `nsort` of
+ * them, filling up to `nlane` lane slots (from lane->issued on). A
+ * segment is copied from its slot, runs of them side by side in one put;
+ * a reference (MGI_SEND_ZCOPY) stands for stage segments side by side,
+ * put from there in one go (all of them, or it waits), and fills as many
+ * lane slots. A put ends where the sort ring or the lane wraps. Returns
+ * the sort segments taken in *nsort and the lane slots filled in
+ * *nlane. */
+static ucs_status_t mgi_mover_move(mgi_mover_t *m, mgi_mover_epoch_t *e,
+                                   mgi_route_t *route, uint32_t *nsort,
+                                   uint32_t *nlane)
+{
+    mgi_context_t *ctx    = m->ctx;
+    mgi_lane_t *lane      = route->lane;
+    const uint32_t depth  = ctx->params.recv_depth;
+    const uint32_t sdepth = ctx->params.sort_depth;
+    const mgi_ring_mirror_ref_t *ref;
+    uint32_t ns = 0, nl = 0, run, k;
+    const char *src;
+    ucs_status_t status;
+
+    while ((ns < *nsort) && (nl < *nlane)) {
+        ref = mgi_mover_ref(route, route->sent);
+        if (ref != NULL) {
+            src = (const char*)(uintptr_t)ref->addr;
+            if (nl + ref->nseg > *nlane) {
+                break;
+            }
+            for (k = ref->nseg; k > 0; k -= run) {
+                run    = depth - (lane->issued & (depth - 1));
+                run    = (run < k) ? run : k;
+                status = mgi_mover_copy(m, e, route, src, lane->issued, run);
+                if (status != UCS_OK) {
+                    return status;
+                }
+                lane->issued += run;
+                nl           += run;
+                src          += (size_t)run * ctx->seg_size;
+            }
+            m->ref_segs += ref->nseg;
+            route->sent += 1;
+            ns          += 1;
+            continue;
+        }
+        /* segments in the sort ring, up to its wrap, the lane's, or the
+         * next reference */
+        run = depth - (lane->issued & (depth - 1));
+        k   = sdepth - (route->sent & (sdepth - 1));
+        run = (run < k) ? run : k;
+        run = (run < *nsort - ns) ? run : *nsort - ns;
+        run = (run < *nlane - nl) ? run : *nlane - nl;
+        k = 1;
+        while ((k < run) && (mgi_mover_ref(route, route->sent + k) == NULL)) {
+            ++k;
+        }
+        src    = (const char*)route->ring + MGI_RING_HDR_SIZE +
+                 (size_t)(route->sent & (sdepth - 1)) * ctx->seg_size;
+        status = mgi_mover_copy(m, e, route, src, lane->issued, k);
+        if (status != UCS_OK) {
+            return status;
+        }
+        route->sent  += k;
+        lane->issued += k;
+        ns           += k;
+        nl           += k;
+    }
+    *nsort = ns;
+    *nlane = nl;
+    return UCS_OK;
+}
+
+/* Lane slots that the route's next `ready` sort segments fill, up to
+ * `budget` (at least the first one's: a reference takes no more than a
+ * flush does, mgi_gpu_sorter_start). */
+static uint32_t mgi_mover_want(const mgi_route_t *route, uint32_t ready,
+                               uint32_t budget)
+{
+    const mgi_ring_mirror_ref_t *ref;
+    uint32_t i, n = 0;
+
+    for (i = 0; (i < ready) && (n < budget); ++i) {
+        ref = mgi_mover_ref(route, route->sent + i);
+        n  += (ref != NULL) ? ref->nseg : 1;
+    }
+    return n;
+}
+
 static int mgi_mover_cand_cmp(const void *a, const void *b)
 {
     const mgi_mover_cand_t *x = a, *y = b;
@@ -601,12 +705,11 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
 {
     mgi_context_t *ctx = m->ctx;
     uint32_t depth     = ctx->params.recv_depth;
-    uint32_t sdepth    = ctx->params.sort_depth;
     unsigned budget    = ctx->params.mover_batch;
     unsigned ncand = 0, moved = 0;
     uint32_t backlog   = 0;
     unsigned i, j, neps, nroutes;
-    uint32_t credits, ready, occupancy, inflight, want, n, run;
+    uint32_t credits, ready, occupancy, inflight, want, n, nlan;
     mgi_mover_cand_t *c;
     mgi_route_t *route;
     mgi_lane_t *lane;
@@ -675,7 +778,7 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
         route   = c->route;
         lane    = route->lane;
         credits = depth - (lane->issued - lane->head);
-        want    = (c->ready < budget) ? c->ready : budget;
+        want    = mgi_mover_want(route, c->ready, budget);
         if (credits < want) {
             if (credits == 0) {
                 lane->stalls++;
@@ -687,34 +790,30 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
             }
             credits = depth - (lane->issued - lane->head);
         }
-        n = (want < credits) ? want : credits;
-        if (n == 0) {
+        /* sort segments: what is ready; lane slots: the budget and the
+         * credits (a reference fills several) */
+        n    = c->ready;
+        nlan = (budget < credits) ? budget : credits;
+        if (nlan == 0) {
             continue;
+        }
+        status = mgi_mover_move(m, e, route, &n, &nlan);
+        if (status != UCS_OK) {
+            return status;
+        }
+        if (n == 0) {
+            continue;   /* a reference larger than the credits: wait */
         }
         if (mgi_mover_grow(&e->rel, &e->rel_cap, e->nrel, sizeof(*e->rel))) {
             return UCS_ERR_NO_MEMORY;
         }
         e->rel[e->nrel].route = route;
         e->rel[e->nrel].n     = n;
+        e->rel[e->nrel].nlane = nlan;
         ++e->nrel;
-        e->segs += n;
-        budget  -= n;
-        moved   += n;
-        while (n > 0) {
-            /* a run ends where the sort ring or the lane wraps */
-            run = sdepth - (route->sent & (sdepth - 1));
-            run = (run < n) ? run : n;
-            run = (run < depth - (lane->issued & (depth - 1))) ? run :
-                  depth - (lane->issued & (depth - 1));
-            status = mgi_mover_copy(m, e, route, route->sent, lane->issued,
-                                    run);
-            if (status != UCS_OK) {
-                return status;
-            }
-            route->sent  += run;
-            lane->issued += run;
-            n            -= run;
-        }
+        e->segs += nlan;
+        budget  -= nlan;
+        moved   += nlan;
         if (lane->mark_seq != m->seq) {
             status = mgi_mover_add_mark(e, lane, lane->issued, 0);
             if (status != UCS_OK) {
@@ -897,8 +996,8 @@ static void mgi_mover_retire(mgi_mover_t *m, mgi_mover_epoch_t *e)
     for (i = 0; i < e->nrel; ++i) {
         route              = e->rel[i].route;
         route->cons       += e->rel[i].n;
-        route->moved_segs += e->rel[i].n;
-        m->moved_segs     += e->rel[i].n;
+        route->moved_segs += e->rel[i].nlane;
+        m->moved_segs     += e->rel[i].nlane;
         if (route->mirror != NULL) {
             mgi_ring_mirror_release(route->mirror, route->cons);
         } else {
@@ -1091,7 +1190,8 @@ static void mgi_mover_log(mgi_mover_t *m)
              "puts so far, %.0f KB and %.1f us in ucp_put_nbx each; %lu "
              "flushes done %.1f us after their close on average; rounds of "
              "%.1f us, %.1f us of it in ucp_worker_progress; sort segments "
-             "waiting when it found some %.1f on average, %u at most", ctx,
+             "waiting when it found some %.1f on average, %u at most; %lu "
+             "stage segments put by reference", ctx,
              ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
              m->epochs_full, ctx->params.mover_flushes, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
@@ -1099,7 +1199,8 @@ static void mgi_mover_log(mgi_mover_t *m)
              m->flushes ? m->flush_ns / 1e3 / m->flushes : 0.0,
              m->rounds ? m->round_ns / 1e3 / m->rounds : 0.0,
              m->rounds ? m->prog_ns / 1e3 / m->rounds : 0.0,
-             m->looks ? (double)m->backlog / m->looks : 0.0, m->backlog_max);
+             m->looks ? (double)m->backlog / m->looks : 0.0, m->backlog_max,
+             m->ref_segs);
     m->last_moved  = m->moved_segs;
     m->looks       = 0;
     m->backlog     = 0;

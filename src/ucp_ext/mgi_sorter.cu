@@ -581,6 +581,18 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.loop_direct  = ctx->params.loop_direct;
     dep.stage_zcopy  = ctx->params.stage_zcopy;
     dep.eof_alone    = ctx->params.eof_alone;
+    /* a reference's stage segments go in one put: no more than a flush
+     * takes, a lane holds or a stage ring has */
+    dep.send_zcopy   = 0;
+    if (ctx->params.send_zcopy) {
+        dep.send_zcopy = ctx->params.mover_batch;
+        if (dep.send_zcopy > ctx->params.stage_depth) {
+            dep.send_zcopy = ctx->params.stage_depth;
+        }
+        if (dep.send_zcopy > ctx->params.recv_depth) {
+            dep.send_zcopy = ctx->params.recv_depth;
+        }
+    }
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
@@ -641,14 +653,16 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     ep->sorter_running = 1;
     ucs_info("mgi ep %u: sorter kernel on device %d, %u blocks x %u threads, "
              "%zu bytes of shared memory, %s writes, whole segments from "
-             "other endpoints %s, loopback segments and EOFs %s, EOFs to "
-             "next hops %s", ep->id,
+             "other endpoints %s, whole segments to other endpoints %s, "
+             "loopback segments and EOFs %s, EOFs to next hops %s", ep->id,
              ep->device,
              g->nblocks, g->nthreads, g->smem,
              (ctx->params.sorter_coalesce == 0) ? "per-tuple" :
              (ctx->params.sorter_coalesce == 1) ? "coalesced" :
              "in segment order (runs) or coalesced",
              ctx->params.recv_zcopy ? "by reference" : "copied",
+             ctx->params.send_zcopy ? "put from the stage rings "
+             "(by reference)" : "copied into sort rings",
              !ctx->params.loop_direct ? "through the loopback lane" :
              ctx->params.stage_zcopy ? "(whole) straight to final rings, "
              "by reference, when the lane holds nothing of their stage ring" :
@@ -708,6 +722,12 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
         ucs_info("mgi ep %u: sorter passes: of the placing, %.0f cycles "
                  "reserving and marking the targets", ep->id,
                  (double)t[MGI_GS_C_PRES] / n);
+    }
+    if (t[MGI_GS_SEND_REF_SLOTS] > 0) {
+        ucs_info("mgi ep %u: %llu stage segments sent by reference in %llu "
+                 "sort segments (%.2f each; the mover puts each one's in one "
+                 "go)", ep->id, t[MGI_GS_SEND_REFS], t[MGI_GS_SEND_REF_SLOTS],
+                 (double)t[MGI_GS_SEND_REFS] / t[MGI_GS_SEND_REF_SLOTS]);
     }
     if (t[MGI_GS_WHOLE_TRIES] > 0) {
         n = t[MGI_GS_WHOLE_TRIES];

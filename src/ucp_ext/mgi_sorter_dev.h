@@ -171,6 +171,8 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(LOOP_WHOLE)   /*   of those, to the loopback lane */ \
     _(LOOP_DIRECT)  /*   of those, straight to a final ring */ \
     _(STAGE_REFS)   /*     of those, by reference (MGI_STAGE_ZCOPY) */ \
+    _(SEND_REFS)    /*   of those, to sort rings by reference */ \
+    _(SEND_REF_SLOTS) /*   the sort segments that refer to them */ \
     _(LOOP_EOF)     /* EOFs for this endpoint counted without the lane */ \
     _(WHOLE_TRIES)  /* whole stage moves tried, and their cycles in: */ \
     _(C_WRES)       /*   reserving (or not), */ \
@@ -298,6 +300,13 @@ typedef struct mgi_gpu_dep {
      * walk; 0: into the open segment, marked MIXED and walked there
      * (MGI_EOF_ALONE) */
     uint32_t          eof_alone;
+    /* > 0: a whole stage segment for a next hop reached through a mover
+     * goes to its sort ring by reference (MGI_SEG_REF, with up to this
+     * many stage segments side by side that follow it for the same
+     * destination): the mover puts them from the stage ring, which holds
+     * them until the sort segment is released (MGI_SEND_ZCOPY); 0:
+     * copied into the sort ring */
+    uint32_t          send_zcopy;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -390,7 +399,7 @@ typedef struct mgi_gpu_pass {
     /* mgi_gpu_lane_whole: a thread per job slot */
     int           first;            /* mgi_gpu_first's answer */
     uint32_t      j_rr;             /* mgi_gpu_lane_reserve: first ring */
-    uint32_t      m_rel, m_ready, m_closed; /* mgi_gpu_mirror_sync */
+    uint32_t      m_rel, m_ready, m_closed, m_nrefs; /* mirror_sync */
     uint32_t      nroutes;          /* routes this round, one view */
     mgi_seg_hdr_t *jseg[MGI_GPU_LANE_JOBS];
     mgi_gpu_dch_t *jch[MGI_GPU_LANE_JOBS];
@@ -408,6 +417,9 @@ typedef struct mgi_gpu_pass {
                                  * (mgi_gpu_direct_final) */
     int           w_res;
     int           w_ref;        /* the final ring takes it by reference */
+    uint32_t      w_nref;       /* a sort ring takes w_nref stage segments
+                                 * by reference (MGI_SEND_ZCOPY), 0: not */
+    int           w_wait;       /* their run waits to grow */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -1608,13 +1620,29 @@ MGI_SDEV uint32_t mgi_gpu_first(mgi_gpu_pass_t *p, uint32_t n, F stop)
 }
 
 /* Block: release n segments at a ring's RHead, their resets spread over
- * the threads; thread 0 then publishes RHead (single consumer). */
-MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n)
+ * the threads; thread 0 then publishes RHead (single consumer). refs: a
+ * sort ring's, whose MGI_SEG_REF segments (MGI_SEND_ZCOPY) tell the stage
+ * segments they refer to that they were read (the mover released them
+ * once its put of them completed); the stage ring's owner then recycles
+ * them in ring order (mgi_gpu_stage_retire). */
+MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n, int refs = 0)
 {
     const uint32_t c = r->cons_tail;
-    uint32_t i;
+    const mgi_seg_ref_t *ref;
+    mgi_seg_hdr_t *seg;
+    uint32_t i, k;
 
     for (i = MGI_TID; i < n; i += MGI_NTH) {
+        seg = mgi_ring_seg(r, c + i);
+        if (refs && (seg->reserved == MGI_SEG_REF)) {
+            ref = (const mgi_seg_ref_t*)mgi_seg_payload(seg);
+            for (k = 0; k < ref->nseg; ++k) {
+                mgi_st_rel32(&((mgi_seg_hdr_t*)((char*)ref->seg +
+                                                (size_t)k *
+                                                r->seg_size))->commit,
+                             MGI_SEG_READ);
+            }
+        }
         mgi_ring_seg_recycle(r, c + i);
     }
     MGI_SYNC();
@@ -1622,6 +1650,32 @@ MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n)
         MGI_FENCE(); /* every thread's resets before the new RHead */
         mgi_ring_advance(r, n);
     }
+}
+
+/* Block: the mirror's reference table for the n segments from `ready` on
+ * about to be published (a thread each; thread 0 publishes after the
+ * barrier, with a system-scope fence): the referred stage segments of a
+ * MGI_SEG_REF, else none (the data is in the sort ring's slot). */
+MGI_SDEV void mgi_gpu_mirror_refs(mgi_gpu_pass_t *p, mgi_ring_t *r,
+                                  mgi_ring_mirror_t *m, uint32_t ready,
+                                  uint32_t n)
+{
+    mgi_ring_mirror_ref_t *t = mgi_ring_mirror_refs(m);
+    const mgi_seg_ref_t *ref;
+    mgi_seg_hdr_t *seg;
+    uint32_t k;
+
+    for (k = MGI_TID; k < n; k += MGI_NTH) {
+        seg = mgi_ring_seg(r, ready + k);
+        mgi_ring_mirror_ref_t e = {0, 0, 0};
+        if (seg->reserved == MGI_SEG_REF) {
+            ref    = (const mgi_seg_ref_t*)mgi_seg_payload(seg);
+            e.addr = (uint64_t)(uintptr_t)ref->seg;
+            e.nseg = ref->nseg;
+        }
+        t[(ready + k) & (p->m_nrefs - 1)] = e;
+    }
+    MGI_SYNC();
 }
 
 /* Block: mgi_ring_mirror_sync with the block's threads (a sort ring's
@@ -1636,10 +1690,11 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
 
     if (MGI_TID == 0) {
         n = mgi_ld_acq32(&m->released) - r->cons_tail;
-        p->m_rel = ((int32_t)n > 0) ? n : 0;
+        p->m_rel   = ((int32_t)n > 0) ? n : 0;
+        p->m_nrefs = m->nrefs;
     }
     MGI_SYNC();
-    mgi_gpu_release(r, p->m_rel);    /* ends with a barrier */
+    mgi_gpu_release(r, p->m_rel, p->m_nrefs > 0); /* ends with a barrier */
     MGI_SYNC();
     if (MGI_TID == 0) {
         p->m_ready  = m->ready;      /* written by this thread alone */
@@ -1652,6 +1707,10 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
         return !mgi_ring_seg_full(r, ready + k);
     });
     n     = p->m_rel;
+    if ((p->m_nrefs > 0) && (i > 0)) {
+        /* where each one's data is, for the mover (MGI_SEND_ZCOPY) */
+        mgi_gpu_mirror_refs(p, r, m, ready, i);
+    }
     if ((MGI_TID == 0) && (i > 0)) {
         mgi_fence_publish(); /* the mover puts them with a copy engine */
         mgi_st_rel32(&m->ready, ready + i);
@@ -1871,6 +1930,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             ref            = (mgi_seg_ref_t*)j->dst;
             ref->seg       = p->jseg[t];
             ref->done      = &j->done;
+            ref->nseg      = 1;
             j->fseg->reserved = MGI_SEG_REF;
             mgi_ring_append_commit(j->fring, j->fseg, j->foff, cap,
                                    j->fpos);
@@ -2086,10 +2146,87 @@ MGI_SDEV_INLINE void mgi_gpu_stage_done(mgi_ring_t *ring, mgi_seg_hdr_t *seg,
     ring->cons_part = 0;
 }
 
+/* Thread 0, send side, MGI_SEND_ZCOPY: does a whole segment for `dst`
+ * reach its next hop through a mover (a sort ring with a mirror, not a
+ * peer's lane)? */
+MGI_SDEV_INLINE int mgi_gpu_send_mirrored(const mgi_gpu_dep_t *d,
+                                          uint16_t dst)
+{
+    const int16_t slot = mgi_vld(&d->dst_slot[dst]);
+
+    return (slot >= 0) &&
+           (mgi_vld(&d->mirror[(d->sort_rings > 1) ?
+                               slot + MGI_BID % d->sort_rings : slot]) !=
+            NULL);
+}
+
+/* Sorter rounds a run of whole stage segments shorter than
+ * MGI_SEND_ZCOPY's waits to grow before a sort segment refers to it as it
+ * is (a round of an idle sorter block takes a few microseconds). */
+#define MGI_GPU_SEND_WAIT_ROUNDS 16
+
+/* Thread 0, send side, MGI_SEND_ZCOPY: the stage segments side by side
+ * from the one being passed (cons_held after RHead) on that are ready and
+ * carry its mark `flag` (one channel, one destination), at most `max`, not
+ * across the end of the ring's memory: one sort segment refers to them
+ * all, and the mover puts them in one go. *more: the run is shorter than
+ * it may become (it ends at a segment not ready yet, below `max`, the
+ * ring's end and its capacity). */
+MGI_SDEV_INLINE uint32_t mgi_gpu_stage_run(mgi_ring_t *ring, uint32_t flag,
+                                           uint32_t max, int *more)
+{
+    const uint32_t pos = ring->cons_tail + ring->cons_held;
+    const uint32_t left = ring->cons_tail + ring->size - pos; /* slots */
+    uint32_t n = 1, lim = ring->size - (pos & ring->mask);
+    mgi_seg_hdr_t *seg;
+
+    lim   = (lim < max) ? lim : max;
+    lim   = (lim < left) ? lim : left;
+    *more = 0;
+    while (n < lim) {
+        seg = mgi_ring_peek(ring, ring->cons_held + n);
+        if (seg == NULL) {
+            *more = 1;
+            break;
+        }
+        if (mgi_ld_acq32(&seg->reserved) != flag) {
+            break;
+        }
+        ++n;
+    }
+    return n;
+}
+
+/* Thread 0, send side, MGI_SEND_ZCOPY: the stage segments a sort segment
+ * refers to now (the run of mgi_gpu_stage_run), or 0 while the run waits
+ * to grow: up to MGI_GPU_SEND_WAIT_ROUNDS rounds of this block, unless
+ * it cannot (a segment of another mark or an EOF after it, the end of the
+ * ring, the most a reference takes). */
+MGI_SDEV_INLINE uint32_t mgi_gpu_send_run(const mgi_gpu_dep_t *d,
+                                          mgi_gpu_pass_t *p,
+                                          mgi_ring_t *ring, uint32_t flag)
+{
+    const uint32_t now = (uint32_t)p->stat[MGI_GS_ROUNDS] + 1;
+    int more;
+    uint32_t n = mgi_gpu_stage_run(ring, flag, d->send_zcopy, &more);
+
+    if (more) {
+        if (ring->cons_since == 0) {
+            ring->cons_since = now;
+        }
+        if (now - ring->cons_since < MGI_GPU_SEND_WAIT_ROUNDS) {
+            return 0;
+        }
+    }
+    ring->cons_since = 0;
+    return n;
+}
+
 enum {
     MGI_GPU_WHOLE_NO = 0,    /* walk the segment */
     MGI_GPU_WHOLE_DONE,      /* moved */
-    MGI_GPU_WHOLE_FULL       /* the sort ring has no free segment */
+    MGI_GPU_WHOLE_FULL,      /* the sort ring has no free segment */
+    MGI_GPU_WHOLE_WAIT       /* a run to refer to waits to grow */
 };
 
 /* Block, send side: move the RHead stage segment p->seg (read from its
@@ -2098,7 +2235,11 @@ enum {
  * says so: one reservation of a fresh segment there, a block copy from
  * global to global memory in 16-byte lines, the mark, the commit. No copy
  * to shared memory, no walk, no per-message placing: the pass of a
- * segment of one destination costs its copy. */
+ * segment of one destination costs its copy. With MGI_SEND_ZCOPY a sort
+ * ring that a mover drains takes a reference instead, to this segment
+ * and the ready ones of the same mark after it (mgi_gpu_stage_run): no
+ * copy; the stage ring holds them until the mover's put of them completed
+ * (mgi_gpu_release marks them read). */
 MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                  char *sseg, mgi_ring_t *ring)
 {
@@ -2111,6 +2252,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     int ret;
 
     if (MGI_TID == 0) {
+        p->w_wait = 0;
         p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key, &ch);
         if ((p->w_ring != NULL) && d->loop_direct &&
             (p->w_ring == mgi_gpu_loopback(d))) {
@@ -2118,6 +2260,16 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             p->w_ring = (f != NULL) ? f : p->w_ring;
         }
         p->w_ref  = (f != NULL) && d->stage_zcopy;
+        p->w_nref = 0;
+        if ((p->w_ring != NULL) && (f == NULL) && d->send_zcopy &&
+            (p->w_ring != mgi_gpu_loopback(d)) &&
+            mgi_gpu_send_mirrored(d, (uint16_t)(p->w_key >> 16))) {
+            p->w_nref = mgi_gpu_send_run(d, p, ring, p->w_key + 1);
+            if (p->w_nref == 0) {
+                p->w_ring = NULL;   /* waits: MGI_GPU_WHOLE_WAIT */
+                p->w_wait = 1;
+            }
+        }
         p->stat[MGI_GS_C_WROUTE] += MGI_CLOCK() - t0;
         /* a full segment's worth fits only a fresh segment, at 0 */
         p->w_res  = (p->w_ring != NULL) &&
@@ -2127,10 +2279,10 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     }
     MGI_SYNC();
     if (p->w_ring == NULL) {
-        return MGI_GPU_WHOLE_NO;
+        return p->w_wait ? MGI_GPU_WHOLE_WAIT : MGI_GPU_WHOLE_NO;
     }
     t1 = MGI_CLOCK();
-    if (p->w_res && !p->w_ref) {
+    if (p->w_res && !p->w_ref && (p->w_nref == 0)) {
         mgi_gpu_copy_global(p, sseg, mgi_seg_payload(p->w_seg),
                             mgi_seg_payload(p->seg), cap);
         MGI_FENCE();
@@ -2142,12 +2294,15 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stat[MGI_GS_C_WRES]  += t1 - t0;
         p->stat[MGI_GS_C_WCOPY] += MGI_CLOCK() - t1;
         if (p->w_res) {
-            if (p->w_ref) {
-                /* the reference before the commit that shows it; the
-                 * consumer marks the stage segment read */
+            if (p->w_ref || (p->w_nref > 0)) {
+                /* the reference before the commit that shows it; a final
+                 * ring's consumer marks the stage segment read, a sort
+                 * ring's owner once the mover put it (the mover learns
+                 * of it from the mirror's table, mgi_gpu_mirror_refs) */
                 ref       = (mgi_seg_ref_t*)mgi_seg_payload(p->w_seg);
                 ref->seg  = p->seg;
                 ref->done = &p->seg->commit;
+                ref->nseg = p->w_ref ? 1 : p->w_nref;
                 p->w_seg->reserved = MGI_SEG_REF;
             } else if (f == NULL) {
                 /* before the commit; a final segment needs none (its
@@ -2158,9 +2313,18 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);
             mgi_gpu_lane_dep(d, ring, p->w_ring, p->w_pos);
-            mgi_gpu_stage_done(ring, p->seg, p->w_ref);
+            if (p->w_nref > 0) {
+                /* held until the mover's put of them completed */
+                ring->cons_held += p->w_nref;
+                ring->cons_off   = 0;
+                ring->cons_part  = 0;
+            } else {
+                mgi_gpu_stage_done(ring, p->seg, p->w_ref);
+            }
             p->stat[MGI_GS_STAGE_REFS] += p->w_ref;
-            p->stat[MGI_GS_STAGE_WHOLE]++;
+            p->stat[MGI_GS_SEND_REFS]  += p->w_nref;
+            p->stat[MGI_GS_SEND_REF_SLOTS] += (p->w_nref > 0);
+            p->stat[MGI_GS_STAGE_WHOLE] += (p->w_nref > 0) ? p->w_nref : 1;
             p->stat[MGI_GS_LOOP_WHOLE] += (p->w_ring == mgi_gpu_loopback(d));
             p->stat[MGI_GS_LOOP_DIRECT] += (f != NULL);
             ring->cons_wait = NULL;
@@ -2220,7 +2384,7 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         }
         if (!recv_side && (p->start == 0)) {
             k = mgi_gpu_stage_whole(d, p, sseg, ring);
-            if (k == MGI_GPU_WHOLE_FULL) {
+            if ((k == MGI_GPU_WHOLE_FULL) || (k == MGI_GPU_WHOLE_WAIT)) {
                 break;
             }
             if (k == MGI_GPU_WHOLE_DONE) {

@@ -55,6 +55,12 @@
 #                 CUDA IPC between two), no sort ring, no mover; with
 #                 tiny rings the lanes fill and wrap, and a blocking flush
 #                 returns only once the receiver took the block's tuples
+#   *_send_ref    MGI_SEND_ZCOPY=1: whole stage segments for another
+#                 endpoint go to the sort ring by reference, several side
+#                 by side in one, and the mover puts them from the stage
+#                 ring (CUDA copies in one process, UCP puts through
+#                 cuda_mgi between two); with tiny rings the stage rings
+#                 fill with segments waiting for their put
 #   idle_copy     the application's copies within GPU 0 before, beside
 #                 and after an idle endpoint (a figure, always passes when
 #                 the copies end)
@@ -230,6 +236,16 @@ MGI_PEER_DIRECT=1 step send_bw_64B_1proc_peer 100 mgi_gpu_test bench -l 2 \
     -s 64 -n 4194304 -b 32 -T $T
 # a CPU endpoint may not send to a GPU endpoint then: the create says so
 MGI_PEER_DIRECT=1 step peer_misuse 60 mgi_gpu_test peer_misuse -s 16
+# whole stage segments put by the mover from the stage ring
+# (MGI_SEND_ZCOPY=1): a stage group per destination, so that they are
+# whole; tiny rings that fill with segments waiting for their put
+MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 step groupby_2proc_send_ref 100     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -T $T
+MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_send_ref 100     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=4 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=4 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3     step shuffle_24B_1proc_tiny_rings_send_ref 100 mgi_gpu_test shuffle         -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
+MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=4 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=4 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3     step groupby_2proc_tiny_rings_send_ref 100 mgi_launch -n 2 -t 95 --         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 MGI_DEV_TILE_BATCH=65528     step shuffle_16B_2proc_groups2_send_ref_tile 100 mgi_launch -n 2 -t 95         -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -K 4 -T $T
+MGI_SEND_ZCOPY=1 step send_bw_64B_2proc_blocking_flush_send_ref 100     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F     -T $T
+MGI_SEND_ZCOPY=1 MGI_RECV_ZCOPY=1 step send_bw_64B_1proc_send_ref_zcopy     100 mgi_gpu_test bench -l 2 -s 64 -n 4194304 -b 32 -K 4 -T $T
 
 # tile sends (mgi_dev_send_block_tile, -K tuples per thread a send): one
 # reservation per tile, sized to the room left in the block's segment;
@@ -352,6 +368,10 @@ MGI_DEV_TILE_BATCH=0 MGI_STAGE_GROUPS=2 step \
 MGI_PEER_DIRECT=1 step workloads_exchange_peer 100 "${wl[@]}" --op exchange
 MGI_PEER_DIRECT=1 MGI_RECV_ZCOPY=1 step workloads_join_fused_peer_zcopy 100 \
     "${wl[@]}" --op join
+# the mover puts whole stage segments from the stage rings (between GPUs)
+MGI_SEND_ZCOPY=1 step workloads_exchange_send_ref 100 "${wl[@]}" \
+    --op exchange
+MGI_SEND_ZCOPY=1 step workloads_join_fused_send_ref 100 "${wl[@]}" --op join
 
 echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
 suite_t0 )) s; results: $out/results.jsonl"

@@ -819,6 +819,11 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.peer_direct = 1;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.send_zcopy = 2;                        /* 0 or 1 */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.send_zcopy = 1;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         cp.dev_tile_batch = MGI_MSG_MAX_LEN + 8;  /* above a message */
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);

@@ -520,7 +520,7 @@ TEST(mgi_ring, mirror_sorter_mover)
 
     ASSERT_EQ(0, posix_memalign((void**)&mir, MGI_RING_LINE, sizeof(*mir)));
     m.start_at(0xfffffff0u); /* cross 2^32 on the way */
-    mgi_ring_mirror_init(mir, m.r);
+    mgi_ring_mirror_init(mir, m.r, 0);
 
     for (int p = 0; p < nprod; ++p) {
         th.emplace_back([&, p]() {

@@ -99,7 +99,7 @@ struct sorter_fixture {
 
     sorter_fixture(uint32_t seg_, uint32_t depth_, uint32_t final_depth_,
                    int coalesce, unsigned rings_per_hop_ = 1,
-                   int peer = 0) :
+                   int peer = 0, int send_refs = 0) :
         seg(seg_), depth(depth_), final_depth(final_depth_),
         dst_slot(MGI_MAX_EPS, MGI_GPU_SLOT_NONE),
         rings_per_hop(rings_per_hop_)
@@ -136,9 +136,13 @@ struct sorter_fixture {
                 dep.mirror[r] = NULL;
                 continue;
             }
+            /* send_refs (MGI_SEND_ZCOPY): with the table of where each
+             * segment's data is */
+            const uint32_t nrefs = send_refs ? depth : 0;
             dep.sort[r]   = ring(depth, MGI_RING_F_APPEND);
-            dep.mirror[r] = (mgi_ring_mirror_t*)alloc(sizeof(*dep.mirror[r]));
-            mgi_ring_mirror_init(dep.mirror[r], dep.sort[r]);
+            dep.mirror[r] = (mgi_ring_mirror_t*)alloc(
+                    mgi_ring_mirror_size(nrefs));
+            mgi_ring_mirror_init(dep.mirror[r], dep.sort[r], nrefs);
         }
         dep.nroutes        = 2 * rings_per_hop;
         dep.sort_rings     = rings_per_hop;
@@ -335,16 +339,20 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int fixed_len = 0, int lane_ctl = 0, int stretch = 0,
                 unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
                 int zcopy = 1, int loop_direct = 0, int eof_own = 0,
-                int eof_alone = 1, int stage_zcopy = 0, int peer = 0)
+                int eof_alone = 1, int stage_zcopy = 0, int peer = 0,
+                uint32_t send_zcopy = 0)
 {
-    sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop, peer);
-    long refs_read = 0, stage_refs_read = 0;
+    sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop, peer,
+                     send_zcopy > 0);
+    long refs_read = 0, stage_refs_read = 0, send_refs_put = 0;
+    long send_ref_slots = 0;
 
     f.dep.stage_passes = stage_passes;
     f.dep.recv_zcopy   = zcopy; /* MGI_RECV_ZCOPY */
     f.dep.loop_direct  = loop_direct; /* MGI_LOOP_DIRECT */
     f.dep.stage_zcopy  = stage_zcopy; /* MGI_STAGE_ZCOPY */
     f.dep.eof_alone    = eof_alone;   /* MGI_EOF_ALONE */
+    f.dep.send_zcopy   = send_zcopy;  /* MGI_SEND_ZCOPY: segments a ref */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -538,11 +546,35 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 for (uint32_t k = 0; k < n; ++k) {
                     mgi_seg_hdr_t *seg = mgi_ring_seg(f.dep.sort[r],
                                                       f.mover_cons[r] + k);
-                    check_hop_seg(seg, mgi_ring_cap(f.dep.sort[r]), hi,
-                                  next_mover[hi], &eof_seen_hop[hi],
-                                  &got_hop[hi]);
-                    if (::testing::Test::HasFatalFailure()) {
-                        return;
+                    uint32_t nseg = 1;
+                    if (send_zcopy) {
+                        /* what the mover puts: the sort segment, or the
+                         * stage segments side by side its reference
+                         * stands for, still held by their stage ring */
+                        const mgi_ring_mirror_ref_t &ref =
+                                mgi_ring_mirror_refs(f.dep.mirror[r])
+                                [(f.mover_cons[r] + k) & (depth - 1)];
+                        ASSERT_EQ(ref.addr != 0,
+                                  seg->reserved == MGI_SEG_REF);
+                        if (ref.addr != 0) {
+                            seg  = (mgi_seg_hdr_t*)(uintptr_t)ref.addr;
+                            nseg = ref.nseg;
+                            ASSERT_GE(nseg, 1u);
+                            ASSERT_LE(nseg, send_zcopy);
+                            send_refs_put += nseg;
+                            send_ref_slots++;
+                        }
+                    }
+                    for (uint32_t j = 0; j < nseg; ++j) {
+                        mgi_seg_hdr_t *sj = (mgi_seg_hdr_t*)
+                                ((char*)seg + (size_t)j *
+                                              f.dep.sort[r]->seg_size);
+                        check_hop_seg(sj, mgi_ring_cap(f.dep.sort[r]), hi,
+                                      next_mover[hi], &eof_seen_hop[hi],
+                                      &got_hop[hi]);
+                        if (::testing::Test::HasFatalFailure()) {
+                            return;
+                        }
                     }
                 }
                 f.mover_cons[r] += n;
@@ -633,6 +665,19 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     }
     printf("stage segments read by reference: %ld (%llu sent so)\n",
            stage_refs_read, f.stat(MGI_GS_STAGE_REFS));
+    printf("stage segments put by reference: %ld in %ld sort segments "
+           "(%llu in %llu sent so)\n", send_refs_put, send_ref_slots,
+           f.stat(MGI_GS_SEND_REFS), f.stat(MGI_GS_SEND_REF_SLOTS));
+    EXPECT_EQ((unsigned long long)send_refs_put, f.stat(MGI_GS_SEND_REFS));
+    EXPECT_EQ((unsigned long long)send_ref_slots,
+              f.stat(MGI_GS_SEND_REF_SLOTS));
+    if (send_zcopy && stretch > 0) {
+        /* runs of them side by side in one reference (a short run waits
+         * a few rounds to grow) */
+        EXPECT_GT(send_refs_put, send_ref_slots);
+    } else if (!send_zcopy) {
+        EXPECT_EQ(0, send_refs_put);
+    }
     EXPECT_EQ((unsigned long long)stage_refs_read, f.stat(MGI_GS_STAGE_REFS));
     if (stage_zcopy && loop_direct && stretch) {
         EXPECT_GT(stage_refs_read, 0);
@@ -1010,6 +1055,34 @@ TEST(mgi_sorter, self_only_through_lane_8_threads)
  * reference; the consumer reads them in the stage ring, whose slots come
  * back in ring order once read, while the sorter passes (walks, moves,
  * counts the EOF of) the segments behind them */
+/* MGI_SEND_ZCOPY: whole stage segments for the hops go to the sort rings
+ * by reference, up to 4 (2 in tiny rings) side by side in one; the test's
+ * mover checks them in the stage ring through the mirrors' tables, and
+ * every stage slot comes back once it released them */
+TEST(mgi_sorter, send_zcopy_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 64, 1, 0, 1, 1, 0, 1, 1, 0,
+               4);
+}
+
+TEST(mgi_sorter, send_zcopy_tiny_rings_8_threads)
+{
+    run_sorter(256, 2, 2, 1, 2, 1500, 8, 0, 0, 16, 1, 0, 1, 1, 0, 1, 1, 0,
+               2);
+}
+
+TEST(mgi_sorter, send_zcopy_rings_per_hop_32_threads_2_passes)
+{
+    run_sorter(4096, 8, 4, 1, 2, 6000, 32, 0, 1, 200, 2, 2, 0, 1, 0, 1, 0,
+               0, 8);
+}
+
+TEST(mgi_sorter, send_zcopy_eof_own_through_lane_8_threads)
+{
+    run_sorter(256, 4, 2, 1, 2, 1500, 8, 0, 0, 16, 1, 0, 1, 0, 1, 1, 1, 0,
+               4);
+}
+
 TEST(mgi_sorter, stage_zcopy_two_blocks)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 64, 1, 0, 1, 1, 0, 1, 1);

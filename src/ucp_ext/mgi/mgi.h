@@ -153,6 +153,14 @@ typedef struct mgi_context_params {
                                      the consumer in the stage ring
                                      (whose slot waits for it); 0:
                                      copied, 1 [MGI_STAGE_ZCOPY] */
+    unsigned    send_zcopy;       /* GPU endpoints: 1: whole stage
+                                     segments for another endpoint reach
+                                     its lane from the stage ring (the
+                                     mover puts them from there, several
+                                     side by side in one put; the stage
+                                     slots wait for the put); 0: copied
+                                     into the sort ring first, 0
+                                     [MGI_SEND_ZCOPY] */
     unsigned    eof_alone;        /* GPU endpoints: 1: a block's EOF goes
                                      to a next hop in a sort segment of
                                      its own, counted there in lane

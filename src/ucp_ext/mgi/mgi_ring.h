@@ -324,7 +324,11 @@ typedef struct mgi_ring {
                                for MGI_SEG_READ (GPU sorter, stage rings
                                with MGI_STAGE_ZCOPY); cons_off is then the
                                offset in the segment after them */
-    uint8_t  cons_pad[MGI_RING_LINE - 8 * sizeof(uint32_t) - sizeof(void*)];
+    uint32_t cons_since;    /* consumer-private: the sorter round (+ 1)
+                               since which a run of whole segments waits
+                               to grow (GPU sorter, MGI_SEND_ZCOPY), 0:
+                               none */
+    uint8_t  cons_pad[MGI_RING_LINE - 9 * sizeof(uint32_t) - sizeof(void*)];
     /* constant line: set once by mgi_ring_init */
     uint32_t size;          /* segments, a power of two */
     uint32_t mask;
@@ -538,6 +542,10 @@ typedef struct mgi_seg_ref {
     mgi_seg_hdr_t *seg;   /* the segment holding the messages */
     uint32_t      *done;  /* set to MGI_SEG_READ by the consumer once
                            * drained */
+    uint32_t      nseg;   /* a sort ring's reference (MGI_SEND_ZCOPY):
+                           * the stage segments from `seg` on that it
+                           * stands for, side by side; else 1 */
+    uint32_t      pad;
 } mgi_seg_ref_t;
 
 /* What a consumer stores into mgi_seg_ref_t::done once it drained the
@@ -1235,7 +1243,11 @@ MGI_INLINE uint32_t mgi_ring_dequeue(mgi_ring_t *r, void *seg)
  */
 typedef struct mgi_ring_mirror {
     uint32_t ready;        /* producer side: segments published */
-    uint8_t  ready_pad[MGI_RING_LINE - sizeof(uint32_t)];
+    uint32_t nrefs;        /* 0, or the ring's size: a table of that many
+                            * mgi_ring_mirror_ref_t follows the mirror
+                            * (mgi_ring_mirror_refs), written for each
+                            * segment before `ready` passes it */
+    uint8_t  ready_pad[MGI_RING_LINE - 2 * sizeof(uint32_t)];
     uint32_t released;     /* consumer side: segments given back */
     uint8_t  released_pad[MGI_RING_LINE - sizeof(uint32_t)];
 } mgi_ring_mirror_t;
@@ -1245,12 +1257,38 @@ MGI_STATIC_ASSERT(offsetof(mgi_ring_mirror_t, released) == MGI_RING_LINE,
 MGI_STATIC_ASSERT(sizeof(mgi_ring_mirror_t) == 2 * MGI_RING_LINE,
                   "mirror: two 128-byte lines");
 
-/* Producer side: mirror of a freshly initialized ring. */
-MGI_INLINE void mgi_ring_mirror_init(mgi_ring_mirror_t *m, const mgi_ring_t *r)
+/* Where a published segment's data is, for a consumer that cannot read
+ * the ring (MGI_SEND_ZCOPY): addr 0, in the ring's own slot; else the
+ * segment is a MGI_SEG_REF and its data the `nseg` segments from addr on
+ * (stage segments, side by side in the memory of the ring's producer). */
+typedef struct mgi_ring_mirror_ref {
+    uint64_t addr;
+    uint32_t nseg;
+    uint32_t pad;
+} mgi_ring_mirror_ref_t;
+
+/* The table after a mirror with nrefs > 0: entry pos & (nrefs - 1). */
+MGI_INLINE mgi_ring_mirror_ref_t *mgi_ring_mirror_refs(mgi_ring_mirror_t *m)
 {
-    memset(m, 0, sizeof(*m));
+    return (mgi_ring_mirror_ref_t*)(m + 1);
+}
+
+/* Bytes of a mirror with a table of nrefs entries (0: none). */
+MGI_INLINE size_t mgi_ring_mirror_size(uint32_t nrefs)
+{
+    return sizeof(mgi_ring_mirror_t) +
+           (size_t)nrefs * sizeof(mgi_ring_mirror_ref_t);
+}
+
+/* Producer side: mirror of a freshly initialized ring; nrefs: 0, or the
+ * ring's size for a table of references (mgi_ring_mirror_size). */
+MGI_INLINE void mgi_ring_mirror_init(mgi_ring_mirror_t *m, const mgi_ring_t *r,
+                                     uint32_t nrefs)
+{
+    memset(m, 0, mgi_ring_mirror_size(nrefs));
     m->ready    = r->cons_tail;
     m->released = r->cons_tail;
+    m->nrefs    = nrefs;
 }
 
 /* Producer side: slots from the mirror's `ready` on that are closed (below
