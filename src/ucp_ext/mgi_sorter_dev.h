@@ -420,6 +420,8 @@ typedef struct mgi_gpu_pass {
     uint32_t      w_nref;       /* a sort ring takes w_nref stage segments
                                  * by reference (MGI_SEND_ZCOPY), 0: not */
     int           w_wait;       /* their run waits to grow */
+    int           w_send;       /* a sort ring may take it by reference */
+    uint32_t      w_lim, w_avail, w_pos0; /* mgi_gpu_send_run */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
     uint32_t      run_msz, run_len, run_ndst;
@@ -2165,61 +2167,61 @@ MGI_SDEV_INLINE int mgi_gpu_send_mirrored(const mgi_gpu_dep_t *d,
  * is (a round of an idle sorter block takes a few microseconds). */
 #define MGI_GPU_SEND_WAIT_ROUNDS 16
 
-/* Thread 0, send side, MGI_SEND_ZCOPY: the stage segments side by side
- * from the one being passed (cons_held after RHead) on that are ready and
- * carry its mark `flag` (one channel, one destination), at most `max`, not
- * across the end of the ring's memory: one sort segment refers to them
- * all, and the mover puts them in one go. *more: the run is shorter than
- * it may become (it ends at a segment not ready yet, below `max`, the
- * ring's end and its capacity). */
-MGI_SDEV_INLINE uint32_t mgi_gpu_stage_run(mgi_ring_t *ring, uint32_t flag,
-                                           uint32_t max, int *more)
+/* Block, send side, MGI_SEND_ZCOPY: how many stage segments a sort
+ * segment refers to now, from the one being passed (cons_held after
+ * RHead) on: those side by side after it that are ready and carry its
+ * mark `flag` (one channel, one destination), at most d->send_zcopy, not
+ * across the end of the ring's memory; the whole block checks them at once
+ * (thread 0 alone paid a few dependent L2 round trips each). 0 while the
+ * run waits to grow: up to MGI_GPU_SEND_WAIT_ROUNDS rounds of this block,
+ * unless it cannot (a segment of another mark or an EOF after it, the end
+ * of the ring, its capacity, the most a reference takes). The answer in
+ * p->w_nref. */
+MGI_SDEV void mgi_gpu_send_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
+                               mgi_ring_t *ring, uint32_t flag)
 {
-    const uint32_t pos = ring->cons_tail + ring->cons_held;
-    const uint32_t left = ring->cons_tail + ring->size - pos; /* slots */
-    uint32_t n = 1, lim = ring->size - (pos & ring->mask);
-    mgi_seg_hdr_t *seg;
-
-    lim   = (lim < max) ? lim : max;
-    lim   = (lim < left) ? lim : left;
-    *more = 0;
-    while (n < lim) {
-        seg = mgi_ring_peek(ring, ring->cons_held + n);
-        if (seg == NULL) {
-            *more = 1;
-            break;
-        }
-        if (mgi_ld_acq32(&seg->reserved) != flag) {
-            break;
-        }
-        ++n;
-    }
-    return n;
-}
-
-/* Thread 0, send side, MGI_SEND_ZCOPY: the stage segments a sort segment
- * refers to now (the run of mgi_gpu_stage_run), or 0 while the run waits
- * to grow: up to MGI_GPU_SEND_WAIT_ROUNDS rounds of this block, unless
- * it cannot (a segment of another mark or an EOF after it, the end of the
- * ring, the most a reference takes). */
-MGI_SDEV_INLINE uint32_t mgi_gpu_send_run(const mgi_gpu_dep_t *d,
-                                          mgi_gpu_pass_t *p,
-                                          mgi_ring_t *ring, uint32_t flag)
-{
-    const uint32_t now = (uint32_t)p->stat[MGI_GS_ROUNDS] + 1;
+    const uint32_t cap = mgi_ring_cap(ring);
+    uint32_t pos = 0, lim = 0, n, now;
     int more;
-    uint32_t n = mgi_gpu_stage_run(ring, flag, d->send_zcopy, &more);
 
-    if (more) {
-        if (ring->cons_since == 0) {
+    if (MGI_TID == 0) {
+        /* the run's bounds: the ring's end, its capacity, the most a
+         * reference takes, and what RTail has published */
+        pos = ring->cons_tail + ring->cons_held;
+        lim = ring->size - (pos & ring->mask);
+        lim = (lim < d->send_zcopy) ? lim : d->send_zcopy;
+        lim = (lim < ring->cons_tail + ring->size - pos) ?
+              lim : ring->cons_tail + ring->size - pos;
+        p->w_lim   = lim;
+        p->w_avail = mgi_ld_acq32(&ring->prod_tail) - pos;
+        p->w_avail = (p->w_avail < lim) ? p->w_avail : lim;
+        p->w_pos0  = pos;
+    }
+    MGI_SYNC();
+    n = mgi_gpu_first(p, p->w_avail, [&](uint32_t k) {
+        mgi_seg_hdr_t *seg = mgi_ring_seg(ring, p->w_pos0 + k);
+        return (k > 0) && ((mgi_ld_acq32(&seg->commit) != cap) ||
+                           (mgi_ld_acq32(&seg->reserved) != flag));
+    });
+    if (MGI_TID == 0) {
+        /* it may grow: it ends below the bounds at a segment not published
+         * or not full yet */
+        lim  = p->w_lim;
+        more = (n < lim) &&
+               ((n == p->w_avail) ||
+                (mgi_ld_acq32(&mgi_ring_seg(ring, p->w_pos0 + n)->commit) !=
+                 cap));
+        now  = (uint32_t)p->stat[MGI_GS_ROUNDS] + 1;
+        if (more && (ring->cons_since == 0)) {
             ring->cons_since = now;
         }
-        if (now - ring->cons_since < MGI_GPU_SEND_WAIT_ROUNDS) {
-            return 0;
+        if (more && (now - ring->cons_since < MGI_GPU_SEND_WAIT_ROUNDS)) {
+            p->w_nref = 0;
+        } else {
+            ring->cons_since = 0;
+            p->w_nref        = n;
         }
     }
-    ring->cons_since = 0;
-    return n;
 }
 
 enum {
@@ -2237,7 +2239,7 @@ enum {
  * to shared memory, no walk, no per-message placing: the pass of a
  * segment of one destination costs its copy. With MGI_SEND_ZCOPY a sort
  * ring that a mover drains takes a reference instead, to this segment
- * and the ready ones of the same mark after it (mgi_gpu_stage_run): no
+ * and the ready ones of the same mark after it (mgi_gpu_send_run): no
  * copy; the stage ring holds them until the mover's put of them completed
  * (mgi_gpu_release marks them read). */
 MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
@@ -2261,14 +2263,19 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         }
         p->w_ref  = (f != NULL) && d->stage_zcopy;
         p->w_nref = 0;
-        if ((p->w_ring != NULL) && (f == NULL) && d->send_zcopy &&
-            (p->w_ring != mgi_gpu_loopback(d)) &&
-            mgi_gpu_send_mirrored(d, (uint16_t)(p->w_key >> 16))) {
-            p->w_nref = mgi_gpu_send_run(d, p, ring, p->w_key + 1);
-            if (p->w_nref == 0) {
-                p->w_ring = NULL;   /* waits: MGI_GPU_WHOLE_WAIT */
-                p->w_wait = 1;
-            }
+        /* by reference (MGI_SEND_ZCOPY): to a sort ring a mover drains */
+        p->w_send = (p->w_ring != NULL) && (f == NULL) && d->send_zcopy &&
+                    (p->w_ring != mgi_gpu_loopback(d)) &&
+                    mgi_gpu_send_mirrored(d, (uint16_t)(p->w_key >> 16));
+    }
+    MGI_SYNC();
+    if (p->w_send) {
+        mgi_gpu_send_run(d, p, ring, p->w_key + 1);
+    }
+    if (MGI_TID == 0) {
+        if (p->w_send && (p->w_nref == 0)) {
+            p->w_ring = NULL;   /* waits: MGI_GPU_WHOLE_WAIT */
+            p->w_wait = 1;
         }
         p->stat[MGI_GS_C_WROUTE] += MGI_CLOCK() - t0;
         /* a full segment's worth fits only a fresh segment, at 0 */
