@@ -78,6 +78,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->loop_direct      = 1;
     p->stage_zcopy      = 1;
     p->send_zcopy       = 0;
+    p->send_wait_rounds = 16;
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
     p->peer_direct      = 0;
@@ -118,6 +119,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_LOOP_DIRECT", &p->loop_direct);
     mgi_env_uint("MGI_STAGE_ZCOPY", &p->stage_zcopy);
     mgi_env_uint("MGI_SEND_ZCOPY", &p->send_zcopy);
+    mgi_env_uint("MGI_SEND_WAIT_ROUNDS", &p->send_wait_rounds);
     mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
     mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);

@@ -347,6 +347,11 @@ void         mgi_gpu_ring_free(mgi_ep_t *ep, void *ring);
 void        *mgi_gpu_host_alloc(mgi_ep_t *ep, size_t len);
 void         mgi_gpu_host_free(void *p);
 ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route);
+/* Peer access of device `dev` (the current one) to device `peer`: a
+ * cudaError_t, cudaSuccess once enabled (or already),
+ * cudaErrorPeerAccessUnsupported where the pair cannot; the CUDA error
+ * state left cleared (the mover's copies and peer lanes) */
+int          mgi_gpu_peer_enable(int dev, int peer);
 /* MGI_PEER_DIRECT: ep->ipc from its receive ring; our lane (number
  * ctx->rank) in the receive ring of GPU endpoint `hop` of this host, mapped
  * for ep's device (CUDA IPC from another process, peer access); a mapping

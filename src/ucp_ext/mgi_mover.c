@@ -304,28 +304,21 @@ static void mgi_mover_cuda_peer(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
                                 int a, int b)
 {
     cudaError_t e;
-    int can = 0;
 
     if ((a < 0) || (b < 0) || (a == b) || (a >= MGI_MOVER_MAX_DEVS) ||
         (b >= MGI_MOVER_MAX_DEVS) || (cu->peer_tried[a] & (1ull << b))) {
         return;
     }
     cu->peer_tried[a] |= 1ull << b;
-    if ((cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess) || !can) {
-        cudaGetLastError();
-        ucs_warn("mgi context %p mover: device %d cannot access device %d: "
-                 "copies between them go through host memory", ctx, a, b);
-        return;
-    }
     if (MGI_CUDA_CALL(cudaSetDevice(a), "context %p mover: device %d", ctx,
                       a) != UCS_OK) {
         return;
     }
-    e = cudaDeviceEnablePeerAccess(b, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) {
-        cudaGetLastError();
+    e = (cudaError_t)mgi_gpu_peer_enable(a, b);
+    if (e == cudaErrorPeerAccessUnsupported) {
+        ucs_warn("mgi context %p mover: device %d cannot access device %d: "
+                 "copies between them go through host memory", ctx, a, b);
     } else if (e != cudaSuccess) {
-        cudaGetLastError();
         ucs_warn("mgi context %p mover: peer access of device %d to %d: %s",
                  ctx, a, b, cudaGetErrorString(e));
     } else {
@@ -606,71 +599,78 @@ static const mgi_ring_mirror_ref_t *mgi_mover_ref(const mgi_route_t *route,
     return (r->addr != 0) ? r : NULL;
 }
 
+/* n segments side by side at `src` into the route's lane from
+ * lane->issued on: a put each side of the lane's wrap. */
+static ucs_status_t mgi_mover_put_lane(mgi_mover_t *m, mgi_mover_epoch_t *e,
+                                       mgi_route_t *route, const char *src,
+                                       uint32_t n)
+{
+    const uint32_t depth = m->ctx->params.recv_depth;
+    mgi_lane_t *lane     = route->lane;
+    ucs_status_t status;
+    uint32_t run;
+
+    for (; n > 0; n -= run) {
+        run    = depth - (lane->issued & (depth - 1));
+        run    = (run < n) ? run : n;
+        status = mgi_mover_copy(m, e, route, src, lane->issued, run);
+        if (status != UCS_OK) {
+            return status;
+        }
+        lane->issued += run;
+        src          += (size_t)run * m->ctx->seg_size;
+    }
+    return UCS_OK;
+}
+
 /* Move the route's next sort segments into its lane: up to `nsort` of
- * them, filling up to `nlane` lane slots (from lane->issued on). A
- * segment is copied from its slot, runs of them side by side in one put;
- * a reference (MGI_SEND_ZCOPY) stands for stage segments side by side,
- * put from there in one go (all of them, or it waits), and fills as many
- * lane slots. A put ends where the sort ring or the lane wraps. Returns
- * the sort segments taken in *nsort and the lane slots filled in
- * *nlane. */
+ * them, filling up to `nlane` lane slots (from lane->issued on). Runs of
+ * segments in the sort ring go in one put (up to its wrap or the next
+ * reference); a reference (MGI_SEND_ZCOPY) stands for stage segments side
+ * by side, put from there in one go (all of them, or it waits), and fills
+ * as many lane slots. Returns the sort segments taken in *nsort and the
+ * lane slots filled in *nlane. */
 static ucs_status_t mgi_mover_move(mgi_mover_t *m, mgi_mover_epoch_t *e,
                                    mgi_route_t *route, uint32_t *nsort,
                                    uint32_t *nlane)
 {
-    mgi_context_t *ctx    = m->ctx;
-    mgi_lane_t *lane      = route->lane;
-    const uint32_t depth  = ctx->params.recv_depth;
-    const uint32_t sdepth = ctx->params.sort_depth;
+    const uint32_t sdepth = m->ctx->params.sort_depth;
     const mgi_ring_mirror_ref_t *ref;
-    uint32_t ns = 0, nl = 0, run, k;
+    uint32_t ns = 0, nl = 0, ks, kl;
     const char *src;
     ucs_status_t status;
 
     while ((ns < *nsort) && (nl < *nlane)) {
         ref = mgi_mover_ref(route, route->sent);
         if (ref != NULL) {
+            /* one sort segment, ref->nseg lane slots */
             src = (const char*)(uintptr_t)ref->addr;
-            if (nl + ref->nseg > *nlane) {
+            ks  = 1;
+            kl  = ref->nseg;
+            if (nl + kl > *nlane) {
                 break;
             }
-            for (k = ref->nseg; k > 0; k -= run) {
-                run    = depth - (lane->issued & (depth - 1));
-                run    = (run < k) ? run : k;
-                status = mgi_mover_copy(m, e, route, src, lane->issued, run);
-                if (status != UCS_OK) {
-                    return status;
-                }
-                lane->issued += run;
-                nl           += run;
-                src          += (size_t)run * ctx->seg_size;
+            m->ref_segs += kl;
+        } else {
+            kl = sdepth - (route->sent & (sdepth - 1));
+            kl = (kl < *nsort - ns) ? kl : *nsort - ns;
+            kl = (kl < *nlane - nl) ? kl : *nlane - nl;
+            ks = 1;
+            while ((ks < kl) &&
+                   (mgi_mover_ref(route, route->sent + ks) == NULL)) {
+                ++ks;
             }
-            m->ref_segs += ref->nseg;
-            route->sent += 1;
-            ns          += 1;
-            continue;
+            kl  = ks;
+            src = (const char*)route->ring + MGI_RING_HDR_SIZE +
+                  (size_t)(route->sent & (sdepth - 1)) * m->ctx->seg_size;
         }
-        /* segments in the sort ring, up to its wrap, the lane's, or the
-         * next reference */
-        run = depth - (lane->issued & (depth - 1));
-        k   = sdepth - (route->sent & (sdepth - 1));
-        run = (run < k) ? run : k;
-        run = (run < *nsort - ns) ? run : *nsort - ns;
-        run = (run < *nlane - nl) ? run : *nlane - nl;
-        k = 1;
-        while ((k < run) && (mgi_mover_ref(route, route->sent + k) == NULL)) {
-            ++k;
-        }
-        src    = (const char*)route->ring + MGI_RING_HDR_SIZE +
-                 (size_t)(route->sent & (sdepth - 1)) * ctx->seg_size;
-        status = mgi_mover_copy(m, e, route, src, lane->issued, k);
+        status = mgi_mover_put_lane(m, e, route, src, kl);
         if (status != UCS_OK) {
             return status;
         }
-        route->sent  += k;
-        lane->issued += k;
-        ns           += k;
-        nl           += k;
+        route->sent += ks;
+        ns          += ks;
+        nl          += kl;
     }
     *nsort = ns;
     *nlane = nl;

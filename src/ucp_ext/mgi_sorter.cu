@@ -593,6 +593,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
             dep.send_zcopy = ctx->params.recv_depth;
         }
     }
+    dep.send_wait_rounds = ctx->params.send_wait_rounds;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
@@ -842,13 +843,28 @@ ucs_status_t mgi_gpu_ep_ipc_handle(mgi_ep_t *ep)
     return status;
 }
 
+int mgi_gpu_peer_enable(int dev, int peer)
+{
+    cudaError_t e;
+    int can = 0;
+
+    if ((cudaDeviceCanAccessPeer(&can, dev, peer) != cudaSuccess) || !can) {
+        cudaGetLastError();
+        return cudaErrorPeerAccessUnsupported;
+    }
+    e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+    }
+    return (e == cudaErrorPeerAccessAlreadyEnabled) ? cudaSuccess : e;
+}
+
 /* Let ep's device reach memory `p` of another device (peer access). */
 static ucs_status_t mgi_gpu_peer_reach(mgi_ep_t *ep, const void *p,
                                        mgi_ep_id_t hop)
 {
     cudaPointerAttributes attr;
     cudaError_t e;
-    int can = 0;
 
     if (MGI_CUDA_CALL(cudaPointerGetAttributes(&attr, p), "ep %u: the "
                       "receive ring of endpoint %u", ep->id, hop) != UCS_OK) {
@@ -857,18 +873,12 @@ static ucs_status_t mgi_gpu_peer_reach(mgi_ep_t *ep, const void *p,
     if ((attr.device < 0) || (attr.device == ep->device)) {
         return UCS_OK;
     }
-    if ((cudaDeviceCanAccessPeer(&can, ep->device, attr.device) !=
-         cudaSuccess) || !can) {
-        cudaGetLastError();
+    e = (cudaError_t)mgi_gpu_peer_enable(ep->device, attr.device);
+    if (e == cudaErrorPeerAccessUnsupported) {
         ucs_error("mgi ep %u: MGI_PEER_DIRECT=1, but GPU %d cannot access "
                   "GPU %d (endpoint %u's receive ring) as a peer: unset "
                   "MGI_PEER_DIRECT", ep->id, ep->device, attr.device, hop);
         return UCS_ERR_UNREACHABLE;
-    }
-    e = cudaDeviceEnablePeerAccess(attr.device, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) {
-        cudaGetLastError();
-        e = cudaSuccess;
     }
     return MGI_CUDA_CALL(e, "ep %u: peer access to GPU %d", ep->id,
                          attr.device);

@@ -307,6 +307,10 @@ typedef struct mgi_gpu_dep {
      * them until the sort segment is released (MGI_SEND_ZCOPY); 0:
      * copied into the sort ring */
     uint32_t          send_zcopy;
+    /* rounds of its sorter block a run of stage segments shorter than
+     * send_zcopy waits to grow before a reference takes it as it is
+     * (MGI_SEND_WAIT_ROUNDS) */
+    uint32_t          send_wait_rounds;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -399,7 +403,7 @@ typedef struct mgi_gpu_pass {
     /* mgi_gpu_lane_whole: a thread per job slot */
     int           first;            /* mgi_gpu_first's answer */
     uint32_t      j_rr;             /* mgi_gpu_lane_reserve: first ring */
-    uint32_t      m_rel, m_ready, m_closed, m_nrefs; /* mirror_sync */
+    uint32_t      m_rel, m_ready, m_closed; /* mgi_gpu_mirror_sync */
     uint32_t      nroutes;          /* routes this round, one view */
     mgi_seg_hdr_t *jseg[MGI_GPU_LANE_JOBS];
     mgi_gpu_dch_t *jch[MGI_GPU_LANE_JOBS];
@@ -419,7 +423,6 @@ typedef struct mgi_gpu_pass {
     int           w_ref;        /* the final ring takes it by reference */
     uint32_t      w_nref;       /* a sort ring takes w_nref stage segments
                                  * by reference (MGI_SEND_ZCOPY), 0: not */
-    int           w_wait;       /* their run waits to grow */
     int           w_send;       /* a sort ring may take it by reference */
     uint32_t      w_lim, w_avail, w_pos0; /* mgi_gpu_send_run */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
@@ -1658,9 +1661,8 @@ MGI_SDEV void mgi_gpu_release(mgi_ring_t *r, uint32_t n, int refs = 0)
  * about to be published (a thread each; thread 0 publishes after the
  * barrier, with a system-scope fence): the referred stage segments of a
  * MGI_SEG_REF, else none (the data is in the sort ring's slot). */
-MGI_SDEV void mgi_gpu_mirror_refs(mgi_gpu_pass_t *p, mgi_ring_t *r,
-                                  mgi_ring_mirror_t *m, uint32_t ready,
-                                  uint32_t n)
+MGI_SDEV void mgi_gpu_mirror_refs(mgi_ring_t *r, mgi_ring_mirror_t *m,
+                                  uint32_t ready, uint32_t n)
 {
     mgi_ring_mirror_ref_t *t = mgi_ring_mirror_refs(m);
     const mgi_seg_ref_t *ref;
@@ -1675,7 +1677,7 @@ MGI_SDEV void mgi_gpu_mirror_refs(mgi_gpu_pass_t *p, mgi_ring_t *r,
             e.addr = (uint64_t)(uintptr_t)ref->seg;
             e.nseg = ref->nseg;
         }
-        t[(ready + k) & (p->m_nrefs - 1)] = e;
+        t[(ready + k) & r->mask] = e;   /* the table has the ring's size */
     }
     MGI_SYNC();
 }
@@ -1684,19 +1686,21 @@ MGI_SDEV void mgi_gpu_mirror_refs(mgi_gpu_pass_t *p, mgi_ring_t *r,
  * owner): recycle what the mover released, publish the segments that
  * became ready. One thread checking and resetting a segment at a time (a
  * few dependent L2 round trips each) bound a sort ring to ~220k segments/s.
- * Returns segments published + recycled (to every thread). */
+ * refs: the endpoint sends by reference (MGI_SEND_ZCOPY), and every mirror
+ * of its sort rings has a table of the ring's size (the endpoint's
+ * setting, not the mirror's word in host memory: no read across PCIe per
+ * sync). Returns segments published + recycled (to every thread). */
 MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
-                                      mgi_ring_mirror_t *m)
+                                      mgi_ring_mirror_t *m, int refs)
 {
     uint32_t i, n, ready;
 
     if (MGI_TID == 0) {
         n = mgi_ld_acq32(&m->released) - r->cons_tail;
-        p->m_rel   = ((int32_t)n > 0) ? n : 0;
-        p->m_nrefs = m->nrefs;
+        p->m_rel = ((int32_t)n > 0) ? n : 0;
     }
     MGI_SYNC();
-    mgi_gpu_release(r, p->m_rel, p->m_nrefs > 0); /* ends with a barrier */
+    mgi_gpu_release(r, p->m_rel, refs); /* ends with a barrier */
     MGI_SYNC();
     if (MGI_TID == 0) {
         p->m_ready  = m->ready;      /* written by this thread alone */
@@ -1709,9 +1713,9 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
         return !mgi_ring_seg_full(r, ready + k);
     });
     n     = p->m_rel;
-    if ((p->m_nrefs > 0) && (i > 0)) {
+    if (refs && (i > 0)) {
         /* where each one's data is, for the mover (MGI_SEND_ZCOPY) */
-        mgi_gpu_mirror_refs(p, r, m, ready, i);
+        mgi_gpu_mirror_refs(r, m, ready, i);
     }
     if ((MGI_TID == 0) && (i > 0)) {
         mgi_fence_publish(); /* the mover puts them with a copy engine */
@@ -2043,7 +2047,8 @@ MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
     for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
         m = mgi_vld(&d->mirror[i]);
         if ((m != NULL) &&  /* NULL: a peer's lane, read by its sorter */
-            (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]), m) > 0)) {
+            (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]), m,
+                                 d->send_zcopy > 0) > 0)) {
             progress = 1;
         }
     }
@@ -2130,11 +2135,14 @@ MGI_SDEV_INLINE void mgi_gpu_stage_retire(mgi_ring_t *ring)
 
 /* Thread 0: the segment `seg` being passed (cons_held after RHead; a
  * lane's, or a stage ring's with nothing held, is RHead's) is done with;
- * by_ref: a final ring refers to it, and its consumer says when it read
- * it. Released at once where nothing is held before it, else marked
- * read and released in ring order (mgi_gpu_stage_retire). */
+ * by_ref > 0: a reference stands for it and the by_ref - 1 segments after
+ * it (a final ring's, whose consumer says when it read it, or a sort
+ * ring's, MGI_SEND_ZCOPY, whose owner says so once the mover put them),
+ * and they are held until then. Released at once where nothing is held
+ * before it, else marked read and released in ring order
+ * (mgi_gpu_stage_retire). */
 MGI_SDEV_INLINE void mgi_gpu_stage_done(mgi_ring_t *ring, mgi_seg_hdr_t *seg,
-                                        int by_ref)
+                                        uint32_t by_ref)
 {
     if (!by_ref && (ring->cons_held == 0)) {
         mgi_ring_release(ring, 1);
@@ -2143,7 +2151,7 @@ MGI_SDEV_INLINE void mgi_gpu_stage_done(mgi_ring_t *ring, mgi_seg_hdr_t *seg,
     if (!by_ref) {
         mgi_st_rel32(&seg->commit, MGI_SEG_READ);
     }
-    ring->cons_held++;
+    ring->cons_held += by_ref ? by_ref : 1;
     ring->cons_off  = 0;
     ring->cons_part = 0;
 }
@@ -2162,18 +2170,13 @@ MGI_SDEV_INLINE int mgi_gpu_send_mirrored(const mgi_gpu_dep_t *d,
             NULL);
 }
 
-/* Sorter rounds a run of whole stage segments shorter than
- * MGI_SEND_ZCOPY's waits to grow before a sort segment refers to it as it
- * is (a round of an idle sorter block takes a few microseconds). */
-#define MGI_GPU_SEND_WAIT_ROUNDS 16
-
 /* Block, send side, MGI_SEND_ZCOPY: how many stage segments a sort
  * segment refers to now, from the one being passed (cons_held after
  * RHead) on: those side by side after it that are ready and carry its
  * mark `flag` (one channel, one destination), at most d->send_zcopy, not
  * across the end of the ring's memory; the whole block checks them at once
  * (thread 0 alone paid a few dependent L2 round trips each). 0 while the
- * run waits to grow: up to MGI_GPU_SEND_WAIT_ROUNDS rounds of this block,
+ * run waits to grow: up to d->send_wait_rounds rounds of this block,
  * unless it cannot (a segment of another mark or an EOF after it, the end
  * of the ring, its capacity, the most a reference takes). The answer in
  * p->w_nref. */
@@ -2215,7 +2218,7 @@ MGI_SDEV void mgi_gpu_send_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         if (more && (ring->cons_since == 0)) {
             ring->cons_since = now;
         }
-        if (more && (now - ring->cons_since < MGI_GPU_SEND_WAIT_ROUNDS)) {
+        if (more && (now - ring->cons_since < d->send_wait_rounds)) {
             p->w_nref = 0;
         } else {
             ring->cons_since = 0;
@@ -2254,7 +2257,6 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     int ret;
 
     if (MGI_TID == 0) {
-        p->w_wait = 0;
         p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key, &ch);
         if ((p->w_ring != NULL) && d->loop_direct &&
             (p->w_ring == mgi_gpu_loopback(d))) {
@@ -2275,7 +2277,6 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if (MGI_TID == 0) {
         if (p->w_send && (p->w_nref == 0)) {
             p->w_ring = NULL;   /* waits: MGI_GPU_WHOLE_WAIT */
-            p->w_wait = 1;
         }
         p->stat[MGI_GS_C_WROUTE] += MGI_CLOCK() - t0;
         /* a full segment's worth fits only a fresh segment, at 0 */
@@ -2286,7 +2287,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     }
     MGI_SYNC();
     if (p->w_ring == NULL) {
-        return p->w_wait ? MGI_GPU_WHOLE_WAIT : MGI_GPU_WHOLE_NO;
+        return p->w_send ? MGI_GPU_WHOLE_WAIT : MGI_GPU_WHOLE_NO;
     }
     t1 = MGI_CLOCK();
     if (p->w_res && !p->w_ref && (p->w_nref == 0)) {
@@ -2320,14 +2321,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             mgi_ring_append_commit(p->w_ring, p->w_seg, p->w_off, cap,
                                    p->w_pos);
             mgi_gpu_lane_dep(d, ring, p->w_ring, p->w_pos);
-            if (p->w_nref > 0) {
-                /* held until the mover's put of them completed */
-                ring->cons_held += p->w_nref;
-                ring->cons_off   = 0;
-                ring->cons_part  = 0;
-            } else {
-                mgi_gpu_stage_done(ring, p->seg, p->w_ref);
-            }
+            mgi_gpu_stage_done(ring, p->seg, p->w_ref ? 1 : p->w_nref);
             p->stat[MGI_GS_STAGE_REFS] += p->w_ref;
             p->stat[MGI_GS_SEND_REFS]  += p->w_nref;
             p->stat[MGI_GS_SEND_REF_SLOTS] += (p->w_nref > 0);

@@ -353,6 +353,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     f.dep.stage_zcopy  = stage_zcopy; /* MGI_STAGE_ZCOPY */
     f.dep.eof_alone    = eof_alone;   /* MGI_EOF_ALONE */
     f.dep.send_zcopy   = send_zcopy;  /* MGI_SEND_ZCOPY: segments a ref */
+    f.dep.send_wait_rounds = 16;      /* MGI_SEND_WAIT_ROUNDS's default */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */

@@ -161,6 +161,12 @@ typedef struct mgi_context_params {
                                      slots wait for the put); 0: copied
                                      into the sort ring first, 0
                                      [MGI_SEND_ZCOPY] */
+    unsigned    send_wait_rounds; /* with send_zcopy: rounds of its
+                                     sorter block a run of stage
+                                     segments that may still grow waits
+                                     before a reference takes it as it
+                                     is (0: at once), 16
+                                     [MGI_SEND_WAIT_ROUNDS] */
     unsigned    eof_alone;        /* GPU endpoints: 1: a block's EOF goes
                                      to a next hop in a sort segment of
                                      its own, counted there in lane
