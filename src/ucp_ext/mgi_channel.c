@@ -745,10 +745,20 @@ out_free:
     return status;
 }
 
-static uint32_t mgi_ch_sorter_epoch(mgi_ep_t *ep)
+/* Where an endpoint's sorter is, to tell later whether it went past
+ * what left its tables before: a host sorter's epoch, a GPU sorter's
+ * latest quiesce request (mgi_gpu_ch_unpublish made one). */
+static uint32_t mgi_ch_sorter_mark(mgi_ep_t *ep)
 {
-    return mgi_ep_is_gpu(ep) ? mgi_gpu_sorter_epoch(ep) :
+    return mgi_ep_is_gpu(ep) ? mgi_gpu_quiesce_mark(ep) :
            __atomic_load_n(&ep->sorter_epoch, __ATOMIC_ACQUIRE);
+}
+
+static int mgi_ch_sorter_past(mgi_ep_t *ep, uint32_t mark)
+{
+    return mgi_ep_is_gpu(ep) ? mgi_gpu_quiesced(ep, mark) :
+           (__atomic_load_n(&ep->sorter_epoch, __ATOMIC_ACQUIRE) - mark >=
+            MGI_SORTER_QUIESCE_EPOCHS);
 }
 
 /* The local endpoint whose sorter has not gone through full rounds since
@@ -759,8 +769,7 @@ static int mgi_ch_busy_ep(mgi_context_t *ctx, const mgi_channel_t *ch)
 
     for (i = 0; i < ch->dead_neps; ++i) {
         if ((ctx->eps[i] != NULL) &&
-            (mgi_ch_sorter_epoch(ctx->eps[i]) - ch->dead_epoch[i] <
-             MGI_SORTER_QUIESCE_EPOCHS)) {
+            !mgi_ch_sorter_past(ctx->eps[i], ch->dead_mark[i])) {
             return (int)i;
         }
     }
@@ -859,7 +868,7 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
 
     __atomic_store_n(&ctx->chs[id], NULL, __ATOMIC_RELEASE);
     for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
-        mgi_gpu_ch_unpublish(ep, ch); /* the epochs cover the GPU too */
+        mgi_gpu_ch_unpublish(ep, ch); /* and asks it to quiesce */
     }
     /* freed once every local sorter went through full rounds since
      * (mgi_ch_reap, from the next create or an endpoint's delete): a
@@ -869,7 +878,7 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
     ch->dead_neps = ctx->neps;
     for (i = 0; i < ch->dead_neps; ++i) {
         if (ctx->eps[i] != NULL) {
-            ch->dead_epoch[i] = mgi_ch_sorter_epoch(ctx->eps[i]);
+            ch->dead_mark[i] = mgi_ch_sorter_mark(ctx->eps[i]);
         }
     }
     ch->dead_next = ctx->dead;

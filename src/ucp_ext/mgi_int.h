@@ -35,9 +35,10 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #define MGI_GPU_MAX_TARGETS 64     /* destinations of a GPU channel */
 #define MGI_SHM_NAME_MAX    48     /* POSIX shared-memory object names */
 #define MGI_HOST_NAME_MAX   64     /* host names compared at context create */
-/* Sorter epochs after which a sorter no longer looks at what was
+/* Host sorter epochs after which it no longer looks at what was
  * unpublished before the first (a round in progress may still hold it):
- * mgi_ch_quiesce waits that long, pooled final rings too */
+ * mgi_ch_reap waits that long (a GPU sorter answers a quiesce request
+ * instead, mgi_gpu_quiesce_request) */
 #define MGI_SORTER_QUIESCE_EPOCHS 2
 
 typedef struct mgi_context  mgi_context_t;
@@ -264,9 +265,10 @@ struct mgi_channel {
     mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */
     void           *gpu[MGI_MAX_LOCAL_EPS]; /* per local GPU endpoint */
     /* deleted, not freed yet (mgi_ch_reap): the next in ctx->dead, and
-     * the local sorters' epochs when it was taken from their tables */
+     * where the local sorters were when it was taken from their tables
+     * (a host sorter's epoch, a GPU sorter's quiesce request) */
     struct mgi_channel *dead_next;
-    uint32_t       dead_epoch[MGI_MAX_LOCAL_EPS];
+    uint32_t       dead_mark[MGI_MAX_LOCAL_EPS];
     unsigned       dead_neps;    /* ctx->neps then: endpoint slots are not
                                     reused, so a later one never saw it */
 };
@@ -371,7 +373,9 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
                                mgi_dev_ch_t *h);
 ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep);
 void         mgi_gpu_sorter_stop(mgi_ep_t *ep);
-uint32_t     mgi_gpu_sorter_epoch(mgi_ep_t *ep);
+uint32_t     mgi_gpu_quiesce_request(mgi_ep_t *ep);
+uint32_t     mgi_gpu_quiesce_mark(mgi_ep_t *ep);
+int          mgi_gpu_quiesced(mgi_ep_t *ep, uint32_t mark);
 void         mgi_gpu_bind_thread(int device);
 
 /* mover */

@@ -56,7 +56,8 @@
  * it), and a channel's final rings cost a cudaMalloc each. */
 typedef struct mgi_gpu_pooled {
     void     *ring;
-    uint32_t epoch;                 /* sorter epoch when it was pooled */
+    uint32_t mark;                  /* free once the sorter quiesced this
+                                     * request (mgi_gpu_quiesced) */
 } mgi_gpu_pooled_t;
 
 /* Host state of a GPU endpoint (ep->gpu). */
@@ -74,6 +75,8 @@ typedef struct mgi_gpu_ep {
     unsigned         nblocks, nthreads, nlanes;
     size_t           smem;
     int              running;
+    uint32_t         qseq;          /* the latest quiesce request
+                                     * (mgi_gpu_quiesce_request) */
     mgi_gpu_dch_t    **dch_slot;    /* [max_channels]: each channel id's
                                      * device blob, allocated at the id's
                                      * first channel and kept for its next
@@ -93,8 +96,8 @@ typedef struct mgi_gpu_ch {
     mgi_ring_t    **final;          /* host copy of the device pointers */
     unsigned      nfinal;
     int           unpublished;      /* mgi_gpu_ch_unpublish took it from
-                                     * the sorter's table, at epoch: */
-    uint32_t      unpub_epoch;
+                                     * the sorter's table, and asked: */
+    uint32_t      unpub_mark;
 } mgi_gpu_ch_t;
 
 __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
@@ -111,6 +114,7 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
         p.ntouched = 0;
         p.stop     = 0;
         p.w_rr     = 0;
+        p.qseq_pub = d->quiesce_seq;    /* as the host published it */
         d->status->blk[blockIdx.x].started = 1;
         __threadfence_system();
     }
@@ -605,6 +609,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.blk          = g->blk;
     dep.ljobs        = g->ljobs;
     dep.lane_ctl     = ep->lane_ctl_dev; /* NULL: in the lane rings */
+    dep.quiesce_seq  = g->qseq;         /* nothing to quiesce yet */
     if (dep.status == NULL) {
         return UCS_ERR_IO_ERROR;
     }
@@ -618,7 +623,8 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     }
     g->status->stop = 0;
     for (i = 0; i < g->nblocks; ++i) {
-        g->status->blk[i].started = 0;
+        g->status->blk[i].started  = 0;
+        g->status->blk[i].quiesced = g->qseq;
     }
     status = mgi_gpu_enter(ep, &guard);
     if (status == UCS_OK) {
@@ -783,11 +789,50 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
     ep->sorter_running = 0;
 }
 
-uint32_t mgi_gpu_sorter_epoch(mgi_ep_t *ep)
+/* After the host took something out of the sorter's tables: a new
+ * quiesce request, which every sorter block answers once it finished a
+ * round that began after it (mgi_gpu_round); returns its number, for
+ * mgi_gpu_quiesced. Was 64 rounds of block 0 (its round count published
+ * every MGI_GPU_STOP_POLL rounds, two of those): an idle sorter sleeps a
+ * microsecond a round, so each channel create waited 0.24-0.27 ms for the
+ * deleted channel before it on one H100. */
+uint32_t mgi_gpu_quiesce_request(mgi_ep_t *ep)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    uint32_t seq    = g->qseq + 1;
 
-    return g->running ? g->status->epoch : 0;
+    /* a failure is logged; the request then stays unanswered, so what it
+     * covers is never reused (mgi_ch_reap says so at its bound) */
+    if (!g->running ||
+        (mgi_gpu_poke(ep, &g->dep->quiesce_seq, &seq, sizeof(seq)) ==
+         UCS_OK)) {
+        g->qseq = seq;
+    }
+    return seq;
+}
+
+/* The latest quiesce request. */
+uint32_t mgi_gpu_quiesce_mark(mgi_ep_t *ep)
+{
+    return mgi_gpu_ep(ep)->qseq;
+}
+
+/* Has every sorter block answered quiesce request `mark` (or a later one),
+ * or is the sorter not running? */
+int mgi_gpu_quiesced(mgi_ep_t *ep, uint32_t mark)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    unsigned i;
+
+    if (!g->running) {
+        return 1;
+    }
+    for (i = 0; i < g->nblocks; ++i) {
+        if ((int32_t)(g->status->blk[i].quiesced - mark) < 0) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
@@ -946,11 +991,11 @@ void mgi_gpu_peer_unmap(void *p)
 }
 
 /* Keep the final rings of a deleted channel for the next one (the
- * channel was unpublished at sorter epoch `epoch`: the sorter stops
- * looking at them within MGI_SORTER_QUIESCE_EPOCHS); memory that cannot
- * be pooled is freed. */
+ * sorter stops looking at them once it answered quiesce request `mark`,
+ * made when the channel was unpublished); memory that cannot be pooled is
+ * freed. */
 static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n,
-                               uint32_t epoch)
+                               uint32_t mark)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
     mgi_gpu_pooled_t *np;
@@ -972,7 +1017,7 @@ static void mgi_gpu_finals_put(mgi_ep_t *ep, mgi_ring_t **final, unsigned n,
             g->pool_cap = g->pool_cap * 2 + 16;
         }
         g->pool[g->npool].ring  = final[i];
-        g->pool[g->npool].epoch = epoch;
+        g->pool[g->npool].mark  = mark;
         ++g->npool;
     }
     pthread_mutex_unlock(&g->pool_lock);
@@ -994,9 +1039,9 @@ __global__ void mgi_gpu_finals_init_kernel(mgi_gpu_rings_arg_t a,
     mgi_ring_init(a.r[blockIdx.x], depth, seg_size, MGI_RING_F_APPEND);
 }
 
-/* n fresh final rings: pooled ones the sorter went past
- * (MGI_SORTER_QUIESCE_EPOCHS since they were pooled, as mgi_ch_quiesce
- * waits), else new device memory; all initialized by one kernel launch
+/* n fresh final rings: pooled ones the sorter went past (it answered
+ * their quiesce request, as mgi_ch_reap waits for), else new device
+ * memory; all initialized by one kernel launch
  * per MGI_GPU_INIT_RINGS. Loaded from a host image each (a memset of the
  * ring and two copies), they cost a channel ~35 us a final ring on one
  * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). */
@@ -1007,7 +1052,6 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
     mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
     size_t len         = mgi_ring_mem_size(ctx->params.final_depth,
                                            ctx->seg_size);
-    uint32_t epoch     = mgi_gpu_sorter_epoch(ep);
     mgi_gpu_dev_guard_t guard;
     mgi_gpu_rings_arg_t arg;
     ucs_status_t status = UCS_OK;
@@ -1019,8 +1063,7 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
     for (i = 0; i < n; ++i) {
         pthread_mutex_lock(&g->pool_lock);
         for (k = g->npool; (final[i] == NULL) && (k-- > 0);) {
-            if (!g->running ||
-                (epoch - g->pool[k].epoch >= MGI_SORTER_QUIESCE_EPOCHS)) {
+            if (mgi_gpu_quiesced(ep, g->pool[k].mark)) {
                 final[i]   = (mgi_ring_t*)g->pool[k].ring;
                 g->pool[k] = g->pool[--g->npool];
                 ++g->finals_reused;
@@ -1052,7 +1095,8 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
     mgi_gpu_leave(&guard);
 out:
     if (status != UCS_OK) {
-        mgi_gpu_finals_put(ep, final, n, mgi_gpu_sorter_epoch(ep));
+        /* never in a table */
+        mgi_gpu_finals_put(ep, final, n, mgi_gpu_quiesce_mark(ep));
         memset(final, 0, n * sizeof(*final));
     }
     return status;
@@ -1142,8 +1186,9 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
 err_free:
     if (gc != NULL) {
         if (gc->final != NULL) {
+            /* the load may have got as far as the table */
             mgi_gpu_finals_put(ep, gc->final, gc->nfinal,
-                               mgi_gpu_sorter_epoch(ep));
+                               mgi_gpu_quiesce_request(ep));
         }
         free(gc->final);
     }
@@ -1238,7 +1283,7 @@ ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
 }
 
 /* Take the channel from the sorter's table; its rings are the sorter's
- * until MGI_SORTER_QUIESCE_EPOCHS after the epoch noted here. */
+ * until it answered the quiesce request noted here. */
 void mgi_gpu_ch_unpublish(mgi_ep_t *ep, mgi_channel_t *ch)
 {
     mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
@@ -1250,7 +1295,7 @@ void mgi_gpu_ch_unpublish(mgi_ep_t *ep, mgi_channel_t *ch)
     }
     mgi_gpu_poke(ep, &g->chs[ch->id], &none, sizeof(none));
     gc->unpublished = 1;
-    gc->unpub_epoch = mgi_gpu_sorter_epoch(ep);
+    gc->unpub_mark  = mgi_gpu_quiesce_request(ep);
 }
 
 /* Unpublished before mgi_ch_delete's quiesce, the final rings are free for
@@ -1264,7 +1309,7 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
         return;
     }
     mgi_gpu_ch_unpublish(ep, ch);
-    mgi_gpu_finals_put(ep, gc->final, gc->nfinal, gc->unpub_epoch);
+    mgi_gpu_finals_put(ep, gc->final, gc->nfinal, gc->unpub_mark);
     free(gc->final); /* gc->dch stays in its id's slot */
     free(gc);
     ch->gpu[ep->index] = NULL;

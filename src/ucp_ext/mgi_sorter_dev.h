@@ -194,15 +194,16 @@ typedef enum {
 /* Status block in mapped host memory. */
 typedef struct mgi_gpu_status {
     volatile uint32_t stop;
-    volatile uint32_t epoch;        /* block 0: rounds / MGI_GPU_STOP_POLL */
-    uint32_t          reserved[6];
+    uint32_t          reserved[7];
     /* one writer each (thread 0 of the block): no atomics on host memory,
      * which PCIe may not offer */
     struct {
         volatile uint32_t           started;
         volatile uint32_t           dropped;    /* no channel or route */
         volatile uint32_t           eof_errors; /* extra EOF records */
-        uint32_t                    reserved;
+        /* the quiesce request (mgi_gpu_dep_t::quiesce_seq) this block had
+         * read when it began a round that it has since finished */
+        volatile uint32_t           quiesced;
         volatile unsigned long long stat[MGI_GS_COUNT];
     } blk[MGI_GPU_MAX_SORTERS];
 } mgi_gpu_status_t;
@@ -323,6 +324,12 @@ typedef struct mgi_gpu_dep {
     uint32_t          stage_passes; /* most passes over one stage ring a
                                      * round, 0: until it is empty (the
                                      * host emulation test varies it) */
+    /* the host's latest quiesce request: raised after it took a channel
+     * out of the tables; a block that read it as it began a round
+     * publishes it in mgi_gpu_status_t::blk[].quiesced once that round is
+     * over, and then holds nothing of what the request took out
+     * (mgi_gpu_round) */
+    uint32_t          quiesce_seq;
     mgi_gpu_status_t  *status;
     mgi_gpu_block_t   *blk;         /* [sorter blocks] */
     mgi_gpu_lane_jobs_t *ljobs;     /* [nlanes] */
@@ -410,6 +417,8 @@ typedef struct mgi_gpu_pass {
     int           jres[MGI_GPU_LANE_JOBS];
     mgi_gpu_job_t *job;
     int           stop;
+    uint32_t      qseq;         /* thread 0: quiesce_seq as the round began */
+    uint32_t      qseq_pub;     /*   and as last published */
     unsigned long long stat[MGI_GS_COUNT];   /* MGI_GPU_STATS */
     /* mgi_gpu_stage_whole: the sort ring, key and reservation */
     mgi_ring_t    *w_ring;
@@ -2517,6 +2526,9 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     unsigned long long t0 = MGI_CLOCK(), t1, t2, t3;
     unsigned i;
 
+    if (MGI_TID == 0) {
+        p->qseq = mgi_vld(&d->quiesce_seq); /* needed at the round's end */
+    }
     /* the stage rings this block owns, from the first with a segment ready
      * or segments held to release (looked at by a thread each: most rounds
      * find them all empty) */
@@ -2564,14 +2576,19 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             p->ntouched = 0;
         }
         ++p->stat[MGI_GS_ROUNDS];
+        if (p->qseq != p->qseq_pub) {
+            /* the round began after the request, and every thread's work
+             * of it is done (the barriers of mgi_gpu_sync_routes): what
+             * the request took out of the tables is no longer this
+             * block's (the routes it caches were read again there) */
+            MGI_FENCE_SYSTEM();
+            d->status->blk[MGI_BID].quiesced = p->qseq;
+            p->qseq_pub                      = p->qseq;
+        }
         if ((p->stat[MGI_GS_ROUNDS] % MGI_GPU_STOP_POLL) == 0) {
             p->stop = mgi_vld(&d->status->stop);
             for (i = 0; i < MGI_GS_COUNT; ++i) {
                 d->status->blk[MGI_BID].stat[i] = p->stat[i];
-            }
-            if (MGI_BID == 0) {
-                d->status->epoch = p->stat[MGI_GS_ROUNDS] /
-                                   MGI_GPU_STOP_POLL;
             }
             MGI_FENCE_SYSTEM();
         }

@@ -1146,3 +1146,53 @@ TEST(mgi_sorter, eof_walked_copied_lane_ctl_8_threads)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 1, 64, 1, 0, 0, 0, 0, 0);
 }
+
+/* The quiesce request of a GPU endpoint (mgi_gpu_quiesce_request): a block
+ * answers the request it read as a round began once that round is over,
+ * never before, and a channel taken out of the table is not read after the
+ * answer: its blob is poisoned, and a segment of that channel's id sent
+ * then is dropped (counted), not routed through the blob. */
+TEST(mgi_sorter, quiesce_answer_two_blocks_4_threads)
+{
+    sorter_fixture f(1024, 4, 4, 1);
+    std::vector<uint8_t> buf;
+    unsigned b;
+
+    f.start_threads(4);
+    f.round(2);
+    for (b = 0; b < 2; ++b) {
+        EXPECT_EQ(0u, f.status.blk[b].quiesced);
+    }
+
+    /* the host takes the channel out, then asks */
+    f.chs[CH]         = NULL;
+    f.dep.quiesce_seq = 1;
+    for (b = 0; b < 2; ++b) {
+        EXPECT_EQ(0u, f.status.blk[b].quiesced) << "answered unasked";
+    }
+    f.round(2);
+    for (b = 0; b < 2; ++b) {
+        EXPECT_EQ(1u, f.status.blk[b].quiesced) << "block " << b;
+    }
+    memset(f.dch, 0xa5, sizeof(*f.dch)); /* the next channel's, say */
+
+    gen_tuple(buf, 0, 0, SELF, 40);
+    mgi_msg_hdr_t h = {CH, SELF, SELF, 40};
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h, buf.data(),
+                                           NULL));
+    mgi_ring_append_close(f.dep.stage[0]);
+    for (int k = 0; k < 8; ++k) {
+        f.round(2);
+    }
+    EXPECT_EQ(1u, f.status.blk[0].dropped + f.status.blk[1].dropped);
+    EXPECT_EQ(0u, f.stat(MGI_GS_STAGE_WHOLE));
+
+    /* a later request, answered in turn; the answer stays */
+    f.dep.quiesce_seq = 2;
+    f.round(2);
+    f.round(2);
+    for (b = 0; b < 2; ++b) {
+        EXPECT_EQ(2u, f.status.blk[b].quiesced) << "block " << b;
+    }
+    f.stop_threads();
+}
