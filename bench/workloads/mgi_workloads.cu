@@ -979,7 +979,7 @@ static void wl_save(wl_rank_t *w)
  * rank's endpoint as source and destination, schema {key, val} with the
  * key as partition key, and one kernel: each block sends its slice of
  * t->in, in tiles of $MGI_WL_MGI_TILE tuples per thread straight from
- * t->in (mgi_dev_send_block_tile) where the channel tells each tuple's
+ * t->in (mgi_dev_send_block_tile_of) where the channel tells each tuple's
  * destination (by key, or rank 1 for point-to-point), else a tuple per
  * thread (mgi_dev_send_block, many-to-one), receiving into t->recv
  * whenever its stage ring is full, flushes without blocking
@@ -1167,7 +1167,10 @@ static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
  * SMs): without saying so, ptxas sized the profiled kernel for two and gave
  * it 32 registers instead of 64, so the profile measured spills the kernel
  * it stood for does not make. */
-template <bool TILED, bool P, int C>
+#define WL_SEND_GENERIC 3u  /* SL of a kernel whose tiles the typed send
+                               * does not serve: mgi_dev_send_block_tile */
+
+template <bool TILED, bool P, int C, unsigned SL = WL_SEND_GENERIC>
 static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS, 1)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
@@ -1206,7 +1209,10 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
     __syncthreads();
     if (TILED) {
         /* tiles of t->in straight from memory, tile x blockDim.x tuples
-         * a send (mgi_dev_send_block_tile) */
+         * a send (mgi_dev_send_block_tile_of: the one path for its tuple
+         * size and SL, tiles of one destination or of several, alone in
+         * this kernel; mgi_dev_send_block_tile where that does not fit
+         * the channel, e.g. MGI_DEV_TILE_BATCH=0) */
         const uint64_t step = (uint64_t)tile * blockDim.x;
         const int tdst      = by_key ? MGI_DEV_DST_AUTO :
                               (int)dsts.ep[mgi_wl_dest(pat, 0, me, G)];
@@ -1232,9 +1238,15 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
             cnt = min(step, lim - b);
             for (done = 0; (done < cnt) && (flags == 0); done += took) {
                 c0    = wl_prof_t0<P>();
-                took  = mgi_dev_send_block_tile(h, in + b + done,
-                                                (unsigned)(cnt - done), tdst,
-                                                by_key ? hist : NULL);
+                if constexpr (SL == WL_SEND_GENERIC) {
+                    took = mgi_dev_send_block_tile(
+                                h, in + b + done, (unsigned)(cnt - done),
+                                tdst, by_key ? hist : NULL);
+                } else {
+                    took = mgi_dev_send_block_tile_of<sizeof(*in), SL>(
+                                h, in + b + done, (unsigned)(cnt - done),
+                                tdst, by_key ? hist : NULL);
+                }
                 if ((trank >= 0) && (threadIdx.x == 0)) {
                     hist[trank] += took;
                 }
@@ -1324,31 +1336,46 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
     }
 }
 
-typedef decltype(&wl_mgi_shuffle_kernel<true, false, WL_C_COPY>)
-        wl_mgi_kern_t;
+typedef decltype(&wl_mgi_shuffle_kernel<true, false, WL_C_COPY,
+                                        WL_SEND_GENERIC>) wl_mgi_kern_t;
 
-/* The shuffle kernel of a profile flag, a send kind and a consumer (the
- * fused consumers with tile sends only) */
-template <bool P>
-static wl_mgi_kern_t wl_mgi_kernel_p(int tiled, int c)
+/* The tiled shuffle kernel of a profile flag, a consumer and a kind of
+ * tile (SL: one destination a tile, or several) */
+template <bool P, unsigned SL>
+static wl_mgi_kern_t wl_mgi_kernel_t(int c)
 {
-    switch (tiled ? c : WL_C_COPY) {
+    switch (c) {
     case WL_C_GROUPBY:
-        return wl_mgi_shuffle_kernel<true, P, WL_C_GROUPBY>;
+        return wl_mgi_shuffle_kernel<true, P, WL_C_GROUPBY, SL>;
     case WL_C_BUILD:
-        return wl_mgi_shuffle_kernel<true, P, WL_C_BUILD>;
+        return wl_mgi_shuffle_kernel<true, P, WL_C_BUILD, SL>;
     case WL_C_PROBE:
-        return wl_mgi_shuffle_kernel<true, P, WL_C_PROBE>;
+        return wl_mgi_shuffle_kernel<true, P, WL_C_PROBE, SL>;
     default:
-        return tiled ? wl_mgi_shuffle_kernel<true, P, WL_C_COPY> :
-                       wl_mgi_shuffle_kernel<false, P, WL_C_COPY>;
+        return wl_mgi_shuffle_kernel<true, P, WL_C_COPY, SL>;
     }
 }
 
-static wl_mgi_kern_t wl_mgi_kernel(int profile, int tiled, int c)
+/* The shuffle kernel of a profile flag, a send kind, a consumer (the fused
+ * consumers with tile sends only) and, for tile sends, SL: MGI_DEV_TILE_ONE
+ * or _MANY where the typed send serves the channel's tiles, else
+ * WL_SEND_GENERIC */
+template <bool P>
+static wl_mgi_kern_t wl_mgi_kernel_p(int tiled, int c, unsigned sl)
 {
-    return profile ? wl_mgi_kernel_p<true>(tiled, c) :
-                     wl_mgi_kernel_p<false>(tiled, c);
+    if (!tiled) {
+        return wl_mgi_shuffle_kernel<false, P, WL_C_COPY>;
+    }
+    return (sl == MGI_DEV_TILE_ONE)  ? wl_mgi_kernel_t<P, MGI_DEV_TILE_ONE>(c) :
+           (sl == MGI_DEV_TILE_MANY) ? wl_mgi_kernel_t<P, MGI_DEV_TILE_MANY>(c) :
+                                       wl_mgi_kernel_t<P, WL_SEND_GENERIC>(c);
+}
+
+static wl_mgi_kern_t wl_mgi_kernel(int profile, int tiled, int c,
+                                   unsigned sl)
+{
+    return profile ? wl_mgi_kernel_p<true>(tiled, c, sl) :
+                     wl_mgi_kernel_p<false>(tiled, c, sl);
 }
 
 static int wl_mgi_oob_allgather(const void *sbuf, void *rbuf, size_t len,
@@ -1460,10 +1487,12 @@ static int wl_mgi_user_room(wl_rank_t *w, const mgi_context_params_t *p,
     const long sorters = (long)w->on_dev * p->sorter_blocks;
     int k, n, fewest = INT_MAX;
 
-    /* every (profile, tiled, consumer) */
-    for (k = 0; k < 4 * WL_C_N; ++k) {
+    /* every (profile, tiled, kind of tile send, consumer) */
+    for (k = 0; k < 12 * WL_C_N; ++k) {
         WL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &n, (const void*)wl_mgi_kernel(k & 1, (k >> 1) & 1, k >> 2),
+                &n, (const void*)wl_mgi_kernel(k & 1, (k >> 1) & 1,
+                                               (k >> 2) / 3,
+                                               1u + (k >> 2) % 3),
                 (int)w->mgi.threads, 0));
         fewest = std::min(fewest, n);
     }
@@ -1884,8 +1913,17 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
         WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
                                 w->stream));
     }
-    wl_mgi_kernel(m->profile, tiled, c)<<<m->blocks, m->threads, 0,
-                                          w->stream>>>(
+    /* a tile goes to one destination where it names one, or where the
+     * key has one to choose from; the typed send where it serves the
+     * channel (mgi_dev_tile_of_fits), else the generic one */
+    const int tdst    = by_key ? MGI_DEV_DST_AUTO :
+                        (int)dsts.ep[mgi_wl_dest(pat, 0, w->me, w->G)];
+    const unsigned sl = (!by_key || (w->G == 1)) ? MGI_DEV_TILE_ONE :
+                                                   MGI_DEV_TILE_MANY;
+    wl_mgi_kernel(m->profile, tiled, c,
+                  mgi_dev_tile_of_fits(&h, sizeof(mgi_wl_tuple_t), sl,
+                                       tdst) ? sl : WL_SEND_GENERIC)<<<
+            m->blocks, m->threads, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
             t->cap, m->d_res, m->recv_every,
             m->recv_tuples * (unsigned)sizeof(mgi_wl_tuple_t),

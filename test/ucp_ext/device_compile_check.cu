@@ -42,6 +42,11 @@ __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
     mgi_dev_send_block(&ch, &part[0], sizeof(tuple), 0);
     mgi_dev_send_block_tile(&ch, part, n, MGI_DEV_DST_AUTO);
     mgi_dev_send_block_tile(&ch, part, n, MGI_DEV_DST_AUTO, sent_to);
+    /* the typed tile send: tuples of whole 8-byte words */
+    mgi_dev_send_block_tile_of<2 * sizeof(long)>(&ch, buf, 4,
+                                                 MGI_DEV_DST_AUTO, sent_to);
+    mgi_dev_send_block_tile_of<2 * sizeof(long), MGI_DEV_TILE_MANY>(
+            &ch, buf, 4, MGI_DEV_DST_AUTO, sent_to);
     mgi_dev_flush(&ch, 0);
     do {
         ret = mgi_dev_recv(&ch, buf, sizeof(buf));

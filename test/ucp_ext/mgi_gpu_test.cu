@@ -449,8 +449,12 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
  * side counts them and sums word 0 and checks the other words. TILE: the
  * source sends tiles (-K); a kernel of its own, as the tile path's
  * registers (113 against 64 per thread) halved the blocks an SM holds,
- * and the widest one-GPU step no longer had its blocks resident. */
-template <bool TILE>
+ * and the widest one-GPU step no longer had its blocks resident. TS: the
+ * tuple size the tiles are sent with mgi_dev_send_block_tile_of for (16
+ * and 64: the bench's sizes, where mgi_dev_tile_of_fits accepts the
+ * channel), 0: any, mgi_dev_send_block_tile; SL: its kind of tile (one
+ * destination: send_bw's; several: shuffle's). */
+template <bool TILE, unsigned TS = 0, unsigned SL = MGI_DEV_TILE_ANY>
 __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                               long base, unsigned words, int dst,
                               dev_result *res,
@@ -502,7 +506,8 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     __syncthreads();
     if (TILE && send) {
         /* tiles of tile x blockDim.x tuples, written to the block's
-         * scratch and sent from there (mgi_dev_send_block_tile) */
+         * scratch and sent from there (mgi_dev_send_block_tile_of for
+         * 16 and 64-byte tuples, else mgi_dev_send_block_tile) */
         const long step = (long)tile * blockDim.x;
         char *const mine = scratch + (size_t)blockIdx.x * step * tsize;
         unsigned since_recv = 0;
@@ -528,9 +533,14 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
             __syncthreads();
             while (done < cnt) {
                 if (block_send_by(h, [&]() {
-                        took = mgi_dev_send_block_tile(
-                                h, mine + (size_t)done * tsize, cnt - done,
-                                dst);
+                        took = (TS != 0) ?
+                               mgi_dev_send_block_tile_of<(TS != 0) ? TS : 8,
+                                                          SL>(
+                                       h, mine + (size_t)done * tsize,
+                                       cnt - done, dst) :
+                               mgi_dev_send_block_tile(
+                                       h, mine + (size_t)done * tsize,
+                                       cnt - done, dst);
                         return (int)(took > 0);
                     }, rbuf, rsize, check, deadline) != 0) {
                     if (threadIdx.x == 0) {
@@ -1082,8 +1092,20 @@ static int run_stream(const opts &o, int mode)
                                            cudaMemcpyHostToDevice,
                                            e->stream));
         CHECK_CUDA(cudaEventRecord(e->start, e->stream));
-        auto *kern = (o.tile > 0) ? stream_kernel<true> :
-                                    stream_kernel<false>;
+        /* the typed tile send where it serves the channel */
+        const int kdst    = shuffle ? MGI_DEV_DST_AUTO : (int)dst[0];
+        const unsigned sl = shuffle ? MGI_DEV_TILE_MANY : MGI_DEV_TILE_ONE;
+        const int typed   = mgi_dev_tile_of_fits(&e->h, words * 8, sl, kdst);
+        auto *kern = (o.tile == 0) ? stream_kernel<false> :
+                     (typed && (words == 2) && shuffle) ?
+                     stream_kernel<true, 16, MGI_DEV_TILE_MANY> :
+                     (typed && (words == 2)) ?
+                     stream_kernel<true, 16, MGI_DEV_TILE_ONE> :
+                     (typed && (words == 8) && shuffle) ?
+                     stream_kernel<true, 64, MGI_DEV_TILE_MANY> :
+                     (typed && (words == 8)) ?
+                     stream_kernel<true, 64, MGI_DEV_TILE_ONE> :
+                     stream_kernel<true>;
         kern<<<o.blocks, o.threads, 0, e->stream>>>(
                 e->h, is_src[k], is_dst[k], o.tuples, base[k], words,
                 shuffle ? MGI_DEV_DST_AUTO : (int)dst[0], rd,

@@ -1492,6 +1492,100 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     return n;
 }
 
+#define MGI_DEV_TILE_ANY  0u  /* mgi_dev_send_block_tile_of: either path */
+#define MGI_DEV_TILE_ONE  1u  /*   one destination a tile */
+#define MGI_DEV_TILE_MANY 2u  /*   tiles the key spreads over several */
+
+/* Host or device: can mgi_dev_send_block_tile_of<ts, slots> send the tiles
+ * of channel handle h to dst (an explicit destination, or
+ * MGI_DEV_DST_AUTO)? The channel's schema size is ts, a multiple of 8;
+ * its tiles are batched (MGI_DEV_TILE_BATCH, or MGI_DEV_MSG_BATCH, from
+ * 2 ts up to MGI_MSG_MAX_LEN); a tile goes to one destination
+ * (MGI_DEV_TILE_ONE: an explicit one, no partition key, or a channel of
+ * one destination) or, for MGI_DEV_TILE_MANY, the key spreads it over up
+ * to MGI_DEV_TILE_DSTS, tuples of 8, 16, 32 or 64 bytes with the key
+ * within one 8-byte word; MGI_DEV_TILE_ANY: either. A kernel picks its
+ * send with this on the host: the typed send has no other path. */
+__host__ __device__ static inline int mgi_dev_tile_of_fits(
+        const mgi_dev_ch_t *h, unsigned ts, unsigned slots, int dst)
+{
+    const unsigned nslot = ((dst >= 0) || (h->part_key < 0)) ? 1u : h->ndst;
+    const unsigned w     = ts / 8;
+    const int many       = (nslot > 1) && (nslot <= MGI_DEV_TILE_DSTS) &&
+                           ((w == 1) || (w == 2) || (w == 4) || (w == 8)) &&
+                           ((h->key_off % 8) + h->key_size <= 8);
+
+    if ((ts == 0) || ((ts % 8) != 0) || (h->tuple_size != ts) ||
+        (h->tile_batch < 2 * ts) || (h->tile_batch > MGI_MSG_MAX_LEN)) {
+        return 0;
+    }
+    return (slots == MGI_DEV_TILE_ONE)  ? (nslot == 1) :
+           (slots == MGI_DEV_TILE_MANY) ? many : ((nslot == 1) || many);
+}
+
+/* Block level, a tile of tuples of TS bytes (8-byte aligned), TS the
+ * channel's schema size as the caller's kernel knows it: as
+ * mgi_dev_send_block_tile (same arguments, same answers; a tile of
+ * several destinations takes at most MGI_DEV_TILE_WORDS words a thread a
+ * call), with the batched tile path for TS and SLOTS alone in the
+ * caller's code: the one-destination copy (mgi_dev_send_tile_one,
+ * MGI_DEV_TILE_ONE), the batch of several (mgi_dev_send_tile_batch_w for
+ * TS, MGI_DEV_TILE_MANY), or both (MGI_DEV_TILE_ANY). Only for channels
+ * that mgi_dev_tile_of_fits(h, TS, SLOTS, dst) accepts: the kernel traps
+ * on any other, and on unaligned tuples; the host checks first and
+ * launches a kernel with mgi_dev_send_block_tile where it does not fit.
+ * mgi_dev_send_block_tile inlines every path for every size, and the
+ * caller's kernel then runs from that much code: the workloads' shuffle
+ * kernels had ~0.97 MB of SASS and 2.7 KB of spills a thread, and on one
+ * H100 the one-GPU Exchange sent at 16.3 k cycles a 44 KB call and moved
+ * 200-205 GB/s; with the one path (0.26-0.39 MB), 9.2 k and 256-262
+ * GB/s. Keeping the generic send as a call out of line for what the typed
+ * one does not serve still cost most of that (217-231 GB/s): the call
+ * alone made the kernel's frame and spills
+ * (bench/results/2026-11-25-h100x1-quiesce/ sections 7 to 9). */
+template <unsigned TS, unsigned SLOTS = MGI_DEV_TILE_ANY>
+__device__ static inline unsigned mgi_dev_send_block_tile_of(
+        const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst,
+        uint32_t *counts = NULL)
+{
+    constexpr unsigned W = TS / 8;
+    /* the batch from registers: 8, 16, 32 or 64-byte tuples */
+    constexpr bool REG = (W == 1) || (W == 2) || (W == 4) || (W == 8);
+    static_assert((TS > 0) && (TS % 8 == 0),
+                  "mgi_dev_send_block_tile_of: tuples of whole 8-byte words "
+                  "(else call mgi_dev_send_block_tile)");
+    static_assert(SLOTS <= MGI_DEV_TILE_MANY,
+                  "mgi_dev_send_block_tile_of: SLOTS is MGI_DEV_TILE_ANY, "
+                  "_ONE or _MANY");
+    const unsigned nslot = mgi_dev_tile_nslot(h, dst);
+    unsigned c;
+
+    if (n == 0) {
+        return 0;
+    }
+    if (!mgi_dev_tile_of_fits(h, TS, SLOTS, dst) ||
+        ((((uintptr_t)tuples) % 8) != 0)) {
+        __trap();   /* the host should have chosen the generic send */
+    }
+    if ((dst >= 0) || (h->part_key < 0)) {
+        counts = NULL;      /* the key does not route: nothing to count */
+    }
+    if ((SLOTS != MGI_DEV_TILE_MANY) && (nslot == 1)) {
+        c = mgi_dev_send_tile_one(h, tuples, n, dst);
+        if ((counts != NULL) && (threadIdx.x == 0) && (c > 0)) {
+            atomicAdd(&counts[0], c);
+        }
+        return c;
+    }
+    if (SLOTS != MGI_DEV_TILE_ONE) {
+        /* the whole tile in registers: what they hold now, the rest next */
+        n = min(n, (MGI_DEV_TILE_WORDS / (REG ? W : 1)) * blockDim.x);
+        return mgi_dev_send_tile_batch_w<REG ? W : 0>(h, tuples, n, dst,
+                                                      counts);
+    }
+    return 0;   /* not reached: mgi_dev_tile_of_fits said one slot */
+}
+
 /* The EOF record of a block's flush number `seq`: to every destination,
  * counting the channel's producers of this endpoint (every stage ring of
  * every user block sends one). */

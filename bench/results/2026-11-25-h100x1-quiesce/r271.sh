@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# run271: old = no fallback in mgi_dev_send_block_tile_of (wlnf, an sm_90 build of the tree with "return 0" for the generic call), new = bundle (the call)
+# against the generic one (old: abbase/prev, sm_90 builds of 98905d0's
+# mgi_workloads and mgi_gpu_test), alternating: one rank (one destination:
+# mgi_dev_send_tile_one) and the stand-in (two: the batch for 16-byte
+# tuples), every op; #5's device send in one process (-l 2, tiles)
+B=$PWD/bundle/bin
+gunzip -c abbase/prev/wlnf.gz > /tmp/wl_old; gunzip -c abbase/prev/gt_old.gz > /tmp/gt_old; chmod +x /tmp/wl_old /tmp/gt_old
+export LD_LIBRARY_PATH=$PWD/bundle/lib UCX_WARN_UNUSED_ENV_VARS=n
+export CUDA_MODULE_LOADING=EAGER MGI_TIMEOUT_MS=30000 NCCL_NVLS_ENABLE=0 UCX_TLS=sm,self,cuda_copy,cuda_ipc
+L=${OUT:-/tmp}/log.txt; R=${OUT:-/tmp}/raw.txt
+exec > >(tee -a $L) 2>&1
+set_=(env MGI_SORTER_BLOCKS=32 MGI_SORTER_THREADS=512 MGI_SEG_SIZE=131072 MGI_STAGE_DEPTH=16 MGI_SORT_DEPTH=256 MGI_MOVER_BATCH=32 MGI_SORT_RINGS=4 MGI_RECV_DEPTH=1024 MGI_FINAL_DEPTH=64)
+wl() { [ "$1" = old ] && echo /tmp/wl_old || echo $B/mgi_workloads; }
+one() { v=$1; op=$2; shift 2; echo "== $(date +%T) $v one rank $op $*"; echo "== $v one $op $*" >> $R
+  "${set_[@]}" "$@" timeout 60 $(wl $v) --op $op --variant mgi --gpus 1 --gib 0.5 --iters 3 --warmup 1 > /tmp/o.txt 2>&1
+  cat /tmp/o.txt >> $R; grep -E "total_ms|# mgi profile|rror|FAIL" /tmp/o.txt | sed 's/sf=.*partition/partition/' | cut -c1-420; }
+two() { v=$1; op=$2; shift 2; echo "== $(date +%T) $v stand-in $op $*"; echo "== $v two $op $*" >> $R
+  "${set_[@]}" MGI_WL_SHARE_GPUS=1 MGI_STAGE_GROUPS=2 "$@" timeout 60 $(wl $v) --op $op --variant mgi --gpus 2 --gib 0.5 --iters 3 --warmup 1 > /tmp/o.txt 2>&1
+  cat /tmp/o.txt >> $R; grep -E "total_ms|# mgi profile|rror|FAIL" /tmp/o.txt | sed 's/sf=.*partition/partition/' | cut -c1-420; }
+for r in 1 2; do for op in exchange join groupby; do for v in old new; do one $v $op; done; done; done
+for v in old new; do one $v exchange MGI_WL_MGI_PROFILE=1; done
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+nvidia-cuda-mps-control -d && echo "== MPS daemon started"; sleep 1
+for r in 1 2; do for op in exchange join groupby; do for v in old new; do two $v $op; done; done; done
+for v in old new; do two $v exchange MGI_WL_MGI_PROFILE=1; done
+echo quit | nvidia-cuda-mps-control; sleep 1
+[ -n "$SUITE" ] && SUITE_S=420 bash abbase/r80b.sh suite '.' | tail -8
