@@ -799,8 +799,13 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
 uint32_t mgi_gpu_quiesce_request(mgi_ep_t *ep)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    uint32_t seq    = g->qseq + 1;
+    uint32_t seq;
 
+    /* channels come and go in any thread: one request at a time, so the
+     * sorter never sees the number go back, nor one request answer for
+     * another's later unpublish */
+    pthread_mutex_lock(&g->pool_lock);
+    seq = g->qseq + 1;
     /* a failure is logged; the request then stays unanswered, so what it
      * covers is never reused (mgi_ch_reap says so at its bound) */
     if (!g->running ||
@@ -808,13 +813,20 @@ uint32_t mgi_gpu_quiesce_request(mgi_ep_t *ep)
          UCS_OK)) {
         g->qseq = seq;
     }
+    pthread_mutex_unlock(&g->pool_lock);
     return seq;
 }
 
 /* The latest quiesce request. */
 uint32_t mgi_gpu_quiesce_mark(mgi_ep_t *ep)
 {
-    return mgi_gpu_ep(ep)->qseq;
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    uint32_t seq;
+
+    pthread_mutex_lock(&g->pool_lock);
+    seq = g->qseq;
+    pthread_mutex_unlock(&g->pool_lock);
+    return seq;
 }
 
 /* Has every sorter block answered quiesce request `mark` (or a later one),
