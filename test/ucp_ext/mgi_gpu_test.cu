@@ -1108,7 +1108,7 @@ static int run_stream(const opts &o, int mode)
                      stream_kernel<true>;
         kern<<<o.blocks, o.threads, 0, e->stream>>>(
                 e->h, is_src[k], is_dst[k], o.tuples, base[k], words,
-                shuffle ? MGI_DEV_DST_AUTO : (int)dst[0], rd,
+                kdst, rd,
                 (unsigned long long)o.timeout_s * 1000000000ull,
                 o.global_ring, o.blocking_flush, o.tile, e->scratch);
         CHECK_CUDA(cudaGetLastError());

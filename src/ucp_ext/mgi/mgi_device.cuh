@@ -726,11 +726,31 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
 #define MGI_DEV_TILE_DSTS 64  /* destinations of a batched tile send */
 
 /* A batched tile send's slots: the channel's destinations when the key
- * routes, else one (an explicit destination or a broadcast). */
-__device__ static inline unsigned mgi_dev_tile_nslot(const mgi_dev_ch_t *h,
-                                                     int dst)
+ * routes, else one (an explicit destination or a broadcast). Host or
+ * device, as the two below (mgi_dev_tile_of_fits asks them on the host). */
+__host__ __device__ static inline unsigned mgi_dev_tile_nslot(
+        const mgi_dev_ch_t *h, int dst)
 {
     return ((dst >= 0) || (h->part_key < 0)) ? 1 : h->ndst;
+}
+
+/* Are the channel's tiles to dst batched (MGI_DEV_TILE_BATCH, or
+ * MGI_DEV_MSG_BATCH, from two tuples up to MGI_MSG_MAX_LEN, for up to
+ * MGI_DEV_TILE_DSTS slots)? Else a tile goes as block sends. */
+__host__ __device__ static inline int mgi_dev_tile_batched(
+        const mgi_dev_ch_t *h, int dst)
+{
+    return (h->tuple_size != 0) && (h->tile_batch >= 2 * h->tuple_size) &&
+           (h->tile_batch <= MGI_MSG_MAX_LEN) &&
+           (mgi_dev_tile_nslot(h, dst) <= MGI_DEV_TILE_DSTS);
+}
+
+/* Does the partition key lie within one 8-byte word of a tuple (the
+ * batches from registers read it there)? */
+__host__ __device__ static inline int mgi_dev_tile_key_word(
+        const mgi_dev_ch_t *h)
+{
+    return (h->key_off % 8) + h->key_size <= 8;
 }
 
 /* The slot of a tuple (its destination number, or 0) and the route of a
@@ -1316,7 +1336,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
                         ((ts % 8) == 0);
     const int reg     = words && (ts <= 8 * MGI_DEV_TILE_WORDS) &&
                         (n <= (8 * MGI_DEV_TILE_WORDS / ts) * blockDim.x) &&
-                        ((h->key_off % 8) + h->key_size <= 8);
+                        mgi_dev_tile_key_word(h);
 
     if (words && (mgi_dev_tile_nslot(h, dst) == 1)) {
         return mgi_dev_send_tile_one(h, tuples, n, dst);
@@ -1415,8 +1435,7 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     if ((dst >= 0) || (h->part_key < 0)) {
         counts = NULL;      /* the key does not route: nothing to count */
     }
-    if ((h->tile_batch >= 2 * tsz) && (h->tile_batch <= MGI_MSG_MAX_LEN) &&
-        (mgi_dev_tile_nslot(h, dst) <= MGI_DEV_TILE_DSTS)) {
+    if (mgi_dev_tile_batched(h, dst)) {
         if ((counts == NULL) || (h->ndst > 1)) {
             return mgi_dev_send_tile_batch(h, tuples, n, dst, counts);
         }
@@ -1509,14 +1528,14 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
 __host__ __device__ static inline int mgi_dev_tile_of_fits(
         const mgi_dev_ch_t *h, unsigned ts, unsigned slots, int dst)
 {
-    const unsigned nslot = ((dst >= 0) || (h->part_key < 0)) ? 1u : h->ndst;
+    const unsigned nslot = mgi_dev_tile_nslot(h, dst);
     const unsigned w     = ts / 8;
-    const int many       = (nslot > 1) && (nslot <= MGI_DEV_TILE_DSTS) &&
+    const int many       = (nslot > 1) &&
                            ((w == 1) || (w == 2) || (w == 4) || (w == 8)) &&
-                           ((h->key_off % 8) + h->key_size <= 8);
+                           mgi_dev_tile_key_word(h);
 
     if ((ts == 0) || ((ts % 8) != 0) || (h->tuple_size != ts) ||
-        (h->tile_batch < 2 * ts) || (h->tile_batch > MGI_MSG_MAX_LEN)) {
+        !mgi_dev_tile_batched(h, dst)) {
         return 0;
     }
     return (slots == MGI_DEV_TILE_ONE)  ? (nslot == 1) :
