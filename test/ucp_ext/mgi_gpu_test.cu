@@ -146,7 +146,16 @@ struct dev_result {
     unsigned long long cyc_send;    /* 0's): the kernel, in block sends, */
     unsigned long long cyc_recv;    /* in block receives, and after */
     unsigned long long cyc_tail;    /* the last send (flush, EOF wait) */
+    unsigned           started;     /* blocks that began (wait_resident) */
 };
+
+/* Block: count the block as started (wait_resident reads it). */
+__device__ static inline void block_started(dev_result *res)
+{
+    if (threadIdx.x == 0) {
+        atomicAdd(&res->started, 1u);
+    }
+}
 
 enum { PH_SEND = 1, PH_FLUSH = 2, PH_RECV = 4 };
 
@@ -395,6 +404,8 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
     const unsigned long long deadline = dev_now() + timeout_ns;
     const unsigned rsize = dst_side ? sizeof(gb_tuple) : 0;
     unsigned long long received = 0, sent = 0;  /* this thread's */
+
+    block_started(res);
     auto agg = [&](const char *p) {
         /* three 4-byte words (tuples lie 4-byte aligned: rbuf, and a
          * message's payload is 8-byte aligned); a memcpy of the packed
@@ -468,6 +479,8 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     const unsigned long long deadline = dev_now() + timeout_ns;
     const unsigned tsize = words * 8;
     const unsigned rsize = recv ? tsize : 0;
+
+    block_started(res);
     unsigned long long checksum = 0, received = 0;  /* this thread's */
     auto check = [&](const char *p) {
         /* by words (tuples lie 8-byte aligned, MGI_MSG_ALIGN), every load
@@ -635,6 +648,48 @@ static int wait_stream(cudaStream_t s, double timeout_s, const char *what)
     return 0;
 }
 
+/* Every block of each endpoint's kernel starts (dev_result.started), or
+ * the blocks that did keep finishing so that more start: they wait for
+ * each other's tuples and EOFs, so a block that finds no room on the GPU
+ * beside the others and the sorter kernels can hold the rest until their
+ * timeout. When no more blocks start for 5 s while some wait, the program
+ * says so and ends at once (its kernels are stuck). */
+template <typename E>
+static void wait_resident(const std::vector<E> &eps, unsigned blocks,
+                          unsigned threads, const char *what)
+{
+    const double stall = 5.0;
+    mgi_context_params_t p;
+
+    for (const E &e : eps) {
+        double since = now_s();
+        unsigned got, last = 0;
+        while ((got = __atomic_load_n(&e.res->started, __ATOMIC_ACQUIRE)) <
+               blocks) {
+            if (cudaStreamQuery(e.stream) != cudaErrorNotReady) {
+                break;  /* ended (an error is wait_stream's to report) */
+            }
+            if (got != last) {
+                last  = got;
+                since = now_s();
+            } else if (now_s() - since > stall) {
+                mgi_context_params_init(&p);
+                fprintf(stderr, "rank %d: FAIL: %u of %u blocks of %u "
+                        "threads of the %s on endpoint %u (GPU %d) started, "
+                        "none more in %.0f s: they do not all fit beside the "
+                        "other kernels on the GPU (every endpoint's sorter "
+                        "kernel takes MGI_SORTER_BLOCKS=%u blocks): use "
+                        "fewer blocks (-b) or threads (-t), or fewer sorter "
+                        "blocks\n", g_rank, got, blocks, threads, what,
+                        e.id, e.dev, stall, p.sorter_blocks);
+                fflush(stdout);
+                _exit(1);
+            }
+            usleep(100);
+        }
+    }
+}
+
 /* Where the user blocks' time went: thread 0's clock cycles in block
  * sends (mgi_dev_send_block, refused ones too) and in receive calls, of
  * the whole kernel; the rest is making tuples, flushing and waiting. The
@@ -789,6 +844,7 @@ static int groupby_round(mgi_context_h ctx, const opts &o,
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
     }
+    wait_resident(eps, o.blocks, o.threads, "groupby kernel");
     for (int k = 0; k < local; ++k) {
         if (wait_stream(eps[k].stream, o.timeout_s + 10,
                         "groupby kernel") != 0) {
@@ -1082,6 +1138,7 @@ static int run_stream(const opts &o, int mode)
         dev_result *rd;
         CHECK_CUDA(cudaSetDevice(e->dev));
         CHECK_CUDA(cudaHostGetDevicePointer((void**)&rd, e->res, 0));
+        e->res->started = 0;
         CHECK_CUDA(cudaMemcpyToSymbolAsync(g_send_backoff_ns,
                                            &o.send_backoff_ns,
                                            sizeof(o.send_backoff_ns), 0,
@@ -1114,6 +1171,7 @@ static int run_stream(const opts &o, int mode)
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
     }
+    wait_resident(eps, o.blocks, o.threads, "stream kernel");
     for (int k = 0; k < local; ++k) {
         if (wait_stream(eps[k].stream, o.timeout_s + 10, "stream kernel")) {
             ok = 0;
