@@ -128,6 +128,8 @@ typedef struct mgi_mover {
     uint64_t          epochs_full;  /* rounds with every flush slot taken */
     uint64_t          puts, put_ns, put_bytes; /* data puts: calls, the time
                                                 * inside ucp_put_nbx, bytes */
+    uint64_t          copies, copy_ns, copy_bytes; /* the same of the CUDA
+                                                    * copies in the process */
     uint64_t          ref_segs;     /* stage segments put by reference */
     uint64_t          flushes, flush_ns;  /* retired: how many, the time
                                            * from close to retire */
@@ -574,11 +576,15 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         return status;
     }
     mgi_mover_cuda_peers(ctx, cu, route->ep->device, lane->local_dev);
+    t0     = mgi_time_ns();
     status = MGI_CUDA_CALL(cudaMemcpyAsync((char*)lane->local_ring + roff,
                                            src, len, cudaMemcpyDefault,
                                            cu->stream),
                            "context %p mover: copy of %zu bytes to endpoint "
                            "%u", ctx, len, lane->next_hop);
+    m->copy_ns    += mgi_time_ns() - t0;
+    m->copies     += 1;
+    m->copy_bytes += len;
     e->cuda = 1;
     return status;
 }
@@ -1188,14 +1194,17 @@ static void mgi_mover_log(mgi_mover_t *m)
     ucs_info("mgi context %p mover (rank %d): %.0f segments/s, %.1f MB/s, "
              "%lu rounds without credit, %lu with %d flushes in flight; %lu "
              "puts so far, %.0f KB and %.1f us in ucp_put_nbx each; %lu "
-             "flushes done %.1f us after their close on average; rounds of "
+             "copies inside the process, %.0f KB and %.1f us in "
+             "cudaMemcpyAsync each; %lu flushes done %.1f us after their close on average; rounds of "
              "%.1f us, %.1f us of it in ucp_worker_progress; sort segments "
              "waiting when it found some %.1f on average, %u at most; %lu "
              "stage segments put by reference", ctx,
              ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
              m->epochs_full, ctx->params.mover_flushes, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
-             m->puts ? m->put_ns / 1e3 / m->puts : 0.0, m->flushes,
+             m->puts ? m->put_ns / 1e3 / m->puts : 0.0, m->copies,
+             m->copies ? m->copy_bytes / 1e3 / m->copies : 0.0,
+             m->copies ? m->copy_ns / 1e3 / m->copies : 0.0, m->flushes,
              m->flushes ? m->flush_ns / 1e3 / m->flushes : 0.0,
              m->rounds ? m->round_ns / 1e3 / m->rounds : 0.0,
              m->rounds ? m->prog_ns / 1e3 / m->rounds : 0.0,
