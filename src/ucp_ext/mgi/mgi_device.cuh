@@ -1231,6 +1231,22 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     return n;
 }
 
+/* The next word's message q and place rm in it, nt words on (nt = sq *
+ * wpm + sr, rm < wpm): q = w / wpm without a division. */
+__device__ static __forceinline__ void mgi_dev_tile_carry(uint32_t *q,
+                                                          uint32_t *rm,
+                                                          uint32_t sq,
+                                                          uint32_t sr,
+                                                          uint32_t wpm)
+{
+    *rm += sr;
+    *q  += sq;
+    if (*rm >= wpm) {
+        *rm -= wpm;
+        *q  += 1;
+    }
+}
+
 /* A batched tile send with one slot (an explicit destination, or no
  * partition key): the tuples keep the tile's order, so the messages are the
  * tile itself cut every `per` tuples, each behind a header, and the block
@@ -1262,7 +1278,7 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
     uint64_t v[K];
     uint64_t *out, hw;
     mgi_msg_hdr_t hdr;
-    uint32_t nw, w, m, total = 0, mkey = 0, mark = 0;
+    uint32_t nw, w, m, total = 0, mkey = 0, mark = 0, q, rm, sq, sr;
     unsigned k;
 
     n = min(n, mgi_dev_tile_room(r, &s_at1, ts, per, 1));
@@ -1286,7 +1302,11 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
     if (!s_ok) {
         return 0;
     }
-    /* message m at word m (wpm + 1); tile word w after m + 1 headers */
+    /* message m at word m (wpm + 1); tile word w after m + 1 headers:
+     * out[w + q + 1] with q = w / wpm. A thread's words are tid, tid + nt,
+     * ... in that order, so q is carried from one to the next (nt = sq *
+     * wpm + sr) instead of divided out: a division a word made the copy
+     * wait on the ALUs (8 warps a block of 256 hide little) */
     out     = (uint64_t*)(mgi_seg_payload(s_seg) + s_off);
     hdr.ch  = h->ch;
     hdr.dst = route;
@@ -1296,12 +1316,17 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
         memcpy(&hw, &hdr, sizeof(hw));
         out[(size_t)m * (wpm + 1)] = hw;
     }
+    q  = tid / wpm;
+    rm = tid - q * wpm;
+    sq = nt / wpm;
+    sr = nt - sq * wpm;
 #pragma unroll
     for (k = 0; k < K; ++k) {
         w = tid + k * nt;
         if (w < nw) {
-            out[w + w / wpm + 1] = v[k];
+            out[w + q + 1] = v[k];
         }
+        mgi_dev_tile_carry(&q, &rm, sq, sr, wpm);
     }
     for (w = tid + K * nt; w < nw; w += K * nt) {
 #pragma unroll
@@ -1311,8 +1336,9 @@ __device__ static inline unsigned mgi_dev_send_tile_one(const mgi_dev_ch_t *h,
 #pragma unroll
         for (k = 0; k < K; ++k) {
             if (w + k * nt < nw) {
-                out[w + k * nt + (w + k * nt) / wpm + 1] = v[k];
+                out[w + k * nt + q + 1] = v[k];
             }
+            mgi_dev_tile_carry(&q, &rm, sq, sr, wpm);
         }
     }
     __syncthreads();
