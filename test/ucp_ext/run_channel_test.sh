@@ -3,7 +3,8 @@
 # words: np (ranks), tls (UCX_TLS), args (mgi_channel_test arguments),
 # timeout (seconds for the whole run), oob (ranks forked with the test's
 # socketpair OOB allgather instead of mgi_launch), compile (device header
-# compile-only check with nvcc).
+# compile-only check with nvcc, and a host run of its host-and-device
+# arithmetic).
 case_file=$1
 np=2; tls=sm,self; args=; timeout=90; oob=; compile=
 . "$case_file"
@@ -19,6 +20,14 @@ if [ -n "$compile" ]; then
     "$NVCC" -arch=sm_90 -std=c++17 -I"$MGI_SRCDIR" $UCX_CPPFLAGS \
         -c "$here/device_compile_check.cu" -o "$out/dev.o"
     rc=$?
+    if [ $rc -eq 0 ]; then
+        # the header's host-and-device arithmetic, run on the host
+        echo "$NVCC device_host_check.cu && ./device_host_check"
+        "$NVCC" -std=c++17 -I"$MGI_SRCDIR" $UCX_CPPFLAGS \
+            "$here/device_host_check.cu" -o "$out/host_check" &&
+            "$out/host_check"
+        rc=$?
+    fi
     rm -rf "$out"
     exit $rc
 fi
