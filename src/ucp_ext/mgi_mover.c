@@ -1195,7 +1195,8 @@ static void mgi_mover_log(mgi_mover_t *m)
              "%lu rounds without credit, %lu with %d flushes in flight; %lu "
              "puts so far, %.0f KB and %.1f us in ucp_put_nbx each; %lu "
              "copies inside the process, %.0f KB and %.1f us in "
-             "cudaMemcpyAsync each; %lu flushes done %.1f us after their close on average; rounds of "
+             "cudaMemcpyAsync each; %lu flushes done %.1f us after their "
+             "close on average; rounds of "
              "%.1f us, %.1f us of it in ucp_worker_progress; sort segments "
              "waiting when it found some %.1f on average, %u at most; %lu "
              "stage segments put by reference", ctx,
