@@ -66,6 +66,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->max_channels     = 256;
     p->mover_batch      = 16;
     p->mover_flushes    = 16;
+    p->mover_streams    = 4;
     p->timeout_ms       = 60000;
     p->idle_us          = 50;
     p->log_interval_ms  = 1000;
@@ -107,6 +108,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_MAX_CHANNELS", &p->max_channels);
     mgi_env_uint("MGI_MOVER_BATCH", &p->mover_batch);
     mgi_env_uint("MGI_MOVER_FLUSHES", &p->mover_flushes);
+    mgi_env_uint("MGI_MOVER_STREAMS", &p->mover_streams);
     mgi_env_uint("MGI_TIMEOUT_MS", &p->timeout_ms);
     mgi_env_uint("MGI_IDLE_US", &p->idle_us);
     mgi_env_uint("MGI_LOG_INTERVAL_MS", &p->log_interval_ms);
@@ -216,6 +218,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         (p->mover_flushes > MGI_MOVER_FLUSHES_MAX)) {
         ucs_error("mgi context: mover_flushes %u (MGI_MOVER_FLUSHES) out of "
                   "[1, %u]", p->mover_flushes, MGI_MOVER_FLUSHES_MAX);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->mover_streams == 0) ||
+        (p->mover_streams > MGI_MOVER_STREAMS_MAX)) {
+        ucs_error("mgi context: mover_streams %u (MGI_MOVER_STREAMS) out of "
+                  "[1, %u]", p->mover_streams, MGI_MOVER_STREAMS_MAX);
         return UCS_ERR_INVALID_PARAM;
     }
     if (seg == 0) {

@@ -31,7 +31,7 @@
  *
  * Next hops in this process (ctx->rank) are not reached through UCP: its
  * `self` transport would memcpy GPU memory on the host. Segments are
- * copied with cudaMemcpyAsync on the mover's own stream when either side
+ * copied with cudaMemcpyAsync on the mover's own streams when either side
  * is GPU memory (a peer copy between two GPUs), with memcpy when both are
  * host memory. A flush's copies are complete when its event is; RTail is
  * then a release store into host memory (the lane control words of a GPU
@@ -105,7 +105,9 @@ typedef struct mgi_mover_epoch {
  * context goes. */
 typedef struct mgi_mover_cuda {
     int               device;
-    cudaStream_t      stream;         /* segments */
+    unsigned          nstreams;       /* MGI_MOVER_STREAMS */
+    cudaStream_t      stream[MGI_MOVER_STREAMS_MAX]; /* a flush's copies: on
+                                                      * its slot's stream */
     cudaEvent_t       done[MGI_MOVER_FLUSHES_MAX];
     uint64_t          peer_tried[MGI_MOVER_MAX_DEVS];
 } mgi_mover_cuda_t;
@@ -231,7 +233,7 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
     mgi_context_t *ctx = m->ctx;
     mgi_mover_cuda_t *cu = ctx->mover_cuda;
     ucs_status_t status;
-    unsigned i;
+    unsigned i, s;
 
     if (cu != NULL) {
         *cu_p = cu;
@@ -252,12 +254,16 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
     if (status != UCS_OK) {
         goto err_free;
     }
-    status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&cu->stream,
+    for (s = 0; s < ctx->params.mover_streams; ++s) {
+        status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&cu->stream[s],
                                                      cudaStreamNonBlocking),
-                           "context %p mover: device %d", ctx, cu->device);
-    if (status != UCS_OK) {
-        goto err_free;
+                               "context %p mover: device %d", ctx,
+                               cu->device);
+        if (status != UCS_OK) {
+            goto err_streams;
+        }
     }
+    cu->nstreams = s;
     for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
         status = MGI_CUDA_CALL(cudaEventCreateWithFlags(&cu->done[i],
                                        cudaEventDisableTiming),
@@ -267,8 +273,8 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
             goto err_events;
         }
     }
-    ucs_debug("mgi context %p mover: copies inside the process on device "
-              "%d's streams", ctx, cu->device);
+    ucs_debug("mgi context %p mover: copies inside the process on %u of "
+              "device %d's streams", ctx, cu->nstreams, cu->device);
     ctx->mover_cuda = cu;
     *cu_p           = cu;
     return UCS_OK;
@@ -277,7 +283,10 @@ err_events:
     while (i-- > 0) {
         cudaEventDestroy(cu->done[i]);
     }
-    cudaStreamDestroy(cu->stream);
+err_streams:
+    while (s-- > 0) {
+        cudaStreamDestroy(cu->stream[s]);
+    }
 err_free:
     free(cu);
     return status;
@@ -295,9 +304,22 @@ void mgi_mover_cuda_fini(mgi_context_t *ctx)
     for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
         cudaEventDestroy(cu->done[i]);
     }
-    cudaStreamDestroy(cu->stream);
+    for (i = 0; i < cu->nstreams; ++i) {
+        cudaStreamDestroy(cu->stream[i]);
+    }
     free(cu);
     ctx->mover_cuda = NULL;
+}
+
+/* The stream of flush slot `slot`'s copies: a flush's copies one after
+ * the other on it, consecutive flushes on the next streams. A flush
+ * completes with its own event, and flushes retire oldest first, so their
+ * copies need no order among them; on one stream a copy waits for the one
+ * before it even where the copy engines could run both. */
+static inline cudaStream_t mgi_mover_stream(const mgi_mover_cuda_t *cu,
+                                            unsigned slot)
+{
+    return cu->stream[slot % cu->nstreams];
 }
 
 /* Device a may read and write device b's memory: peer copies go straight
@@ -579,7 +601,8 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     t0     = mgi_time_ns();
     status = MGI_CUDA_CALL(cudaMemcpyAsync((char*)lane->local_ring + roff,
                                            src, len, cudaMemcpyDefault,
-                                           cu->stream),
+                                           mgi_mover_stream(cu,
+                                                   mgi_mover_slot(m, e))),
                            "context %p mover: copy of %zu bytes to endpoint "
                            "%u", ctx, len, lane->next_hop);
     m->copy_ns    += mgi_time_ns() - t0;
@@ -915,7 +938,8 @@ static ucs_status_t mgi_mover_close(mgi_mover_t *m, mgi_mover_epoch_t *e)
     }
     if (e->cuda) {
         cu     = ctx->mover_cuda;
-        status = MGI_CUDA_CALL(cudaEventRecord(cu->done[slot], cu->stream),
+        status = MGI_CUDA_CALL(cudaEventRecord(cu->done[slot],
+                                               mgi_mover_stream(cu, slot)),
                                "context %p mover: flush of %u segments", ctx,
                                e->segs);
         if (status != UCS_OK) {

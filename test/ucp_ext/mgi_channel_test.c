@@ -791,6 +791,14 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.mover_flushes = 64;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.mover_streams = 0;                     /* no stream */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.mover_streams = 17;                    /* above the bound */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.mover_streams = 16;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         cp.stage_groups = 0;                      /* no stage ring */
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);

@@ -106,6 +106,10 @@ typedef struct mgi_context_params {
                                      [MGI_MOVER_BATCH] */
     unsigned    mover_flushes;    /* flushes in flight at most, 16 (1..64)
                                      [MGI_MOVER_FLUSHES] */
+    unsigned    mover_streams;    /* CUDA streams of a mover's copies
+                                     inside its process: a flush's copies
+                                     go on one, the flushes' in turn over
+                                     them, 4 (1..16) [MGI_MOVER_STREAMS] */
     /* waits and logs */
     unsigned    timeout_ms;       /* bound of every wait, 60000
                                      [MGI_TIMEOUT_MS] */
