@@ -66,7 +66,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->max_channels     = 256;
     p->mover_batch      = 16;
     p->mover_flushes    = 16;
-    p->mover_streams    = 4;
+    p->mover_streams    = 1;
     p->timeout_ms       = 60000;
     p->idle_us          = 50;
     p->log_interval_ms  = 1000;

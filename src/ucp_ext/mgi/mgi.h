@@ -109,7 +109,7 @@ typedef struct mgi_context_params {
     unsigned    mover_streams;    /* CUDA streams of a mover's copies
                                      inside its process: a flush's copies
                                      go on one, the flushes' in turn over
-                                     them, 4 (1..16) [MGI_MOVER_STREAMS] */
+                                     them, 1 (1..16) [MGI_MOVER_STREAMS] */
     /* waits and logs */
     unsigned    timeout_ms;       /* bound of every wait, 60000
                                      [MGI_TIMEOUT_MS] */
