@@ -1174,7 +1174,8 @@ template <bool TILED, bool P, int C, unsigned SL = WL_SEND_GENERIC>
 static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS, 1)
 wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                       mgi_wl_pattern_t pat, int by_key, int me, int G,
-                      wl_mgi_dsts_t dsts, mgi_wl_tuple_t *recv, uint64_t cap,
+                      wl_mgi_dsts_t dsts, int tdst, mgi_wl_tuple_t *recv,
+                      uint64_t cap,
                       wl_mgi_res_t *res, unsigned recv_every,
                       unsigned rmax, unsigned long long timeout_ns,
                       unsigned tile, unsigned dynamic, wl_slot_t *tab,
@@ -1214,8 +1215,6 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
          * this kernel; mgi_dev_send_block_tile where that does not fit
          * the channel, e.g. MGI_DEV_TILE_BATCH=0) */
         const uint64_t step = (uint64_t)tile * blockDim.x;
-        const int tdst      = by_key ? MGI_DEV_DST_AUTO :
-                              (int)dsts.ep[mgi_wl_dest(pat, 0, me, G)];
         /* dynamic: the blocks claim the input's tiles one at a time
          * (thread 0 claims the next one while the block works on this
          * one), so they end sending together; else each its share */
@@ -1366,9 +1365,14 @@ static wl_mgi_kern_t wl_mgi_kernel_p(int tiled, int c, unsigned sl)
     if (!tiled) {
         return wl_mgi_shuffle_kernel<false, P, WL_C_COPY>;
     }
-    return (sl == MGI_DEV_TILE_ONE)  ? wl_mgi_kernel_t<P, MGI_DEV_TILE_ONE>(c) :
-           (sl == MGI_DEV_TILE_MANY) ? wl_mgi_kernel_t<P, MGI_DEV_TILE_MANY>(c) :
-                                       wl_mgi_kernel_t<P, WL_SEND_GENERIC>(c);
+    switch (sl) {
+    case MGI_DEV_TILE_ONE:
+        return wl_mgi_kernel_t<P, MGI_DEV_TILE_ONE>(c);
+    case MGI_DEV_TILE_MANY:
+        return wl_mgi_kernel_t<P, MGI_DEV_TILE_MANY>(c);
+    default:
+        return wl_mgi_kernel_t<P, WL_SEND_GENERIC>(c);
+    }
 }
 
 static wl_mgi_kern_t wl_mgi_kernel(int profile, int tiled, int c,
@@ -1485,16 +1489,21 @@ static int wl_mgi_user_room(wl_rank_t *w, const mgi_context_params_t *p,
                             int nsm, unsigned *per_sm, unsigned *room)
 {
     const long sorters = (long)w->on_dev * p->sorter_blocks;
-    int k, n, fewest = INT_MAX;
+    int p_, tiled, c, n, fewest = INT_MAX;
+    unsigned sl;
 
-    /* every (profile, tiled, kind of tile send, consumer) */
-    for (k = 0; k < 12 * WL_C_N; ++k) {
-        WL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &n, (const void*)wl_mgi_kernel(k & 1, (k >> 1) & 1,
-                                               (k >> 2) / 3,
-                                               1u + (k >> 2) % 3),
-                (int)w->mgi.threads, 0));
-        fewest = std::min(fewest, n);
+    /* every kernel: profile flag, tiled, consumer, kind of tile send */
+    for (p_ = 0; p_ < 2; ++p_) {
+        for (tiled = 0; tiled < 2; ++tiled) {
+            for (c = 0; c < WL_C_N; ++c) {
+                for (sl = MGI_DEV_TILE_ONE; sl <= WL_SEND_GENERIC; ++sl) {
+                    WL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                            &n, (const void*)wl_mgi_kernel(p_, tiled, c, sl),
+                            (int)w->mgi.threads, 0));
+                    fewest = std::min(fewest, n);
+                }
+            }
+        }
     }
     *per_sm = (unsigned)fewest;
     *room   = (sorters < nsm) ?
@@ -1913,9 +1922,10 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
         WL_CUDA(cudaMemsetAsync(w->d_acc, 0, 2 * sizeof(*w->d_acc),
                                 w->stream));
     }
-    /* a tile goes to one destination where it names one, or where the
-     * key has one to choose from; the typed send where it serves the
-     * channel (mgi_dev_tile_of_fits), else the generic one */
+    /* the tiles' destination (the kernel sends to it), and their kind: one
+     * destination where it names one, or where the key has one to choose
+     * from; the typed send where it serves the channel
+     * (mgi_dev_tile_of_fits), else the generic one */
     const int tdst    = by_key ? MGI_DEV_DST_AUTO :
                         (int)dsts.ep[mgi_wl_dest(pat, 0, w->me, w->G)];
     const unsigned sl = (!by_key || (w->G == 1)) ? MGI_DEV_TILE_ONE :
@@ -1924,8 +1934,8 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
                   mgi_dev_tile_of_fits(&h, sizeof(mgi_wl_tuple_t), sl,
                                        tdst) ? sl : WL_SEND_GENERIC)<<<
             m->blocks, m->threads, 0, w->stream>>>(
-            h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, t->recv,
-            t->cap, m->d_res, m->recv_every,
+            h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, tdst,
+            t->recv, t->cap, m->d_res, m->recv_every,
             m->recv_tuples * (unsigned)sizeof(mgi_wl_tuple_t),
             (unsigned long long)m->timeout_ms * 1000000ull, m->tile,
             m->dynamic, w->table, w->table_size - 1, w->d_acc);

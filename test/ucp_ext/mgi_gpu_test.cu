@@ -546,14 +546,14 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
             __syncthreads();
             while (done < cnt) {
                 if (block_send_by(h, [&]() {
-                        took = (TS != 0) ?
-                               mgi_dev_send_block_tile_of<(TS != 0) ? TS : 8,
-                                                          SL>(
-                                       h, mine + (size_t)done * tsize,
-                                       cnt - done, dst) :
-                               mgi_dev_send_block_tile(
-                                       h, mine + (size_t)done * tsize,
-                                       cnt - done, dst);
+                        const char *at = mine + (size_t)done * tsize;
+                        if constexpr (TS != 0) {
+                            took = mgi_dev_send_block_tile_of<TS, SL>(
+                                    h, at, cnt - done, dst);
+                        } else {
+                            took = mgi_dev_send_block_tile(h, at, cnt - done,
+                                                           dst);
+                        }
                         return (int)(took > 0);
                     }, rbuf, rsize, check, deadline) != 0) {
                     if (threadIdx.x == 0) {

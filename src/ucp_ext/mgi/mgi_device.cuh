@@ -1040,6 +1040,17 @@ __device__ static __forceinline__ void mgi_dev_tile_commit_groups(
                                   registers (mgi_dev_send_tile_batch_w) */
 #endif
 
+/* Tuples of w 8-byte words that a batch from registers takes (the sizes
+ * mgi_dev_send_tile_batch_w is made for: 8, 16, 32 and 64 bytes, each
+ * thread holding at least one tuple). Host or device: mgi_dev_tile_of_fits
+ * asks it on the host. */
+__host__ __device__ static constexpr inline bool mgi_dev_tile_reg_words(
+        unsigned w)
+{
+    return ((w == 1) || (w == 2) || (w == 4) || (w == 8)) &&
+           (w <= MGI_DEV_TILE_WORDS);
+}
+
 /* mgi_dev_send_block_tile with MGI_DEV_TILE_BATCH (else MGI_DEV_MSG_BATCH;
  * up to MGI_DEV_TILE_DSTS destinations): a tile's tuples
  * of one destination go as messages of up to h->tile_batch payload
@@ -1358,7 +1369,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch(
     const unsigned ts = h->tuple_size;
     const int words   = ((((uintptr_t)tuples) % 8) == 0) && (ts != 0) &&
                         ((ts % 8) == 0);
-    const int reg     = words && (ts <= 8 * MGI_DEV_TILE_WORDS) &&
+    const int reg     = words && mgi_dev_tile_reg_words(ts / 8) &&
                         (n <= (8 * MGI_DEV_TILE_WORDS / ts) * blockDim.x) &&
                         mgi_dev_tile_key_word(h);
 
@@ -1554,8 +1565,7 @@ __host__ __device__ static inline int mgi_dev_tile_of_fits(
 {
     const unsigned nslot = mgi_dev_tile_nslot(h, dst);
     const unsigned w     = ts / 8;
-    const int many       = (nslot > 1) &&
-                           ((w == 1) || (w == 2) || (w == 4) || (w == 8)) &&
+    const int many       = (nslot > 1) && mgi_dev_tile_reg_words(w) &&
                            mgi_dev_tile_key_word(h);
 
     if ((ts == 0) || ((ts % 8) != 0) || (h->tuple_size != ts) ||
@@ -1592,8 +1602,9 @@ __device__ static inline unsigned mgi_dev_send_block_tile_of(
         uint32_t *counts = NULL)
 {
     constexpr unsigned W = TS / 8;
-    /* the batch from registers: 8, 16, 32 or 64-byte tuples */
-    constexpr bool REG = (W == 1) || (W == 2) || (W == 4) || (W == 8);
+    /* tiles of several destinations: a batch from registers, for these
+     * sizes only (mgi_dev_tile_of_fits refuses the others) */
+    constexpr bool REG = mgi_dev_tile_reg_words(W);
     static_assert((TS > 0) && (TS % 8 == 0),
                   "mgi_dev_send_block_tile_of: tuples of whole 8-byte words "
                   "(else call mgi_dev_send_block_tile)");
@@ -1620,13 +1631,13 @@ __device__ static inline unsigned mgi_dev_send_block_tile_of(
         }
         return c;
     }
-    if (SLOTS != MGI_DEV_TILE_ONE) {
+    if ((SLOTS != MGI_DEV_TILE_ONE) && REG) {
         /* the whole tile in registers: what they hold now, the rest next */
         n = min(n, (MGI_DEV_TILE_WORDS / (REG ? W : 1)) * blockDim.x);
-        return mgi_dev_send_tile_batch_w<REG ? W : 0>(h, tuples, n, dst,
+        return mgi_dev_send_tile_batch_w<REG ? W : 1>(h, tuples, n, dst,
                                                       counts);
     }
-    return 0;   /* not reached: mgi_dev_tile_of_fits said one slot */
+    return 0;   /* not reached: mgi_dev_tile_of_fits refused the rest */
 }
 
 /* The EOF record of a block's flush number `seq`: to every destination,
