@@ -416,12 +416,16 @@ typedef struct {
 /* MGI variant (see its section): threads per block (a tuple per thread
  * per send), tuples a block receives at once, default user blocks per GPU
  * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS).
- * 48 blocks with several GPUs, 96 with one (fewer where they and the
+ * 64 blocks with several GPUs, 96 with one (fewer where they and the
  * sorter's would not all fit the SMs). Between GPUs the sorters walk every
- * stage segment and bound: on 2 x H200 48 user + 48 sorter blocks moved
- * the Exchange at 118.3-121.8 GB/s against 91.6-92.4 with 96 + 32 and
- * 108.3 with 64 + 64, GroupBy 41.0 against 55.1 ms, Join 55.5 against
- * 75.2 ms (bench/results/2026-11-24-h200x2-lane-pass/). With one GPU every
+ * stage segment and bound, so user and sorter blocks share the SMs: on
+ * 2 x H200 64 user + 64 sorter blocks moved the Exchange at 305-314 GB/s
+ * against 275-283 with 48 + 48, 271 with 48 user + 64 sorter blocks, 279
+ * with 72 + 56 and 233 with 96 + 32, GroupBy 18.7-19.1 against 20.5 ms,
+ * Join 22.8-22.9 against 27.4-27.6 ms
+ * (bench/results/2026-11-26-h200x2-final/, section 3; the code of
+ * 2026-11-24 had moved it at 118-122 GB/s with 48 + 48 against 108 with
+ * 64 + 64, bench/results/2026-11-24-h200x2-lane-pass/). With one GPU every
  * segment goes whole to the final rings, and more user blocks paid: on
  * one H100 with 32 sorter blocks the Exchange step took 2.99-3.04 ms with
  * 96 against 4.36-4.40 with 48 (3.74 with 64, 3.05-3.08 with 100),
@@ -440,7 +444,7 @@ typedef struct {
                                  * (default of MGI_WL_MGI_RECV_TUPLES):
                                  * a call costs barriers and ring reads,
                                  * so each should take much */
-#define WL_MGI_BLOCKS   48      /* several GPUs */
+#define WL_MGI_BLOCKS   64      /* several GPUs */
 #define WL_MGI_BLOCKS_1 96      /* one GPU */
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
                                    messages ($MGI_DEV_TILE_BATCH) */

@@ -22,8 +22,8 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 48;
-#                    one GPU: 96)
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 64,
+#                    or what fits beside the sorter blocks)
 #   MGI_WL_MGI_THREADS threads per user block (default 1024)
 #   MGI_WL_MGI_TILE  tuples per thread of a tile send (default 4; 0: a
 #                    tuple per thread per mgi_dev_send_block)
@@ -110,10 +110,18 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # rings and 4 sort rings per hop took GroupBy from 71.5 to 56.4 ms and
 # Join from 103.9 to 79.6 ms on 2 x H200, the Exchange 60.3 to 70.9 GB/s
 # (bench/results/2026-11-24-h200x2-targets/summary.txt, section 5)
-export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-48}
+# 64 sorter blocks a GPU beside the program's 64 user blocks, and whole
+# stage segments put by the mover straight from the stage rings
+# (MGI_SEND_ZCOPY=1, stage rings of 32): on 2 x H200 the Exchange moved
+# 358-376 GB/s against 275-283 with 48 + 48 blocks and the mover's
+# copies, GroupBy 16.6-16.9 against 20.0-20.5 ms, the Join 22.6 against
+# 27.4-28.1 ms
+# (bench/results/2026-11-26-h200x2-final/summary.txt)
+export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-64}
+export MGI_SEND_ZCOPY=${MGI_SEND_ZCOPY:-1}
 export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
-export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-16}
+export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-32}
 export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-1024}
 export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-256}
 export MGI_MOVER_BATCH=${MGI_MOVER_BATCH:-32}
