@@ -28,6 +28,7 @@ taken() {  # VAR VALUE PRINTED
 
 refused MAX_POLL xyz "unsigned integer"
 refused MAX_STREAMS x4 "unsigned integer"
+refused PEER_STREAMS two "unsigned integer"
 refused MAX_OUTSTANDING many "unsigned integer"
 refused MAX_SHORT 12q "memory units"
 refused MAX_BCOPY lots "memory units"
@@ -43,6 +44,7 @@ refused ADAPT maybe "<y|n>"
 taken MAX_SHORT 32k 32K
 taken MAX_BCOPY 1m 1M
 taken MAX_POLL 4 4
+taken PEER_STREAMS 4 4
 taken BW 100GBs 100.00GBps
 taken LAT 2us 2.00us
 taken PATHS host,gpu host,gpu

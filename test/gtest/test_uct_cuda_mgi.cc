@@ -45,8 +45,11 @@ public:
     }
     void wait(uct_completion_t *comp, const char *what);
     void flush();
-    void zcopy(bool put, void *local, size_t len, uint64_t remote,
-               uct_completion_t *comp);
+    unsigned zcopy(bool put, void *local, size_t len, uint64_t remote,
+                   uct_completion_t *comp);
+    unsigned zcopy(bool put, void *local, size_t len, uint64_t remote,
+                   uct_completion_t *comp, uct_mem_h memh);
+    uct_iface_h iface() const { return m_iface; }
 
 private:
     uct_component_h  m_component = nullptr;
@@ -202,14 +205,23 @@ void uct_side::flush()
 }
 
 
-void uct_side::zcopy(bool put, void *local, size_t len, uint64_t remote,
-                     uct_completion_t *comp)
+unsigned uct_side::zcopy(bool put, void *local, size_t len, uint64_t remote,
+                         uct_completion_t *comp)
+{
+    return zcopy(put, local, len, remote, comp, m_memh);
+}
+
+
+/* Returns how often the transport said UCS_ERR_NO_RESOURCE first */
+unsigned uct_side::zcopy(bool put, void *local, size_t len, uint64_t remote,
+                         uct_completion_t *comp, uct_mem_h memh)
 {
     double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
-    uct_iov_t iov   = {local, len, m_memh, 0, 1};
+    uct_iov_t iov   = {local, len, memh, 0, 1};
+    unsigned refused = 0;
     ucs_status_t status;
 
-    for (;;) {
+    for (;; ++refused) {
         status = put ? uct_ep_put_zcopy(m_ep, &iov, 1, remote, rkey(), comp) :
                        uct_ep_get_zcopy(m_ep, &iov, 1, remote, rkey(), comp);
         if (status != UCS_ERR_NO_RESOURCE) {
@@ -226,6 +238,7 @@ void uct_side::zcopy(bool put, void *local, size_t len, uint64_t remote,
         MGI_CHECK(status == UCS_INPROGRESS, "%s_zcopy of %zu bytes: %s",
                   put ? "put" : "get", len, ucs_status_string(status));
     }
+    return refused;
 }
 
 
@@ -507,6 +520,119 @@ TEST_P(uct_cuda_mgi_paths, both_directions_at_once) {
     }, env());
 }
 
+/* A fence orders copies that several streams per peer (or striping) would
+ * let complete in any order: a large put, a fence, a small put over the
+ * start of the same window; the small one's bytes must win. Without the
+ * fence the small copy, on the peer's next stream, lands first and the
+ * large one overwrites it. The put after the fence waits
+ * (UCS_ERR_NO_RESOURCE) while the large copy is in flight. Once with
+ * uct_ep_fence, once with uct_iface_fence. */
+TEST(uct_cuda_mgi, fence_orders_streams) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const size_t big = 64 * MiB, small = 1 * MiB + 3;
+        const unsigned rounds = 8;
+        uct_side side(rank, link, big + small + 64);
+        uint8_t *dbuf = (uint8_t*)side.buf();
+
+        for (unsigned r = 0; r < 2 * rounds; ++r) {
+            bool iface_fence = (r >= rounds);
+            /* source: [big pattern A][small pattern B] */
+            if (rank == 0) {
+                fill_device_pattern(dbuf, big, 500 + r);
+                fill_device_pattern(dbuf + big, small, 900 + r);
+            } else {
+                fill_device_pattern(dbuf, big, 1);
+            }
+            link.barrier();
+
+            if (rank == 0) {
+                uct_completion_t comp = make_comp(2);
+                side.zcopy(true, dbuf, big, side.remote_buf(), &comp);
+                MGI_UCS(iface_fence ? uct_iface_fence(side.iface(), 0) :
+                                      uct_ep_fence(side.ep(), 0));
+                unsigned waited = side.zcopy(true, dbuf + big, small,
+                                             side.remote_buf(), &comp);
+                side.wait(&comp, "fenced puts");
+                side.flush();
+                MGI_CHECK(waited > 0, "round %u: the put after a%s fence "
+                          "started while the put before it was in flight", r,
+                          iface_fence ? "n iface" : "n ep");
+            }
+            link.barrier();
+
+            if (rank == 1) {
+                MGI_CHECK(check_device_pattern(dbuf, small, 900 + r,
+                                               "put after the fence"),
+                          "round %u (%s fence): the put before the fence "
+                          "overwrote the one after it", r,
+                          iface_fence ? "iface" : "ep");
+            }
+            link.barrier();
+        }
+        if (rank == 1) {
+            printf("  %u rounds of put, fence, put over it (ep and iface "
+                   "fences, 4 streams a peer): the later put's bytes won\n",
+                   2 * rounds);
+        }
+    }, {{"UCX_CUDA_MGI_PEER_STREAMS", "4"}});
+}
+
+/* The MD does not ask for local memory handles (no UCT_MD_FLAG_NEED_MEMH),
+ * and UCP 1.13's RMA then hands put_zcopy / get_zcopy whatever memh its
+ * request object held before: a stale pointer, or garbage that is no
+ * address at all. The transport must not read it. Puts and gets with
+ * UCT_MEM_HANDLE_NULL and with a non-canonical memh, direct and striped
+ * sizes, every byte checked. */
+TEST(uct_cuda_mgi, zcopy_ignores_memh) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const std::vector<size_t> sizes = {4096, 1 * MiB + 1, 64 * MiB + 3};
+        const uct_mem_h bad[] = {UCT_MEM_HANDLE_NULL,
+                                 (uct_mem_h)(uintptr_t)0xdead5eedbadc0ffeull};
+        size_t total    = max_size(sizes) + 64;
+        uct_side side(rank, link, total);
+        uint8_t *dbuf   = (uint8_t*)side.buf();
+        unsigned checks = 0;
+
+        for (uct_mem_h memh : bad) {
+            for (size_t len : sizes) {
+                for (bool put : {true, false}) {
+                    uint64_t seed = len * 4 + put * 2 + (memh != NULL);
+                    /* the data: rank 0's buffer for a put, rank 1's for a
+                     * get; the other side starts with other bytes */
+                    fill_device_pattern(dbuf, len, ((rank == 0) == put) ?
+                                                   seed : 77 + rank);
+                    link.barrier();
+                    if (rank == 0) {
+                        uct_completion_t comp = make_comp(1);
+                        side.zcopy(put, dbuf, len, side.remote_buf(), &comp,
+                                   memh);
+                        side.wait(&comp, put ? "put_zcopy" : "get_zcopy");
+                        side.flush();
+                        if (!put) {
+                            MGI_CHECK(check_device_pattern(dbuf, len, seed,
+                                                           "get"),
+                                      "get of %zu bytes with memh %p "
+                                      "delivered wrong bytes", len, memh);
+                        }
+                    }
+                    link.barrier();
+                    if ((rank == 1) && put) {
+                        MGI_CHECK(check_device_pattern(dbuf, len, seed, "put"),
+                                  "put of %zu bytes with memh %p delivered "
+                                  "wrong bytes", len, memh);
+                    }
+                    link.barrier();
+                    ++checks;
+                }
+            }
+        }
+        if (rank == 0) {
+            printf("  %u puts and gets with a null and a garbage memh: "
+                   "byte-exact\n", checks);
+        }
+    });
+}
+
 /* Relays go through CUDA device 0: for the sender on GPU 0 that is its own
  * GPU (the two hops of the relay executor, as far as 2 GPUs allow) */
 INSTANTIATE_TEST_SUITE_P(
@@ -514,6 +640,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         path_config{"default", {}},
         path_config{"direct", {{"UCX_CUDA_MGI_PATHS", "direct"}}},
+        /* a peer's copies in turn on four streams */
+        path_config{"peer_streams", {{"UCX_CUDA_MGI_PEER_STREAMS", "4"}}},
         /* the striped cases need two GPUs: between processes of one GPU
          * every copy is direct (MGI_TEST_NEEDS_GPUS) */
         path_config{"host_alone", {{"UCX_CUDA_MGI_PATHS", "host"},

@@ -64,6 +64,7 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_ep_t, const uct_ep_params_t *params)
 
     self->remote_pid  = *(const pid_t*)params->iface_addr;
     self->outstanding = 0;
+    self->fenced      = 0;
     ucs_queue_head_init(&self->flush_q);
     return uct_ep_keepalive_init(&self->keepalive, self->remote_pid);
 }
@@ -161,6 +162,29 @@ static void uct_cuda_mgi_ep_target_release(const uct_cuda_mgi_target_t *target)
 }
 
 
+/* Whether an operation may start now: not while an ep or iface fence
+ * waits for the copies before it (they may complete out of order: several
+ * streams per peer, striping), nor with every copy slot taken */
+static UCS_F_ALWAYS_INLINE int
+uct_cuda_mgi_ep_may_post(uct_cuda_mgi_ep_t *ep, uct_cuda_mgi_iface_t *iface)
+{
+    if (ep->fenced && (ep->outstanding == 0)) {
+        ep->fenced = 0;
+    }
+    return !ep->fenced && uct_cuda_mgi_iface_has_resources(iface);
+}
+
+
+ucs_status_t uct_cuda_mgi_ep_fence(uct_ep_h tl_ep, unsigned flags)
+{
+    uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+
+    ep->fenced = (ep->outstanding > 0);
+    UCT_TL_EP_STAT_FENCE(&ep->super);
+    return UCS_OK;
+}
+
+
 /* A copy the caller waits for: short and bcopy operations */
 static ucs_status_t
 uct_cuda_mgi_ep_copy_sync(uct_cuda_mgi_ep_t *ep, CUdeviceptr dst,
@@ -189,22 +213,15 @@ uct_cuda_mgi_ep_copy_sync(uct_cuda_mgi_ep_t *ep, CUdeviceptr dst,
  * needs GPU memory on both sides and a size above the threshold (any size
  * when the direct path is switched off) */
 static UCS_F_ALWAYS_INLINE uct_cuda_mgi_route_t *
-uct_cuda_mgi_ep_route(uct_cuda_mgi_iface_t *iface,
-                      const uct_cuda_mgi_key_t *lkey, const void *local,
+uct_cuda_mgi_ep_route(uct_cuda_mgi_iface_t *iface, int local_cuda,
                       const uct_cuda_mgi_key_t *rkey, size_t length)
 {
     int direct_ok = !!(iface->config.paths &
                        UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT));
     uct_cuda_mgi_route_t *route;
 
-    if (direct_ok && (length < iface->config.multipath_thresh)) {
-        return NULL;
-    }
-
-    /* UCP passes no memory handle where the MD does not ask for one (its
-     * rendezvous does so): then look at the buffer itself */
-    if ((lkey != NULL) ? (lkey->type != UCT_CUDA_MGI_KEY_CUDA) :
-                         !uct_cuda_mgi_is_device_ptr(local, NULL)) {
+    if ((direct_ok && (length < iface->config.multipath_thresh)) ||
+        !local_cuda) {
         return NULL;
     }
 
@@ -221,8 +238,8 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     uct_cuda_mgi_iface_t *iface = ucs_derived_of(ep->super.super.iface,
                                                  uct_cuda_mgi_iface_t);
     size_t length               = uct_iov_total_length(iov, iovcnt);
-    const uct_cuda_mgi_key_t *lkey;
     uct_cuda_mgi_route_t *route;
+    int local_cuda;
     uct_cuda_mgi_event_desc_t *desc;
     uct_cuda_mgi_target_t target;
     ucs_status_t status;
@@ -234,7 +251,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         return UCS_OK;
     }
 
-    if (!uct_cuda_mgi_iface_has_resources(iface)) {
+    if (!uct_cuda_mgi_ep_may_post(ep, iface)) {
         return UCS_ERR_NO_RESOURCE;
     }
 
@@ -258,11 +275,14 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     stream            = uct_cuda_mgi_iface_peer_stream(iface,
                                                        &target.key->ipc.uuid);
     local             = (CUdeviceptr)iov[0].buffer;
-    lkey              = (const uct_cuda_mgi_key_t*)iov[0].memh;
+    /* the buffer itself says whether it is GPU memory: iov[0].memh is not
+     * read, since the MD does not ask for one (no UCT_MD_FLAG_NEED_MEMH)
+     * and UCP 1.13 then passes whatever its request held before */
+    local_cuda        = uct_cuda_mgi_is_device_ptr(iov[0].buffer, NULL);
     desc->num_events  = 1;
     desc->done_mask   = 0;
-    route             = uct_cuda_mgi_ep_route(iface, lkey, iov[0].buffer,
-                                              target.key, length);
+    route             = uct_cuda_mgi_ep_route(iface, local_cuda, target.key,
+                                              length);
     if (route != NULL) {
         status = uct_cuda_mgi_stripe_post(iface, route, target.key, local,
                                           target.remote, remote_addr, length,
@@ -273,7 +293,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         }
         desc->num_events = desc->stripe.num_parts;
         cu_err           = CUDA_SUCCESS;
-    } else if ((lkey != NULL) && (lkey->type == UCT_CUDA_MGI_KEY_CUDA)) {
+    } else if (local_cuda) {
         /* the common case; cuMemcpyAsync would look both pointers up */
         cu_err = uct_cuda_mgi_copy_d2d(is_put, local, target.remote, length,
                                        stream);
@@ -366,6 +386,10 @@ uct_cuda_mgi_ep_short(uct_cuda_mgi_ep_t *ep, void *buffer, size_t length,
         return UCS_OK;
     }
 
+    if ((ep->fenced || iface->fenced) && !uct_cuda_mgi_ep_may_post(ep, iface)) {
+        return UCS_ERR_NO_RESOURCE;
+    }
+
     status = uct_cuda_mgi_iface_init_cuda(iface);
     if (status != UCS_OK) {
         return status;
@@ -432,6 +456,10 @@ ssize_t uct_cuda_mgi_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
                                                  uct_cuda_mgi_iface_t);
     ucs_status_t status;
     size_t length;
+
+    if ((ep->fenced || iface->fenced) && !uct_cuda_mgi_ep_may_post(ep, iface)) {
+        return UCS_ERR_NO_RESOURCE;
+    }
 
     status = uct_cuda_mgi_iface_init_cuda(iface);
     if (status != UCS_OK) {
@@ -500,7 +528,7 @@ ucs_status_t uct_cuda_mgi_ep_pending_add(uct_ep_h tl_ep,
 
     UCS_STATIC_ASSERT(sizeof(*priv) <= UCT_PENDING_REQ_PRIV_LEN);
 
-    if (uct_cuda_mgi_iface_has_resources(iface)) {
+    if (uct_cuda_mgi_ep_may_post(ep, iface)) {
         return UCS_ERR_BUSY;
     }
 

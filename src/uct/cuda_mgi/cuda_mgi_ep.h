@@ -18,6 +18,7 @@ struct uct_cuda_mgi_ep {
     pid_t                remote_pid;
     uct_keepalive_info_t keepalive;
     unsigned             outstanding; /* copies in flight */
+    int                  fenced;      /* an ep fence waits for them */
     ucs_queue_head_t     flush_q;     /* flush completions waiting for them */
 };
 
@@ -27,6 +28,8 @@ UCS_CLASS_DECLARE_DELETE_FUNC(uct_cuda_mgi_ep_t, uct_ep_t);
 
 
 const char *uct_cuda_mgi_cu_error(CUresult cu_err);
+
+ucs_status_t uct_cuda_mgi_ep_fence(uct_ep_h tl_ep, unsigned flags);
 
 void uct_cuda_mgi_ep_op_done(uct_cuda_mgi_ep_t *ep, uct_completion_t *comp,
                              ucs_status_t status);

@@ -41,6 +41,16 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, max_streams),
      UCS_CONFIG_TYPE_UINT},
 
+    {"PEER_STREAMS", "1",
+     "CUDA streams the copies to or from one peer GPU rotate over (taken\n"
+     "from the MAX_STREAMS streams). With more than one, consecutive copies\n"
+     "to a peer may run side by side on its copy engines instead of one\n"
+     "after the other; copies are then unordered, as UCT allows: a fence\n"
+     "(uct_ep_fence / uct_iface_fence) holds later operations until the\n"
+     "copies before it completed.",
+     ucs_offsetof(uct_cuda_mgi_iface_config_t, peer_streams),
+     UCS_CONFIG_TYPE_UINT},
+
     {"MAX_OUTSTANDING", "1024",
      "Most copies in flight on one interface. Further operations return\n"
      "UCS_ERR_NO_RESOURCE and may be queued as pending requests.",
@@ -324,7 +334,25 @@ uct_cuda_mgi_iface_query(uct_iface_h tl_iface, uct_iface_attr_t *iface_attr)
 
 int uct_cuda_mgi_iface_has_resources(uct_cuda_mgi_iface_t *iface)
 {
-    return iface->outstanding < iface->config.max_outstanding;
+    if (iface->fenced && (iface->outstanding == 0)) {
+        iface->fenced = 0;
+    }
+    return !iface->fenced &&
+           (iface->outstanding < iface->config.max_outstanding);
+}
+
+
+/* Copies on several streams (or striped over several paths) complete in
+ * any order: operations after a fence wait (UCS_ERR_NO_RESOURCE, then
+ * pending) until every copy before it completed */
+ucs_status_t uct_cuda_mgi_iface_fence(uct_iface_h tl_iface, unsigned flags)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_iface,
+                                                 uct_cuda_mgi_iface_t);
+
+    iface->fenced = (iface->outstanding > 0);
+    UCT_TL_IFACE_STAT_FENCE(&iface->super);
+    return UCS_OK;
 }
 
 
@@ -441,12 +469,12 @@ static uct_iface_ops_t uct_cuda_mgi_iface_ops = {
     .ep_pending_add           = uct_cuda_mgi_ep_pending_add,
     .ep_pending_purge         = uct_cuda_mgi_ep_pending_purge,
     .ep_flush                 = uct_cuda_mgi_ep_flush,
-    .ep_fence                 = uct_base_ep_fence,
+    .ep_fence                 = uct_cuda_mgi_ep_fence,
     .ep_check                 = uct_cuda_mgi_ep_check,
     .ep_create                = UCS_CLASS_NEW_FUNC_NAME(uct_cuda_mgi_ep_t),
     .ep_destroy               = UCS_CLASS_DELETE_FUNC_NAME(uct_cuda_mgi_ep_t),
     .iface_flush              = uct_cuda_mgi_iface_flush,
-    .iface_fence              = uct_base_iface_fence,
+    .iface_fence              = uct_cuda_mgi_iface_fence,
     .iface_progress_enable    = uct_base_iface_progress_enable,
     .iface_progress_disable   = uct_base_iface_progress_disable,
     .iface_progress           = uct_cuda_mgi_iface_progress,
@@ -558,24 +586,39 @@ err_destroy_streams:
 }
 
 
-CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
-                                        const CUuuid *peer_uuid)
+/* The peer GPU's place in peer_uuid[] (a new one gets the next), or with
+ * more peers than places a hash onto them */
+static unsigned uct_cuda_mgi_iface_peer_slot(uct_cuda_mgi_iface_t *iface,
+                                             const CUuuid *peer_uuid)
 {
     unsigned i;
 
     for (i = 0; i < iface->num_peers; ++i) {
         if (!memcmp(&iface->peer_uuid[i], peer_uuid, sizeof(*peer_uuid))) {
-            return iface->streams[i % iface->config.max_streams];
+            return i;
         }
     }
 
     if (iface->num_peers < UCT_CUDA_MGI_MAX_STREAMS) {
         iface->peer_uuid[iface->num_peers] = *peer_uuid;
-        return iface->streams[iface->num_peers++ % iface->config.max_streams];
+        return iface->num_peers++;
     }
 
-    /* more peer GPUs than streams: hash onto the existing ones */
-    return iface->streams[peer_uuid->bytes[0] % iface->config.max_streams];
+    return peer_uuid->bytes[0] % UCT_CUDA_MGI_MAX_STREAMS;
+}
+
+
+/* The stream of the next copy to or from a peer GPU: peer i owns streams
+ * i * PEER_STREAMS ... (i + 1) * PEER_STREAMS - 1 (modulo MAX_STREAMS) and
+ * its copies take them in turn */
+CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
+                                        const CUuuid *peer_uuid)
+{
+    unsigned slot = uct_cuda_mgi_iface_peer_slot(iface, peer_uuid);
+    unsigned k    = iface->config.peer_streams;
+    unsigned n    = (k > 1) ? (iface->peer_next[slot]++ % k) : 0;
+
+    return iface->streams[(slot * k + n) % iface->config.max_streams];
 }
 
 
@@ -606,6 +649,14 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
         (config->max_streams > UCT_CUDA_MGI_MAX_STREAMS)) {
         ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_STREAMS=%u is out of range "
                   "1..%d", config->max_streams, UCT_CUDA_MGI_MAX_STREAMS);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    if ((config->peer_streams == 0) ||
+        (config->peer_streams > config->max_streams)) {
+        ucs_error("cuda_mgi: UCX_CUDA_MGI_PEER_STREAMS=%u is out of range "
+                  "1..%u (UCX_CUDA_MGI_MAX_STREAMS)", config->peer_streams,
+                  config->max_streams);
         return UCS_ERR_INVALID_PARAM;
     }
 
@@ -672,6 +723,7 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
 
     self->config.max_poll        = config->max_poll;
     self->config.max_streams     = config->max_streams;
+    self->config.peer_streams    = config->peer_streams;
     self->config.max_outstanding = config->max_outstanding;
     self->config.max_short       = config->max_short;
     self->config.max_bcopy       = config->max_bcopy;
@@ -711,6 +763,8 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     self->cuda_context        = NULL;
     self->bounce              = NULL;
     self->num_peers           = 0;
+    self->fenced              = 0;
+    memset(self->peer_next, 0, sizeof(self->peer_next));
     ucs_queue_head_init(&self->outstanding_q);
     ucs_queue_head_init(&self->pending_q);
     ucs_debug("cuda_mgi iface %p: created (bandwidth %.1f GB/s)", self,

@@ -26,6 +26,7 @@ typedef struct uct_cuda_mgi_iface_config {
     uct_iface_config_t super;
     unsigned           max_poll;
     unsigned           max_streams;
+    unsigned           peer_streams;
     unsigned           max_outstanding;
     size_t             max_short;
     size_t             max_bcopy;
@@ -80,11 +81,16 @@ struct uct_cuda_mgi_iface {
     CUstream         sync_stream;    /* short/bcopy, waited for at once */
     void             *bounce;        /* pinned host buffer for bcopy */
     CUuuid           peer_uuid[UCT_CUDA_MGI_MAX_STREAMS];
-    unsigned         num_peers;      /* known peer GPUs: stream per peer */
+    unsigned         num_peers;      /* known peer GPUs: streams per peer */
+    unsigned         peer_next[UCT_CUDA_MGI_MAX_STREAMS]; /* a peer's next
+                                                           * of its streams */
+    int              fenced;         /* an iface fence waits for the copies
+                                      * in flight before it */
     uct_cuda_mgi_stripe_t stripe;    /* multi-path state */
     struct {
         unsigned     max_poll;
         unsigned     max_streams;
+        unsigned     peer_streams;
         unsigned     max_outstanding;
         size_t       max_short;
         size_t       max_bcopy;
@@ -110,5 +116,7 @@ CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
                                         const CUuuid *peer_uuid);
 
 int uct_cuda_mgi_iface_has_resources(uct_cuda_mgi_iface_t *iface);
+
+ucs_status_t uct_cuda_mgi_iface_fence(uct_iface_h tl_iface, unsigned flags);
 
 #endif
