@@ -40,11 +40,13 @@ refused CHUNK_SIZE 1q "memory units"
 refused STAGE_BUFS many "unsigned integer"
 refused HOST_BW fast "bandwidth"
 refused ADAPT maybe "<y|n>"
+refused BATCH often "<y|n>"
 
 taken MAX_SHORT 32k 32K
 taken MAX_BCOPY 1m 1M
 taken MAX_POLL 4 4
 taken PEER_STREAMS 4 4
+taken BATCH y y
 taken BW 100GBs 100.00GBps
 taken LAT 2us 2.00us
 taken PATHS host,gpu host,gpu

@@ -485,6 +485,52 @@ TEST_P(uct_cuda_mgi_paths, many_outstanding) {
     }, env({{"UCX_CUDA_MGI_MAX_OUTSTANDING", "8"}}));
 }
 
+/* Many puts and gets of mid sizes in flight without a limit, each into
+ * its own window at an odd offset; with UCX_CUDA_MGI_BATCH=y (the "batch"
+ * paths) the transport posts the copies that arrive while others are in
+ * flight together: each operation still completes on its own and lands
+ * byte for byte */
+TEST_P(uct_cuda_mgi_paths, batched_ops) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const size_t count = 256, chunk = 256 * KiB + 3, stride = chunk + 13;
+        const size_t total = count * stride;
+        uct_side side(rank, link, total + 64);
+        uint8_t *dbuf = (uint8_t*)side.buf();
+
+        for (bool put : {true, false}) {
+            /* the data on the side it comes from, other bytes on the other */
+            fill_device_pattern(dbuf, total, ((rank == 0) == put) ?
+                                             300 + put : 17 + rank);
+            link.barrier();
+            if (rank == 0) {
+                uct_completion_t comp = make_comp((int)count);
+                for (size_t i = 0; i < count; ++i) {
+                    side.zcopy(put, dbuf + i * stride + 1, chunk,
+                               side.remote_buf() + i * stride + 1, &comp);
+                }
+                side.wait(&comp, put ? "256 puts" : "256 gets");
+                side.flush();
+            }
+            link.barrier();
+            if ((rank == 1) == put) {
+                for (size_t i = 0; i < count; ++i) {
+                    std::vector<uint8_t> got(chunk), want(chunk);
+                    MGI_CUDA(cudaMemcpy(got.data(), dbuf + i * stride + 1,
+                                        chunk, cudaMemcpyDeviceToHost));
+                    for (size_t b = 0; b < chunk; ++b) {
+                        want[b] = pattern_byte(300 + put, i * stride + 1 + b);
+                    }
+                    MGI_CHECK(got == want, "%s %zu of %zu B delivered wrong "
+                              "bytes", put ? "put" : "get", i, chunk);
+                }
+                printf("  %zu %s of %zu B in flight at once: byte-exact\n",
+                       count, put ? "puts" : "gets", chunk);
+            }
+            link.barrier();
+        }
+    }, env());
+}
+
 /* Both GPUs put into each other at the same time */
 TEST_P(uct_cuda_mgi_paths, both_directions_at_once) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
@@ -642,6 +688,9 @@ INSTANTIATE_TEST_SUITE_P(
         path_config{"direct", {{"UCX_CUDA_MGI_PATHS", "direct"}}},
         /* a peer's copies in turn on four streams */
         path_config{"peer_streams", {{"UCX_CUDA_MGI_PEER_STREAMS", "4"}}},
+        /* direct copies that arrive while others are in flight posted
+         * together */
+        path_config{"batch", {{"UCX_CUDA_MGI_BATCH", "y"}}},
         /* the striped cases need two GPUs: between processes of one GPU
          * every copy is direct (MGI_TEST_NEEDS_GPUS) */
         path_config{"host_alone", {{"UCX_CUDA_MGI_PATHS", "host"},

@@ -78,6 +78,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_ep_t)
     uct_cuda_mgi_flush_req_t *flush;
 
     uct_cuda_mgi_ep_pending_purge(&self->super.super, NULL, NULL);
+    if (iface->post.count > 0) {
+        uct_cuda_mgi_iface_post(iface);
+    }
 
     if (self->outstanding > 0) {
         ucs_debug("cuda_mgi ep %p: destroyed with %u copies to pid %d in "
@@ -179,6 +182,12 @@ ucs_status_t uct_cuda_mgi_ep_fence(uct_ep_h tl_ep, unsigned flags)
 {
     uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
 
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
+
+    if (iface->post.count > 0) {
+        uct_cuda_mgi_iface_post(iface);
+    }
     ep->fenced = (ep->outstanding > 0);
     UCT_TL_EP_STAT_FENCE(&ep->super);
     return UCS_OK;
@@ -239,6 +248,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
                                                  uct_cuda_mgi_iface_t);
     size_t length               = uct_iov_total_length(iov, iovcnt);
     uct_cuda_mgi_route_t *route;
+    int queued = 0;
     int local_cuda;
     uct_cuda_mgi_event_desc_t *desc;
     uct_cuda_mgi_target_t target;
@@ -281,6 +291,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     local_cuda        = uct_cuda_mgi_is_device_ptr(iov[0].buffer, NULL);
     desc->num_events  = 1;
     desc->done_mask   = 0;
+    desc->status      = UCS_OK;
     route             = uct_cuda_mgi_ep_route(iface, local_cuda, target.key,
                                               length);
     if (route != NULL) {
@@ -293,6 +304,14 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         }
         desc->num_events = desc->stripe.num_parts;
         cu_err           = CUDA_SUCCESS;
+    } else if (local_cuda && uct_cuda_mgi_iface_batching(iface)) {
+        /* posted with the next ones, its event after them */
+        uct_cuda_mgi_iface_enqueue(iface, stream,
+                                   is_put ? target.remote : local,
+                                   is_put ? local : target.remote, length,
+                                   desc);
+        queued = 1;
+        cu_err = CUDA_SUCCESS;
     } else if (local_cuda) {
         /* the common case; cuMemcpyAsync would look both pointers up */
         cu_err = uct_cuda_mgi_copy_d2d(is_put, local, target.remote, length,
@@ -301,7 +320,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         cu_err = is_put ? cuMemcpyAsync(target.remote, local, length, stream) :
                           cuMemcpyAsync(local, target.remote, length, stream);
     }
-    if ((cu_err == CUDA_SUCCESS) && (route == NULL)) {
+    if ((cu_err == CUDA_SUCCESS) && (route == NULL) && !queued) {
         cu_err = cuEventRecord(desc->event[0], stream);
     }
 
@@ -581,6 +600,8 @@ ucs_status_t uct_cuda_mgi_ep_flush(uct_ep_h tl_ep, unsigned flags,
                                    uct_completion_t *comp)
 {
     uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
+                                                 uct_cuda_mgi_iface_t);
     uct_cuda_mgi_flush_req_t *flush;
 
     if (uct_cuda_mgi_ep_has_pending(ep)) {
@@ -591,6 +612,10 @@ ucs_status_t uct_cuda_mgi_ep_flush(uct_ep_h tl_ep, unsigned flags,
     if (ep->outstanding == 0) {
         UCT_TL_EP_STAT_FLUSH(&ep->super);
         return UCS_OK;
+    }
+
+    if (iface->post.count > 0) {
+        uct_cuda_mgi_iface_post(iface);
     }
 
     if (comp != NULL) {

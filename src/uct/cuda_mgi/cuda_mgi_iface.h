@@ -19,6 +19,16 @@
 /* Upper bound of UCX_CUDA_MGI_MAX_STREAMS (streams are an array) */
 #define UCT_CUDA_MGI_MAX_STREAMS 32
 
+/* Most copies that wait to be posted together (UCX_CUDA_MGI_BATCH) */
+#define UCT_CUDA_MGI_BATCH_MAX   32
+
+/* cuMemcpyBatchAsync as CUDA 12.8 drivers and later give it (looked up at
+ * run time: older drivers have none) */
+typedef CUresult (*uct_cuda_mgi_memcpy_batch_func_t)(
+        CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+        CUmemcpyAttributes *attrs, size_t *attr_idxs, size_t num_attrs,
+        size_t *fail_idx, CUstream stream);
+
 
 
 
@@ -40,6 +50,7 @@ typedef struct uct_cuda_mgi_iface_config {
     ucs_config_names_array_t relays;
     int                adapt;
     char               *topo_file;
+    int                batch;
 } uct_cuda_mgi_iface_config_t;
 
 
@@ -51,6 +62,7 @@ typedef struct uct_cuda_mgi_event_desc {
     unsigned          num_events;
     unsigned          done_mask;    /* parts seen complete */
     uct_cuda_mgi_stripe_op_t stripe; /* when num_events > 1 */
+    ucs_status_t      status;       /* UCS_OK, or a post that failed */
     ucs_queue_elem_t  queue;
     uct_completion_t  *comp;
     uct_cuda_mgi_ep_t *ep;
@@ -86,6 +98,16 @@ struct uct_cuda_mgi_iface {
                                                            * of its streams */
     int              fenced;         /* an iface fence waits for the copies
                                       * in flight before it */
+    struct {                         /* copies not posted yet (in order) */
+        unsigned     count;
+        CUstream     stream[UCT_CUDA_MGI_BATCH_MAX];
+        CUdeviceptr  dst[UCT_CUDA_MGI_BATCH_MAX];
+        CUdeviceptr  src[UCT_CUDA_MGI_BATCH_MAX];
+        size_t       size[UCT_CUDA_MGI_BATCH_MAX];
+        struct uct_cuda_mgi_event_desc *desc[UCT_CUDA_MGI_BATCH_MAX];
+        uct_cuda_mgi_memcpy_batch_func_t func; /* NULL: one by one */
+        unsigned long batches, batched;        /* for the close log */
+    } post;
     uct_cuda_mgi_stripe_t stripe;    /* multi-path state */
     struct {
         unsigned     max_poll;
@@ -104,6 +126,7 @@ struct uct_cuda_mgi_iface {
         int          relays[UCT_CUDA_MGI_MAX_GPUS];
         unsigned     num_relays;
         int          adapt;
+        int          batch;
         int          host_bandwidth_auto;
         char         topo_file[PATH_MAX];
     } config;
@@ -118,5 +141,38 @@ CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
 int uct_cuda_mgi_iface_has_resources(uct_cuda_mgi_iface_t *iface);
 
 ucs_status_t uct_cuda_mgi_iface_fence(uct_iface_h tl_iface, unsigned flags);
+
+void uct_cuda_mgi_iface_post(uct_cuda_mgi_iface_t *iface);
+
+
+/* Whether a direct copy waits to be posted with others: only while copies
+ * are in flight (the copy engine is busy anyway, so waiting until the
+ * next progress, flush or full batch costs no time; an idle interface
+ * posts at once) */
+static UCS_F_ALWAYS_INLINE int
+uct_cuda_mgi_iface_batching(uct_cuda_mgi_iface_t *iface)
+{
+    return (iface->post.func != NULL) &&
+           ((iface->post.count > 0) || (iface->outstanding > 0));
+}
+
+
+static UCS_F_ALWAYS_INLINE void
+uct_cuda_mgi_iface_enqueue(uct_cuda_mgi_iface_t *iface, CUstream stream,
+                           CUdeviceptr dst, CUdeviceptr src, size_t size,
+                           uct_cuda_mgi_event_desc_t *desc)
+{
+    unsigned k;
+
+    if (iface->post.count == UCT_CUDA_MGI_BATCH_MAX) {
+        uct_cuda_mgi_iface_post(iface);
+    }
+    k                    = iface->post.count++;
+    iface->post.stream[k] = stream;
+    iface->post.dst[k]    = dst;
+    iface->post.src[k]    = src;
+    iface->post.size[k]   = size;
+    iface->post.desc[k]   = desc;
+}
 
 #endif
