@@ -78,9 +78,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_ep_t)
     uct_cuda_mgi_flush_req_t *flush;
 
     uct_cuda_mgi_ep_pending_purge(&self->super.super, NULL, NULL);
-    if (iface->post.count > 0) {
-        uct_cuda_mgi_iface_post(iface);
-    }
+    uct_cuda_mgi_iface_post_waiting(iface);
 
     if (self->outstanding > 0) {
         ucs_debug("cuda_mgi ep %p: destroyed with %u copies to pid %d in "
@@ -181,13 +179,10 @@ uct_cuda_mgi_ep_may_post(uct_cuda_mgi_ep_t *ep, uct_cuda_mgi_iface_t *iface)
 ucs_status_t uct_cuda_mgi_ep_fence(uct_ep_h tl_ep, unsigned flags)
 {
     uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
-
     uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_ep->iface,
                                                  uct_cuda_mgi_iface_t);
 
-    if (iface->post.count > 0) {
-        uct_cuda_mgi_iface_post(iface);
-    }
+    uct_cuda_mgi_iface_post_waiting(iface);
     ep->fenced = (ep->outstanding > 0);
     UCT_TL_EP_STAT_FENCE(&ep->super);
     return UCS_OK;
@@ -614,9 +609,7 @@ ucs_status_t uct_cuda_mgi_ep_flush(uct_ep_h tl_ep, unsigned flags,
         return UCS_OK;
     }
 
-    if (iface->post.count > 0) {
-        uct_cuda_mgi_iface_post(iface);
-    }
+    uct_cuda_mgi_iface_post_waiting(iface);
 
     if (comp != NULL) {
         flush = ucs_malloc(sizeof(*flush), "uct_cuda_mgi_flush_req");

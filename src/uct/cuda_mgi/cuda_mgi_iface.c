@@ -360,9 +360,7 @@ ucs_status_t uct_cuda_mgi_iface_fence(uct_iface_h tl_iface, unsigned flags)
     uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_iface,
                                                  uct_cuda_mgi_iface_t);
 
-    if (iface->post.count > 0) {
-        uct_cuda_mgi_iface_post(iface);
-    }
+    uct_cuda_mgi_iface_post_waiting(iface);
     iface->fenced = (iface->outstanding > 0);
     UCT_TL_IFACE_STAT_FENCE(&iface->super);
     return UCS_OK;
@@ -380,9 +378,7 @@ uct_cuda_mgi_iface_flush(uct_iface_h tl_iface, unsigned flags,
         return UCS_ERR_UNSUPPORTED;
     }
 
-    if (iface->post.count > 0) {
-        uct_cuda_mgi_iface_post(iface);
-    }
+    uct_cuda_mgi_iface_post_waiting(iface);
 
     if (ucs_queue_is_empty(&iface->outstanding_q) &&
         ucs_queue_is_empty(&iface->pending_q)) {
@@ -431,9 +427,7 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
     CUresult cu_err;
 
     /* an event of a copy not posted yet would read as done */
-    if (iface->post.count > 0) {
-        uct_cuda_mgi_iface_post(iface);
-    }
+    uct_cuda_mgi_iface_post_waiting(iface);
 
     ucs_queue_for_each_safe(desc, iter, &iface->outstanding_q, queue) {
         cu_err = uct_cuda_mgi_desc_query(desc);
@@ -890,9 +884,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_iface_t)
     uct_base_iface_progress_disable(&self->super.super,
                                     UCT_PROGRESS_SEND | UCT_PROGRESS_RECV);
 
-    if (self->post.count > 0) {
-        uct_cuda_mgi_iface_post(self);
-    }
+    uct_cuda_mgi_iface_post_waiting(self);
     if (!ucs_queue_is_empty(&self->outstanding_q)) {
         ucs_warn("cuda_mgi iface %p: closed with %u copies in flight", self,
                  self->outstanding);

@@ -157,6 +157,17 @@ uct_cuda_mgi_iface_batching(uct_cuda_mgi_iface_t *iface)
 }
 
 
+/* Post the copies that wait, if any: before anything that reads their
+ * events or waits for them (progress, flush, fence, close) */
+static UCS_F_ALWAYS_INLINE void
+uct_cuda_mgi_iface_post_waiting(uct_cuda_mgi_iface_t *iface)
+{
+    if (iface->post.count > 0) {
+        uct_cuda_mgi_iface_post(iface);
+    }
+}
+
+
 static UCS_F_ALWAYS_INLINE void
 uct_cuda_mgi_iface_enqueue(uct_cuda_mgi_iface_t *iface, CUstream stream,
                            CUdeviceptr dst, CUdeviceptr src, size_t size,
