@@ -623,6 +623,68 @@ TEST(uct_cuda_mgi, fence_orders_streams) {
     }, {{"UCX_CUDA_MGI_PEER_STREAMS", "4"}});
 }
 
+/* A flush completes once the operations posted before it have, not when
+ * the endpoint has nothing in flight: a put of 1 MiB, a flush with a
+ * completion, then 64 puts of 64 MiB (tens of ms of copies) before any
+ * progress. The flush's completion must come while later puts are still
+ * in flight; then every byte is checked. */
+struct flush_probe {
+    uct_completion_t comp;
+    uct_completion_t *later;
+    int              later_left = -1;   /* later puts in flight then */
+};
+
+static void flush_probe_cb(uct_completion_t *self)
+{
+    flush_probe *p = (flush_probe*)self;
+    p->later_left  = p->later->count;
+}
+
+TEST(uct_cuda_mgi, flush_waits_only_for_earlier) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const size_t small = 1 * MiB, big = 64 * MiB;
+        const int nbig = 64;
+        uct_side side(rank, link, small + big + 64);
+        uint8_t *dbuf = (uint8_t*)side.buf();
+
+        fill_device_pattern(dbuf, small + big, (rank == 0) ? 61 : 62);
+        link.barrier();
+        if (rank == 0) {
+            uct_completion_t first = make_comp(1), later = make_comp(nbig);
+            flush_probe probe;
+            ucs_status_t status;
+
+            probe.comp.func   = flush_probe_cb;
+            probe.comp.count  = 1;
+            probe.comp.status = UCS_OK;
+            probe.later       = &later;
+            side.zcopy(true, dbuf, small, side.remote_buf(), &first);
+            status = uct_ep_flush(side.ep(), 0, &probe.comp);
+            MGI_CHECK(status == UCS_INPROGRESS, "flush after a put in flight: "
+                      "%s (want UCS_INPROGRESS)", ucs_status_string(status));
+            for (int i = 0; i < nbig; ++i) {
+                side.zcopy(true, dbuf + small, big, side.remote_buf() + small,
+                           &later);
+            }
+            side.wait(&probe.comp, "the flush after the first put");
+            MGI_CHECK(probe.later_left > 0, "the flush completed only once "
+                      "all %d later puts had landed (it waits for the put "
+                      "before it alone)", nbig);
+            side.wait(&first, "the first put");
+            side.wait(&later, "the later puts");
+            side.flush();
+            printf("  a flush completed with %d of %d later puts of %zu MiB "
+                   "still in flight\n", probe.later_left, nbig, big >> 20);
+        }
+        link.barrier();
+        if (rank == 1) {
+            MGI_CHECK(check_device_pattern(dbuf, small + big, 61, "puts"),
+                      "the puts around a flush delivered wrong bytes");
+        }
+        link.barrier();
+    });
+}
+
 /* The MD does not ask for local memory handles (no UCT_MD_FLAG_NEED_MEMH),
  * and UCP 1.13's RMA then hands put_zcopy / get_zcopy whatever memh its
  * request object held before: a stale pointer, or garbage that is no

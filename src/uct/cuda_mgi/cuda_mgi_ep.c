@@ -20,10 +20,11 @@
 #include <string.h>
 
 
-/* A flush waiting for the endpoint's copies to land */
+/* A flush waiting for the endpoint's copies posted before it to land */
 typedef struct {
     ucs_queue_elem_t queue;
     uct_completion_t *comp;
+    uint64_t         seq;   /* the endpoint's copies posted before it */
 } uct_cuda_mgi_flush_req_t;
 
 
@@ -64,6 +65,7 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_ep_t, const uct_ep_params_t *params)
 
     self->remote_pid  = *(const pid_t*)params->iface_addr;
     self->outstanding = 0;
+    self->posted      = 0;
     self->fenced      = 0;
     ucs_queue_head_init(&self->flush_q);
     return uct_ep_keepalive_init(&self->keepalive, self->remote_pid);
@@ -103,20 +105,50 @@ UCS_CLASS_DEFINE_NEW_FUNC(uct_cuda_mgi_ep_t, uct_ep_t, const uct_ep_params_t*);
 UCS_CLASS_DEFINE_DELETE_FUNC(uct_cuda_mgi_ep_t, uct_ep_t);
 
 
+/* The number of the endpoint's oldest copy in flight: the interface's
+ * queue is in posting order (the completed one already left it) */
+static uint64_t uct_cuda_mgi_ep_oldest(uct_cuda_mgi_ep_t *ep)
+{
+    uct_cuda_mgi_iface_t *iface = ucs_derived_of(ep->super.super.iface,
+                                                 uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_event_desc_t *desc;
+
+    ucs_queue_for_each(desc, &iface->outstanding_q, queue) {
+        if (desc->ep == ep) {
+            return desc->seq;
+        }
+    }
+    return UINT64_MAX;
+}
+
+
+/* A copy of ep completed: its completion, then the flushes whose copies
+ * have all landed, the oldest first. A flush waits only for the copies
+ * posted before it: while a mover keeps posting, waiting for no copy in
+ * flight at all held flushes until the endpoint drained (about 250 us
+ * between two H200) */
 void uct_cuda_mgi_ep_op_done(uct_cuda_mgi_ep_t *ep, uct_completion_t *comp,
                              ucs_status_t status)
 {
     uct_cuda_mgi_flush_req_t *flush;
+    uint64_t oldest;
 
     if (comp != NULL) {
         uct_invoke_completion(comp, status);
     }
 
-    if ((ep == NULL) || (--ep->outstanding > 0)) {
+    if (ep == NULL) {
         return;
     }
 
-    ucs_queue_for_each_extract(flush, &ep->flush_q, queue, 1) {
+    --ep->outstanding;
+    if (ucs_queue_is_empty(&ep->flush_q)) {
+        return;
+    }
+
+    oldest = (ep->outstanding == 0) ? UINT64_MAX : uct_cuda_mgi_ep_oldest(ep);
+    ucs_queue_for_each_extract(flush, &ep->flush_q, queue,
+                               flush->seq < oldest) {
         uct_invoke_completion(flush->comp, UCS_OK);
         ucs_free(flush);
     }
@@ -332,6 +364,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     desc->mapped_addr = target.mapped;
     desc->d_bptr      = target.key->ipc.d_bptr;
     desc->pid         = target.key->ipc.pid;
+    desc->seq         = ++ep->posted;
     ucs_queue_push(&iface->outstanding_q, &desc->queue);
     ++iface->outstanding;
     ++ep->outstanding;
@@ -618,6 +651,7 @@ ucs_status_t uct_cuda_mgi_ep_flush(uct_ep_h tl_ep, unsigned flags,
             return UCS_ERR_NO_MEMORY;
         }
         flush->comp = comp;
+        flush->seq  = ep->posted;
         ucs_queue_push(&ep->flush_q, &flush->queue);
     }
 

@@ -18,6 +18,7 @@ struct uct_cuda_mgi_ep {
     pid_t                remote_pid;
     uct_keepalive_info_t keepalive;
     unsigned             outstanding; /* copies in flight */
+    uint64_t             posted;      /* copies posted so far (numbers) */
     int                  fenced;      /* an ep fence waits for them */
     ucs_queue_head_t     flush_q;     /* flush completions waiting for them */
 };

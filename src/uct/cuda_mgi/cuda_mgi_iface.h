@@ -63,6 +63,7 @@ typedef struct uct_cuda_mgi_event_desc {
     unsigned          done_mask;    /* parts seen complete */
     uct_cuda_mgi_stripe_op_t stripe; /* when num_events > 1 */
     ucs_status_t      status;       /* UCS_OK, or a post that failed */
+    uint64_t          seq;          /* its number among its ep's copies */
     ucs_queue_elem_t  queue;
     uct_completion_t  *comp;
     uct_cuda_mgi_ep_t *ep;
