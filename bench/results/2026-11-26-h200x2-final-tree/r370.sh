@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run370 (2 x H200): the suites on the tree of this session's last code
-# commit. Called with the device tool, bundle/ carried:
+# run370 (2 x H200): the suites on the tree of 3920df1. Called with the
+# device tool, bundle/ carried:
 #   bash bench/results/2026-11-26-h200x2-final-tree/r370.sh
 #   1. cuda_mgi's whole gtest suite (bundle/run/gpu-suite.sh)
 #   2. MGI's GPU suite (bundle/run/mgi-gpu-suite.sh)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run300 (2 x H200): the final tree of stops 35-37 between two GPUs, first
+# run300 (2 x H200): the tree of 2c9d24a between two GPUs, first
 # time since run241. Called with the device tool, bundle/ carried:
 #   bash bench/results/2026-11-26-h200x2-final/r300.sh
 # Parts in order of importance; a part that would start after $LIMIT s
