@@ -497,16 +497,25 @@ TEST_P(uct_cuda_mgi_paths, batched_ops) {
         uct_side side(rank, link, total + 64);
         uint8_t *dbuf = (uint8_t*)side.buf();
 
+        /* window i's bytes: pattern 300 + 2 * i + put from its start */
+        auto window = [&](size_t i) { return dbuf + i * stride + 1; };
+        auto seed   = [](size_t i, bool put) { return 300 + 2 * i + put; };
+
         for (bool put : {true, false}) {
             /* the data on the side it comes from, other bytes on the other */
-            fill_device_pattern(dbuf, total, ((rank == 0) == put) ?
-                                             300 + put : 17 + rank);
+            if ((rank == 0) == put) {
+                for (size_t i = 0; i < count; ++i) {
+                    fill_device_pattern(window(i), chunk, seed(i, put));
+                }
+            } else {
+                fill_device_pattern(dbuf, total, 17 + rank);
+            }
             link.barrier();
             if (rank == 0) {
                 uct_completion_t comp = make_comp((int)count);
                 for (size_t i = 0; i < count; ++i) {
-                    side.zcopy(put, dbuf + i * stride + 1, chunk,
-                               side.remote_buf() + i * stride + 1, &comp);
+                    side.zcopy(put, window(i), chunk,
+                               side.remote_buf() + (window(i) - dbuf), &comp);
                 }
                 side.wait(&comp, put ? "256 puts" : "256 gets");
                 side.flush();
@@ -514,14 +523,10 @@ TEST_P(uct_cuda_mgi_paths, batched_ops) {
             link.barrier();
             if ((rank == 1) == put) {
                 for (size_t i = 0; i < count; ++i) {
-                    std::vector<uint8_t> got(chunk), want(chunk);
-                    MGI_CUDA(cudaMemcpy(got.data(), dbuf + i * stride + 1,
-                                        chunk, cudaMemcpyDeviceToHost));
-                    for (size_t b = 0; b < chunk; ++b) {
-                        want[b] = pattern_byte(300 + put, i * stride + 1 + b);
-                    }
-                    MGI_CHECK(got == want, "%s %zu of %zu B delivered wrong "
-                              "bytes", put ? "put" : "get", i, chunk);
+                    MGI_CHECK(check_device_pattern(window(i), chunk,
+                                                   seed(i, put), "batched"),
+                              "%s %zu of %zu B delivered wrong bytes",
+                              put ? "put" : "get", i, chunk);
                 }
                 printf("  %zu %s of %zu B in flight at once: byte-exact\n",
                        count, put ? "puts" : "gets", chunk);

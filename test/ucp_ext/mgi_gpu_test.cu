@@ -1320,13 +1320,28 @@ static int run_stream(const opts &o, int mode)
 
 /* Copies within GPU 0 (cudaMemcpyAsync device to device, 4 MiB each,
  * `total` bytes), best of 3, GB/s; 0 when they did not end within 10 s. */
+/* Waits for event e up to 10 s; 0 (and says so) if it did not complete */
+static int wait_event(cudaEvent_t e, const char *what)
+{
+    double deadline = now_s() + 10;
+    cudaError_t q;
+
+    while ((q = cudaEventQuery(e)) == cudaErrorNotReady) {
+        if (now_s() > deadline) {
+            printf("%s not done within 10 s\n", what);
+            return 0;
+        }
+        usleep(50);
+    }
+    CHECK_CUDA(q);
+    return 1;
+}
+
 static double d2d_gbs(char *a, char *b, size_t total, cudaStream_t s)
 {
     const size_t chunk = 4u << 20;
     cudaEvent_t e0, e1;
     float ms, best = 1e30f;
-    double deadline;
-    cudaError_t q;
 
     CHECK_CUDA(cudaEventCreate(&e0));
     CHECK_CUDA(cudaEventCreate(&e1));
@@ -1337,15 +1352,9 @@ static double d2d_gbs(char *a, char *b, size_t total, cudaStream_t s)
                                        cudaMemcpyDeviceToDevice, s));
         }
         CHECK_CUDA(cudaEventRecord(e1, s));
-        deadline = now_s() + 10;
-        while ((q = cudaEventQuery(e1)) == cudaErrorNotReady) {
-            if (now_s() > deadline) {
-                printf("idle_copy: copies not done within 10 s\n");
-                return 0;
-            }
-            usleep(100);
+        if (!wait_event(e1, "idle_copy: copies")) {
+            return 0;
         }
-        CHECK_CUDA(q);
         CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
         best = (ms < best) ? ms : best;
     }
@@ -1390,29 +1399,18 @@ static int run_idle_copy(const opts &o)
     return (beside > 0) ? 0 : 1;
 }
 
-/* Waits for event e up to 10 s; 0 if it did not complete */
-static int wait_event(cudaEvent_t e, const char *what)
-{
-    double deadline = now_s() + 10;
-    cudaError_t q;
-
-    while ((q = cudaEventQuery(e)) == cudaErrorNotReady) {
-        if (now_s() > deadline) {
-            printf("copy_sizes: %s not done within 10 s\n", what);
-            return 0;
-        }
-        usleep(50);
-    }
-    CHECK_CUDA(q);
-    return 1;
-}
-
 enum { COPY_ONE, COPY_EVENT, COPY_STREAMS, COPY_BATCH, COPY_BOTH, COPY_MODES };
+
+/* A direction's events: a ring recorded after each copy (COPY_EVENT; its
+ * first slots also join COPY_STREAMS's streams at the end), then the
+ * run's start and end */
+enum { COPY_EV_RING = 64, COPY_EV_START = COPY_EV_RING,
+       COPY_EV_END = COPY_EV_RING + 1, COPY_EV_N = COPY_EV_RING + 2 };
 
 /* total bytes in copies of `size` GPU0 -> GPU1 (COPY_BOTH: and GPU1 ->
  * GPU0 at the same time) by method `mode`; GB/s of all bytes moved */
 static double copy_run(char *src[2], char *dst[2], size_t total, size_t size,
-                       int mode, cudaStream_t st[2][4], cudaEvent_t ev[2][66])
+                       int mode, cudaStream_t st[2][4], cudaEvent_t ev[2][COPY_EV_N])
 {
     const size_t n = total / size, batch = 32;
     const int ndir = (mode == COPY_BOTH) ? 2 : 1;
@@ -1427,9 +1425,9 @@ static double copy_run(char *src[2], char *dst[2], size_t total, size_t size,
     attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
     for (int g = 0; g < ndir; ++g) {
         CHECK_CUDA(cudaSetDevice(g));
-        CHECK_CUDA(cudaEventRecord(ev[g][64], st[g][0]));
+        CHECK_CUDA(cudaEventRecord(ev[g][COPY_EV_START], st[g][0]));
         for (int k = 1; k < nst; ++k) {
-            CHECK_CUDA(cudaStreamWaitEvent(st[g][k], ev[g][64], 0));
+            CHECK_CUDA(cudaStreamWaitEvent(st[g][k], ev[g][COPY_EV_START], 0));
         }
     }
     /* directions interleaved, so both are queued from the start */
@@ -1453,7 +1451,7 @@ static double copy_run(char *src[2], char *dst[2], size_t total, size_t size,
             CHECK_CUDA(cudaMemcpyAsync(dst[g] + i * size, src[g] + i * size,
                                        size, cudaMemcpyDefault, s));
             if (mode == COPY_EVENT) {
-                CHECK_CUDA(cudaEventRecord(ev[g][i % 64], s));
+                CHECK_CUDA(cudaEventRecord(ev[g][i % COPY_EV_RING], s));
             }
         }
     }
@@ -1463,14 +1461,14 @@ static double copy_run(char *src[2], char *dst[2], size_t total, size_t size,
             CHECK_CUDA(cudaEventRecord(ev[g][k], st[g][k]));
             CHECK_CUDA(cudaStreamWaitEvent(st[g][0], ev[g][k], 0));
         }
-        CHECK_CUDA(cudaEventRecord(ev[g][65], st[g][0]));
+        CHECK_CUDA(cudaEventRecord(ev[g][COPY_EV_END], st[g][0]));
     }
     float worst = 0;
     for (int g = 0; g < ndir; ++g) {
-        if (!wait_event(ev[g][65], "copies")) {
+        if (!wait_event(ev[g][COPY_EV_END], "copy_sizes: copies")) {
             return 0;
         }
-        CHECK_CUDA(cudaEventElapsedTime(&ms, ev[g][64], ev[g][65]));
+        CHECK_CUDA(cudaEventElapsedTime(&ms, ev[g][COPY_EV_START], ev[g][COPY_EV_END]));
         worst = (ms > worst) ? ms : worst;
     }
     CHECK_CUDA(cudaSetDevice(0));
@@ -1493,7 +1491,7 @@ static int run_copy_sizes(const opts &o)
                                      "4 streams", "batches of 32",
                                      "both ways"};
     cudaStream_t st[2][4];
-    cudaEvent_t ev[2][66];
+    cudaEvent_t ev[2][COPY_EV_N];
     char *src[2], *dst[2];
     int ndev = 0;
 
@@ -1516,9 +1514,10 @@ static int run_copy_sizes(const opts &o)
             CHECK_CUDA(cudaStreamCreateWithFlags(&st[g][k],
                                                  cudaStreamNonBlocking));
         }
-        for (int k = 0; k < 66; ++k) {
+        for (int k = 0; k < COPY_EV_N; ++k) {
             CHECK_CUDA(cudaEventCreateWithFlags(&ev[g][k],
-                    (k >= 64) ? cudaEventDefault : cudaEventDisableTiming));
+                    (k >= COPY_EV_RING) ? cudaEventDefault :
+                                          cudaEventDisableTiming));
         }
     }
     /* GPU g copies its src into the other GPU's buffer */

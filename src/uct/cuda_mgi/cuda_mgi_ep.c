@@ -195,16 +195,31 @@ static void uct_cuda_mgi_ep_target_release(const uct_cuda_mgi_target_t *target)
 }
 
 
-/* Whether an operation may start now: not while an ep or iface fence
- * waits for the copies before it (they may complete out of order: several
- * streams per peer, striping), nor with every copy slot taken */
+/* Whether the fences before now have passed: an ep or an iface fence
+ * holds every later operation until the copies before it completed (they
+ * may complete out of order: several streams per peer, striping). A fence
+ * whose copies all completed is cleared here. */
 static UCS_F_ALWAYS_INLINE int
-uct_cuda_mgi_ep_may_post(uct_cuda_mgi_ep_t *ep, uct_cuda_mgi_iface_t *iface)
+uct_cuda_mgi_ep_fences_passed(uct_cuda_mgi_ep_t *ep,
+                              uct_cuda_mgi_iface_t *iface)
 {
+    if (iface->fenced && (iface->outstanding == 0)) {
+        iface->fenced = 0;
+    }
     if (ep->fenced && (ep->outstanding == 0)) {
         ep->fenced = 0;
     }
-    return !ep->fenced && uct_cuda_mgi_iface_has_resources(iface);
+    return !iface->fenced && !ep->fenced;
+}
+
+
+/* Whether an asynchronous copy may start now: the fences passed and a copy
+ * slot is free */
+static UCS_F_ALWAYS_INLINE int
+uct_cuda_mgi_ep_may_post(uct_cuda_mgi_ep_t *ep, uct_cuda_mgi_iface_t *iface)
+{
+    return uct_cuda_mgi_ep_fences_passed(ep, iface) &&
+           uct_cuda_mgi_iface_has_resources(iface);
 }
 
 
@@ -433,7 +448,7 @@ uct_cuda_mgi_ep_short(uct_cuda_mgi_ep_t *ep, void *buffer, size_t length,
         return UCS_OK;
     }
 
-    if ((ep->fenced || iface->fenced) && !uct_cuda_mgi_ep_may_post(ep, iface)) {
+    if (!uct_cuda_mgi_ep_fences_passed(ep, iface)) {
         return UCS_ERR_NO_RESOURCE;
     }
 
@@ -504,7 +519,7 @@ ssize_t uct_cuda_mgi_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
     ucs_status_t status;
     size_t length;
 
-    if ((ep->fenced || iface->fenced) && !uct_cuda_mgi_ep_may_post(ep, iface)) {
+    if (!uct_cuda_mgi_ep_fences_passed(ep, iface)) {
         return UCS_ERR_NO_RESOURCE;
     }
 

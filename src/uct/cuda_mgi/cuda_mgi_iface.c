@@ -344,17 +344,14 @@ uct_cuda_mgi_iface_query(uct_iface_h tl_iface, uct_iface_attr_t *iface_attr)
 
 int uct_cuda_mgi_iface_has_resources(uct_cuda_mgi_iface_t *iface)
 {
-    if (iface->fenced && (iface->outstanding == 0)) {
-        iface->fenced = 0;
-    }
-    return !iface->fenced &&
-           (iface->outstanding < iface->config.max_outstanding);
+    return iface->outstanding < iface->config.max_outstanding;
 }
 
 
 /* Copies on several streams (or striped over several paths) complete in
  * any order: operations after a fence wait (UCS_ERR_NO_RESOURCE, then
- * pending) until every copy before it completed */
+ * pending; uct_cuda_mgi_ep_fences_passed) until every copy before it
+ * completed */
 ucs_status_t uct_cuda_mgi_iface_fence(uct_iface_h tl_iface, unsigned flags)
 {
     uct_cuda_mgi_iface_t *iface = ucs_derived_of(tl_iface,
@@ -569,6 +566,21 @@ static void uct_cuda_mgi_iface_batch_init(uct_cuda_mgi_iface_t *iface)
 }
 
 
+/* Posting a step of waiting copy k returned cu_err: on failure its
+ * operation completes with UCS_ERR_IO_ERROR */
+static void uct_cuda_mgi_post_failed(uct_cuda_mgi_iface_t *iface, unsigned k,
+                                    const char *what, CUresult cu_err)
+{
+    if (cu_err == CUDA_SUCCESS) {
+        return;
+    }
+    ucs_error("cuda_mgi iface %p: %s of a copy of %zu bytes could not be "
+              "posted: %s", iface, what, iface->post.size[k],
+              uct_cuda_mgi_cu_error(cu_err));
+    iface->post.desc[k]->status = UCS_ERR_IO_ERROR;
+}
+
+
 /* Post the copies that wait, in their order: runs of one stream in one
  * cuMemcpyBatchAsync, then each copy's event. A batch the driver refuses
  * goes one by one (a copy it had started is only done again); a copy or
@@ -608,21 +620,15 @@ void uct_cuda_mgi_iface_post(uct_cuda_mgi_iface_t *iface)
 
         for (k = i; k < j; ++k) {
             if (cu_err != CUDA_SUCCESS) {
-                if (cuMemcpyDtoDAsync(iface->post.dst[k], iface->post.src[k],
-                                      iface->post.size[k],
-                                      iface->post.stream[k]) !=
-                    CUDA_SUCCESS) {
-                    ucs_error("cuda_mgi iface %p: copy of %zu bytes failed",
-                              iface, iface->post.size[k]);
-                    iface->post.desc[k]->status = UCS_ERR_IO_ERROR;
-                }
+                uct_cuda_mgi_post_failed(iface, k, "copy",
+                        cuMemcpyDtoDAsync(iface->post.dst[k],
+                                          iface->post.src[k],
+                                          iface->post.size[k],
+                                          iface->post.stream[k]));
             }
-            if (cuEventRecord(iface->post.desc[k]->event[0],
-                              iface->post.stream[k]) != CUDA_SUCCESS) {
-                ucs_error("cuda_mgi iface %p: event of a copy of %zu bytes "
-                          "failed", iface, iface->post.size[k]);
-                iface->post.desc[k]->status = UCS_ERR_IO_ERROR;
-            }
+            uct_cuda_mgi_post_failed(iface, k, "completion event",
+                    cuEventRecord(iface->post.desc[k]->event[0],
+                                  iface->post.stream[k]));
         }
     }
     iface->post.count = 0;
@@ -756,8 +762,10 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     if ((config->peer_streams == 0) ||
         (config->peer_streams > config->max_streams)) {
         ucs_error("cuda_mgi: UCX_CUDA_MGI_PEER_STREAMS=%u is out of range "
-                  "1..%u (UCX_CUDA_MGI_MAX_STREAMS)", config->peer_streams,
-                  config->max_streams);
+                  "1..%u: a peer's streams come from UCX_CUDA_MGI_MAX_STREAMS "
+                  "(%u); lower the one or raise the other (up to %d)",
+                  config->peer_streams, config->max_streams,
+                  config->max_streams, UCT_CUDA_MGI_MAX_STREAMS);
         return UCS_ERR_INVALID_PARAM;
     }
 

@@ -179,7 +179,7 @@ uct_cuda_mgi_iface_enqueue(uct_cuda_mgi_iface_t *iface, CUstream stream,
     if (iface->post.count == UCT_CUDA_MGI_BATCH_MAX) {
         uct_cuda_mgi_iface_post(iface);
     }
-    k                    = iface->post.count++;
+    k                     = iface->post.count++;
     iface->post.stream[k] = stream;
     iface->post.dst[k]    = dst;
     iface->post.src[k]    = src;
