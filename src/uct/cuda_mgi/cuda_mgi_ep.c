@@ -333,6 +333,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     local_cuda        = uct_cuda_mgi_is_device_ptr(iov[0].buffer, NULL);
     desc->num_events  = 1;
     desc->done_mask   = 0;
+    desc->stream      = stream;
     desc->status      = UCS_OK;
     route             = uct_cuda_mgi_ep_route(iface, local_cuda, target.key,
                                               length);
@@ -345,6 +346,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
             goto err_put_desc;
         }
         desc->num_events = desc->stripe.num_parts;
+        desc->stream     = NULL;  /* its parts are on several streams */
         cu_err           = CUDA_SUCCESS;
     } else if (local_cuda && uct_cuda_mgi_iface_batching(iface)) {
         /* posted with the next ones, its event after them */

@@ -416,19 +416,47 @@ static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
 }
 
 
+/* Whether stream is one of the n in set */
+static int uct_cuda_mgi_stream_in(CUstream const *set, unsigned n,
+                                  CUstream stream)
+{
+    unsigned i;
+
+    for (i = 0; i < n; ++i) {
+        if (set[i] == stream) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+
+/* The copies in flight, oldest first. A stream completes its work in
+ * order, so behind a copy that is not done, later single copies of its
+ * stream are not asked (cuEventQuery is a driver call each: asking every
+ * copy in flight took a busy mover's progress calls 17 us on H200). */
 static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
 {
+    CUstream busy[UCT_CUDA_MGI_MAX_STREAMS];
     uct_cuda_mgi_event_desc_t *desc;
     ucs_queue_iter_t iter;
-    unsigned count = 0;
+    unsigned count = 0, nbusy = 0;
     CUresult cu_err;
 
     /* an event of a copy not posted yet would read as done */
     uct_cuda_mgi_iface_post_waiting(iface);
 
     ucs_queue_for_each_safe(desc, iter, &iface->outstanding_q, queue) {
+        if ((desc->stream != NULL) &&
+            uct_cuda_mgi_stream_in(busy, nbusy, desc->stream)) {
+            continue;
+        }
         cu_err = uct_cuda_mgi_desc_query(desc);
         if (cu_err == CUDA_ERROR_NOT_READY) {
+            if ((desc->stream != NULL) &&
+                (nbusy < UCT_CUDA_MGI_MAX_STREAMS)) {
+                busy[nbusy++] = desc->stream;
+            }
             continue;
         }
 

@@ -61,6 +61,8 @@ typedef struct uct_cuda_mgi_event_desc {
     CUevent           event[UCT_CUDA_MGI_MAX_PATHS]; /* one per part */
     unsigned          num_events;
     unsigned          done_mask;    /* parts seen complete */
+    CUstream          stream;       /* the stream of a single copy's
+                                     * event; NULL when striped */
     uct_cuda_mgi_stripe_op_t stripe; /* when num_events > 1 */
     ucs_status_t      status;       /* UCS_OK, or a post that failed */
     uint64_t          seq;          /* its number among its ep's copies */
