@@ -80,6 +80,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->stage_zcopy      = 1;
     p->send_zcopy       = 0;
     p->send_wait_rounds = 16;
+    p->lane_apart       = 1;
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
     p->peer_direct      = 0;
@@ -122,6 +123,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_STAGE_ZCOPY", &p->stage_zcopy);
     mgi_env_uint("MGI_SEND_ZCOPY", &p->send_zcopy);
     mgi_env_uint("MGI_SEND_WAIT_ROUNDS", &p->send_wait_rounds);
+    mgi_env_uint("MGI_LANE_APART", &p->lane_apart);
     mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
     mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);
@@ -183,6 +185,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: send_zcopy (MGI_SEND_ZCOPY) %u: 0 (copy "
                   "whole stage segments into sort rings) or 1 (the mover "
                   "puts them from the stage ring)", p->send_zcopy);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->lane_apart > 1) {
+        ucs_error("mgi context: lane_apart (MGI_LANE_APART) %u: 0 (the "
+                  "owners of receive lanes take stage rings too) or 1 (they "
+                  "do not)", p->lane_apart);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->recv_zcopy > 1) {

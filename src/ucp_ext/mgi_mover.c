@@ -142,6 +142,10 @@ typedef struct mgi_mover {
                                          * found sort segments waiting, and
                                          * how many they found */
     uint32_t          backlog_max;      /* the most one of them saw */
+    uint64_t          short_reads;      /* since the last log: credit reads
+                                         * of a lane short of credits, */
+    uint64_t          short_flight;     /*   its slots in flushes then, */
+    uint64_t          short_held;       /*   published and not released */
 } mgi_mover_t;
 
 static int mgi_mover_grow(void *arr_p, unsigned *cap, unsigned n,
@@ -818,6 +822,13 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
                 return status;
             }
             credits = depth - (lane->issued - lane->head);
+            if (!lane->credit_busy) {
+                /* where the lane's slots are: in flight, or at the next
+                 * hop not yet read */
+                m->short_reads  += 1;
+                m->short_flight += lane->issued - lane->done;
+                m->short_held   += lane->tail - lane->head;
+            }
         }
         /* sort segments: what is ready; lane slots: the budget and the
          * credits (a reference fills several) */
@@ -1223,7 +1234,9 @@ static void mgi_mover_log(mgi_mover_t *m)
              "close on average; rounds of "
              "%.1f us, %.1f us of it in ucp_worker_progress; sort segments "
              "waiting when it found some %.1f on average, %u at most; %lu "
-             "stage segments put by reference", ctx,
+             "stage segments put by reference; %lu reads of a lane short of "
+             "credits found %.1f of its %u slots in flushes and %.1f "
+             "published, not released by the next hop", ctx,
              ctx->rank, segs, segs * ctx->seg_size / 1e6, m->credit_stalls,
              m->epochs_full, ctx->params.mover_flushes, m->puts,
              m->puts ? m->put_bytes / 1e3 / m->puts : 0.0,
@@ -1234,7 +1247,13 @@ static void mgi_mover_log(mgi_mover_t *m)
              m->rounds ? m->round_ns / 1e3 / m->rounds : 0.0,
              m->rounds ? m->prog_ns / 1e3 / m->rounds : 0.0,
              m->looks ? (double)m->backlog / m->looks : 0.0, m->backlog_max,
-             m->ref_segs);
+             m->ref_segs, m->short_reads,
+             m->short_reads ? (double)m->short_flight / m->short_reads : 0.0,
+             ctx->params.recv_depth,
+             m->short_reads ? (double)m->short_held / m->short_reads : 0.0);
+    m->short_reads  = 0;
+    m->short_flight = 0;
+    m->short_held   = 0;
     m->last_moved  = m->moved_segs;
     m->looks       = 0;
     m->backlog     = 0;

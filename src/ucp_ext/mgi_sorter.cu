@@ -598,6 +598,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
         }
     }
     dep.send_wait_rounds = ctx->params.send_wait_rounds;
+    dep.lane_apart       = ctx->params.lane_apart;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
@@ -677,6 +678,12 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
              "of their stage ring",
              ctx->params.eof_alone ? "in segments of their own" :
              "in their tuples' segments");
+    if (ctx->params.lane_apart && (ep->lane_ctl_dev != NULL) &&
+        (g->nblocks >= 2 * g->nlanes) && (ep->nstage >= 2 * g->nblocks)) {
+        ucs_info("mgi ep %u: sorter blocks 0..%u own the receive lanes with "
+                 "control words and take no stage rings (MGI_LANE_APART)",
+                 ep->id, g->nlanes - 2);
+    }
     return UCS_OK;
 }
 
@@ -718,6 +725,60 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
                  (double)t[MGI_GS_C_STAGE] / n, (double)t[MGI_GS_C_LANE] / n,
                  (double)t[MGI_GS_C_HELP] / n, (double)t[MGI_GS_C_HCOPY] / n,
                  (double)t[MGI_GS_C_REST] / n);
+    }
+    if (t[MGI_GS_LANE_LOOKS] > 0) {
+        n = t[MGI_GS_LANE_LOOKS];
+        ucs_info("mgi ep %u: lanes from other ranks: at %llu issue steps of "
+                 "their owners %.1f whole moves in flight (of %u) and %.1f "
+                 "segments ready, not issued, on average; every job slot "
+                 "taken at %.1f %% of them; a whole move waited %.2f us for "
+                 "a helper, the oldest of a retire %.2f us from its issue",
+                 ep->id, n, (double)t[MGI_GS_LANE_HELD] / n,
+                 MGI_GPU_LANE_JOBS, (double)t[MGI_GS_LANE_WAITING] / n,
+                 100.0 * t[MGI_GS_LANE_WINDOW] / n,
+                 t[MGI_GS_JOB_CLAIMS] ?
+                 1e-3 * t[MGI_GS_T_JWAIT] / t[MGI_GS_JOB_CLAIMS] : 0.0,
+                 t[MGI_GS_JOB_RETIRES] ?
+                 1e-3 * t[MGI_GS_T_JRETIRE] / t[MGI_GS_JOB_RETIRES] : 0.0);
+    }
+    for (i = 0; i < g->nblocks; ++i) {
+        /* the owners of lanes from other ranks that moved something */
+        const volatile unsigned long long *b = g->status->blk[i].stat;
+        if ((b[MGI_GS_LANE_LOOKS] == 0) || (b[MGI_GS_JOBS] == 0) ||
+            (b[MGI_GS_ROUNDS] == 0)) {
+            continue;
+        }
+        n = b[MGI_GS_ROUNDS];
+        ucs_info("mgi ep %u: sorter block %u (a lane's owner): %llu rounds "
+                 "of %.0f cycles on average (%.0f in stage rings, %.0f in "
+                 "lanes, %.0f helping), the longest %llu (its stage rings "
+                 "at most %llu, its lanes %llu); %llu jobs issued "
+                 "at %llu issue steps, %.1f in flight and %.1f segments "
+                 "ready, not issued, on average (%llu steps stopped at a "
+                 "segment not committed yet (the last one's commit word "
+                 "%llu), %llu at another; %.1f found "
+                 "whole and ready, %llu steps without a free job slot; "
+                 "%.0f cycles retiring, %.0f issuing; at most %llu "
+                 "segments in the lane, RTail moved by at most %llu between "
+                 "two pulls); the oldest "
+                 "of a retire %.2f us from its issue", ep->id, i, n,
+                 (double)(b[MGI_GS_C_STAGE] + b[MGI_GS_C_LANE] +
+                          b[MGI_GS_C_HELP] + b[MGI_GS_C_REST]) / n,
+                 (double)b[MGI_GS_C_STAGE] / n, (double)b[MGI_GS_C_LANE] / n,
+                 (double)b[MGI_GS_C_HELP] / n, b[MGI_GS_C_RMAX],
+                 b[MGI_GS_C_SMAX], b[MGI_GS_C_LMAX],
+                 b[MGI_GS_JOBS], b[MGI_GS_LANE_LOOKS],
+                 (double)b[MGI_GS_LANE_HELD] / b[MGI_GS_LANE_LOOKS],
+                 (double)b[MGI_GS_LANE_WAITING] / b[MGI_GS_LANE_LOOKS],
+                 b[MGI_GS_LANE_UNC], b[MGI_GS_LANE_UNC_VAL],
+                 b[MGI_GS_LANE_CUT],
+                 (double)b[MGI_GS_LANE_PEEKED] / b[MGI_GS_LANE_LOOKS],
+                 b[MGI_GS_LANE_NOFREE],
+                 (double)b[MGI_GS_C_LRETIRE] / b[MGI_GS_LANE_LOOKS],
+                 (double)b[MGI_GS_C_LISSUE] / b[MGI_GS_LANE_LOOKS],
+                 b[MGI_GS_LANE_MAXRING], b[MGI_GS_PULL_MAXJUMP],
+                 b[MGI_GS_JOB_RETIRES] ?
+                 1e-3 * b[MGI_GS_T_JRETIRE] / b[MGI_GS_JOB_RETIRES] : 0.0);
     }
     if (t[MGI_GS_PASSES] > 0) {
         n = t[MGI_GS_PASSES];

@@ -110,9 +110,20 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) :: "memory");
     return c;
 }
+
+/* The GPU's global timer (ns): times between SMs, whose clocks differ */
+MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
+{
+    unsigned long long t;
+
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory");
+    return t;
+}
 #  define MGI_CLOCK()          mgi_clock()
+#  define MGI_GTIME()          mgi_gtime()
 #else
 #  define MGI_CLOCK()          0ull  /* emulation: no cycle counts */
+#  define MGI_GTIME()          0ull
 #endif
 
 /* Loads each thread keeps in flight in the block copies: one block moves
@@ -182,7 +193,28 @@ MGI_SDEV_INLINE unsigned long long mgi_clock(void)
     _(C_LANE)       /*   lanes, */ \
     _(C_HELP)       /*   helping whole moves, */ \
     _(C_HCOPY)      /*   of which copying, */ \
-    _(C_REST)       /*   the rest (sort rings, flushes) */
+    _(C_REST)       /*   the rest (sort rings, flushes) */ \
+    _(LANE_LOOKS)   /* owner's issue steps over lanes from other ranks, */ \
+    _(LANE_HELD)    /*   their jobs in flight, summed, */ \
+    _(LANE_WAITING) /*   their segments ready and not issued, summed, */ \
+    _(LANE_WINDOW)  /*   of them, with every job slot taken */ \
+    _(JOB_CLAIMS)   /* whole moves claimed by helpers, and the ns */ \
+    _(T_JWAIT)      /*   from their issue to the claim */ \
+    _(JOB_RETIRES)  /* owner's steps that retired jobs, and the ns */ \
+    _(T_JRETIRE)    /*   from the issue of the oldest to its retire */ \
+    _(C_RMAX)       /* the longest round's cycles (a maximum, not a sum) */ \
+    _(LANE_UNC)     /* issue steps (as LANE_LOOKS) that stopped at a */ \
+                    /*   segment below RTail not committed yet, */ \
+    _(LANE_CUT)     /*   at a committed one */ \
+    _(LANE_UNC_VAL) /*   the last such commit word (not a sum) */ \
+    _(LANE_MAXRING) /*   the most segments in the lane at one (a max) */ \
+    _(PULL_MAXJUMP) /* the most RTail moved between two pulls (a max) */ \
+    _(C_SMAX)       /* the longest stage-ring part of a round (a max) */ \
+    _(C_LMAX)       /* the longest lane part of a round (a max) */ \
+    _(LANE_PEEKED)  /*   segments they found whole and ready, summed, */ \
+    _(LANE_NOFREE)  /*   of them, with no slot to issue in, */ \
+    _(C_LRETIRE)    /*   and their cycles retiring (from the lane step's */ \
+    _(C_LISSUE)     /*   start) and issuing */
 
 #define MGI_GS_ENUM(_n) MGI_GS_##_n,
 typedef enum {
@@ -252,6 +284,7 @@ typedef struct mgi_gpu_job {
     uint32_t      foff, fpos;
     uint32_t      bytes;
     uint32_t      done;            /* 1: copied */
+    unsigned long long issued_ns;  /* MGI_GTIME() at its issue (info log) */
 } mgi_gpu_job_t;
 
 /* The jobs of one receive lane, device memory. Job number s (free-running)
@@ -263,6 +296,9 @@ typedef struct mgi_gpu_lane_jobs {
     uint32_t      head, count;
     uint32_t      issued;          /* jobs issued, owner's release store */
     uint32_t      claimed;         /* jobs claimed by helpers (CAS) */
+    uint32_t      pushed;          /* RHead last stored to the host control
+                                    * words (mgi_gpu_lane_push; 0 as they
+                                    * start) */
     mgi_gpu_job_t job[MGI_GPU_LANE_JOBS];
 } mgi_gpu_lane_jobs_t;
 
@@ -312,6 +348,10 @@ typedef struct mgi_gpu_dep {
      * send_zcopy waits to grow before a reference takes it as it is
      * (MGI_SEND_WAIT_ROUNDS) */
     uint32_t          send_wait_rounds;
+    /* 1: the owners of lanes with control words (from other processes,
+     * or another endpoint's mover) take no stage rings when the kernel
+     * has blocks enough (mgi_gpu_stage_base) (MGI_LANE_APART) */
+    uint32_t          lane_apart;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -1599,9 +1639,12 @@ MGI_SDEV_INLINE void mgi_gpu_lane_push(const mgi_gpu_dep_t *d, uint32_t lane)
     }
     r = mgi_gpu_lane(d, lane);
     c = r->cons_tail;
-    if (c != mgi_vld(&d->lane_ctl[lane].cons_tail)) {
+    /* the last value stored, kept in GPU memory: a load of the host word
+     * would cross PCIe every round */
+    if (c != d->ljobs[lane].pushed) {
         mgi_fence_publish(); /* our reads of the slots are done */
         *(volatile uint32_t*)&d->lane_ctl[lane].cons_tail = c;
+        d->ljobs[lane].pushed = c;
     }
 }
 
@@ -1842,6 +1885,9 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     mgi_seg_hdr_t *seg;
     mgi_seg_ref_t *ref;
     mgi_gpu_job_t *j;
+    const int remote   = (d->lane_ctl != NULL) &&
+                         (ring != mgi_gpu_loopback(d));
+    unsigned long long c0 = MGI_CLOCK(), c1;
     int ret;
 
     /* retire the leading finished jobs, in lane order */
@@ -1880,6 +1926,9 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     }
     mgi_gpu_release(ring, n);
     if ((tid == 0) && (n > 0)) {
+        p->stat[MGI_GS_JOB_RETIRES] += 1;
+        p->stat[MGI_GS_T_JRETIRE]   += MGI_GTIME() -
+                                       lj->job[head].issued_ns;
         p->stat[MGI_GS_WHOLE_SEGS] += n - neof;
         p->stat[MGI_GS_LANE_EOFS]  += neof;
         lj->head       = (head + n) % MGI_GPU_LANE_JOBS;
@@ -1889,16 +1938,43 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     MGI_SYNC();
 
     /* issue: segment count + t for thread t, while whole and ready */
+    c1    = MGI_CLOCK();
     head  = lj->head;
     count = lj->count;
     nfree = ((count > 0) || (ring->cons_off == 0)) ?
             MGI_GPU_LANE_JOBS - count : 0;
+    if ((tid == 0) && remote) {
+        /* a lane from another rank: what waits in it for its owner */
+        p->stat[MGI_GS_LANE_LOOKS]   += 1;
+        p->stat[MGI_GS_LANE_HELD]    += count;
+        p->stat[MGI_GS_LANE_WAITING] += mgi_ring_count(ring) - count;
+        p->stat[MGI_GS_LANE_WINDOW]  += (count == MGI_GPU_LANE_JOBS);
+        e = mgi_ring_count(ring);
+        if (e > p->stat[MGI_GS_LANE_MAXRING]) {
+            p->stat[MGI_GS_LANE_MAXRING] = e;
+        }
+    }
     n = mgi_gpu_first(p, nfree, [&](uint32_t k) {
         seg        = mgi_ring_peek(ring, count + k);
         p->jseg[k] = seg;
         p->jch[k]  = (seg != NULL) ? mgi_gpu_lane_job_ch(d, seg) : NULL;
         return p->jch[k] == NULL;
     });
+    if ((tid == 0) && remote) {
+        p->stat[MGI_GS_LANE_PEEKED] += n;
+        p->stat[MGI_GS_LANE_NOFREE] += (nfree == 0);
+    }
+    if ((tid == 0) && remote && (n < nfree)) {
+        const uint32_t pos = mgi_ld_acq32(&ring->cons_tail) + count + n;
+        if ((int32_t)(mgi_ld_acq32(&ring->prod_tail) - pos) > 0) {
+            seg = mgi_ring_seg(ring, pos);
+            e   = mgi_ld_acq32(&seg->commit);
+            p->stat[(e != cap) ? MGI_GS_LANE_UNC : MGI_GS_LANE_CUT]++;
+            if (e != cap) {
+                p->stat[MGI_GS_LANE_UNC_VAL] = e;
+            }
+        }
+    }
     /* whole segments, then EOF segments: the final rings' reservations
      * are of the first nd jobs; the next whole segment waits a round */
     n  = mgi_gpu_first(p, n, [&](uint32_t k) {
@@ -1922,6 +1998,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             j->src   = (const char*)p->jseg[t];
             j->dst   = NULL;
             j->fring = NULL;
+            j->issued_ns = MGI_GTIME();
             j->bytes = 0;
             j->done  = zcopy;
             continue;
@@ -1939,6 +2016,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         j->dst   = mgi_seg_payload(j->fseg);
         j->bytes = cap;
         j->done  = 0;
+        j->issued_ns = MGI_GTIME();
         if (zcopy) {
             /* the reference and the job's state before the commit that
              * shows the final segment to its consumer */
@@ -1977,6 +2055,10 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     }
     MGI_SYNC();
     ret = p->whole;
+    if ((tid == 0) && remote) {
+        p->stat[MGI_GS_C_LRETIRE] += c1 - c0;
+        p->stat[MGI_GS_C_LISSUE]  += MGI_CLOCK() - c1;
+    }
     MGI_SYNC();
     return ret;
 }
@@ -2022,6 +2104,10 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         j = p->job;
         if (j == NULL) {
             continue;                /* others took them: look again */
+        }
+        if (MGI_TID == 0) {
+            p->stat[MGI_GS_JOB_CLAIMS] += 1;
+            p->stat[MGI_GS_T_JWAIT]    += MGI_GTIME() - j->issued_ns;
         }
         t0 = MGI_CLOCK();
         if (j->bytes > 0) {
@@ -2515,13 +2601,33 @@ MGI_SDEV void mgi_gpu_flush_check(mgi_gpu_block_t *b)
     }
 }
 
+/* The first sorter block that takes stage rings: with lane_apart, at
+ * least twice as many blocks as lanes and two stage rings a block or more,
+ * the blocks after the owners of the lanes with control words (lane i is
+ * block i's), else 0. A lane's owner retires and issues its whole moves
+ * once a round; with stage rings as well its rounds ran up to 300 us now
+ * and then on 2 x H200, the lane filled behind them meanwhile and the
+ * mover found no credit. With one stage ring a block, two blocks would
+ * serve two rings each while the others serve one, and their user blocks
+ * would lag (device send 64 B between two H200: 116 against 160 GB/s). */
+MGI_SDEV_INLINE uint32_t mgi_gpu_stage_base(const mgi_gpu_dep_t *d)
+{
+    return (d->lane_apart && (d->lane_ctl != NULL) &&
+            (MGI_NBLK >= 2 * d->nlanes) && (d->nstage >= 2 * MGI_NBLK)) ?
+           d->nlanes - 1 : 0;
+}
+
 /* Block: one round of the sorter loop over the rings this block owns.
  * Returns 1 on progress; p->stop is set when the host asked to stop. */
 MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                            mgi_gpu_pass_t *p, mgi_gpu_emit_t *e, char *sseg)
 {
-    const uint32_t nown = (d->nstage > MGI_BID) ?
-                          (d->nstage - MGI_BID + MGI_NBLK - 1) / MGI_NBLK : 0;
+    /* stage ring sid + r * nsb is this block's r-th */
+    const uint32_t base = mgi_gpu_stage_base(d);
+    const uint32_t nsb  = MGI_NBLK - base;
+    const uint32_t sid  = MGI_BID - base;   /* wraps below base: nown 0 */
+    const uint32_t nown = ((MGI_BID >= base) && (d->nstage > sid)) ?
+                          (d->nstage - sid + nsb - 1) / nsb : 0;
     int progress = 0, lane_progress = 0, k;
     unsigned long long t0 = MGI_CLOCK(), t1, t2, t3;
     unsigned i;
@@ -2533,17 +2639,23 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
      * or segments held to release (looked at by a thread each: most rounds
      * find them all empty) */
     i = mgi_gpu_first(p, nown, [&](uint32_t r) {
-        mgi_ring_t *sr = d->stage[MGI_BID + r * MGI_NBLK];
+        mgi_ring_t *sr = d->stage[sid + r * nsb];
         return (sr->cons_held > 0) || (mgi_ring_peek(sr, 0) != NULL);
     });
     for (; i < nown; ++i) {
         progress |= mgi_gpu_ring(d, b, p, e, sseg,
-                                 d->stage[MGI_BID + i * MGI_NBLK], 0);
+                                 d->stage[sid + i * nsb], 0);
     }
     t1 = MGI_CLOCK();
     for (i = MGI_BID; i < d->nlanes; i += MGI_NBLK) {
         if (MGI_TID == 0) {
+            const uint32_t t_old = mgi_gpu_lane(d, i)->prod_tail;
             mgi_gpu_lane_pull(d, i);
+            if (mgi_gpu_lane(d, i)->prod_tail - t_old >
+                p->stat[MGI_GS_PULL_MAXJUMP]) {
+                p->stat[MGI_GS_PULL_MAXJUMP] =
+                        mgi_gpu_lane(d, i)->prod_tail - t_old;
+            }
         }
         k = mgi_gpu_lane_whole(d, p, mgi_gpu_lane(d, i), &d->ljobs[i]);
         if (k == MGI_GPU_LANE_WALK) {
@@ -2568,6 +2680,16 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         p->stat[MGI_GS_C_LANE]  += t2 - t1;
         p->stat[MGI_GS_C_HELP]  += t3 - t2;
         p->stat[MGI_GS_C_REST]  += MGI_CLOCK() - t3;
+        if (t1 - t0 > p->stat[MGI_GS_C_SMAX]) {
+            p->stat[MGI_GS_C_SMAX] = t1 - t0;
+        }
+        if (t2 - t1 > p->stat[MGI_GS_C_LMAX]) {
+            p->stat[MGI_GS_C_LMAX] = t2 - t1;
+        }
+        t3 = MGI_CLOCK() - t0;
+        if (t3 > p->stat[MGI_GS_C_RMAX]) {
+            p->stat[MGI_GS_C_RMAX] = t3;
+        }
         if (!lane_progress) {
             /* make partial batches readable when the lanes ran dry */
             for (i = 0; i < p->ntouched; ++i) {

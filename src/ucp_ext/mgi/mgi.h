@@ -171,6 +171,15 @@ typedef struct mgi_context_params {
                                      before a reference takes it as it
                                      is (0: at once), 16
                                      [MGI_SEND_WAIT_ROUNDS] */
+    unsigned    lane_apart;       /* GPU endpoints: 1: the sorter blocks
+                                     that own the receive lanes from
+                                     other processes take no stage
+                                     rings (with at least twice as many
+                                     blocks as lanes and twice as many
+                                     stage rings as blocks), so a lane is
+                                     served every few microseconds; 0:
+                                     they take their share, 1
+                                     [MGI_LANE_APART] */
     unsigned    eof_alone;        /* GPU endpoints: 1: a block's EOF goes
                                      to a next hop in a sort segment of
                                      its own, counted there in lane
