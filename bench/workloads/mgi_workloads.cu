@@ -444,7 +444,9 @@ typedef struct {
                                  * (default of MGI_WL_MGI_RECV_TUPLES):
                                  * a call costs barriers and ring reads,
                                  * so each should take much */
-#define WL_MGI_BLOCKS   64      /* several GPUs */
+#define WL_MGI_BLOCKS   92      /* several GPUs: an H200 or H100 SXM's
+                                 * 132 SMs less run.sh's 40 sorter blocks
+                                 * (fewer where fewer fit) */
 #define WL_MGI_BLOCKS_1 96      /* one GPU */
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
                                    messages ($MGI_DEV_TILE_BATCH) */

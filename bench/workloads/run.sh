@@ -22,7 +22,7 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 64,
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 92,
 #                    or what fits beside the sorter blocks)
 #   MGI_WL_MGI_THREADS threads per user block (default 1024)
 #   MGI_WL_MGI_TILE  tuples per thread of a tile send (default 4; 0: a
@@ -116,8 +116,13 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # 358-376 GB/s against 275-283 with 48 + 48 blocks and the mover's
 # copies, GroupBy 16.6-16.9 against 20.0-20.5 ms, the Join 22.6 against
 # 27.4-28.1 ms
-# (bench/results/2026-11-26-h200x2-final/summary.txt)
-export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-64}
+# (bench/results/2026-11-26-h200x2-final/summary.txt). Since the owners of
+# the receive lanes take no stage rings (MGI_LANE_APART), 40 sorter blocks
+# beside 92 user blocks (the program's default: what fits) moved the
+# Exchange at 421-422 against 411-415 GB/s with 64 + 64, GroupBy 14.9
+# against 15.1 ms, the Join 19.0 against 23.2 ms; 32 + 100 lost
+# (368-372 GB/s) (bench/results/2026-11-26-h200x2-poll/, run500)
+export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-40}
 export MGI_SEND_ZCOPY=${MGI_SEND_ZCOPY:-1}
 export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}

@@ -2617,17 +2617,26 @@ MGI_SDEV_INLINE uint32_t mgi_gpu_stage_base(const mgi_gpu_dep_t *d)
            d->nlanes - 1 : 0;
 }
 
+/* The stage rings of this block: sid + r * nsb for r < the number
+ * returned. Every stage ring is one block's. */
+MGI_SDEV_INLINE uint32_t mgi_gpu_stage_share(const mgi_gpu_dep_t *d,
+                                             uint32_t *sid, uint32_t *nsb)
+{
+    const uint32_t base = mgi_gpu_stage_base(d);
+
+    *nsb = MGI_NBLK - base;
+    *sid = MGI_BID - base;                  /* wraps below base: none */
+    return ((MGI_BID >= base) && (d->nstage > *sid)) ?
+           (d->nstage - *sid + *nsb - 1) / *nsb : 0;
+}
+
 /* Block: one round of the sorter loop over the rings this block owns.
  * Returns 1 on progress; p->stop is set when the host asked to stop. */
 MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                            mgi_gpu_pass_t *p, mgi_gpu_emit_t *e, char *sseg)
 {
-    /* stage ring sid + r * nsb is this block's r-th */
-    const uint32_t base = mgi_gpu_stage_base(d);
-    const uint32_t nsb  = MGI_NBLK - base;
-    const uint32_t sid  = MGI_BID - base;   /* wraps below base: nown 0 */
-    const uint32_t nown = ((MGI_BID >= base) && (d->nstage > sid)) ?
-                          (d->nstage - sid + nsb - 1) / nsb : 0;
+    uint32_t sid, nsb;
+    const uint32_t nown = mgi_gpu_stage_share(d, &sid, &nsb);
     int progress = 0, lane_progress = 0, k;
     unsigned long long t0 = MGI_CLOCK(), t1, t2, t3;
     unsigned i;

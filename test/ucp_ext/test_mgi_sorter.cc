@@ -946,6 +946,67 @@ TEST(mgi_sorter, copied_whole_lane_ctl_32_threads)
     run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 0, 0);
 }
 
+/* MGI_LANE_APART: every stage ring is served by exactly one sorter block;
+ * with the lane owners apart (lane control words, blocks >= 2 x lanes,
+ * stage rings >= 2 x blocks) blocks 0 .. nlanes - 2 serve none and the
+ * others at most one ring more than an even share; otherwise every block
+ * serves its even share, as before */
+TEST(mgi_sorter, stage_rings_shared_lane_owners_apart)
+{
+    mgi_gpu_dep_t d;
+    mgi_lane_ctl_t ctl[8];
+    const unsigned saved_bid = mgi_emu_bid, saved_nblk = mgi_emu_nblk;
+
+    memset(&d, 0, sizeof(d));
+    for (unsigned apart = 0; apart < 2; ++apart) {
+        for (unsigned with_ctl = 0; with_ctl < 2; ++with_ctl) {
+            for (unsigned nlanes = 2; nlanes <= 5; ++nlanes) {
+                for (unsigned nblk = 1; nblk <= 64; nblk += 3) {
+                    for (unsigned nstage = 1; nstage <= 300; nstage += 7) {
+                        std::vector<unsigned> owner(nstage, ~0u);
+                        unsigned most = 0, fewest = ~0u;
+                        d.lane_apart = apart;
+                        d.lane_ctl   = with_ctl ? ctl : NULL;
+                        d.nlanes     = nlanes;
+                        d.nstage     = nstage;
+                        mgi_emu_nblk = nblk;
+                        const bool away = apart && with_ctl &&
+                                          (nblk >= 2 * nlanes) &&
+                                          (nstage >= 2 * nblk);
+                        for (unsigned b = 0; b < nblk; ++b) {
+                            uint32_t sid, nsb, n, r;
+                            mgi_emu_bid = b;
+                            n = mgi_gpu_stage_share(&d, &sid, &nsb);
+                            for (r = 0; r < n; ++r) {
+                                ASSERT_LT(sid + r * nsb, nstage);
+                                ASSERT_EQ(~0u, owner[sid + r * nsb])
+                                    << "stage ring " << sid + r * nsb
+                                    << " served by blocks "
+                                    << owner[sid + r * nsb] << " and " << b;
+                                owner[sid + r * nsb] = b;
+                            }
+                            if (away && (b < nlanes - 1)) {
+                                ASSERT_EQ(0u, n) << "lane owner " << b;
+                                continue;
+                            }
+                            most   = std::max(most, n);
+                            fewest = std::min(fewest, n);
+                        }
+                        for (unsigned i = 0; i < nstage; ++i) {
+                            ASSERT_NE(~0u, owner[i])
+                                << "stage ring " << i << " of " << nstage
+                                << " served by no block of " << nblk;
+                        }
+                        ASSERT_LE(most - fewest, 1u);
+                    }
+                }
+            }
+        }
+    }
+    mgi_emu_bid  = saved_bid;
+    mgi_emu_nblk = saved_nblk;
+}
+
 /* lanes with host control words (GPU endpoints): RTail pulled, RHead
  * pushed by the sorter */
 TEST(mgi_sorter, lane_ctl_two_blocks)
