@@ -754,11 +754,8 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
                  "lanes, %.0f helping), the longest %llu (its stage rings "
                  "at most %llu, its lanes %llu); %llu jobs issued "
                  "at %llu issue steps, %.1f in flight and %.1f segments "
-                 "ready, not issued, on average (%llu steps stopped at a "
-                 "segment not committed yet (the last one's commit word "
-                 "%llu), %llu at another; %.1f found "
-                 "whole and ready, %llu steps without a free job slot; "
-                 "%.0f cycles retiring, %.0f issuing; at most %llu "
+                 "ready, not issued, on average (%.0f cycles retiring, %.0f "
+                 "issuing; at most %llu "
                  "segments in the lane, RTail moved by at most %llu between "
                  "two pulls); the oldest "
                  "of a retire %.2f us from its issue", ep->id, i, n,
@@ -770,10 +767,6 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
                  b[MGI_GS_JOBS], b[MGI_GS_LANE_LOOKS],
                  (double)b[MGI_GS_LANE_HELD] / b[MGI_GS_LANE_LOOKS],
                  (double)b[MGI_GS_LANE_WAITING] / b[MGI_GS_LANE_LOOKS],
-                 b[MGI_GS_LANE_UNC], b[MGI_GS_LANE_UNC_VAL],
-                 b[MGI_GS_LANE_CUT],
-                 (double)b[MGI_GS_LANE_PEEKED] / b[MGI_GS_LANE_LOOKS],
-                 b[MGI_GS_LANE_NOFREE],
                  (double)b[MGI_GS_C_LRETIRE] / b[MGI_GS_LANE_LOOKS],
                  (double)b[MGI_GS_C_LISSUE] / b[MGI_GS_LANE_LOOKS],
                  b[MGI_GS_LANE_MAXRING], b[MGI_GS_PULL_MAXJUMP],

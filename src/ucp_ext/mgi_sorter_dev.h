@@ -203,18 +203,13 @@ MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
     _(JOB_RETIRES)  /* owner's steps that retired jobs, and the ns */ \
     _(T_JRETIRE)    /*   from the issue of the oldest to its retire */ \
     _(C_RMAX)       /* the longest round's cycles (a maximum, not a sum) */ \
-    _(LANE_UNC)     /* issue steps (as LANE_LOOKS) that stopped at a */ \
-                    /*   segment below RTail not committed yet, */ \
-    _(LANE_CUT)     /*   at a committed one */ \
-    _(LANE_UNC_VAL) /*   the last such commit word (not a sum) */ \
-    _(LANE_MAXRING) /*   the most segments in the lane at one (a max) */ \
+    _(LANE_MAXRING) /* the most segments in a lane at an issue step (as */ \
+                    /*   LANE_LOOKS; a maximum) */ \
     _(PULL_MAXJUMP) /* the most RTail moved between two pulls (a max) */ \
     _(C_SMAX)       /* the longest stage-ring part of a round (a max) */ \
     _(C_LMAX)       /* the longest lane part of a round (a max) */ \
-    _(LANE_PEEKED)  /*   segments they found whole and ready, summed, */ \
-    _(LANE_NOFREE)  /*   of them, with no slot to issue in, */ \
-    _(C_LRETIRE)    /*   and their cycles retiring (from the lane step's */ \
-    _(C_LISSUE)     /*   start) and issuing */
+    _(C_LRETIRE)    /* issue steps (as LANE_LOOKS): cycles retiring (from */ \
+    _(C_LISSUE)     /*   the lane step's start) and issuing */
 
 #define MGI_GS_ENUM(_n) MGI_GS_##_n,
 typedef enum {
@@ -1946,10 +1941,10 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if ((tid == 0) && remote) {
         /* a lane from another rank: what waits in it for its owner */
         p->stat[MGI_GS_LANE_LOOKS]   += 1;
-        p->stat[MGI_GS_LANE_HELD]    += count;
-        p->stat[MGI_GS_LANE_WAITING] += mgi_ring_count(ring) - count;
-        p->stat[MGI_GS_LANE_WINDOW]  += (count == MGI_GPU_LANE_JOBS);
         e = mgi_ring_count(ring);
+        p->stat[MGI_GS_LANE_HELD]    += count;
+        p->stat[MGI_GS_LANE_WAITING] += e - count;
+        p->stat[MGI_GS_LANE_WINDOW]  += (count == MGI_GPU_LANE_JOBS);
         if (e > p->stat[MGI_GS_LANE_MAXRING]) {
             p->stat[MGI_GS_LANE_MAXRING] = e;
         }
@@ -1960,21 +1955,6 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->jch[k]  = (seg != NULL) ? mgi_gpu_lane_job_ch(d, seg) : NULL;
         return p->jch[k] == NULL;
     });
-    if ((tid == 0) && remote) {
-        p->stat[MGI_GS_LANE_PEEKED] += n;
-        p->stat[MGI_GS_LANE_NOFREE] += (nfree == 0);
-    }
-    if ((tid == 0) && remote && (n < nfree)) {
-        const uint32_t pos = mgi_ld_acq32(&ring->cons_tail) + count + n;
-        if ((int32_t)(mgi_ld_acq32(&ring->prod_tail) - pos) > 0) {
-            seg = mgi_ring_seg(ring, pos);
-            e   = mgi_ld_acq32(&seg->commit);
-            p->stat[(e != cap) ? MGI_GS_LANE_UNC : MGI_GS_LANE_CUT]++;
-            if (e != cap) {
-                p->stat[MGI_GS_LANE_UNC_VAL] = e;
-            }
-        }
-    }
     /* whole segments, then EOF segments: the final rings' reservations
      * are of the first nd jobs; the next whole segment waits a round */
     n  = mgi_gpu_first(p, n, [&](uint32_t k) {
