@@ -416,7 +416,7 @@ typedef struct {
 /* MGI variant (see its section): threads per block (a tuple per thread
  * per send), tuples a block receives at once, default user blocks per GPU
  * ($MGI_WL_MGI_BLOCKS), transports of its UCP context ($MGI_WL_MGI_TLS).
- * 64 blocks with several GPUs, 96 with one (fewer where they and the
+ * 92 blocks with several GPUs, 96 with one (fewer where they and the
  * sorter's would not all fit the SMs). Between GPUs the sorters walk every
  * stage segment and bound, so user and sorter blocks share the SMs: on
  * 2 x H200 64 user + 64 sorter blocks moved the Exchange at 305-314 GB/s

@@ -678,8 +678,8 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
              "of their stage ring",
              ctx->params.eof_alone ? "in segments of their own" :
              "in their tuples' segments");
-    if (ctx->params.lane_apart && (ep->lane_ctl_dev != NULL) &&
-        (g->nblocks >= 2 * g->nlanes) && (ep->nstage >= 2 * g->nblocks)) {
+    if (mgi_gpu_lanes_apart(ctx->params.lane_apart, ep->lane_ctl_dev != NULL,
+                            g->nblocks, g->nlanes, ep->nstage)) {
         ucs_info("mgi ep %u: sorter blocks 0..%u own the receive lanes with "
                  "control words and take no stage rings (MGI_LANE_APART)",
                  ep->id, g->nlanes - 2);

@@ -218,6 +218,23 @@ typedef enum {
 } mgi_gpu_stat_t;
 #undef MGI_GS_ENUM
 
+/* Whether the owners of the lanes with control words take no stage rings
+ * (MGI_LANE_APART): asked for, lanes with control words, at least twice
+ * as many sorter blocks as lanes and two stage rings a block or more. A
+ * lane's owner retires and issues its whole moves once a round; with
+ * stage rings as well its rounds ran up to 300 us now and then on
+ * 2 x H200, the lane filled behind them meanwhile and the mover found no
+ * credit. With one stage ring a block, two blocks would serve two rings
+ * each while the others serve one, and their user blocks would lag
+ * (device send 64 B between two H200: 116 against 160 GB/s). */
+MGI_INLINE int mgi_gpu_lanes_apart(uint32_t lane_apart, int lane_ctl,
+                                   uint32_t nblocks, uint32_t nlanes,
+                                   uint32_t nstage)
+{
+    return lane_apart && lane_ctl && (nblocks >= 2 * nlanes) &&
+           (nstage >= 2 * nblocks);
+}
+
 /* Status block in mapped host memory. */
 typedef struct mgi_gpu_status {
     volatile uint32_t stop;
@@ -676,6 +693,15 @@ MGI_SDEV_INLINE void mgi_gpu_copy_global(mgi_gpu_pass_t *p, char *sseg,
 MGI_SDEV_INLINE void mgi_gpu_count(volatile uint32_t *c)
 {
     *c = *c + 1;
+}
+
+/* Thread 0: a counter that keeps the largest value seen (the *MAX ones) */
+MGI_SDEV_INLINE void mgi_gpu_stat_max(mgi_gpu_pass_t *p, mgi_gpu_stat_t k,
+                                      unsigned long long v)
+{
+    if (v > p->stat[k]) {
+        p->stat[k] = v;
+    }
 }
 
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_lane(const mgi_gpu_dep_t *d,
@@ -1604,22 +1630,26 @@ MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_lane_job_ch(const mgi_gpu_dep_t *d,
 }
 
 /* Thread 0: a lane's RTail from its host control words into the ring,
- * before the lane is read (the lane's readers are thread 0 as well). */
-MGI_SDEV_INLINE void mgi_gpu_lane_pull(const mgi_gpu_dep_t *d, uint32_t lane)
+ * before the lane is read (the lane's readers are thread 0 as well).
+ * Returns the segments RTail moved by since the last pull. */
+MGI_SDEV_INLINE uint32_t mgi_gpu_lane_pull(const mgi_gpu_dep_t *d,
+                                           uint32_t lane)
 {
     mgi_ring_t *r;
-    uint32_t t;
+    uint32_t t, old;
 
     if ((d->lane_ctl == NULL) || (lane + 1 == d->nlanes)) {
-        return; /* control words in the ring, or the loopback lane */
+        return 0; /* control words in the ring, or the loopback lane */
     }
-    r = mgi_gpu_lane(d, lane);
-    t = mgi_ld_acq32(&d->lane_ctl[lane].prod_tail);
-    if (t != r->prod_tail) {
+    r   = mgi_gpu_lane(d, lane);
+    old = r->prod_tail;
+    t   = mgi_ld_acq32(&d->lane_ctl[lane].prod_tail);
+    if (t != old) {
         /* the producer wrote the segments before it published t */
         r->prod_head = t;
         mgi_st_rel32(&r->prod_tail, t);
     }
+    return t - old;
 }
 
 /* Thread 0: the ring's RHead out to the host control words, after the lane
@@ -1945,9 +1975,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stat[MGI_GS_LANE_HELD]    += count;
         p->stat[MGI_GS_LANE_WAITING] += e - count;
         p->stat[MGI_GS_LANE_WINDOW]  += (count == MGI_GPU_LANE_JOBS);
-        if (e > p->stat[MGI_GS_LANE_MAXRING]) {
-            p->stat[MGI_GS_LANE_MAXRING] = e;
-        }
+        mgi_gpu_stat_max(p, MGI_GS_LANE_MAXRING, e);
     }
     n = mgi_gpu_first(p, nfree, [&](uint32_t k) {
         seg        = mgi_ring_peek(ring, count + k);
@@ -2581,20 +2609,13 @@ MGI_SDEV void mgi_gpu_flush_check(mgi_gpu_block_t *b)
     }
 }
 
-/* The first sorter block that takes stage rings: with lane_apart, at
- * least twice as many blocks as lanes and two stage rings a block or more,
- * the blocks after the owners of the lanes with control words (lane i is
- * block i's), else 0. A lane's owner retires and issues its whole moves
- * once a round; with stage rings as well its rounds ran up to 300 us now
- * and then on 2 x H200, the lane filled behind them meanwhile and the
- * mover found no credit. With one stage ring a block, two blocks would
- * serve two rings each while the others serve one, and their user blocks
- * would lag (device send 64 B between two H200: 116 against 160 GB/s). */
+/* The first sorter block that takes stage rings: with lanes apart
+ * (mgi_gpu_lanes_apart) the blocks after the owners of the lanes with
+ * control words (lane i is block i's), else 0. */
 MGI_SDEV_INLINE uint32_t mgi_gpu_stage_base(const mgi_gpu_dep_t *d)
 {
-    return (d->lane_apart && (d->lane_ctl != NULL) &&
-            (MGI_NBLK >= 2 * d->nlanes) && (d->nstage >= 2 * MGI_NBLK)) ?
-           d->nlanes - 1 : 0;
+    return mgi_gpu_lanes_apart(d->lane_apart, d->lane_ctl != NULL, MGI_NBLK,
+                               d->nlanes, d->nstage) ? d->nlanes - 1 : 0;
 }
 
 /* The stage rings of this block: sid + r * nsb for r < the number
@@ -2638,13 +2659,7 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     t1 = MGI_CLOCK();
     for (i = MGI_BID; i < d->nlanes; i += MGI_NBLK) {
         if (MGI_TID == 0) {
-            const uint32_t t_old = mgi_gpu_lane(d, i)->prod_tail;
-            mgi_gpu_lane_pull(d, i);
-            if (mgi_gpu_lane(d, i)->prod_tail - t_old >
-                p->stat[MGI_GS_PULL_MAXJUMP]) {
-                p->stat[MGI_GS_PULL_MAXJUMP] =
-                        mgi_gpu_lane(d, i)->prod_tail - t_old;
-            }
+            mgi_gpu_stat_max(p, MGI_GS_PULL_MAXJUMP, mgi_gpu_lane_pull(d, i));
         }
         k = mgi_gpu_lane_whole(d, p, mgi_gpu_lane(d, i), &d->ljobs[i]);
         if (k == MGI_GPU_LANE_WALK) {
@@ -2669,16 +2684,9 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
         p->stat[MGI_GS_C_LANE]  += t2 - t1;
         p->stat[MGI_GS_C_HELP]  += t3 - t2;
         p->stat[MGI_GS_C_REST]  += MGI_CLOCK() - t3;
-        if (t1 - t0 > p->stat[MGI_GS_C_SMAX]) {
-            p->stat[MGI_GS_C_SMAX] = t1 - t0;
-        }
-        if (t2 - t1 > p->stat[MGI_GS_C_LMAX]) {
-            p->stat[MGI_GS_C_LMAX] = t2 - t1;
-        }
-        t3 = MGI_CLOCK() - t0;
-        if (t3 > p->stat[MGI_GS_C_RMAX]) {
-            p->stat[MGI_GS_C_RMAX] = t3;
-        }
+        mgi_gpu_stat_max(p, MGI_GS_C_SMAX, t1 - t0);
+        mgi_gpu_stat_max(p, MGI_GS_C_LMAX, t2 - t1);
+        mgi_gpu_stat_max(p, MGI_GS_C_RMAX, MGI_CLOCK() - t0);
         if (!lane_progress) {
             /* make partial batches readable when the lanes ran dry */
             for (i = 0; i < p->ntouched; ++i) {

@@ -292,6 +292,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     uct_cuda_mgi_route_t *route;
     int queued = 0;
     int local_cuda;
+    unsigned stream_idx;
     uct_cuda_mgi_event_desc_t *desc;
     uct_cuda_mgi_target_t target;
     ucs_status_t status;
@@ -324,8 +325,9 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
         goto err_release;
     }
 
-    stream            = uct_cuda_mgi_iface_peer_stream(iface,
+    stream_idx        = uct_cuda_mgi_iface_peer_stream(iface,
                                                        &target.key->ipc.uuid);
+    stream            = iface->streams[stream_idx];
     local             = (CUdeviceptr)iov[0].buffer;
     /* the buffer itself says whether it is GPU memory: iov[0].memh is not
      * read, since the MD does not ask for one (no UCT_MD_FLAG_NEED_MEMH)
@@ -333,7 +335,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     local_cuda        = uct_cuda_mgi_is_device_ptr(iov[0].buffer, NULL);
     desc->num_events  = 1;
     desc->done_mask   = 0;
-    desc->stream      = stream;
+    desc->stream_bit  = UCS_BIT(stream_idx);
     desc->status      = UCS_OK;
     route             = uct_cuda_mgi_ep_route(iface, local_cuda, target.key,
                                               length);
@@ -346,7 +348,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
             goto err_put_desc;
         }
         desc->num_events = desc->stripe.num_parts;
-        desc->stream     = NULL;  /* its parts are on several streams */
+        desc->stream_bit = 0;     /* its parts are on several streams */
         cu_err           = CUDA_SUCCESS;
     } else if (local_cuda && uct_cuda_mgi_iface_batching(iface)) {
         /* posted with the next ones, its event after them */

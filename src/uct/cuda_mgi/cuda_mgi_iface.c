@@ -416,47 +416,30 @@ static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
 }
 
 
-/* Whether stream is one of the n in set */
-static int uct_cuda_mgi_stream_in(CUstream const *set, unsigned n,
-                                  CUstream stream)
-{
-    unsigned i;
-
-    for (i = 0; i < n; ++i) {
-        if (set[i] == stream) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-
 /* The copies in flight, oldest first. A stream completes its work in
  * order, so behind a copy that is not done, later single copies of its
  * stream are not asked (cuEventQuery is a driver call each: asking every
  * copy in flight took a busy mover's progress calls 17 us on H200). */
 static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
 {
-    CUstream busy[UCT_CUDA_MGI_MAX_STREAMS];
+    uint32_t busy = 0;   /* streams with a copy not done yet */
     uct_cuda_mgi_event_desc_t *desc;
     ucs_queue_iter_t iter;
-    unsigned count = 0, nbusy = 0;
+    unsigned count = 0;
     CUresult cu_err;
+
+    UCS_STATIC_ASSERT(UCT_CUDA_MGI_MAX_STREAMS <= 32);
 
     /* an event of a copy not posted yet would read as done */
     uct_cuda_mgi_iface_post_waiting(iface);
 
     ucs_queue_for_each_safe(desc, iter, &iface->outstanding_q, queue) {
-        if ((desc->stream != NULL) &&
-            uct_cuda_mgi_stream_in(busy, nbusy, desc->stream)) {
+        if (desc->stream_bit & busy) {
             continue;
         }
         cu_err = uct_cuda_mgi_desc_query(desc);
         if (cu_err == CUDA_ERROR_NOT_READY) {
-            if ((desc->stream != NULL) &&
-                (nbusy < UCT_CUDA_MGI_MAX_STREAMS)) {
-                busy[nbusy++] = desc->stream;
-            }
+            busy |= desc->stream_bit;
             continue;
         }
 
@@ -743,17 +726,17 @@ static unsigned uct_cuda_mgi_iface_peer_slot(uct_cuda_mgi_iface_t *iface,
 }
 
 
-/* The stream of the next copy to or from a peer GPU: peer i owns streams
- * i * PEER_STREAMS ... (i + 1) * PEER_STREAMS - 1 (modulo MAX_STREAMS) and
- * its copies take them in turn */
-CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
+/* The index in streams[] of the next copy to or from a peer GPU: peer i
+ * owns streams i * PEER_STREAMS ... (i + 1) * PEER_STREAMS - 1 (modulo
+ * MAX_STREAMS) and its copies take them in turn */
+unsigned uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
                                         const CUuuid *peer_uuid)
 {
     unsigned slot = uct_cuda_mgi_iface_peer_slot(iface, peer_uuid);
     unsigned k    = iface->config.peer_streams;
     unsigned n    = (k > 1) ? (iface->peer_next[slot]++ % k) : 0;
 
-    return iface->streams[(slot * k + n) % iface->config.max_streams];
+    return (slot * k + n) % iface->config.max_streams;
 }
 
 

@@ -16,7 +16,8 @@
 #include <limits.h>
 
 
-/* Upper bound of UCX_CUDA_MGI_MAX_STREAMS (streams are an array) */
+/* Upper bound of UCX_CUDA_MGI_MAX_STREAMS (streams are an array; a set
+ * of them is a 32-bit mask) */
 #define UCT_CUDA_MGI_MAX_STREAMS 32
 
 /* Most copies that wait to be posted together (UCX_CUDA_MGI_BATCH) */
@@ -61,8 +62,9 @@ typedef struct uct_cuda_mgi_event_desc {
     CUevent           event[UCT_CUDA_MGI_MAX_PATHS]; /* one per part */
     unsigned          num_events;
     unsigned          done_mask;    /* parts seen complete */
-    CUstream          stream;       /* the stream of a single copy's
-                                     * event; NULL when striped */
+    uint32_t          stream_bit;   /* UCS_BIT(its index in streams[])
+                                     * for a single copy; 0 when striped
+                                     * (its parts are on several) */
     uct_cuda_mgi_stripe_op_t stripe; /* when num_events > 1 */
     ucs_status_t      status;       /* UCS_OK, or a post that failed */
     uint64_t          seq;          /* its number among its ep's copies */
@@ -138,7 +140,7 @@ struct uct_cuda_mgi_iface {
 
 ucs_status_t uct_cuda_mgi_iface_init_cuda(uct_cuda_mgi_iface_t *iface);
 
-CUstream uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
+unsigned uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
                                         const CUuuid *peer_uuid);
 
 int uct_cuda_mgi_iface_has_resources(uct_cuda_mgi_iface_t *iface);
