@@ -81,6 +81,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->send_zcopy       = 0;
     p->send_wait_rounds = 16;
     p->lane_apart       = 1;
+    p->owner_help       = 0;
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
     p->peer_direct      = 0;
@@ -124,6 +125,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_SEND_ZCOPY", &p->send_zcopy);
     mgi_env_uint("MGI_SEND_WAIT_ROUNDS", &p->send_wait_rounds);
     mgi_env_uint("MGI_LANE_APART", &p->lane_apart);
+    mgi_env_uint("MGI_OWNER_HELP", &p->owner_help);
     mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
     mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);
@@ -191,6 +193,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: lane_apart (MGI_LANE_APART) %u: 0 (the "
                   "owners of receive lanes take stage rings too) or 1 (they "
                   "do not)", p->lane_apart);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->owner_help > MGI_OWNER_HELP_MAX) {
+        ucs_error("mgi context: owner_help (MGI_OWNER_HELP) %u: the whole "
+                  "moves a lane's owner copies for others in a round its "
+                  "lanes moved, 0..%u", p->owner_help, MGI_OWNER_HELP_MAX);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->recv_zcopy > 1) {

@@ -30,6 +30,7 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #define MGI_MAX_SORT_RINGS  16     /* sort rings per next hop */
 #define MGI_MOVER_FLUSHES_MAX 64   /* flushes a mover keeps in flight */
 #define MGI_MOVER_STREAMS_MAX 16   /* its CUDA streams (copies in process) */
+#define MGI_OWNER_HELP_MAX  8      /* MGI_OWNER_HELP: MGI_GPU_HELP_JOBS */
 #define MGI_RKEY_MAX        512
 #define MGI_MAX_CH_SRC      64
 #define MGI_GPU_MAX_BLOCKS  1024   /* user blocks of a GPU endpoint */

@@ -51,6 +51,9 @@
 
 #include "mgi_sorter_dev.h"
 
+static_assert(MGI_OWNER_HELP_MAX == MGI_GPU_HELP_JOBS,
+              "MGI_OWNER_HELP is bounded by the jobs a block helps a round");
+
 /* A final ring of a deleted channel, kept for the next channel: device
  * memory is not given back while the sorter runs (cudaFree would wait for
  * it), and a channel's final rings cost a cudaMalloc each. */
@@ -599,6 +602,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     }
     dep.send_wait_rounds = ctx->params.send_wait_rounds;
     dep.lane_apart       = ctx->params.lane_apart;
+    dep.owner_help       = ctx->params.owner_help;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;

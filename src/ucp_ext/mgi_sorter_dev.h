@@ -364,6 +364,9 @@ typedef struct mgi_gpu_dep {
      * or another endpoint's mover) take no stage rings when the kernel
      * has blocks enough (mgi_gpu_stage_base) (MGI_LANE_APART) */
     uint32_t          lane_apart;
+    /* whole moves a block whose lanes moved copies in that round
+     * (MGI_OWNER_HELP, at most MGI_GPU_HELP_JOBS) */
+    uint32_t          owner_help;
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
@@ -2675,7 +2678,8 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
      * to retire is its round's */
     t2 = MGI_CLOCK();
     lane_progress |= mgi_gpu_help(d, p, sseg,
-                                  lane_progress ? 1 : MGI_GPU_HELP_JOBS);
+                                  lane_progress ? d->owner_help :
+                                                  MGI_GPU_HELP_JOBS);
     t3 = MGI_CLOCK();
     progress |= mgi_gpu_sync_routes(d, p);
     if (MGI_TID == 0) {

@@ -340,10 +340,11 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
                 int zcopy = 1, int loop_direct = 0, int eof_own = 0,
                 int eof_alone = 1, int stage_zcopy = 0, int peer = 0,
-                uint32_t send_zcopy = 0)
+                uint32_t send_zcopy = 0, uint32_t owner_help = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop, peer,
                      send_zcopy > 0);
+    f.dep.owner_help = owner_help;
     long refs_read = 0, stage_refs_read = 0, send_refs_put = 0;
     long send_ref_slots = 0;
 
@@ -354,6 +355,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     f.dep.eof_alone    = eof_alone;   /* MGI_EOF_ALONE */
     f.dep.send_zcopy   = send_zcopy;  /* MGI_SEND_ZCOPY: segments a ref */
     f.dep.send_wait_rounds = 16;      /* MGI_SEND_WAIT_ROUNDS's default */
+    f.dep.owner_help   = 0;           /* MGI_OWNER_HELP's default */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -944,6 +946,28 @@ TEST(mgi_sorter, copied_whole_two_blocks)
 TEST(mgi_sorter, copied_whole_lane_ctl_32_threads)
 {
     run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 0, 0);
+}
+
+/* MGI_OWNER_HELP (0 by default, as above): a block whose lanes moved in
+ * a round copies no whole move in it; the other blocks copy them, and a
+ * lone block copies its own in the rounds its lanes did not move (none
+ * stalls). 1, as before: the owner copies one too */
+TEST(mgi_sorter, copied_whole_owner_helps_none_one_block_lane_ctl)
+{
+    run_sorter(4096, 4, 4, 1, 1, 3000, 32, 0, 1, 200, 1, 0, 0, 0, 0, 1, 0,
+               0, 0, 0);
+}
+
+TEST(mgi_sorter, copied_whole_owner_helps_one_two_blocks)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
+               0, 1);
+}
+
+TEST(mgi_sorter, copied_whole_owner_helps_one_lane_ctl_32_threads)
+{
+    run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 0, 0, 0, 0, 1, 0,
+               0, 0, 1);
 }
 
 /* MGI_LANE_APART: every stage ring is served by exactly one sorter block;

@@ -180,6 +180,12 @@ typedef struct mgi_context_params {
                                      served every few microseconds; 0:
                                      they take their share, 1
                                      [MGI_LANE_APART] */
+    unsigned    owner_help;       /* GPU endpoints: whole moves of lane
+                                     segments that a sorter block whose
+                                     own lanes moved in a round copies
+                                     for the others in that round (0..8;
+                                     a block without such work copies up
+                                     to 8), 0 [MGI_OWNER_HELP] */
     unsigned    eof_alone;        /* GPU endpoints: 1: a block's EOF goes
                                      to a next hop in a sort segment of
                                      its own, counted there in lane
