@@ -344,7 +344,6 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop, peer,
                      send_zcopy > 0);
-    f.dep.owner_help = owner_help;
     long refs_read = 0, stage_refs_read = 0, send_refs_put = 0;
     long send_ref_slots = 0;
 
@@ -355,7 +354,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     f.dep.eof_alone    = eof_alone;   /* MGI_EOF_ALONE */
     f.dep.send_zcopy   = send_zcopy;  /* MGI_SEND_ZCOPY: segments a ref */
     f.dep.send_wait_rounds = 16;      /* MGI_SEND_WAIT_ROUNDS's default */
-    f.dep.owner_help   = 0;           /* MGI_OWNER_HELP's default */
+    f.dep.owner_help   = owner_help;  /* MGI_OWNER_HELP, 0 by default */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
