@@ -601,7 +601,10 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
         }
     }
     dep.send_wait_rounds = ctx->params.send_wait_rounds;
-    dep.lane_apart       = ctx->params.lane_apart;
+    dep.stage_base       = mgi_gpu_stage_first(ctx->params.lane_apart,
+                                               ep->lane_ctl_dev != NULL,
+                                               g->nblocks, dep.nlanes,
+                                               dep.nstage);
     dep.owner_help       = ctx->params.owner_help;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
@@ -682,11 +685,10 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
              "of their stage ring",
              ctx->params.eof_alone ? "in segments of their own" :
              "in their tuples' segments");
-    if (mgi_gpu_lanes_apart(ctx->params.lane_apart, ep->lane_ctl_dev != NULL,
-                            g->nblocks, g->nlanes, ep->nstage)) {
+    if (dep.stage_base > 0) {
         ucs_info("mgi ep %u: sorter blocks 0..%u own the receive lanes with "
                  "control words and take no stage rings (MGI_LANE_APART)",
-                 ep->id, g->nlanes - 2);
+                 ep->id, dep.stage_base - 1);
     }
     return UCS_OK;
 }

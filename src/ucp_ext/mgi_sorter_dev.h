@@ -218,21 +218,24 @@ typedef enum {
 } mgi_gpu_stat_t;
 #undef MGI_GS_ENUM
 
-/* Whether the owners of the lanes with control words take no stage rings
+/* The first sorter block that takes stage rings, once at the sorter's
+ * start (mgi_gpu_dep_t::stage_base): the blocks after the owners of the
+ * lanes with control words (lane i is block i's) when those take none
  * (MGI_LANE_APART): asked for, lanes with control words, at least twice
- * as many sorter blocks as lanes and two stage rings a block or more. A
+ * as many sorter blocks as lanes and two stage rings a block or more;
+ * else 0. A
  * lane's owner retires and issues its whole moves once a round; with
  * stage rings as well its rounds ran up to 300 us now and then on
  * 2 x H200, the lane filled behind them meanwhile and the mover found no
  * credit. With one stage ring a block, two blocks would serve two rings
  * each while the others serve one, and their user blocks would lag
  * (device send 64 B between two H200: 116 against 160 GB/s). */
-MGI_INLINE int mgi_gpu_lanes_apart(uint32_t lane_apart, int lane_ctl,
-                                   uint32_t nblocks, uint32_t nlanes,
-                                   uint32_t nstage)
+MGI_INLINE uint32_t mgi_gpu_stage_first(uint32_t lane_apart, int lane_ctl,
+                                        uint32_t nblocks, uint32_t nlanes,
+                                        uint32_t nstage)
 {
-    return lane_apart && lane_ctl && (nblocks >= 2 * nlanes) &&
-           (nstage >= 2 * nblocks);
+    return (lane_apart && lane_ctl && (nblocks >= 2 * nlanes) &&
+            (nstage >= 2 * nblocks)) ? nlanes - 1 : 0;
 }
 
 /* Status block in mapped host memory. */
@@ -360,10 +363,10 @@ typedef struct mgi_gpu_dep {
      * send_zcopy waits to grow before a reference takes it as it is
      * (MGI_SEND_WAIT_ROUNDS) */
     uint32_t          send_wait_rounds;
-    /* 1: the owners of lanes with control words (from other processes,
-     * or another endpoint's mover) take no stage rings when the kernel
-     * has blocks enough (mgi_gpu_stage_base) (MGI_LANE_APART) */
-    uint32_t          lane_apart;
+    /* the first sorter block that takes stage rings: above 0 the owners
+     * of lanes with control words (from other processes, or another
+     * endpoint's mover) take none (mgi_gpu_stage_first, MGI_LANE_APART) */
+    uint32_t          stage_base;
     /* whole moves a block whose lanes moved copies in that round
      * (MGI_OWNER_HELP, at most MGI_GPU_HELP_JOBS) */
     uint32_t          owner_help;
@@ -2612,21 +2615,13 @@ MGI_SDEV void mgi_gpu_flush_check(mgi_gpu_block_t *b)
     }
 }
 
-/* The first sorter block that takes stage rings: with lanes apart
- * (mgi_gpu_lanes_apart) the blocks after the owners of the lanes with
- * control words (lane i is block i's), else 0. */
-MGI_SDEV_INLINE uint32_t mgi_gpu_stage_base(const mgi_gpu_dep_t *d)
-{
-    return mgi_gpu_lanes_apart(d->lane_apart, d->lane_ctl != NULL, MGI_NBLK,
-                               d->nlanes, d->nstage) ? d->nlanes - 1 : 0;
-}
-
 /* The stage rings of this block: sid + r * nsb for r < the number
- * returned. Every stage ring is one block's. */
+ * returned, the blocks from d->stage_base on in turn. Every stage ring is
+ * one block's. */
 MGI_SDEV_INLINE uint32_t mgi_gpu_stage_share(const mgi_gpu_dep_t *d,
                                              uint32_t *sid, uint32_t *nsb)
 {
-    const uint32_t base = mgi_gpu_stage_base(d);
+    const uint32_t base = d->stage_base;
 
     *nsb = MGI_NBLK - base;
     *sid = MGI_BID - base;                  /* wraps below base: none */

@@ -988,10 +988,12 @@ TEST(mgi_sorter, stage_rings_shared_lane_owners_apart)
                     for (unsigned nstage = 1; nstage <= 300; nstage += 7) {
                         std::vector<unsigned> owner(nstage, ~0u);
                         unsigned most = 0, fewest = ~0u;
-                        d.lane_apart = apart;
                         d.lane_ctl   = with_ctl ? ctl : NULL;
                         d.nlanes     = nlanes;
                         d.nstage     = nstage;
+                        d.stage_base = mgi_gpu_stage_first(apart, with_ctl,
+                                                           nblk, nlanes,
+                                                           nstage);
                         mgi_emu_nblk = nblk;
                         const bool away = apart && with_ctl &&
                                           (nblk >= 2 * nlanes) &&
