@@ -8,8 +8,14 @@
 
 #include <uct/api/uct.h>
 #include <ucs/async/async_fwd.h>
+#include <ucs/config/global_opts.h>
+#include <ucs/debug/log_def.h>
 
 #include <algorithm>
+#include <cstdarg>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 
 using namespace mgi_test;
 
@@ -405,9 +411,133 @@ std::vector<size_t> sizes_up_to(size_t max)
 struct path_config {
     const char                                       *name;
     std::vector<std::pair<std::string, std::string>> env;
+    /* what the transport's route line (an info message) must name for
+     * the sender's route: e.g. "gpu path via CUDA device 2"; a case that
+     * forces a path kind checks that it was taken, not only the bytes */
+    std::vector<std::string>                         route = {};
+};
+
+/* The sender's route lines, caught with a UCS log handler while a case
+ * runs (they are logged once, when the route is first used) */
+static std::string route_log;
+
+static ucs_log_func_rc_t
+route_log_handler(const char *file, unsigned line, const char *function,
+                  ucs_log_level_t level,
+                  const ucs_log_component_config_t *comp_conf,
+                  const char *message, va_list ap)
+{
+    char buf[512];
+    va_list aq;
+
+    va_copy(aq, ap);
+    vsnprintf(buf, sizeof(buf), message, aq);
+    va_end(aq);
+    if (strstr(buf, "route to GPU") != NULL) {
+        route_log += buf;
+        route_log += "\n";
+    }
+    return UCS_LOG_FUNC_RC_CONTINUE;
+}
+
+/* Rank 0 (the sender) checks that its route took every expected path */
+class route_watch {
+public:
+    route_watch(int rank, const std::vector<std::string> &expect) :
+        m_expect((rank == 0) ? expect : std::vector<std::string>()) {
+        if (!m_expect.empty()) {
+            /* the children inherit UCS's log level, read before the fork:
+             * raise it here for the route lines (ucs_info) */
+            m_level = ucs_global_opts.log_component.log_level;
+            if (m_level < UCS_LOG_LEVEL_INFO) {
+                ucs_global_opts.log_component.log_level = UCS_LOG_LEVEL_INFO;
+            }
+            route_log.clear();
+            ucs_log_push_handler(route_log_handler);
+        }
+    }
+    void check() {
+        if (m_expect.empty()) {
+            return;
+        }
+        ucs_log_pop_handler();
+        ucs_global_opts.log_component.log_level = m_level;
+        for (const auto &e : m_expect) {
+            MGI_CHECK(route_log.find(e) != std::string::npos,
+                      "the sender's route does not take the %s (its route "
+                      "lines: \"%s\")", e.c_str(),
+                      route_log.empty() ? "none" : route_log.c_str());
+        }
+        printf("  route: %s", route_log.c_str());
+    }
+private:
+    std::vector<std::string> m_expect;
+    ucs_log_level_t          m_level = UCS_LOG_LEVEL_WARN;
 };
 
 void PrintTo(const path_config &c, std::ostream *os) { *os << c.name; }
+
+/* A topology file that declares four GPUs in a direct NVLink mesh (what
+ * `mgi_topo --synthetic h100-mesh4 --write` writes): the planner then adds
+ * relays through the other two GPUs to every pair, which it never chooses
+ * on an NVSwitch host. GPUs are matched by CUDA ordinal (no PCI ids). */
+static const char mesh4_topology[] =
+    "gig-topology 1\n"
+    "origin synthetic h100-mesh4 (cuda_mgi gtest)\n"
+    "vertex cpu0 cpu server=0\n"
+    "vertex gpu0 gpu server=0 cuda=0 model=H100\n"
+    "vertex gpu1 gpu server=0 cuda=1 model=H100\n"
+    "vertex gpu2 gpu server=0 cuda=2 model=H100\n"
+    "vertex gpu3 gpu server=0 cuda=3 model=H100\n"
+    "link gpu0 cpu0 pcie 1 55\n"
+    "link gpu1 cpu0 pcie 1 55\n"
+    "link gpu2 cpu0 pcie 1 55\n"
+    "link gpu3 cpu0 pcie 1 55\n"
+    "link gpu0 gpu1 nvlink 6 159.333333\n"
+    "link gpu0 gpu2 nvlink 6 159.333333\n"
+    "link gpu0 gpu3 nvlink 6 159.333333\n"
+    "link gpu1 gpu2 nvlink 6 159.333333\n"
+    "link gpu1 gpu3 nvlink 6 159.333333\n"
+    "link gpu2 gpu3 nvlink 6 159.333333\n";
+
+/* A path config's value MESH4_TOPO stands for that file, written once per
+ * test process before the pair forks */
+#define MESH4_TOPO "@mesh4-topology"
+
+/* The file, removed when the process that wrote it exits */
+static struct mesh4_file {
+    std::string path;
+    pid_t       owner = 0;
+    ~mesh4_file() {
+        if (!path.empty() && (owner == getpid())) {
+            unlink(path.c_str());
+        }
+    }
+} mesh4_file;
+
+static std::string mesh4_topology_file()
+{
+    std::string &path = mesh4_file.path;
+    char tmpl[] = "/tmp/cuda_mgi-gtest-mesh4-XXXXXX";
+    int fd;
+
+    if (!path.empty()) {
+        return path;
+    }
+    mesh4_file.owner = getpid();
+    fd = mkstemp(tmpl);
+    if ((fd < 0) ||
+        (write(fd, mesh4_topology, sizeof(mesh4_topology) - 1) !=
+         (ssize_t)(sizeof(mesh4_topology) - 1))) {
+        ADD_FAILURE() << "cannot write the mesh topology file " << tmpl
+                      << ": " << strerror(errno);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    path = tmpl;
+    return path;
+}
 
 class uct_cuda_mgi_paths : public ::testing::TestWithParam<path_config> {
 protected:
@@ -415,13 +545,21 @@ protected:
     env(std::vector<std::pair<std::string, std::string>> more = {}) const {
         auto e = GetParam().env;
         e.insert(e.end(), more.begin(), more.end());
+        for (auto &kv : e) {
+            if (kv.second == MESH4_TOPO) {
+                kv.second = mesh4_topology_file();
+            }
+        }
         return e;
     }
 };
 
 TEST_P(uct_cuda_mgi_paths, put_zcopy_all_sizes) {
-    MGI_RUN_PAIR([](int rank, peer_link &link) {
+    const std::vector<std::string> expect = GetParam().route;
+    MGI_RUN_PAIR([expect](int rank, peer_link &link) {
+        route_watch watch(rank, expect);
         run_put_get(rank, link, {true, op_kind::zcopy, all_sizes});
+        watch.check();
     }, env());
 }
 
@@ -761,22 +899,54 @@ INSTANTIATE_TEST_SUITE_P(
         /* the striped cases need two GPUs: between processes of one GPU
          * every copy is direct (MGI_TEST_NEEDS_GPUS) */
         path_config{"host_alone", {{"UCX_CUDA_MGI_PATHS", "host"},
-                                   {MGI_TEST_NEEDS_GPUS, "2"}}},
+                                   {MGI_TEST_NEEDS_GPUS, "2"}},
+                    {"host path via CUDA device 1"}},
         path_config{"gpu_relay_alone", {{"UCX_CUDA_MGI_PATHS", "gpu"},
                                         {"UCX_CUDA_MGI_RELAY_GPUS", "0"},
-                                        {MGI_TEST_NEEDS_GPUS, "2"}}},
+                                        {MGI_TEST_NEEDS_GPUS, "2"}},
+                    {"gpu path via CUDA device 0"}},
         path_config{"all_paths", {{"UCX_CUDA_MGI_PATHS", "direct,host,gpu"},
                                   {MGI_TEST_NEEDS_GPUS, "2"},
                                   {"UCX_CUDA_MGI_RELAY_GPUS", "0"},
                                   {"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
                                   {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
-                                  {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}},
+                                  {"UCX_CUDA_MGI_STAGE_BUFS", "4"}},
+                    {"host path via CUDA device 1",
+                     "gpu path via CUDA device 0"}},
+        /* a real relay through a third GPU: GPU 0 -> GPU 2 -> GPU 1,
+         * nothing else (without `direct` every byte takes the relay) */
+        path_config{"gpu_relay_third", {{"UCX_CUDA_MGI_PATHS", "gpu"},
+                                        {"UCX_CUDA_MGI_RELAY_GPUS", "2"},
+                                        {MGI_TEST_NEEDS_GPUS, "3"}},
+                    {"gpu path via CUDA device 2"}},
+        /* the planner's own relays: a topology that declares a direct mesh
+         * of four GPUs gives every pair relays through the other two,
+         * striped between them alone, then with every path kind */
+        path_config{"mesh_relays_alone", {{"UCX_CUDA_MGI_PATHS", "gpu"},
+                                          {"UCX_CUDA_MGI_TOPO_FILE",
+                                           MESH4_TOPO},
+                                          {"UCX_CUDA_MGI_MULTIPATH_THRESH",
+                                           "1"},
+                                          {MGI_TEST_NEEDS_GPUS, "4"}},
+                    {"gpu path via CUDA device 2",
+                     "gpu path via CUDA device 3"}},
+        path_config{"mesh_all_paths", {{"UCX_CUDA_MGI_PATHS",
+                                        "direct,host,gpu"},
+                                       {"UCX_CUDA_MGI_TOPO_FILE", MESH4_TOPO},
+                                       {"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
+                                       {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
+                                       {"UCX_CUDA_MGI_STAGE_BUFS", "4"},
+                                       {MGI_TEST_NEEDS_GPUS, "4"}},
+                    {"host path via CUDA device 1",
+                     "gpu path via CUDA device 2",
+                     "gpu path via CUDA device 3"}},
         /* the default paths (direct + host) striped from the first byte,
          * many chunks a part through a ring of four buffers */
         path_config{"host_chunks", {{"UCX_CUDA_MGI_MULTIPATH_THRESH", "1"},
                                     {MGI_TEST_NEEDS_GPUS, "2"},
                                     {"UCX_CUDA_MGI_CHUNK_SIZE", "64k"},
-                                    {"UCX_CUDA_MGI_STAGE_BUFS", "4"}}}),
+                                    {"UCX_CUDA_MGI_STAGE_BUFS", "4"}},
+                    {"host path via CUDA device 1"}}),
     [](const ::testing::TestParamInfo<path_config> &info) {
         return std::string(info.param.name);
     });
