@@ -778,6 +778,40 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
                  b[MGI_GS_LANE_MAXRING], b[MGI_GS_PULL_MAXJUMP],
                  b[MGI_GS_JOB_RETIRES] ?
                  1e-3 * b[MGI_GS_T_JRETIRE] / b[MGI_GS_JOB_RETIRES] : 0.0);
+        if (b[MGI_GS_BUSY_STEPS] > 0) {
+            /* the steady state: steps with segments waiting for jobs */
+            n = b[MGI_GS_BUSY_STEPS];
+            ucs_info("mgi ep %u: sorter block %u: %llu busy issue steps "
+                     "(segments ready beyond the jobs in flight), %.2f us "
+                     "apart, issuing %.1f jobs each with %.1f in flight and "
+                     "%.1f ready; the issue stopped at: every ready one "
+                     "%llu, every job slot taken %llu, a commit not seen "
+                     "yet %llu, a segment to walk %llu, EOFs %llu, a final "
+                     "ring full %llu", ep->id, i, n,
+                     b[MGI_GS_BUSY_GAPS] ?
+                     1e-3 * b[MGI_GS_T_BUSY_GAP] / b[MGI_GS_BUSY_GAPS] : 0.0,
+                     (double)b[MGI_GS_BUSY_ISSUED] / n,
+                     (double)b[MGI_GS_BUSY_HELD] / n,
+                     (double)b[MGI_GS_BUSY_READY] / n, b[MGI_GS_STOP_ALL],
+                     b[MGI_GS_STOP_WINDOW], b[MGI_GS_STOP_UNPUB],
+                     b[MGI_GS_STOP_MIXED], b[MGI_GS_STOP_EOF],
+                     b[MGI_GS_STOP_FINAL]);
+        }
+        n = b[MGI_GS_LANE_LOOKS];
+        ucs_info("mgi ep %u: sorter block %u: a lane step's cycles: retire "
+                 "%.0f finding the done jobs, %.0f committing them, %.0f "
+                 "releasing; issue %.0f finding ready segments, %.0f "
+                 "reserving in final rings, %.0f filling the jobs in; a "
+                 "round's %.0f pulling RTail and %.0f pushing RHead", ep->id,
+                 i, (double)b[MGI_GS_C_RSCAN] / n,
+                 (double)b[MGI_GS_C_RCOMMIT] / n,
+                 (double)(b[MGI_GS_C_LRETIRE] - b[MGI_GS_C_RSCAN] -
+                          b[MGI_GS_C_RCOMMIT]) / n,
+                 (double)b[MGI_GS_C_IPEEK] / n, (double)b[MGI_GS_C_IRES] / n,
+                 (double)(b[MGI_GS_C_LISSUE] - b[MGI_GS_C_IPEEK] -
+                          b[MGI_GS_C_IRES]) / n,
+                 (double)b[MGI_GS_C_PULL] / b[MGI_GS_ROUNDS],
+                 (double)b[MGI_GS_C_PUSH] / b[MGI_GS_ROUNDS]);
     }
     if (t[MGI_GS_PASSES] > 0) {
         n = t[MGI_GS_PASSES];

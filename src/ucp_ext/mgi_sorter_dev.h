@@ -151,6 +151,8 @@ MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
 #define MGI_GPU_LANE_JOBS       128    /* whole moves in flight per lane */
 #define MGI_GPU_HELP_JOBS       8      /* whole moves a block copies a round */
+#define MGI_GPU_FINAL_HINTS     128    /* final rings a block keeps a
+                                        * reservation hint for (by index) */
 
 /* ---------------------------------------------------- device structures */
 
@@ -209,7 +211,26 @@ MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
     _(C_SMAX)       /* the longest stage-ring part of a round (a max) */ \
     _(C_LMAX)       /* the longest lane part of a round (a max) */ \
     _(C_LRETIRE)    /* issue steps (as LANE_LOOKS): cycles retiring (from */ \
-    _(C_LISSUE)     /*   the lane step's start) and issuing */
+    _(C_LISSUE)     /*   the lane step's start) and issuing */ \
+    _(BUSY_STEPS)   /* of LANE_LOOKS, those with segments ready beyond the */ \
+                    /*   jobs in flight (the steady state, not idle ones): */ \
+    _(BUSY_ISSUED)  /*   jobs issued at them, */ \
+    _(BUSY_HELD)    /*   jobs in flight at them, summed, */ \
+    _(BUSY_READY)   /*   segments ready, not issued, summed, */ \
+    _(BUSY_GAPS)    /*   those right after another busy step, and the ns */ \
+    _(T_BUSY_GAP)   /*   between the two (the owner's cadence), */ \
+    _(STOP_ALL)     /*   why the issue stopped: every ready one issued, */ \
+    _(STOP_WINDOW)  /*   every job slot taken, */ \
+    _(STOP_UNPUB)   /*   counted as published, its commit not seen yet, */ \
+    _(STOP_MIXED)   /*   a segment that is not whole (walked), */ \
+    _(STOP_EOF)     /*   EOF segments end the whole ones of a step, */ \
+    _(STOP_FINAL)   /*   a final ring full */ \
+    _(C_RSCAN)      /* issue steps (as LANE_LOOKS), cycles of the retire */ \
+    _(C_RCOMMIT)    /*   finding the done jobs, their commits, and of the */ \
+    _(C_IPEEK)      /*   issue finding the ready segments, reserving in */ \
+    _(C_IRES)       /*   final rings; the rest is filling the jobs in */ \
+    _(C_PULL)       /* rounds' cycles pulling RTail and pushing RHead of */ \
+    _(C_PUSH)       /*   lanes from other ranks (host control words) */
 
 #define MGI_GS_ENUM(_n) MGI_GS_##_n,
 typedef enum {
@@ -474,6 +495,12 @@ typedef struct mgi_gpu_pass {
     mgi_gpu_dch_t *jch[MGI_GPU_LANE_JOBS];
     int           jres[MGI_GPU_LANE_JOBS];
     mgi_gpu_job_t *job;
+    /* the lane steps' reservations in final ring r of a channel
+     * (mgi_ring_append_reserve_late; a hint of another channel's ring
+     * r is no hint) */
+    mgi_ring_hint_t fhint[MGI_GPU_FINAL_HINTS];
+    unsigned long long busy_ns;     /* the last busy issue step's time */
+    int           busy_prev;        /* the last issue step was busy */
     int           stop;
     uint32_t      qseq;         /* thread 0: quiesce_seq as the round began */
     uint32_t      qseq_pub;     /*   and as last published */
@@ -1817,6 +1844,33 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
  * order.) A full segment's worth fits only a fresh segment, at 0. Returns
  * the first job whose ring was full (n: none); p->jres[k] says which
  * reserved. */
+/* A whole move's slot in final ring r of its channel (j->fring): with
+ * this block's hint for r, passing RTail when it fills the slot, since
+ * the commit comes only when the move was copied. -DMGI_GPU_NO_FINAL_HINT
+ * builds the reservation as before (RTail, STail, the add), for
+ * comparison. */
+MGI_SDEV_INLINE int mgi_gpu_final_reserve(mgi_gpu_pass_t *p,
+                                          mgi_gpu_job_t *j, uint32_t r,
+                                          uint32_t cap)
+{
+#ifdef MGI_GPU_NO_FINAL_HINT
+    (void)p;
+    (void)r;
+    return mgi_ring_append_reserve(j->fring, cap, &j->fseg, &j->foff,
+                                   &j->fpos);
+#else
+    mgi_ring_hint_t none;
+
+    if (r >= MGI_GPU_FINAL_HINTS) {
+        none.ring = NULL;
+        return mgi_ring_append_reserve_late(j->fring, cap, &none, &j->fseg,
+                                            &j->foff, &j->fpos);
+    }
+    return mgi_ring_append_reserve_late(j->fring, cap, &p->fhint[r],
+                                        &j->fseg, &j->foff, &j->fpos);
+#endif
+}
+
 MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
                                        mgi_gpu_lane_jobs_t *lj, uint32_t base,
                                        uint32_t n, uint32_t cap)
@@ -1845,9 +1899,7 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
             for (k = (r + nf - p->j_rr % nf) % nf; k < n; k += nf) {
                 j        = &lj->job[(base + k) % MGI_GPU_LANE_JOBS];
                 j->fring = ch->final[r];
-                if (mgi_ring_append_reserve(j->fring, cap, &j->fseg,
-                                            &j->foff, &j->fpos) !=
-                    MGI_RING_OK) {
+                if (mgi_gpu_final_reserve(p, j, r, cap) != MGI_RING_OK) {
                     MGI_ATOMIC_MIN(&p->first, (int)k);
                     break;
                 }
@@ -1858,9 +1910,9 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
         for (k = 0; k < n; ++k) {
             ch       = p->jch[k];
             j        = &lj->job[(base + k) % MGI_GPU_LANE_JOBS];
-            j->fring = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal];
-            if (mgi_ring_append_reserve(j->fring, cap, &j->fseg, &j->foff,
-                                        &j->fpos) != MGI_RING_OK) {
+            r        = MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal;
+            j->fring = ch->final[r];
+            if (mgi_gpu_final_reserve(p, j, r, cap) != MGI_RING_OK) {
                 p->first = (int)k;
                 break;
             }
@@ -1912,13 +1964,14 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     /* by reference: any lane but the loopback lane */
     const int zcopy    = d->recv_zcopy &&
                          (ring != mgi_gpu_loopback(d));
-    uint32_t t, head, count, nfree, n, nd, m, e, neof = 0;
+    uint32_t t, head, count, nfree, n, nd, m, e, neof = 0, n0, ready = 0;
+    unsigned long long now;
     mgi_seg_hdr_t *seg;
     mgi_seg_ref_t *ref;
     mgi_gpu_job_t *j;
     const int remote   = (d->lane_ctl != NULL) &&
                          (ring != mgi_gpu_loopback(d));
-    unsigned long long c0 = MGI_CLOCK(), c1;
+    unsigned long long c0 = MGI_CLOCK(), c1, cs, cc, cp, cr;
     int ret;
 
     /* retire the leading finished jobs, in lane order */
@@ -1932,6 +1985,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         j = &lj->job[(head + k) % MGI_GPU_LANE_JOBS];
         return mgi_ld_acq32(&j->done) == 0;
     });
+    cs = MGI_CLOCK();
     for (t = tid; (t < n) && !zcopy; t += nth) {
         j = &lj->job[(head + t) % MGI_GPU_LANE_JOBS];
         if (j->fring != NULL) {
@@ -1945,6 +1999,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if (n > 0) {
         MGI_FENCE();
     }
+    cc = MGI_CLOCK();
     e = mgi_gpu_first(p, n, [&](uint32_t k) {
         return lj->job[(head + k) % MGI_GPU_LANE_JOBS].fring == NULL;
     });
@@ -1978,6 +2033,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         /* a lane from another rank: what waits in it for its owner */
         p->stat[MGI_GS_LANE_LOOKS]   += 1;
         e = mgi_ring_count(ring);
+        ready = e - count;
         p->stat[MGI_GS_LANE_HELD]    += count;
         p->stat[MGI_GS_LANE_WAITING] += e - count;
         p->stat[MGI_GS_LANE_WINDOW]  += (count == MGI_GPU_LANE_JOBS);
@@ -1989,6 +2045,8 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->jch[k]  = (seg != NULL) ? mgi_gpu_lane_job_ch(d, seg) : NULL;
         return p->jch[k] == NULL;
     });
+    n0 = n;
+    cp = MGI_CLOCK();
     /* whole segments, then EOF segments: the final rings' reservations
      * are of the first nd jobs; the next whole segment waits a round */
     n  = mgi_gpu_first(p, n, [&](uint32_t k) {
@@ -2000,6 +2058,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     });
     m  = mgi_gpu_lane_reserve(p, lj, head + count, nd, cap);
     m  = (m == nd) ? n : m;
+    cr = MGI_CLOCK();
     for (t = tid; t < n; t += nth) {
         j = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
         if ((t >= m) && (t >= nd)) {
@@ -2072,6 +2131,36 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if ((tid == 0) && remote) {
         p->stat[MGI_GS_C_LRETIRE] += c1 - c0;
         p->stat[MGI_GS_C_LISSUE]  += MGI_CLOCK() - c1;
+        p->stat[MGI_GS_C_RSCAN]   += cs - c0;
+        p->stat[MGI_GS_C_RCOMMIT] += cc - cs;
+        p->stat[MGI_GS_C_IPEEK]   += cp - c1;
+        p->stat[MGI_GS_C_IRES]    += cr - cp;
+        now = MGI_GTIME();
+        if ((int32_t)ready > 0) {
+            p->stat[MGI_GS_BUSY_STEPS]  += 1;
+            p->stat[MGI_GS_BUSY_ISSUED] += m;
+            p->stat[MGI_GS_BUSY_HELD]   += count;
+            p->stat[MGI_GS_BUSY_READY]  += ready;
+            if (p->busy_prev) {
+                p->stat[MGI_GS_BUSY_GAPS]  += 1;
+                p->stat[MGI_GS_T_BUSY_GAP] += now - p->busy_ns;
+            }
+            if (m < n) {
+                p->stat[MGI_GS_STOP_FINAL]++;
+            } else if (n < n0) {
+                p->stat[MGI_GS_STOP_EOF]++;
+            } else if (n0 >= ready) {
+                p->stat[MGI_GS_STOP_ALL]++;
+            } else if (n0 == nfree) {
+                p->stat[MGI_GS_STOP_WINDOW]++;
+            } else if (p->jseg[n0] == NULL) {
+                p->stat[MGI_GS_STOP_UNPUB]++;
+            } else {
+                p->stat[MGI_GS_STOP_MIXED]++;
+            }
+        }
+        p->busy_prev = ((int32_t)ready > 0);
+        p->busy_ns   = now;
     }
     MGI_SYNC();
     return ret;
@@ -2657,14 +2746,18 @@ MGI_SDEV int mgi_gpu_round(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
     t1 = MGI_CLOCK();
     for (i = MGI_BID; i < d->nlanes; i += MGI_NBLK) {
         if (MGI_TID == 0) {
+            unsigned long long tp = MGI_CLOCK();
             mgi_gpu_stat_max(p, MGI_GS_PULL_MAXJUMP, mgi_gpu_lane_pull(d, i));
+            p->stat[MGI_GS_C_PULL] += MGI_CLOCK() - tp;
         }
         k = mgi_gpu_lane_whole(d, p, mgi_gpu_lane(d, i), &d->ljobs[i]);
         if (k == MGI_GPU_LANE_WALK) {
             k = mgi_gpu_ring(d, b, p, e, sseg, mgi_gpu_lane(d, i), 1);
         }
         if (MGI_TID == 0) {
+            unsigned long long tp = MGI_CLOCK();
             mgi_gpu_lane_push(d, i);
+            p->stat[MGI_GS_C_PUSH] += MGI_CLOCK() - tp;
         }
         lane_progress |= (k != MGI_GPU_LANE_IDLE);
     }

@@ -802,6 +802,31 @@ MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
     return ret;
 }
 
+/* mgi_ring_append_reserve_hint for a reservation committed much later (a
+ * GPU sorter's whole moves: reserved at their issue, committed once a
+ * helper copied them). One that fills its slot passes RTail at once, as
+ * its commit would (whose pass then finds RTail on and does nothing):
+ * else RTail stays at the filled slot until the commit, so this producer's
+ * next reservation missed its hint (the next slot is ahead of RTail), and
+ * the way around it (RTail, STail, the add that finds the slot closed, the
+ * pass, the add at the next slot) took about five dependent round trips.
+ * Consumers of an append ring read a slot once its commits fill it, not
+ * by RTail, and other producers already pass a closed slot before its
+ * reservations are committed. */
+MGI_INLINE int mgi_ring_append_reserve_late(mgi_ring_t *r, uint32_t sz,
+                                            mgi_ring_hint_t *hint,
+                                            mgi_seg_hdr_t **seg_p,
+                                            uint32_t *off_p, uint32_t *pos_p)
+{
+    const int ret = mgi_ring_append_reserve_hint(r, sz, hint, seg_p, off_p,
+                                                 pos_p);
+
+    if ((ret == MGI_RING_OK) && (*off_p + sz == mgi_ring_cap(r))) {
+        mgi_ring_tail_pass(r, *pos_p);
+    }
+    return ret;
+}
+
 /* Would mgi_ring_append_reserve(r, sz) find room now? A look only (no
  * reservation, nothing padded): a consumer that places one input in
  * several rings checks them all first, since reservations it cannot use
