@@ -149,7 +149,12 @@ MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
 
 #define MGI_GPU_MAX_WARPS       32     /* 1024 threads */
 #define MGI_GPU_DTAB            128    /* dst hash of a run: 2 x targets */
-#define MGI_GPU_LANE_JOBS       128    /* whole moves in flight per lane */
+#ifndef MGI_GPU_LANE_JOBS
+#  define MGI_GPU_LANE_JOBS     128    /* whole moves in flight per lane
+                                        * (-D for trials: 256 measured no
+                                        * faster, bench/results/
+                                        * 2026-11-26-h200x2-owner-steps/) */
+#endif
 #define MGI_GPU_HELP_JOBS       8      /* whole moves a block copies a round */
 #define MGI_GPU_FINAL_HINTS     128    /* final rings a block keeps a
                                         * reservation hint for (by index) */
