@@ -500,6 +500,90 @@ TEST(mgi_ring, append_hint_fast_stale_garbage)
     EXPECT_EQ((int64_t)seq - 1, last[0]);
 }
 
+/* A whole-segment reservation committed later (a GPU sorter's whole
+ * moves: reserved at their issue, committed once copied), through
+ * mgi_ring_append_reserve_late with one hint: it passes RTail at once, so
+ * the next one lands in the next slot by the hint while the first is still
+ * uncommitted, nothing padded; the plain reserve leaves RTail at the
+ * filled slot. A small message of another producer between them goes to
+ * RTail's slot, and the next whole reservation then closes that slot with
+ * a pad and takes the one after. Every message once, in order per
+ * producer, across the 2^32 wrap. */
+TEST(mgi_ring, append_late_whole_slots)
+{
+    ring_mem m(4, 256, MGI_RING_F_APPEND);
+    mgi_ring_t *r = m.r;
+    const uint32_t cap = mgi_ring_cap(r);       /* 240: one 232-byte msg */
+    const uint16_t whole = (uint16_t)(cap - MGI_MSG_HDR_SIZE);
+    const uint32_t t0 = 0xfffffffeu;
+    std::vector<int64_t> last(2, -1);
+    mgi_ring_hint_t hint = {NULL, 0, 0};
+    mgi_seg_hdr_t *seg[3];
+    uint32_t off[3], pos[3], seq = 0, i;
+
+    ASSERT_EQ(cap, mgi_msg_size(whole));
+    m.start_at(t0);
+    auto write_whole = [&](int k, uint32_t sq) {
+        mgi_msg_hdr_t h = {7, 3, 0, whole};
+        char *p = mgi_seg_payload(seg[k]) + off[k];
+        memcpy(p, &h, sizeof(h));
+        memcpy(p + MGI_MSG_HDR_SIZE, &sq, sizeof(sq));
+        for (uint32_t b = 4; b < whole; ++b) {
+            p[MGI_MSG_HDR_SIZE + b] = (char)pat(0, sq, b);
+        }
+    };
+
+    /* two whole reservations, neither committed yet */
+    for (i = 0; i < 2; ++i) {
+        ASSERT_EQ(MGI_RING_OK,
+                  mgi_ring_append_reserve_late(r, cap, &hint, &seg[i],
+                                               &off[i], &pos[i]));
+        EXPECT_EQ(0u, off[i]);
+        EXPECT_EQ(t0 + i, pos[i]);
+        EXPECT_EQ(t0 + i + 1, r->prod_tail) << "RTail passed at once";
+        EXPECT_EQ(t0 + i + 1, hint.t);
+        write_whole(i, seq + i);
+    }
+    EXPECT_EQ(0u, mgi_ring_ready(r, 8));   /* nothing committed */
+    /* commit in order; their passes find RTail on already */
+    for (i = 0; i < 2; ++i) {
+        mgi_ring_append_commit(r, seg[i], off[i], cap, pos[i]);
+    }
+    seq += 2;
+    EXPECT_EQ(t0 + 2, r->prod_tail);
+    EXPECT_EQ(2, drain_in_order(r, last));
+
+    /* another producer's small message takes part of RTail's slot (t0+2) */
+    ASSERT_EQ(MGI_RING_OK, append_msg(r, 1, 0, 16));
+    /* the hinted whole reservation at t0+2 closes it with a pad (the
+     * message stays), and lands in t0+3 */
+    ASSERT_EQ(MGI_RING_OK,
+              mgi_ring_append_reserve_late(r, cap, &hint, &seg[2], &off[2],
+                                           &pos[2]));
+    EXPECT_EQ(t0 + 3, pos[2]);
+    EXPECT_EQ(0u, off[2]);
+    EXPECT_EQ(t0 + 4, r->prod_tail);
+    write_whole(2, seq);
+    EXPECT_EQ(1u, mgi_ring_ready(r, 8));   /* the padded slot */
+    mgi_ring_append_commit(r, seg[2], off[2], cap, pos[2]);
+    ++seq;
+    EXPECT_EQ(2, drain_in_order(r, last));
+    EXPECT_EQ((int64_t)seq - 1, last[0]);
+    EXPECT_EQ(0, last[1]);
+    EXPECT_EQ(0u, mgi_ring_count(r));
+
+    /* the plain reserve of a whole slot leaves RTail there until the
+     * commit */
+    ASSERT_EQ(MGI_RING_OK,
+              mgi_ring_append_reserve(r, cap, &seg[0], &off[0], &pos[0]));
+    EXPECT_EQ(pos[0], r->prod_tail);
+    write_whole(0, seq);
+    mgi_ring_append_commit(r, seg[0], off[0], cap, pos[0]);
+    EXPECT_EQ(pos[0] + 1, r->prod_tail);
+    EXPECT_EQ(1, drain_in_order(r, last));
+    EXPECT_LT(r->cons_tail, 0x10u);        /* the indices crossed 2^32 */
+}
+
 /* Mirror protocol (GPU endpoints' sort rings): producers append (the
  * sorter kernel's blocks), a "sorter" thread publishes and recycles with
  * mgi_ring_mirror_sync() (the kernel's thread 0), a "mover" thread sees
