@@ -1851,29 +1851,15 @@ MGI_SDEV uint32_t mgi_gpu_mirror_sync(mgi_gpu_pass_t *p, mgi_ring_t *r,
  * reserved. */
 /* A whole move's slot in final ring r of its channel (j->fring): with
  * this block's hint for r, passing RTail when it fills the slot, since
- * the commit comes only when the move was copied. -DMGI_GPU_NO_FINAL_HINT
- * builds the reservation as before (RTail, STail, the add), for
- * comparison. */
+ * the commit comes only when the move was copied */
 MGI_SDEV_INLINE int mgi_gpu_final_reserve(mgi_gpu_pass_t *p,
                                           mgi_gpu_job_t *j, uint32_t r,
                                           uint32_t cap)
 {
-#ifdef MGI_GPU_NO_FINAL_HINT
-    (void)p;
-    (void)r;
-    return mgi_ring_append_reserve(j->fring, cap, &j->fseg, &j->foff,
-                                   &j->fpos);
-#else
-    mgi_ring_hint_t none;
-
-    if (r >= MGI_GPU_FINAL_HINTS) {
-        none.ring = NULL;
-        return mgi_ring_append_reserve_late(j->fring, cap, &none, &j->fseg,
-                                            &j->foff, &j->fpos);
-    }
-    return mgi_ring_append_reserve_late(j->fring, cap, &p->fhint[r],
+    return mgi_ring_append_reserve_late(j->fring, cap,
+                                        (r < MGI_GPU_FINAL_HINTS) ?
+                                        &p->fhint[r] : NULL,
                                         &j->fseg, &j->foff, &j->fpos);
-#endif
 }
 
 MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
@@ -1947,6 +1933,45 @@ MGI_SDEV void mgi_gpu_lane_eofs(const mgi_gpu_dep_t *d,
     }
 }
 
+/* Thread 0, after an issue step of a lane from another rank: the busy
+ * steps' counters (ready segments beyond the `count` jobs in flight) and
+ * why the step's issue stopped, from the first segment not taken (n0 of
+ * nfree free job slots), the whole and EOF ones before the EOF cut (n)
+ * and the jobs issued (m) */
+MGI_SDEV_INLINE void mgi_gpu_issue_stats(mgi_gpu_pass_t *p, uint32_t ready,
+                                         uint32_t count, uint32_t nfree,
+                                         uint32_t n0, uint32_t n, uint32_t m)
+{
+    const unsigned long long now = MGI_GTIME();
+    const int busy               = (int32_t)ready > 0;
+
+    if (busy) {
+        p->stat[MGI_GS_BUSY_STEPS]  += 1;
+        p->stat[MGI_GS_BUSY_ISSUED] += m;
+        p->stat[MGI_GS_BUSY_HELD]   += count;
+        p->stat[MGI_GS_BUSY_READY]  += ready;
+        if (p->busy_prev) {
+            p->stat[MGI_GS_BUSY_GAPS]  += 1;
+            p->stat[MGI_GS_T_BUSY_GAP] += now - p->busy_ns;
+        }
+        if (m < n) {
+            p->stat[MGI_GS_STOP_FINAL]++;
+        } else if (n < n0) {
+            p->stat[MGI_GS_STOP_EOF]++;
+        } else if (n0 >= ready) {
+            p->stat[MGI_GS_STOP_ALL]++;
+        } else if (n0 == nfree) {
+            p->stat[MGI_GS_STOP_WINDOW]++;
+        } else if (p->jseg[n0] == NULL) {
+            p->stat[MGI_GS_STOP_UNPUB]++;
+        } else {
+            p->stat[MGI_GS_STOP_MIXED]++;
+        }
+    }
+    p->busy_prev = busy;
+    p->busy_ns   = now;
+}
+
 /* Block, receive side: whole lane segments go to final rings as jobs that
  * every sorter block helps to copy, so one source's traffic is not bound
  * to the one block that owns its lane. The owner retires finished jobs in
@@ -1970,7 +1995,6 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const int zcopy    = d->recv_zcopy &&
                          (ring != mgi_gpu_loopback(d));
     uint32_t t, head, count, nfree, n, nd, m, e, neof = 0, n0, ready = 0;
-    unsigned long long now;
     mgi_seg_hdr_t *seg;
     mgi_seg_ref_t *ref;
     mgi_gpu_job_t *j;
@@ -2040,7 +2064,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         e = mgi_ring_count(ring);
         ready = e - count;
         p->stat[MGI_GS_LANE_HELD]    += count;
-        p->stat[MGI_GS_LANE_WAITING] += e - count;
+        p->stat[MGI_GS_LANE_WAITING] += ready;
         p->stat[MGI_GS_LANE_WINDOW]  += (count == MGI_GPU_LANE_JOBS);
         mgi_gpu_stat_max(p, MGI_GS_LANE_MAXRING, e);
     }
@@ -2140,32 +2164,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stat[MGI_GS_C_RCOMMIT] += cc - cs;
         p->stat[MGI_GS_C_IPEEK]   += cp - c1;
         p->stat[MGI_GS_C_IRES]    += cr - cp;
-        now = MGI_GTIME();
-        if ((int32_t)ready > 0) {
-            p->stat[MGI_GS_BUSY_STEPS]  += 1;
-            p->stat[MGI_GS_BUSY_ISSUED] += m;
-            p->stat[MGI_GS_BUSY_HELD]   += count;
-            p->stat[MGI_GS_BUSY_READY]  += ready;
-            if (p->busy_prev) {
-                p->stat[MGI_GS_BUSY_GAPS]  += 1;
-                p->stat[MGI_GS_T_BUSY_GAP] += now - p->busy_ns;
-            }
-            if (m < n) {
-                p->stat[MGI_GS_STOP_FINAL]++;
-            } else if (n < n0) {
-                p->stat[MGI_GS_STOP_EOF]++;
-            } else if (n0 >= ready) {
-                p->stat[MGI_GS_STOP_ALL]++;
-            } else if (n0 == nfree) {
-                p->stat[MGI_GS_STOP_WINDOW]++;
-            } else if (p->jseg[n0] == NULL) {
-                p->stat[MGI_GS_STOP_UNPUB]++;
-            } else {
-                p->stat[MGI_GS_STOP_MIXED]++;
-            }
-        }
-        p->busy_prev = ((int32_t)ready > 0);
-        p->busy_ns   = now;
+        mgi_gpu_issue_stats(p, ready, count, nfree, n0, n, m);
     }
     MGI_SYNC();
     return ret;

@@ -10,6 +10,7 @@
 #include <ucs/async/async_fwd.h>
 #include <ucs/config/global_opts.h>
 #include <ucs/debug/log_def.h>
+#include <gig/gig.h>
 
 #include <algorithm>
 #include <cstdarg>
@@ -477,34 +478,15 @@ private:
 
 void PrintTo(const path_config &c, std::ostream *os) { *os << c.name; }
 
-/* A topology file that declares four GPUs in a direct NVLink mesh (what
- * `mgi_topo --synthetic h100-mesh4 --write` writes): the planner then adds
- * relays through the other two GPUs to every pair, which it never chooses
- * on an NVSwitch host. GPUs are matched by CUDA ordinal (no PCI ids). */
-static const char mesh4_topology[] =
-    "gig-topology 1\n"
-    "origin synthetic h100-mesh4 (cuda_mgi gtest)\n"
-    "vertex cpu0 cpu server=0\n"
-    "vertex gpu0 gpu server=0 cuda=0 model=H100\n"
-    "vertex gpu1 gpu server=0 cuda=1 model=H100\n"
-    "vertex gpu2 gpu server=0 cuda=2 model=H100\n"
-    "vertex gpu3 gpu server=0 cuda=3 model=H100\n"
-    "link gpu0 cpu0 pcie 1 55\n"
-    "link gpu1 cpu0 pcie 1 55\n"
-    "link gpu2 cpu0 pcie 1 55\n"
-    "link gpu3 cpu0 pcie 1 55\n"
-    "link gpu0 gpu1 nvlink 6 159.333333\n"
-    "link gpu0 gpu2 nvlink 6 159.333333\n"
-    "link gpu0 gpu3 nvlink 6 159.333333\n"
-    "link gpu1 gpu2 nvlink 6 159.333333\n"
-    "link gpu1 gpu3 nvlink 6 159.333333\n"
-    "link gpu2 gpu3 nvlink 6 159.333333\n";
-
-/* A path config's value MESH4_TOPO stands for that file, written once per
- * test process before the pair forks */
+/* A path config's value MESH4_TOPO stands for a topology file that
+ * declares four GPUs in a direct NVLink mesh (the planner's synthetic
+ * "h100-mesh4", as `mgi_topo --synthetic h100-mesh4 --write` saves it):
+ * the planner then adds relays through the other two GPUs to every pair,
+ * which it never chooses on an NVSwitch host. GPUs are matched by CUDA
+ * ordinal (it has no PCI ids). Written once per test process, before the
+ * pair forks, and removed when the process that wrote it exits. */
 #define MESH4_TOPO "@mesh4-topology"
 
-/* The file, removed when the process that wrote it exits */
 static struct mesh4_file {
     std::string path;
     pid_t       owner = 0;
@@ -519,23 +501,31 @@ static std::string mesh4_topology_file()
 {
     std::string &path = mesh4_file.path;
     char tmpl[] = "/tmp/cuda_mgi-gtest-mesh4-XXXXXX";
+    gig_graph_t *graph;
+    ucs_status_t status;
     int fd;
 
     if (!path.empty()) {
         return path;
     }
-    mesh4_file.owner = getpid();
     fd = mkstemp(tmpl);
-    if ((fd < 0) ||
-        (write(fd, mesh4_topology, sizeof(mesh4_topology) - 1) !=
-         (ssize_t)(sizeof(mesh4_topology) - 1))) {
-        ADD_FAILURE() << "cannot write the mesh topology file " << tmpl
-                      << ": " << strerror(errno);
+    if (fd < 0) {
+        ADD_FAILURE() << "cannot create a topology file " << tmpl << ": "
+                      << strerror(errno);
+        return path;
     }
-    if (fd >= 0) {
-        close(fd);
+    close(fd);
+    mesh4_file.owner = getpid();
+    path             = tmpl;
+    status           = gig_synth_create("h100-mesh4", &graph);
+    if (status == UCS_OK) {
+        status = gig_topofile_save(graph, tmpl);
+        gig_graph_destroy(graph);
     }
-    path = tmpl;
+    if (status != UCS_OK) {
+        ADD_FAILURE() << "cannot write the mesh topology to " << tmpl << ": "
+                      << ucs_status_string(status);
+    }
     return path;
 }
 

@@ -804,7 +804,8 @@ MGI_INLINE int mgi_ring_append_reserve_hint(mgi_ring_t *r, uint32_t sz,
 
 /* mgi_ring_append_reserve_hint for a reservation committed much later (a
  * GPU sorter's whole moves: reserved at their issue, committed once a
- * helper copied them). One that fills its slot passes RTail at once, as
+ * helper copied them); hint NULL: none (mgi_ring_append_reserve). One
+ * that fills its slot passes RTail at once, as
  * its commit would (whose pass then finds RTail on and does nothing):
  * else RTail stays at the filled slot until the commit, so this producer's
  * next reservation missed its hint (the next slot is ahead of RTail), and
@@ -818,8 +819,10 @@ MGI_INLINE int mgi_ring_append_reserve_late(mgi_ring_t *r, uint32_t sz,
                                             mgi_seg_hdr_t **seg_p,
                                             uint32_t *off_p, uint32_t *pos_p)
 {
-    const int ret = mgi_ring_append_reserve_hint(r, sz, hint, seg_p, off_p,
-                                                 pos_p);
+    const int ret = (hint != NULL) ?
+                    mgi_ring_append_reserve_hint(r, sz, hint, seg_p, off_p,
+                                                 pos_p) :
+                    mgi_ring_append_reserve(r, sz, seg_p, off_p, pos_p);
 
     if ((ret == MGI_RING_OK) && (*off_p + sz == mgi_ring_cap(r))) {
         mgi_ring_tail_pass(r, *pos_p);
