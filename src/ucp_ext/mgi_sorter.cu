@@ -5,7 +5,9 @@
  *
  * The sorter kernel runs `sorter_blocks` blocks for the endpoint's whole
  * life. Block b owns the stage rings, receive lanes and sort rings whose
- * index is b modulo the grid, so every ring has one consumer and the hot
+ * index is b modulo the grid (the stage rings counted from stage_base and
+ * the sort rings from route_base: mgi_gpu_stage_first,
+ * mgi_gpu_route_first), so every ring has one consumer and the hot
  * path has no grid-wide atomics: a block copies a full segment into
  * shared memory, one thread walks its messages and assigns each to a
  * target ring (a sort ring by the route of its destination, the loopback
@@ -605,6 +607,8 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
                                                ep->lane_ctl_dev != NULL,
                                                g->nblocks, dep.nlanes,
                                                dep.nstage);
+    dep.route_base       = mgi_gpu_route_first(dep.stage_base, g->nblocks,
+                                               dep.nstage);
     dep.owner_help       = ctx->params.owner_help;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
@@ -689,6 +693,11 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
         ucs_info("mgi ep %u: sorter blocks 0..%u own the receive lanes with "
                  "control words and take no stage rings (MGI_LANE_APART)",
                  ep->id, dep.stage_base - 1);
+    }
+    if (dep.route_base > 0) {
+        ucs_info("mgi ep %u: sorter blocks from %u on sync the sort rings' "
+                 "mirrors (blocks with the fewest stage rings)", ep->id,
+                 dep.route_base);
     }
     return UCS_OK;
 }

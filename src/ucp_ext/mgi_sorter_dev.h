@@ -247,9 +247,10 @@ typedef enum {
 /* The first sorter block that takes stage rings, once at the sorter's
  * start (mgi_gpu_dep_t::stage_base): the blocks after the owners of the
  * lanes with control words (lane i is block i's) when those take none
- * (MGI_LANE_APART): asked for, lanes with control words, at least twice
- * as many sorter blocks as lanes and two stage rings a block or more;
- * else 0. A
+ * (MGI_LANE_APART): asked for, lanes with control words, and either at
+ * least twice as many sorter blocks as lanes and two stage rings a block
+ * or more, or a block of its own for every stage ring after the lane
+ * owners; else 0. A
  * lane's owner retires and issues its whole moves once a round; with
  * stage rings as well its rounds ran up to 300 us now and then on
  * 2 x H200, the lane filled behind them meanwhile and the mover found no
@@ -260,8 +261,33 @@ MGI_INLINE uint32_t mgi_gpu_stage_first(uint32_t lane_apart, int lane_ctl,
                                         uint32_t nblocks, uint32_t nlanes,
                                         uint32_t nstage)
 {
-    return (lane_apart && lane_ctl && (nblocks >= 2 * nlanes) &&
-            (nstage >= 2 * nblocks)) ? nlanes - 1 : 0;
+    return (lane_apart && lane_ctl &&
+            (((nblocks >= 2 * nlanes) && (nstage >= 2 * nblocks)) ||
+             (nstage + nlanes - 1 <= nblocks))) ? nlanes - 1 : 0;
+}
+
+/* The block that syncs sort ring 0's mirror, once at the sorter's start
+ * (mgi_gpu_dep_t::route_base; route i is block (route_base + i) % grid's):
+ * the first block after those that serve stage rings when there is one,
+ * else the first that serves one ring fewer than the blocks before it
+ * (mgi_gpu_stage_share), else 0. A mirror's sync reads `released` from
+ * pinned host memory every round; a block that also served as many stage
+ * rings as the others served them less often, and their user blocks sent
+ * last (device send 64 B between two H100, one stage ring a block: the
+ * user blocks of the four sort rings' blocks returned from their last
+ * sends at 35-37 ms, the others by 26-29). */
+MGI_INLINE uint32_t mgi_gpu_route_first(uint32_t stage_base,
+                                        uint32_t nblocks, uint32_t nstage)
+{
+    const uint32_t nsb = (nblocks > stage_base) ? nblocks - stage_base : 0;
+
+    if (nsb == 0) {
+        return 0;
+    }
+    if (nstage < nsb) {
+        return stage_base + nstage;
+    }
+    return (nstage % nsb) ? stage_base + nstage % nsb : 0;
 }
 
 /* Status block in mapped host memory. */
@@ -393,6 +419,8 @@ typedef struct mgi_gpu_dep {
      * of lanes with control words (from other processes, or another
      * endpoint's mover) take none (mgi_gpu_stage_first, MGI_LANE_APART) */
     uint32_t          stage_base;
+    /* the block that syncs sort ring 0's mirror (mgi_gpu_route_first) */
+    uint32_t          route_base;
     /* whole moves a block whose lanes moved copies in that round
      * (MGI_OWNER_HELP, at most MGI_GPU_HELP_JOBS) */
     uint32_t          owner_help;
@@ -2234,7 +2262,7 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
 }
 
 /* Block: mgi_gpu_mirror_sync of the sort rings this block owns (index
- * BID modulo the grid). Returns 1 on progress. */
+ * BID - route_base modulo the grid). Returns 1 on progress. */
 MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
 {
     mgi_ring_mirror_t *m;
@@ -2246,7 +2274,8 @@ MGI_SDEV int mgi_gpu_sync_routes(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p)
     }
     MGI_SYNC();
     nroutes = p->nroutes;
-    for (i = MGI_BID; i < nroutes; i += MGI_NBLK) {
+    for (i = (MGI_BID + MGI_NBLK - d->route_base % MGI_NBLK) % MGI_NBLK;
+         i < nroutes; i += MGI_NBLK) {
         m = mgi_vld(&d->mirror[i]);
         if ((m != NULL) &&  /* NULL: a peer's lane, read by its sorter */
             (mgi_gpu_mirror_sync(p, mgi_vld(&d->sort[i]), m,

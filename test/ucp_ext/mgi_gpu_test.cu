@@ -63,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 #define CHECK_CUDA(_call) \
@@ -84,6 +85,10 @@
             exit(1); \
         } \
     } while (0)
+
+/* the most user blocks whose finish times a result holds (-b beyond it:
+ * the blocks past it are not timed) */
+#define MAX_BLOCKS 1024
 
 static int g_rank = 0;
 /* the sorter's copy mode the context runs with (MGI_SORTER_COALESCE) */
@@ -113,6 +118,9 @@ struct opts {
                               * mgi_dev_send_block_tile); 0: a tuple per
                               * thread (mgi_dev_send_block) */
     unsigned   timeout_s;
+    int        dyn_tiles;    /* bench, tile sends (-D): blocks take the
+                              * next tile from a shared count instead of
+                              * a fixed slice each */
     unsigned   rounds;       /* groupby: channels one after the other
                               * (-C), each checked and deleted */
     int        hold;         /* groupby: rank 0 keeps the first channel
@@ -147,6 +155,9 @@ struct dev_result {
     unsigned long long cyc_recv;    /* in block receives, and after */
     unsigned long long cyc_tail;    /* the last send (flush, EOF wait) */
     unsigned           started;     /* blocks that began (wait_resident) */
+    unsigned long long t_begin;     /* %globaltimer: the first block's */
+    unsigned long long t_sent[MAX_BLOCKS]; /* start; when each block's
+                                            * last send returned */
 };
 
 /* Block: count the block as started (wait_resident reads it). */
@@ -154,6 +165,7 @@ __device__ static inline void block_started(dev_result *res)
 {
     if (threadIdx.x == 0) {
         atomicAdd(&res->started, 1u);
+        atomicMin(&res->t_begin, dev_now());
     }
 }
 
@@ -260,6 +272,9 @@ __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
 /* Pause of a source block whose send found its stage ring full (-S). */
 __device__ unsigned g_send_backoff_ns;
 __device__ unsigned g_recv_every;
+/* -D: the source's tiles taken so far, in the GPU's own memory (an atomic
+ * on the mapped host result crossed PCIe for every tile) */
+__device__ unsigned long long g_next_tile;
 
 /* Block: send(), which returns nonzero in every thread once it took
  * something, until it takes, receiving meanwhile (block_send). */
@@ -471,7 +486,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                               dev_result *res,
                               unsigned long long timeout_ns, int global_ring,
                               int blocking_flush, unsigned tile,
-                              char *scratch)
+                              int dyn_tiles, char *scratch)
 {
     char *const rbuf = NULL; /* receive in place: mgi_dev_recv_block_each */
     const long long c_start = clock64();
@@ -520,12 +535,29 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     if (TILE && send) {
         /* tiles of tile x blockDim.x tuples, written to the block's
          * scratch and sent from there (mgi_dev_send_block_tile_of for
-         * 16 and 64-byte tuples, else mgi_dev_send_block_tile) */
+         * 16 and 64-byte tuples, else mgi_dev_send_block_tile); with
+         * dyn_tiles each block takes the next tile of all n from a shared
+         * count, so a block the sorter serves less sends less */
         const long step = (long)tile * blockDim.x;
         char *const mine = scratch + (size_t)blockIdx.x * step * tsize;
         unsigned since_recv = 0;
+        __shared__ long s_tile;
 
-        for (long i = begin; i < end; i += step) {
+        if (dyn_tiles) {
+            begin = 0;
+            end   = n;
+        }
+        for (long i = begin; ; i += step) {
+            if (dyn_tiles) {
+                if (threadIdx.x == 0) {
+                    s_tile = (long)atomicAdd(&g_next_tile, 1ull) * step;
+                }
+                __syncthreads();
+                i = s_tile;
+            }
+            if (i >= end) {
+                break;
+            }
             const unsigned cnt = (unsigned)min(step, end - i);
             unsigned done = 0, took = 0;
 
@@ -588,6 +620,9 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
         }
     }
     const long long c_tail = clock64();
+    if (send && (threadIdx.x == 0) && (blockIdx.x < MAX_BLOCKS)) {
+        res->t_sent[blockIdx.x] = dev_now();
+    }
     if (send && blocking_flush && (rsize == 0) && !global_ring) {
         /* a source only: nothing to receive while the flush waits; a
          * poll is a 64 ns sleep or more, so this bounds it by timeout */
@@ -712,6 +747,40 @@ static void print_block_time(const char *test, int rank, unsigned ep,
            100.0 * r->cyc_recv / all,
            (r->recv_calls > 0) ? r->cyc_recv / 1e3 / r->recv_calls : 0.0,
            r->recv_empty, r->recv_calls, 100.0 * r->cyc_tail / all);
+}
+
+/* When the source's user blocks returned from their last send, from the
+ * first block's start: the spread is how unevenly the sorter served
+ * their stage rings (with -D the blocks share the tiles, so it shows the
+ * last tile's wait) */
+static void print_send_ends(const char *test, int rank, unsigned ep,
+                            const dev_result *r, unsigned blocks,
+                            int dyn_tiles)
+{
+    std::vector<std::pair<double, unsigned>> t;
+    unsigned b, n = (blocks < MAX_BLOCKS) ? blocks : MAX_BLOCKS;
+    std::string slow;
+    char buf[48];
+
+    for (b = 0; b < n; ++b) {
+        if (r->t_sent[b] >= r->t_begin) {
+            t.push_back({(r->t_sent[b] - r->t_begin) / 1e6, b});
+        }
+    }
+    if (t.empty()) {
+        return;
+    }
+    std::sort(t.begin(), t.end());
+    for (b = 0; (b < 6) && (b < t.size()); ++b) {
+        snprintf(buf, sizeof(buf), "%s%u (%.2f)", b ? ", " : "",
+                 t[t.size() - 1 - b].second, t[t.size() - 1 - b].first);
+        slow += buf;
+    }
+    printf("%s rank %d ep %u: user blocks' last sends returned %.2f (first) "
+           "%.2f (median) %.2f (last) ms after the first block began (%s "
+           "tiles); the last blocks: %s\n", test, rank, ep, t[0].first,
+           t[t.size() / 2].first, t.back().first,
+           dyn_tiles ? "shared" : "a slice a block", slow.c_str());
 }
 
 struct gpu_ep {
@@ -1138,7 +1207,9 @@ static int run_stream(const opts &o, int mode)
         dev_result *rd;
         CHECK_CUDA(cudaSetDevice(e->dev));
         CHECK_CUDA(cudaHostGetDevicePointer((void**)&rd, e->res, 0));
-        e->res->started = 0;
+        e->res->started   = 0;
+        e->res->t_begin   = ~0ull;
+        memset(e->res->t_sent, 0, sizeof(e->res->t_sent));
         CHECK_CUDA(cudaMemcpyToSymbolAsync(g_send_backoff_ns,
                                            &o.send_backoff_ns,
                                            sizeof(o.send_backoff_ns), 0,
@@ -1146,6 +1217,11 @@ static int run_stream(const opts &o, int mode)
                                            e->stream));
         CHECK_CUDA(cudaMemcpyToSymbolAsync(g_recv_every, &o.recv_every,
                                            sizeof(o.recv_every), 0,
+                                           cudaMemcpyHostToDevice,
+                                           e->stream));
+        const unsigned long long zero_tiles = 0;
+        CHECK_CUDA(cudaMemcpyToSymbolAsync(g_next_tile, &zero_tiles,
+                                           sizeof(zero_tiles), 0,
                                            cudaMemcpyHostToDevice,
                                            e->stream));
         CHECK_CUDA(cudaEventRecord(e->start, e->stream));
@@ -1167,7 +1243,8 @@ static int run_stream(const opts &o, int mode)
                 e->h, is_src[k], is_dst[k], o.tuples, base[k], words,
                 kdst, rd,
                 (unsigned long long)o.timeout_s * 1000000000ull,
-                o.global_ring, o.blocking_flush, o.tile, e->scratch);
+                o.global_ring, o.blocking_flush, o.tile, o.dyn_tiles,
+                e->scratch);
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
     }
@@ -1202,6 +1279,8 @@ static int run_stream(const opts &o, int mode)
                    e->res->send_full);
             print_block_time(sorter ? "sorter" : "send_bw", rank, e->id,
                              e->res, o.blocks);
+            print_send_ends(sorter ? "sorter" : "send_bw", rank, e->id,
+                            e->res, o.blocks, o.dyn_tiles);
             ok = ok && !e->res->timeouts;
             continue;
         }
@@ -1612,7 +1691,7 @@ static void usage(void)
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
             "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE] "
-            "[-C ROUNDS] [-H]\n");
+            "[-C ROUNDS] [-H] [-D]\n");
     exit(2);
 }
 
@@ -1644,7 +1723,7 @@ int main(int argc, char **argv)
      * keeps the old way; bench/results/2026-11-23-h100x1-walk-slices/) */
     o.recv_every = 16;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:C:H")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:C:HD")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -1662,6 +1741,7 @@ int main(int argc, char **argv)
         case 'K': o.tile = (unsigned)atoi(optarg); break;
         case 'C': o.rounds = (unsigned)atoi(optarg); break;
         case 'H': o.hold = 1; break;
+        case 'D': o.dyn_tiles = 1; break;
         default: usage();
         }
     }

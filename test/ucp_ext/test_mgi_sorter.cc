@@ -340,7 +340,8 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 unsigned rings_per_hop = 1, uint32_t stage_passes = 0,
                 int zcopy = 1, int loop_direct = 0, int eof_own = 0,
                 int eof_alone = 1, int stage_zcopy = 0, int peer = 0,
-                uint32_t send_zcopy = 0, uint32_t owner_help = 0)
+                uint32_t send_zcopy = 0, uint32_t owner_help = 0,
+                uint32_t route_base = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop, peer,
                      send_zcopy > 0);
@@ -355,6 +356,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     f.dep.send_zcopy   = send_zcopy;  /* MGI_SEND_ZCOPY: segments a ref */
     f.dep.send_wait_rounds = 16;      /* MGI_SEND_WAIT_ROUNDS's default */
     f.dep.owner_help   = owner_help;  /* MGI_OWNER_HELP, 0 by default */
+    f.dep.route_base   = route_base;  /* mgi_gpu_route_first */
 
     /* lane_ctl: lanes 0 and 1 publish their control words through host
      * control words, as GPU endpoints' lanes do (mgi_lane_ctl_t) */
@@ -970,10 +972,13 @@ TEST(mgi_sorter, copied_whole_owner_helps_one_lane_ctl_32_threads)
 }
 
 /* MGI_LANE_APART: every stage ring is served by exactly one sorter block;
- * with the lane owners apart (lane control words, blocks >= 2 x lanes,
- * stage rings >= 2 x blocks) blocks 0 .. nlanes - 2 serve none and the
- * others at most one ring more than an even share; otherwise every block
- * serves its even share, as before */
+ * with the lane owners apart (lane control words, and blocks >= 2 x lanes
+ * with stage rings >= 2 x blocks, or a block for every stage ring after
+ * the lane owners) blocks 0 .. nlanes - 2 serve none and the others at
+ * most one ring more than an even share; otherwise every block serves its
+ * even share, as before. Where the shares differ, the sort rings' mirrors
+ * are synced from a block with the fewest stage rings on
+ * (mgi_gpu_route_first). */
 TEST(mgi_sorter, stage_rings_shared_lane_owners_apart)
 {
     mgi_gpu_dep_t d;
@@ -996,8 +1001,12 @@ TEST(mgi_sorter, stage_rings_shared_lane_owners_apart)
                                                            nstage);
                         mgi_emu_nblk = nblk;
                         const bool away = apart && with_ctl &&
-                                          (nblk >= 2 * nlanes) &&
-                                          (nstage >= 2 * nblk);
+                                          (((nblk >= 2 * nlanes) &&
+                                            (nstage >= 2 * nblk)) ||
+                                           (nstage + nlanes - 1 <= nblk));
+                        const unsigned rb = mgi_gpu_route_first(
+                                d.stage_base, nblk, nstage);
+                        std::vector<unsigned> nring(nblk, 0);
                         for (unsigned b = 0; b < nblk; ++b) {
                             uint32_t sid, nsb, n, r;
                             mgi_emu_bid = b;
@@ -1010,6 +1019,7 @@ TEST(mgi_sorter, stage_rings_shared_lane_owners_apart)
                                     << owner[sid + r * nsb] << " and " << b;
                                 owner[sid + r * nsb] = b;
                             }
+                            nring[b] = n;
                             if (away && (b < nlanes - 1)) {
                                 ASSERT_EQ(0u, n) << "lane owner " << b;
                                 continue;
@@ -1023,6 +1033,16 @@ TEST(mgi_sorter, stage_rings_shared_lane_owners_apart)
                                 << " served by no block of " << nblk;
                         }
                         ASSERT_LE(most - fewest, 1u);
+                        /* the sort rings' mirrors go to a block with the
+                         * fewest stage rings, where the counts differ */
+                        ASSERT_LT(rb, nblk);
+                        if (most != fewest) {
+                            ASSERT_EQ(fewest, nring[rb])
+                                << "sort ring 0 synced by block " << rb
+                                << " with " << nring[rb] << " stage "
+                                << "rings, others have " << fewest;
+                            ASSERT_GE(rb, d.stage_base);
+                        }
                     }
                 }
             }
@@ -1037,6 +1057,18 @@ TEST(mgi_sorter, stage_rings_shared_lane_owners_apart)
 TEST(mgi_sorter, lane_ctl_two_blocks)
 {
     run_sorter(1024, 4, 4, 1, 2, 3000, 1, 0, 1);
+}
+
+/* the sort rings' mirrors synced from another block than the stage
+ * rings' (mgi_gpu_route_first): of two blocks, route i is block
+ * (1 + i) % 2's, two sort rings a hop; copied, and put by reference
+ * (MGI_SEND_ZCOPY, whose stage segments the mirror's owner marks read) */
+TEST(mgi_sorter, mirrors_synced_from_block_one)
+{
+    run_sorter(1024, 4, 4, 1, 2, 3000, 8, 0, 0, 64, 2, 0, 1, 0, 0, 1, 0, 0,
+               0, 0, 1);
+    run_sorter(4096, 8, 4, 1, 2, 6000, 32, 0, 1, 200, 2, 2, 0, 1, 0, 1, 0,
+               0, 8, 0, 1);
 }
 
 TEST(mgi_sorter, lane_ctl_runs_8_threads)
