@@ -453,6 +453,8 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     }
     ctx->params       = *params;
     ctx->mover_device = MGI_EP_HOST;
+    ctx->mover_copy_batch = 1;
+    mgi_env_uint("MGI_MOVER_COPY_BATCH", (unsigned*)&ctx->mover_copy_batch);
     status      = mgi_context_check_params(params, &ctx->seg_size);
     if (status != UCS_OK) {
         goto err_free;

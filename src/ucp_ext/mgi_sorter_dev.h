@@ -351,18 +351,29 @@ typedef struct mgi_gpu_job {
     uint32_t      foff, fpos;
     uint32_t      bytes;
     uint32_t      done;            /* 1: copied */
+    /* s, the job's number, while a helper may claim it; ~s once one did
+     * (mgi_gpu_claim). s and ~s differ in the lowest bit, so no number of
+     * the slot, s + 128 k, is ever ~s */
+    uint32_t      avail;
     unsigned long long issued_ns;  /* MGI_GTIME() at its issue (info log) */
 } mgi_gpu_job_t;
 
 /* The jobs of one receive lane, device memory. Job number s (free-running)
- * is in slot s % MGI_GPU_LANE_JOBS; head and count are the owner's. The
- * owner publishes `issued` after it wrote the jobs below it; a helper takes
- * the next job with one compare-and-swap on `claimed` (no scan of the
- * slots, which cost a block most of its round). */
+ * is in slot s % MGI_GPU_LANE_JOBS; head and count are the owner's, and
+ * `retired` the number of the job at head. The owner publishes `issued`
+ * after it wrote the jobs below it; a helper claims one of the issued jobs
+ * with a compare-and-swap on that job's `avail` (mgi_gpu_claim), the
+ * helpers starting at different jobs, and counts it in `claimed`, which
+ * only tells helpers whether a lane has jobs left. One compare-and-swap on
+ * `claimed` for the next job in order made the claims one at a time: each
+ * round of them, every helper read the same count and one won, so a step's
+ * 40 jobs waited about 22 us for their helpers (device send between two
+ * H100). */
 typedef struct mgi_gpu_lane_jobs {
     uint32_t      head, count;
     uint32_t      issued;          /* jobs issued, owner's release store */
-    uint32_t      claimed;         /* jobs claimed by helpers (CAS) */
+    uint32_t      claimed;         /* jobs claimed by helpers (a count) */
+    uint32_t      retired;         /* jobs retired (the owner's) */
     uint32_t      pushed;          /* RHead last stored to the host control
                                     * words (mgi_gpu_lane_push; 0 as they
                                     * start) */
@@ -528,6 +539,7 @@ typedef struct mgi_gpu_pass {
     mgi_gpu_dch_t *jch[MGI_GPU_LANE_JOBS];
     int           jres[MGI_GPU_LANE_JOBS];
     mgi_gpu_job_t *job;
+    uint32_t      h_lo, h_n;        /* mgi_gpu_claim: the jobs looked at */
     /* the lane steps' reservations in final ring r of a channel
      * (mgi_ring_append_reserve_late; a hint of another channel's ring
      * r is no hint) */
@@ -2076,6 +2088,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->stat[MGI_GS_LANE_EOFS]  += neof;
         lj->head       = (head + n) % MGI_GPU_LANE_JOBS;
         lj->count      = count - n;
+        lj->retired   += n;
         p->whole       = MGI_GPU_LANE_MOVED;
     }
     MGI_SYNC();
@@ -2123,14 +2136,16 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         }
         if (t >= nd) {
             /* copied by nobody: a helper that claims it sets done (one
-             * that finds it retired and its slot reused must not), and by
-             * reference no helper takes jobs */
+             * that finds it retired and its slot reused cannot: its avail
+             * is another number's), and by reference no helper takes
+             * jobs */
             j->src   = (const char*)p->jseg[t];
             j->dst   = NULL;
             j->fring = NULL;
             j->issued_ns = MGI_GTIME();
             j->bytes = 0;
             j->done  = zcopy;
+            j->avail = lj->retired + count + t;
             continue;
         }
         if (t >= m) {
@@ -2146,6 +2161,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         j->dst   = mgi_seg_payload(j->fseg);
         j->bytes = cap;
         j->done  = 0;
+        j->avail = lj->retired + count + t;
         j->issued_ns = MGI_GTIME();
         if (zcopy) {
             /* the reference and the job's state before the commit that
@@ -2198,16 +2214,67 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     return ret;
 }
 
+/* Block: claim one issued job of lane jobs lj, or none (NULL in p->job).
+ * Its threads look at the issued jobs not yet retired (a thread each,
+ * from a job that depends on the block, so that helpers spread over them)
+ * for the first whose avail still holds its number; thread 0 takes it
+ * with a compare-and-swap to ~number, and on a lost race looks again, a
+ * few times. The job's fields were written before the owner's release of
+ * `issued`, which the look acquired. */
+MGI_SDEV void mgi_gpu_claim(mgi_gpu_pass_t *p, mgi_gpu_lane_jobs_t *lj)
+{
+    uint32_t iss, lo, n, k, s, tries;
+    mgi_gpu_job_t *j;
+
+    if (MGI_TID == 0) {
+        p->job  = NULL;
+        iss     = mgi_ld_acq32(&lj->issued);
+        lo      = mgi_vld(&lj->retired);
+        /* a stale `retired` is behind: no slot holds a number below
+         * issued - MGI_GPU_LANE_JOBS any more */
+        if ((int32_t)(iss - lo) > MGI_GPU_LANE_JOBS) {
+            lo = iss - MGI_GPU_LANE_JOBS;
+        }
+        p->h_lo = lo;
+        p->h_n  = ((int32_t)(iss - lo) > 0) ? iss - lo : 0;
+    }
+    MGI_SYNC();
+    lo = p->h_lo;
+    n  = p->h_n;
+    for (tries = 0; (tries < 4) && (n > 0); ++tries) {
+        k = mgi_gpu_first(p, n, [&](uint32_t i) {
+            s = lo + (MGI_BID + i) % n;
+            return mgi_vld(&lj->job[s % MGI_GPU_LANE_JOBS].avail) == s;
+        });
+        if (k == n) {
+            break;                   /* every one taken */
+        }
+        if (MGI_TID == 0) {
+            s = lo + (MGI_BID + k) % n;
+            j = &lj->job[s % MGI_GPU_LANE_JOBS];
+            if (MGI_ATOMIC_CAS(&j->avail, s, ~s) == s) {
+                p->job = j;
+                MGI_ATOMIC_ADD(&lj->claimed, 1u);
+            }
+            MGI_FENCE(); /* the claim before the job's fields are read */
+        }
+        MGI_SYNC();
+        if (p->job != NULL) {
+            break;
+        }
+    }
+}
+
 /* Block: copy whole-segment jobs of any lane, at most max_jobs. The lanes
  * are looked at by a thread each (their counts are loads in parallel, one
- * after the other they were most of a round), then thread 0 takes the next
- * issued job of the first lane with one, counting from a lane that depends
- * on the block, with a compare-and-swap on its `claimed` count, and the
- * block copies it. Returns 1 when it copied something. */
+ * after the other they were most of a round), then the block claims an
+ * issued job of the first lane with one unclaimed, counting from a lane
+ * that depends on the block (mgi_gpu_claim), and copies it. Returns 1
+ * when it copied something. */
 MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                           char *sseg, uint32_t max_jobs)
 {
-    uint32_t l, c, old, tries, copied = 0;
+    uint32_t l, tries, copied = 0;
     unsigned long long t0;
     mgi_gpu_lane_jobs_t *lj;
     mgi_gpu_job_t *j;
@@ -2221,21 +2288,7 @@ MGI_SDEV int mgi_gpu_help(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         if (l == d->nlanes) {
             break;                   /* nothing issued and unclaimed */
         }
-        if (MGI_TID == 0) {
-            p->job = NULL;
-            lj     = &d->ljobs[(MGI_BID + l) % d->nlanes];
-            c      = mgi_ld_acq32(&lj->claimed);
-            while ((int32_t)(mgi_ld_acq32(&lj->issued) - c) > 0) {
-                old = MGI_ATOMIC_CAS(&lj->claimed, c, c + 1);
-                if (old == c) {
-                    p->job = &lj->job[c % MGI_GPU_LANE_JOBS];
-                    break;
-                }
-                c = old;
-            }
-            MGI_FENCE(); /* the claim before the job's fields are read */
-        }
-        MGI_SYNC();
+        mgi_gpu_claim(p, &d->ljobs[(MGI_BID + l) % d->nlanes]);
         j = p->job;
         if (j == NULL) {
             continue;                /* others took them: look again */
