@@ -155,6 +155,8 @@ struct dev_result {
     unsigned long long cyc_recv;    /* in block receives, and after */
     unsigned long long cyc_tail;    /* the last send (flush, EOF wait) */
     unsigned           started;     /* blocks that began (wait_resident) */
+    unsigned long long t_recv_first; /* %globaltimer: tuples first and */
+    unsigned long long t_recv_last;  /* last received by a block */
     unsigned long long t_begin;     /* %globaltimer: the first block's */
     unsigned long long t_sent[MAX_BLOCKS]; /* start; when each block's
                                             * last send returned */
@@ -216,6 +218,9 @@ __device__ static inline int timed_out(unsigned long long deadline)
 
 /* receive calls of this block (thread 0), for the benchmark's report */
 __shared__ unsigned long long g_recv_calls, g_recv_empty;
+/* when receive calls of this block first and last returned tuples
+ * (%globaltimer, thread 0; 0: none yet) */
+__shared__ unsigned long long g_t_recv0, g_t_recv1;
 /* block sends of this block and those refused (thread 0) */
 __shared__ unsigned long long g_send_calls, g_send_full;
 /* receive with the thread-level mgi_dev_recv (thread 0) */
@@ -256,6 +261,10 @@ __device__ static int block_recv(const mgi_dev_ch_t *h, char *buf,
     if (threadIdx.x == 0) {
         ++g_recv_calls;
         g_recv_empty += (n == 0);
+        if (n > 0) {
+            g_t_recv1 = dev_now();
+            g_t_recv0 = g_t_recv0 ? g_t_recv0 : g_t_recv1;
+        }
     }
     if ((buf != NULL) && (n > 0)) {
         for (unsigned i = threadIdx.x; i < n / tsize; i += blockDim.x) {
@@ -441,6 +450,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
 
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0; /* counted by block_recv */
+        g_t_recv0 = g_t_recv1 = 0;
         g_send_calls = g_send_full = 0;  /* and block_send */
         g_cyc_send = g_cyc_recv = 0;
         g_thread_recv = thread_recv;
@@ -527,6 +537,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
 
     if (threadIdx.x == 0) {
         g_recv_calls = g_recv_empty = 0;
+        g_t_recv0 = g_t_recv1 = 0;
         g_send_calls = g_send_full = 0;
         g_cyc_send = g_cyc_recv = 0;
         g_thread_recv = 0;
@@ -643,6 +654,10 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
         atomicAdd(&res->cyc_tail, (unsigned long long)(clock64() - c_tail));
         atomicAdd(&res->cyc_send, g_cyc_send);
         atomicAdd(&res->cyc_recv, g_cyc_recv);
+        if (g_t_recv0 != 0) {
+            atomicMin(&res->t_recv_first, g_t_recv0);
+            atomicMax(&res->t_recv_last, g_t_recv1);
+        }
         if (bad) {
             atomicOr(&res->timeouts, bad);
         } else if (rsize > 0) {
@@ -1209,6 +1224,8 @@ static int run_stream(const opts &o, int mode)
         CHECK_CUDA(cudaHostGetDevicePointer((void**)&rd, e->res, 0));
         e->res->started   = 0;
         e->res->t_begin   = ~0ull;
+        e->res->t_recv_first = ~0ull;
+        e->res->t_recv_last  = 0;
         memset(e->res->t_sent, 0, sizeof(e->res->t_sent));
         CHECK_CUDA(cudaMemcpyToSymbolAsync(g_send_backoff_ns,
                                            &o.send_backoff_ns,
@@ -1325,6 +1342,17 @@ static int run_stream(const opts &o, int mode)
         }
         print_block_time(sorter ? "sorter" : shuffle ? "shuffle" : "send_bw",
                          rank, e->id, e->res, o.blocks);
+        if ((e->res->t_recv_last > 0) &&
+            (e->res->t_recv_first >= e->res->t_begin)) {
+            /* of the kernel's time (its events), what passed before the
+             * first tuples and after the last */
+            printf("%s rank %d ep %u: tuples received from %.2f to %.2f ms "
+                   "after the first block began; the kernel took %.2f ms\n",
+                   sorter ? "sorter" : shuffle ? "shuffle" : "send_bw",
+                   rank, e->id,
+                   (e->res->t_recv_first - e->res->t_begin) / 1e6,
+                   (e->res->t_recv_last - e->res->t_begin) / 1e6, ms);
+        }
         ok = good;
     }
     if (shuffle) {
