@@ -446,6 +446,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     mgi_context_t *ctx;
     ucs_status_t status;
     int dummy = 0, *all;
+    unsigned copy_batch;
 
     ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
@@ -453,8 +454,16 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     }
     ctx->params       = *params;
     ctx->mover_device = MGI_EP_HOST;
-    ctx->mover_copy_batch = 1;
-    mgi_env_uint("MGI_MOVER_COPY_BATCH", (unsigned*)&ctx->mover_copy_batch);
+    copy_batch        = 1;
+    mgi_env_uint("MGI_MOVER_COPY_BATCH", &copy_batch);
+    if (copy_batch > 1) {
+        ucs_error("mgi context: MGI_MOVER_COPY_BATCH=%u: 0 (a copy engine "
+                  "call per copy) or 1 (a flush's copies in one batch)",
+                  copy_batch);
+        status = UCS_ERR_INVALID_PARAM;
+        goto err_free;
+    }
+    ctx->mover_copy_batch = (int)copy_batch;
     status      = mgi_context_check_params(params, &ctx->seg_size);
     if (status != UCS_OK) {
         goto err_free;

@@ -174,32 +174,18 @@ static int mgi_mover_grow(void *arr_p, unsigned *cap, unsigned n,
     return 0;
 }
 
-/* Room for one more copy of flush e in its three arrays */
+/* Room for one more copy of flush e in its three arrays (the capacity
+ * counts once all three have it) */
 static int mgi_mover_copies_grow(mgi_mover_epoch_t *e)
 {
-    unsigned cap = e->copies_cap;
-    void *d, *s, *z;
+    unsigned cd = e->copies_cap, cs = cd, cz = cd;
 
-    if (e->ncopies < cap) {
-        return 0;
-    }
-    cap = (cap * 2) + 16;
-    d   = realloc(e->cdst, cap * sizeof(*e->cdst));
-    if (d != NULL) {
-        e->cdst = d;
-    }
-    s = realloc(e->csrc, cap * sizeof(*e->csrc));
-    if (s != NULL) {
-        e->csrc = s;
-    }
-    z = realloc(e->csize, cap * sizeof(*e->csize));
-    if (z != NULL) {
-        e->csize = z;
-    }
-    if ((d == NULL) || (s == NULL) || (z == NULL)) {
+    if (mgi_mover_grow(&e->cdst, &cd, e->ncopies, sizeof(*e->cdst)) ||
+        mgi_mover_grow(&e->csrc, &cs, e->ncopies, sizeof(*e->csrc)) ||
+        mgi_mover_grow(&e->csize, &cz, e->ncopies, sizeof(*e->csize))) {
         return -1;
     }
-    e->copies_cap = cap;
+    e->copies_cap = cd;
     return 0;
 }
 
@@ -690,10 +676,14 @@ static ucs_status_t mgi_mover_post_copies(mgi_mover_t *m,
         ce = cudaMemcpyBatchAsync(e->cdst, e->csrc, e->csize, e->ncopies,
                                   &attr, &attr_idx, 1, stream);
         if (ce != cudaSuccess) {
-            (void)cudaGetLastError();  /* not sticky: one by one below */
-            ucs_debug("context %p mover: a batch of %u copies was refused "
-                      "(%s); they go one by one", ctx, e->ncopies,
-                      cudaGetErrorString(ce));
+            /* not sticky: these go one by one below, and the later ones
+             * too (a runtime or driver without it refuses every batch) */
+            (void)cudaGetLastError();
+            ucs_diag("context %p mover: cudaMemcpyBatchAsync refused a "
+                     "batch of %u copies (%s); the mover posts its copies "
+                     "one by one from now on", ctx, e->ncopies,
+                     cudaGetErrorString(ce));
+            ctx->mover_copy_batch = 0;
         }
     }
     for (i = 0; (ce != cudaSuccess) && (i < e->ncopies) &&

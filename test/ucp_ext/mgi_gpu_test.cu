@@ -1778,6 +1778,11 @@ int main(int argc, char **argv)
                 "(a channel held across the rounds) at least 2\n");
         return 2;
     }
+    if (o.dyn_tiles && (o.tile == 0)) {
+        fprintf(stderr, "mgi_gpu_test: -D (tiles from a shared count) "
+                "needs tile sends: give -K TILE too\n");
+        return 2;
+    }
     if (!strcmp(o.mode, "groupby")) {
         return run_groupby(o);
     } else if (!strcmp(o.mode, "bench")) {
