@@ -658,23 +658,36 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
  * refuses, with cudaMemcpyAsync each. Copies of about 10 MB one after the
  * other on a stream move ~350 GB/s between two H100 and ~390 as a batch
  * (mgi_gpu_test copy_sizes). */
+/* The CUDA 13 runtime's batch call (CUDA 12.8 gave it another signature,
+ * with a failure index; a runtime before 13 posts the copies one by one) */
+static cudaError_t mgi_mover_copy_batch(mgi_mover_epoch_t *e,
+                                        cudaStream_t stream)
+{
+#if CUDART_VERSION >= 13000
+    struct cudaMemcpyAttributes attr;
+    size_t attr_idx = 0;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    return cudaMemcpyBatchAsync(e->cdst, e->csrc, e->csize, e->ncopies,
+                                &attr, &attr_idx, 1, stream);
+#else
+    return cudaErrorNotSupported;
+#endif
+}
+
 static ucs_status_t mgi_mover_post_copies(mgi_mover_t *m,
                                           mgi_mover_epoch_t *e,
                                           cudaStream_t stream)
 {
     mgi_context_t *ctx = m->ctx;
-    struct cudaMemcpyAttributes attr;
-    size_t attr_idx    = 0;
     cudaError_t ce     = cudaErrorNotSupported;
     ucs_status_t status = UCS_OK;
     uint64_t t0        = mgi_time_ns();
     unsigned i;
 
     if (e->ncopies > 1) {
-        memset(&attr, 0, sizeof(attr));
-        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-        ce = cudaMemcpyBatchAsync(e->cdst, e->csrc, e->csize, e->ncopies,
-                                  &attr, &attr_idx, 1, stream);
+        ce = mgi_mover_copy_batch(e, stream);
         if (ce != cudaSuccess) {
             /* not sticky: these go one by one below, and the later ones
              * too (a runtime or driver without it refuses every batch) */
