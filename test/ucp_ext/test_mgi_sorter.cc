@@ -23,6 +23,7 @@
 #include <thread>
 #include <pthread.h>
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -969,6 +970,68 @@ TEST(mgi_sorter, copied_whole_owner_helps_one_lane_ctl_32_threads)
 {
     run_sorter(4096, 4, 4, 1, 2, 6000, 32, 0, 1, 200, 1, 0, 0, 0, 0, 1, 0,
                0, 0, 1);
+}
+
+/* Helpers claim issued whole moves in parallel (mgi_gpu_claim): every
+ * issued, unclaimed job once, whatever block asks; none that is claimed
+ * already, retired or not issued yet; with a stale `retired`, only the
+ * last MGI_GPU_LANE_JOBS numbers (the slots' current ones) */
+TEST(mgi_sorter, claims_each_issued_move_once)
+{
+    const unsigned saved_bid = mgi_emu_bid, saved_nblk = mgi_emu_nblk;
+    std::unique_ptr<mgi_gpu_pass_t> p(new mgi_gpu_pass_t());
+    std::unique_ptr<mgi_gpu_lane_jobs_t> lj(new mgi_gpu_lane_jobs_t());
+    /* issued, retired as the helpers read it, first number really not
+     * retired, numbers claimed before */
+    struct {
+        uint32_t issued, retired, live;
+        std::vector<uint32_t> taken;
+    } cases[] = {
+        {10, 3, 3, {}},
+        {10, 3, 3, {4, 7}},
+        {300, 100, 172, {}},                  /* `retired` stale */
+        {0x10, 0x10, 0x10, {}},               /* nothing issued */
+        {0xfffffff0u + 40, 0xfffffff0u, 0xfffffff0u, {0xfffffff5u, 3}}
+    };
+
+    mgi_emu_nblk = 7;
+    for (auto &c : cases) {
+        std::set<uint32_t> want, got;
+        memset(lj.get(), 0, sizeof(*lj));
+        for (uint32_t s = c.live; s != c.issued; ++s) {
+            lj->job[s % MGI_GPU_LANE_JOBS].avail = s;
+            want.insert(s);
+        }
+        for (uint32_t s : c.taken) {
+            lj->job[s % MGI_GPU_LANE_JOBS].avail = ~s;
+            want.erase(s);
+        }
+        /* a retired generation's slot holds another number: skipped */
+        lj->issued  = c.issued;
+        lj->retired = c.retired;
+        lj->claimed = (uint32_t)c.taken.size();
+        for (unsigned k = 0; k <= want.size(); ++k) {
+            mgi_emu_bid = (k * 3) % mgi_emu_nblk;
+            mgi_gpu_claim(p.get(), lj.get());
+            if (k == want.size()) {
+                EXPECT_EQ(nullptr, p->job) << "a job claimed beyond the "
+                                           << want.size() << " open";
+                break;
+            }
+            ASSERT_NE(nullptr, p->job) << "claim " << k << " of "
+                                       << want.size() << " found none";
+            const uint32_t slot = (uint32_t)(p->job - lj->job);
+            const uint32_t s    = ~p->job->avail;
+            EXPECT_EQ(slot, s % MGI_GPU_LANE_JOBS);
+            EXPECT_TRUE(want.count(s)) << "job " << s << " was not open";
+            EXPECT_TRUE(got.insert(s).second) << "job " << s
+                                              << " claimed twice";
+        }
+        EXPECT_EQ(want, got);
+        EXPECT_EQ(c.taken.size() + want.size(), lj->claimed);
+    }
+    mgi_emu_bid  = saved_bid;
+    mgi_emu_nblk = saved_nblk;
 }
 
 /* MGI_LANE_APART: every stage ring is served by exactly one sorter block;
