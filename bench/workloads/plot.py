@@ -76,8 +76,10 @@ def finish(fig, ax, runs, out):
 
 
 def title(run, what):
+    """Two lines: what, then the machine and data (one line was wider than
+    a chart of one bar group)"""
     z = run.get("zipf")
-    return "%s, %d x %s, SF %.2f%s" % (
+    return "%s\n%d x %s, SF %.2f%s" % (
         what, run["gpus"], run.get("device", "GPU"), run["sf"],
         "" if z is None else ", Zipf %.2f" % z)
 
@@ -116,7 +118,7 @@ def plot_throughput(runs, out_dir):
         ax.set_xticks(range(len(ops)))
         ax.set_xticklabels(ops)
         ax.set_ylabel("GB/s (exchange: input; patterns: across GPUs)")
-        ax.set_title(title(rs[0], "Exchange and patterns"))
+        ax.set_title(title(rs[0], "Exchange and patterns"), fontsize=10)
         ax.legend(fontsize=8)
         out = os.path.join(out_dir, "exchange_%dgpu.png" % gpus)
         finish(fig, ax, rs, out)
@@ -152,7 +154,7 @@ def plot_times(runs, out_dir):
             ax.set_xticks(range(len(results)))
             ax.set_xticklabels([res["variant"] for res in results])
             ax.set_ylabel("time (ms), lower is better; line: end to end")
-            ax.set_title(title(rs[0], op.capitalize()))
+            ax.set_title(title(rs[0], op.capitalize()), fontsize=10)
             ax.legend(fontsize=8)
             out = os.path.join(out_dir, "%s_%dgpu.png" % (op, gpus))
             finish(fig, ax, rs, out)
