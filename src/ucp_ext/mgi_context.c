@@ -67,6 +67,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->mover_batch      = 16;
     p->mover_flushes    = 16;
     p->mover_streams    = 1;
+    p->mover_copy_batch = 1;
     p->timeout_ms       = 60000;
     p->idle_us          = 50;
     p->log_interval_ms  = 1000;
@@ -111,6 +112,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_MOVER_BATCH", &p->mover_batch);
     mgi_env_uint("MGI_MOVER_FLUSHES", &p->mover_flushes);
     mgi_env_uint("MGI_MOVER_STREAMS", &p->mover_streams);
+    mgi_env_uint("MGI_MOVER_COPY_BATCH", &p->mover_copy_batch);
     mgi_env_uint("MGI_TIMEOUT_MS", &p->timeout_ms);
     mgi_env_uint("MGI_IDLE_US", &p->idle_us);
     mgi_env_uint("MGI_LOG_INTERVAL_MS", &p->log_interval_ms);
@@ -163,6 +165,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: loop_direct (MGI_LOOP_DIRECT) %u: 0 "
                   "(through the loopback lane) or 1 (straight to a final "
                   "ring)", p->loop_direct);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->mover_copy_batch > 1) {
+        ucs_error("mgi context: mover_copy_batch (MGI_MOVER_COPY_BATCH) %u: "
+                  "0 (a copy engine call per copy) or 1 (a flush's copies "
+                  "in one batch)", p->mover_copy_batch);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->peer_direct > 1) {
@@ -446,7 +454,6 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     mgi_context_t *ctx;
     ucs_status_t status;
     int dummy = 0, *all;
-    unsigned copy_batch;
 
     ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
@@ -454,16 +461,6 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     }
     ctx->params       = *params;
     ctx->mover_device = MGI_EP_HOST;
-    copy_batch        = 1;
-    mgi_env_uint("MGI_MOVER_COPY_BATCH", &copy_batch);
-    if (copy_batch > 1) {
-        ucs_error("mgi context: MGI_MOVER_COPY_BATCH=%u: 0 (a copy engine "
-                  "call per copy) or 1 (a flush's copies in one batch)",
-                  copy_batch);
-        status = UCS_ERR_INVALID_PARAM;
-        goto err_free;
-    }
-    ctx->mover_copy_batch = (int)copy_batch;
     status      = mgi_context_check_params(params, &ctx->seg_size);
     if (status != UCS_OK) {
         goto err_free;

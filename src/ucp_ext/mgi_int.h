@@ -304,10 +304,6 @@ struct mgi_context {
     volatile int     mover_quiet;      /* progress only, move nothing */
     volatile int     mover_quiet_ack;
     ucs_status_t     mover_status;
-    int              mover_copy_batch; /* MGI_MOVER_COPY_BATCH: a flush's
-                                        * copies inside the process in one
-                                        * cudaMemcpyBatchAsync (1), or one
-                                        * cudaMemcpyAsync each (0) */
     volatile int     mover_device;     /* CUDA device the mover binds, or
                                           MGI_EP_HOST */
     void             *mover_cuda;      /* the mover's CUDA streams for

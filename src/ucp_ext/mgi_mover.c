@@ -624,7 +624,7 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     }
     mgi_mover_cuda_peers(ctx, cu, route->ep->device, lane->local_dev);
     e->cuda = 1;
-    if (ctx->mover_copy_batch) {
+    if (ctx->params.mover_copy_batch) {
         /* posted with the flush's other copies at its close */
         if (mgi_mover_copies_grow(e)) {
             ucs_error("context %p mover: no memory for the copies of a "
@@ -652,7 +652,7 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     return status;
 }
 
-/* The copies of flush e inside the process (MGI_MOVER_COPY_BATCH=1), on
+/* The copies of flush e inside the process (mover_copy_batch), on
  * its stream before its event: several in one cudaMemcpyBatchAsync, which
  * the copy engine runs back to back; one alone, or a batch the runtime
  * refuses, with cudaMemcpyAsync each. Copies of about 10 MB one after the
@@ -696,7 +696,7 @@ static ucs_status_t mgi_mover_post_copies(mgi_mover_t *m,
                      "batch of %u copies (%s); the mover posts its copies "
                      "one by one from now on", ctx, e->ncopies,
                      cudaGetErrorString(ce));
-            ctx->mover_copy_batch = 0;
+            ctx->params.mover_copy_batch = 0;
         }
     }
     for (i = 0; (ce != cudaSuccess) && (i < e->ncopies) &&

@@ -156,6 +156,9 @@ MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
                                         * 2026-11-26-h200x2-owner-steps/) */
 #endif
 #define MGI_GPU_HELP_JOBS       8      /* whole moves a block copies a round */
+#define MGI_GPU_CLAIM_TRIES     4      /* looks of a claim that lost its
+                                        * compare-and-swap to another block
+                                        * before it gives up for the round */
 #define MGI_GPU_FINAL_HINTS     128    /* final rings a block keeps a
                                         * reservation hint for (by index) */
 
@@ -2218,9 +2221,9 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
  * Its threads look at the issued jobs not yet retired (a thread each,
  * from a job that depends on the block, so that helpers spread over them)
  * for the first whose avail still holds its number; thread 0 takes it
- * with a compare-and-swap to ~number, and on a lost race looks again, a
- * few times. The job's fields were written before the owner's release of
- * `issued`, which the look acquired. */
+ * with a compare-and-swap to ~number, and on a lost race looks again, up
+ * to MGI_GPU_CLAIM_TRIES times. The job's fields were written before the
+ * owner's release of `issued`, which the look acquired. */
 MGI_SDEV void mgi_gpu_claim(mgi_gpu_pass_t *p, mgi_gpu_lane_jobs_t *lj)
 {
     uint32_t iss, lo, n, k, s, tries;
@@ -2241,7 +2244,7 @@ MGI_SDEV void mgi_gpu_claim(mgi_gpu_pass_t *p, mgi_gpu_lane_jobs_t *lj)
     MGI_SYNC();
     lo = p->h_lo;
     n  = p->h_n;
-    for (tries = 0; (tries < 4) && (n > 0); ++tries) {
+    for (tries = 0; (tries < MGI_GPU_CLAIM_TRIES) && (n > 0); ++tries) {
         k = mgi_gpu_first(p, n, [&](uint32_t i) {
             s = lo + (MGI_BID + i) % n;
             return mgi_vld(&lj->job[s % MGI_GPU_LANE_JOBS].avail) == s;

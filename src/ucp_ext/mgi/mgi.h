@@ -110,6 +110,11 @@ typedef struct mgi_context_params {
                                      inside its process: a flush's copies
                                      go on one, the flushes' in turn over
                                      them, 1 (1..16) [MGI_MOVER_STREAMS] */
+    unsigned    mover_copy_batch; /* 1: a flush's copies inside the
+                                     process go to the copy engine as one
+                                     batch (cudaMemcpyBatchAsync, CUDA 13
+                                     runtime); 0: a copy call each, 1
+                                     [MGI_MOVER_COPY_BATCH] */
     /* waits and logs */
     unsigned    timeout_ms;       /* bound of every wait, 60000
                                      [MGI_TIMEOUT_MS] */

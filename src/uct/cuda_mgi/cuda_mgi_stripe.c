@@ -149,7 +149,9 @@ static void uct_cuda_mgi_peer_enable(uct_cuda_mgi_iface_t *iface,
         !can) {
         ucs_warn("cuda_mgi iface %p: CUDA device %d cannot access device "
                  "%d: copies between them on a GPU relay go through host "
-                 "memory", iface, (int)from->dev, (int)to->dev);
+                 "memory (leave `gpu` out of UCX_CUDA_MGI_PATHS, or this "
+                 "relay out of UCX_CUDA_MGI_RELAY_GPUS)", iface,
+                 (int)from->dev, (int)to->dev);
         return;
     }
     if (uct_cuda_mgi_ctx_push(iface, from->ctx) != UCS_OK) {
@@ -160,8 +162,10 @@ static void uct_cuda_mgi_peer_enable(uct_cuda_mgi_iface_t *iface,
     if ((cu_err != CUDA_SUCCESS) &&
         (cu_err != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)) {
         ucs_warn("cuda_mgi iface %p: peer access of CUDA device %d to %d: "
-                 "%s; copies between them go through host memory", iface,
-                 (int)from->dev, (int)to->dev, uct_cuda_mgi_cu_error(cu_err));
+                 "%s; copies between them go through host memory (leave "
+                 "`gpu` out of UCX_CUDA_MGI_PATHS, or this relay out of "
+                 "UCX_CUDA_MGI_RELAY_GPUS)", iface, (int)from->dev,
+                 (int)to->dev, uct_cuda_mgi_cu_error(cu_err));
     }
 }
 
