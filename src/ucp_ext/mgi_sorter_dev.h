@@ -159,6 +159,8 @@ MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
 #define MGI_GPU_CLAIM_TRIES     4      /* looks of a claim that lost its
                                         * compare-and-swap to another block
                                         * before it gives up for the round */
+#define MGI_GPU_ISSUE_RUNS      8      /* runs of whole lane segments between
+                                        * EOF segments a lane step issues */
 #define MGI_GPU_FINAL_HINTS     128    /* final rings a block keeps a
                                         * reservation hint for (by index) */
 
@@ -1907,27 +1909,27 @@ MGI_SDEV_INLINE int mgi_gpu_final_reserve(mgi_gpu_pass_t *p,
 
 MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
                                        mgi_gpu_lane_jobs_t *lj, uint32_t base,
-                                       uint32_t n, uint32_t cap)
+                                       uint32_t off, uint32_t n, uint32_t cap)
 {
     mgi_gpu_dch_t *ch;
     mgi_gpu_job_t *j;
     uint32_t k, r, nf, same;
 
     for (k = MGI_TID; k < n; k += MGI_NTH) {
-        p->jres[k] = 0;
+        p->jres[off + k] = 0;
     }
     same = mgi_gpu_first(p, n, [&](uint32_t i) {
-        return p->jch[i] != p->jch[0];
+        return p->jch[off + i] != p->jch[off];
     });
     if (MGI_TID == 0) {
         p->first = (int)n;
         if ((n > 0) && (same == n)) {
-            p->j_rr = MGI_ATOMIC_ADD(&p->jch[0]->rr, n);
+            p->j_rr = MGI_ATOMIC_ADD(&p->jch[off]->rr, n);
         }
     }
     MGI_SYNC();
     if ((n > 0) && (same == n)) {
-        ch = p->jch[0];
+        ch = p->jch[off];
         nf = ch->nfinal;
         for (r = MGI_TID; r < nf; r += MGI_NTH) {
             for (k = (r + nf - p->j_rr % nf) % nf; k < n; k += nf) {
@@ -1937,12 +1939,12 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
                     MGI_ATOMIC_MIN(&p->first, (int)k);
                     break;
                 }
-                p->jres[k] = 1;
+                p->jres[off + k] = 1;
             }
         }
     } else if (MGI_TID == 0) {
         for (k = 0; k < n; ++k) {
-            ch       = p->jch[k];
+            ch       = p->jch[off + k];
             j        = &lj->job[(base + k) % MGI_GPU_LANE_JOBS];
             r        = MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal;
             j->fring = ch->final[r];
@@ -1950,7 +1952,7 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
                 p->first = (int)k;
                 break;
             }
-            p->jres[k] = 1;
+            p->jres[off + k] = 1;
         }
     }
     MGI_SYNC();
@@ -2038,6 +2040,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     const int zcopy    = d->recv_zcopy &&
                          (ring != mgi_gpu_loopback(d));
     uint32_t t, head, count, nfree, n, nd, m, e, neof = 0, n0, ready = 0;
+    uint32_t runs;
     mgi_seg_hdr_t *seg;
     mgi_seg_ref_t *ref;
     mgi_gpu_job_t *j;
@@ -2120,24 +2123,38 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     });
     n0 = n;
     cp = MGI_CLOCK();
-    /* whole segments, then EOF segments: the final rings' reservations
-     * are of the first nd jobs; the next whole segment waits a round */
-    n  = mgi_gpu_first(p, n, [&](uint32_t k) {
-        return (k > 0) && (p->jch[k - 1] == MGI_GPU_EOF_JOB) &&
-               (p->jch[k] != MGI_GPU_EOF_JOB);
-    });
-    nd = mgi_gpu_first(p, n, [&](uint32_t k) {
-        return p->jch[k] == MGI_GPU_EOF_JOB;
-    });
-    m  = mgi_gpu_lane_reserve(p, lj, head + count, nd, cap);
-    m  = (m == nd) ? n : m;
+    /* runs of whole segments, each followed by a run of EOF segments (a
+     * source's flush): each run of whole ones reserves in final rings, up
+     * to MGI_GPU_ISSUE_RUNS runs a step; jobs [0, m) issue, and a run
+     * whose reservation stopped at a full final ring ends the step at n
+     * with its reservations from m on given back. (One run a step had
+     * made every whole segment behind an EOF wait a step: 40-48 of a
+     * device send's busy steps at its end.) */
+    n = 0;
+    m = 0;
+    for (runs = 0; (n < n0) && (runs < MGI_GPU_ISSUE_RUNS); ++runs) {
+        nd = mgi_gpu_first(p, n0 - n, [&](uint32_t k) {
+            return p->jch[n + k] == MGI_GPU_EOF_JOB;
+        });
+        e  = mgi_gpu_lane_reserve(p, lj, head + count + n, n, nd, cap);
+        if (e < nd) {
+            m  = n + e;
+            n += nd;
+            break;
+        }
+        n += nd;
+        n += mgi_gpu_first(p, n0 - n, [&](uint32_t k) {
+            return p->jch[n + k] != MGI_GPU_EOF_JOB;
+        });
+        m  = n;
+    }
     cr = MGI_CLOCK();
     for (t = tid; t < n; t += nth) {
         j = &lj->job[(head + count + t) % MGI_GPU_LANE_JOBS];
-        if ((t >= m) && (t >= nd)) {
+        if ((t >= m) && (p->jch[t] == MGI_GPU_EOF_JOB)) {
             continue;   /* an EOF segment behind a full final ring */
         }
-        if (t >= nd) {
+        if (p->jch[t] == MGI_GPU_EOF_JOB) {
             /* copied by nobody: a helper that claims it sets done (one
              * that finds it retired and its slot reused cannot: its avail
              * is another number's), and by reference no helper takes
