@@ -160,12 +160,31 @@ struct dev_result {
     unsigned long long t_begin;     /* %globaltimer: the first block's */
     unsigned long long t_sent[MAX_BLOCKS]; /* start; when each block's
                                             * last send returned */
+    unsigned long long t_end_first; /* %globaltimer: blocks done (flush */
+    unsigned long long t_end_last;  /* delivered, EOF seen): first, last */
+    unsigned long long t_stamp[2];  /* %globaltimer: one-thread kernels
+                                     * on the stream just before the
+                                     * timed kernel and just after it */
 };
 
-/* Block: count the block as started (wait_resident reads it). */
-__device__ static inline void block_started(dev_result *res)
+/* One thread: the GPU's time into *t (the timed kernel's neighbours on
+ * its stream, inside its start and stop events: what of the events' time
+ * is not the kernel's blocks) */
+__global__ void stamp_kernel(unsigned long long *t)
+{
+    *t = dev_now();
+}
+
+/* Block: count the block as started, in res and in *started (the
+ * word in mapped host memory that wait_resident reads while the kernel
+ * runs; res may be device memory, copied back after the kernel). */
+__device__ static inline void block_started(dev_result *res,
+                                            unsigned *started)
 {
     if (threadIdx.x == 0) {
+        if (started != &res->started) {
+            atomicAdd(started, 1u);
+        }
         atomicAdd(&res->started, 1u);
         atomicMin(&res->t_begin, dev_now());
     }
@@ -429,7 +448,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
     const unsigned rsize = dst_side ? sizeof(gb_tuple) : 0;
     unsigned long long received = 0, sent = 0;  /* this thread's */
 
-    block_started(res);
+    block_started(res, &res->started);
     auto agg = [&](const char *p) {
         /* three 4-byte words (tuples lie 4-byte aligned: rbuf, and a
          * message's payload is 8-byte aligned); a memcpy of the packed
@@ -493,7 +512,7 @@ __global__ void groupby_kernel(mgi_dev_ch_t ch, unsigned ep, long n,
 template <bool TILE, unsigned TS = 0, unsigned SL = MGI_DEV_TILE_ANY>
 __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
                               long base, unsigned words, int dst,
-                              dev_result *res,
+                              dev_result *res, unsigned *started,
                               unsigned long long timeout_ns, int global_ring,
                               int blocking_flush, unsigned tile,
                               int dyn_tiles, char *scratch)
@@ -505,7 +524,7 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     const unsigned tsize = words * 8;
     const unsigned rsize = recv ? tsize : 0;
 
-    block_started(res);
+    block_started(res, started);
     unsigned long long checksum = 0, received = 0;  /* this thread's */
     auto check = [&](const char *p) {
         /* by words (tuples lie 8-byte aligned, MGI_MSG_ALIGN), every load
@@ -646,6 +665,9 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     block_add(&res->checksum, checksum);
     block_add(&res->received, received);
     if (threadIdx.x == 0) {
+        const unsigned long long t_end = dev_now();
+        atomicMin(&res->t_end_first, t_end);
+        atomicMax(&res->t_end_last, t_end);
         atomicAdd(&res->recv_calls, g_recv_calls);
         atomicAdd(&res->send_calls, g_send_calls);
         atomicAdd(&res->send_full, g_send_full);
@@ -798,11 +820,38 @@ static void print_send_ends(const char *test, int rank, unsigned ep,
            dyn_tiles ? "shared" : "a slice a block", slow.c_str());
 }
 
+/* When the user blocks finished (a source's: its flush delivered; a
+ * destination's: EOF seen), from its first block's start, and that start
+ * against endpoint 0's of this process (%globaltimer of each GPU) */
+static void print_block_ends(const char *test, int rank, unsigned ep,
+                             const dev_result *r, const dev_result *r0,
+                             int dst)
+{
+    if ((r->t_end_last == 0) || (r->t_end_first < r->t_begin)) {
+        return;
+    }
+    printf("%s rank %d ep %u: user blocks done (%s) from %.2f to %.2f ms "
+           "after the first block began, which was %.3f ms after endpoint "
+           "0's; the kernel's neighbours on its stream ran %.3f ms before "
+           "its first block began and %.3f ms after its last block was "
+           "done\n", test, rank, ep, dst ? "EOF seen" : "flush delivered",
+           (r->t_end_first - r->t_begin) / 1e6,
+           (r->t_end_last - r->t_begin) / 1e6,
+           ((double)r->t_begin - (double)r0->t_begin) / 1e6,
+           ((double)r->t_begin - (double)r->t_stamp[0]) / 1e6,
+           ((double)r->t_stamp[1] - (double)r->t_end_last) / 1e6);
+}
+
 struct gpu_ep {
     int            dev;
     mgi_ep_id_t    id;
     cudaStream_t   stream;
     dev_result     *res;      /* mapped host memory */
+    dev_result     *dres;     /* device memory: the stream kernel's
+                               * results, copied to res after it (its
+                               * blocks' last atomics, 64 at once on
+                               * mapped host memory, held the kernel's
+                               * end ~0.9 ms) */
     mgi_dev_ch_t   h;
     unsigned       *cnt;
     unsigned long long *sum;
@@ -826,6 +875,7 @@ static void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,
     CHECK_CUDA(cudaHostAlloc(&e->res, sizeof(*e->res), cudaHostAllocMapped |
                                                        cudaHostAllocPortable));
     memset(e->res, 0, sizeof(*e->res));
+    CHECK_CUDA(cudaMalloc(&e->dres, sizeof(*e->dres)));
     CHECK_CUDA(cudaEventCreate(&e->start));
     CHECK_CUDA(cudaEventCreate(&e->stop));
     memset(&ep, 0, sizeof(ep));
@@ -1226,7 +1276,12 @@ static int run_stream(const opts &o, int mode)
         e->res->t_begin   = ~0ull;
         e->res->t_recv_first = ~0ull;
         e->res->t_recv_last  = 0;
+        e->res->t_end_first  = ~0ull;
+        e->res->t_end_last   = 0;
+        e->res->t_stamp[0]   = e->res->t_stamp[1] = 0;
         memset(e->res->t_sent, 0, sizeof(e->res->t_sent));
+        CHECK_CUDA(cudaMemcpyAsync(e->dres, e->res, sizeof(*e->res),
+                                   cudaMemcpyHostToDevice, e->stream));
         CHECK_CUDA(cudaMemcpyToSymbolAsync(g_send_backoff_ns,
                                            &o.send_backoff_ns,
                                            sizeof(o.send_backoff_ns), 0,
@@ -1242,6 +1297,7 @@ static int run_stream(const opts &o, int mode)
                                            cudaMemcpyHostToDevice,
                                            e->stream));
         CHECK_CUDA(cudaEventRecord(e->start, e->stream));
+        stamp_kernel<<<1, 1, 0, e->stream>>>(&e->dres->t_stamp[0]);
         /* the typed tile send where it serves the channel */
         const int kdst    = shuffle ? MGI_DEV_DST_AUTO : (int)dst[0];
         const unsigned sl = shuffle ? MGI_DEV_TILE_MANY : MGI_DEV_TILE_ONE;
@@ -1258,12 +1314,15 @@ static int run_stream(const opts &o, int mode)
                      stream_kernel<true>;
         kern<<<o.blocks, o.threads, 0, e->stream>>>(
                 e->h, is_src[k], is_dst[k], o.tuples, base[k], words,
-                kdst, rd,
+                kdst, e->dres, &rd->started,
                 (unsigned long long)o.timeout_s * 1000000000ull,
                 o.global_ring, o.blocking_flush, o.tile, o.dyn_tiles,
                 e->scratch);
         CHECK_CUDA(cudaGetLastError());
+        stamp_kernel<<<1, 1, 0, e->stream>>>(&e->dres->t_stamp[1]);
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
+        CHECK_CUDA(cudaMemcpyAsync(e->res, e->dres, sizeof(*e->res),
+                                   cudaMemcpyDeviceToHost, e->stream));
     }
     wait_resident(eps, o.blocks, o.threads, "stream kernel");
     for (int k = 0; k < local; ++k) {
@@ -1298,6 +1357,8 @@ static int run_stream(const opts &o, int mode)
                              e->res, o.blocks);
             print_send_ends(sorter ? "sorter" : "send_bw", rank, e->id,
                             e->res, o.blocks, o.dyn_tiles);
+            print_block_ends(sorter ? "sorter" : "send_bw", rank, e->id,
+                             e->res, eps[0].res, 0);
             ok = ok && !e->res->timeouts;
             continue;
         }
@@ -1353,6 +1414,8 @@ static int run_stream(const opts &o, int mode)
                    (e->res->t_recv_first - e->res->t_begin) / 1e6,
                    (e->res->t_recv_last - e->res->t_begin) / 1e6, ms);
         }
+        print_block_ends(sorter ? "sorter" : shuffle ? "shuffle" : "send_bw",
+                         rank, e->id, e->res, eps[0].res, 1);
         ok = good;
     }
     if (shuffle) {
