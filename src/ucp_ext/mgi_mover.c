@@ -473,6 +473,30 @@ static ucs_status_t mgi_mover_list_lane(mgi_mover_t *m, mgi_lane_t *lane)
     return UCS_OK;
 }
 
+/* A route the mover sees for the first time (its channel was just
+ * created): its lane, and for copies inside the process (a GPU on either
+ * side) the mover's streams and events and the peer access between the
+ * GPUs. Done when the route appears, not at its first segment: enabling
+ * peer access and creating the streams took the first copy ~0.5 ms
+ * after the sorter had handed over its first segments. */
+static ucs_status_t mgi_mover_route_setup(mgi_mover_t *m, mgi_route_t *route)
+{
+    mgi_lane_t *lane = route->lane;
+    mgi_mover_cuda_t *cu;
+    ucs_status_t status;
+
+    status = mgi_mover_list_lane(m, lane);
+    if ((status != UCS_OK) || !lane->local ||
+        (!mgi_ep_is_gpu(route->ep) && !lane->local_gpu)) {
+        return status;
+    }
+    status = mgi_mover_cuda_get(m, &cu);
+    if (status == UCS_OK) {
+        mgi_mover_cuda_peers(m->ctx, cu, route->ep->device, lane->local_dev);
+    }
+    return status;
+}
+
 static void mgi_mover_set_head(mgi_lane_t *lane, uint32_t head)
 {
     if (mgi_mover_ahead(head, lane->head)) {
@@ -867,12 +891,15 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
                             inflight;
                 occupancy = mgi_ring_count(route->ring) - inflight;
             }
+            if (!route->lane->listed) {
+                /* a new route: set its lane up before its first segment */
+                status = mgi_mover_route_setup(m, route);
+                if (status != UCS_OK) {
+                    return status;
+                }
+            }
             if (ready == 0) {
                 continue;
-            }
-            status = mgi_mover_list_lane(m, route->lane);
-            if (status != UCS_OK) {
-                return status;
             }
             c            = &m->cand[ncand++];
             c->route     = route;
