@@ -476,9 +476,10 @@ static ucs_status_t mgi_mover_list_lane(mgi_mover_t *m, mgi_lane_t *lane)
 /* A route the mover sees for the first time (its channel was just
  * created): its lane, and for copies inside the process (a GPU on either
  * side) the mover's streams and events and the peer access between the
- * GPUs. Done when the route appears, not at its first segment: enabling
- * peer access and creating the streams took the first copy ~0.5 ms
- * after the sorter had handed over its first segments. */
+ * GPUs. Done when the route appears, not at its first segment: there,
+ * enabling peer access and creating the streams had held a channel's
+ * first tuples ~0.2 ms (device send between two H100, run1240 of
+ * bench/results/2026-11-26-x2-eof-runs/). */
 static ucs_status_t mgi_mover_route_setup(mgi_mover_t *m, mgi_route_t *route)
 {
     mgi_lane_t *lane = route->lane;

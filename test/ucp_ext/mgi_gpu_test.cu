@@ -24,7 +24,12 @@
  *       source blocks flush with the blocking mgi_dev_flush (it waits for
  *       delivery) instead of mgi_dev_flush_nb. -S NS: a source block whose
  *       send found its stage ring full pauses NS ns before it tries again
- *       (default 0: it tries again at once).
+ *       (default 0: it tries again at once). The time is the
+ *       destination kernel's, from events around it: its results are
+ *       kept in device memory and copied back after the stop event, and
+ *       it prints when its blocks began, received the first and last
+ *       tuples and were done, against one-thread kernels just before and
+ *       after it on its stream.
  *   mgi_gpu_test shuffle [-l 2] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS]
  *       Exchange between two endpoints: each sends TUPLES tuples (word 0,
  *       the partition key, numbers them across both) while receiving,
