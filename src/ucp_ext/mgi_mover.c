@@ -473,13 +473,24 @@ static ucs_status_t mgi_mover_list_lane(mgi_mover_t *m, mgi_lane_t *lane)
     return UCS_OK;
 }
 
+/* Copies of this route's segments go through CUDA: a lane inside the
+ * process with a GPU on either side */
+static inline int mgi_mover_route_cuda(const mgi_route_t *route)
+{
+    return route->lane->local &&
+           (mgi_ep_is_gpu(route->ep) || route->lane->local_gpu);
+}
+
 /* A route the mover sees for the first time (its channel was just
- * created): its lane, and for copies inside the process (a GPU on either
- * side) the mover's streams and events and the peer access between the
- * GPUs. Done when the route appears, not at its first segment: there,
- * enabling peer access and creating the streams had held a channel's
- * first tuples ~0.2 ms (device send between two H100, run1240 of
- * bench/results/2026-11-26-x2-eof-runs/). */
+ * created), or its lane again after the mover restarted: the lane, and
+ * for copies inside the process through CUDA the mover's streams and
+ * events and the peer access between the route's GPUs (a lane's routes
+ * may come from endpoints on several GPUs: each route's pair). Done when
+ * the route appears, not at its first segment: there, enabling peer
+ * access and creating the streams had held a channel's first tuples
+ * ~0.2 ms (device send between two H100, run1240 of
+ * bench/results/2026-11-26-x2-eof-runs/). The CUDA state and peer access
+ * outlive a restart of the mover (ctx->mover_cuda). */
 static ucs_status_t mgi_mover_route_setup(mgi_mover_t *m, mgi_route_t *route)
 {
     mgi_lane_t *lane = route->lane;
@@ -487,14 +498,14 @@ static ucs_status_t mgi_mover_route_setup(mgi_mover_t *m, mgi_route_t *route)
     ucs_status_t status;
 
     status = mgi_mover_list_lane(m, lane);
-    if ((status != UCS_OK) || !lane->local ||
-        (!mgi_ep_is_gpu(route->ep) && !lane->local_gpu)) {
-        return status;
+    if ((status == UCS_OK) && mgi_mover_route_cuda(route)) {
+        status = mgi_mover_cuda_get(m, &cu);
+        if (status == UCS_OK) {
+            mgi_mover_cuda_peers(m->ctx, cu, route->ep->device,
+                                 lane->local_dev);
+        }
     }
-    status = mgi_mover_cuda_get(m, &cu);
-    if (status == UCS_OK) {
-        mgi_mover_cuda_peers(m->ctx, cu, route->ep->device, lane->local_dev);
-    }
+    route->set_up = (status == UCS_OK);
     return status;
 }
 
@@ -639,16 +650,16 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         return mgi_mover_add_req(m, e, req);
     }
 
-    if (!mgi_ep_is_gpu(route->ep) && !lane->local_gpu) {
+    if (!mgi_mover_route_cuda(route)) {
         memcpy((char*)lane->local_ring + roff, src, len);
         return UCS_OK;
     }
-    status = mgi_mover_cuda_get(m, &cu);
-    if (status != UCS_OK) {
-        return status;
-    }
-    mgi_mover_cuda_peers(ctx, cu, route->ep->device, lane->local_dev);
-    e->cuda = 1;
+    /* the route was set up before it became a candidate
+     * (mgi_mover_route_setup): CUDA state and peer access are there */
+    cu             = ctx->mover_cuda;
+    e->cuda        = 1;
+    m->copies     += 1;
+    m->copy_bytes += len;
     if (ctx->params.mover_copy_batch) {
         /* posted with the flush's other copies at its close */
         if (mgi_mover_copies_grow(e)) {
@@ -660,8 +671,6 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         e->csrc[e->ncopies]  = src;
         e->csize[e->ncopies] = len;
         ++e->ncopies;
-        m->copies     += 1;
-        m->copy_bytes += len;
         return UCS_OK;
     }
     t0     = mgi_time_ns();
@@ -672,17 +681,9 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
                            "context %p mover: copy of %zu bytes to endpoint "
                            "%u", ctx, len, lane->next_hop);
     m->copy_ns    += mgi_time_ns() - t0;
-    m->copies     += 1;
-    m->copy_bytes += len;
     return status;
 }
 
-/* The copies of flush e inside the process (mover_copy_batch), on
- * its stream before its event: several in one cudaMemcpyBatchAsync, which
- * the copy engine runs back to back; one alone, or a batch the runtime
- * refuses, with cudaMemcpyAsync each. Copies of about 10 MB one after the
- * other on a stream move ~350 GB/s between two H100 and ~390 as a batch
- * (mgi_gpu_test copy_sizes). */
 /* The CUDA 13 runtime's batch call (CUDA 12.8 gave it another signature,
  * with a failure index; a runtime before 13 posts the copies one by one) */
 static cudaError_t mgi_mover_copy_batch(mgi_mover_epoch_t *e,
@@ -701,6 +702,12 @@ static cudaError_t mgi_mover_copy_batch(mgi_mover_epoch_t *e,
 #endif
 }
 
+/* The copies of flush e inside the process (mover_copy_batch), on
+ * its stream before its event: several in one cudaMemcpyBatchAsync, which
+ * the copy engine runs back to back; one alone, or a batch the runtime
+ * refuses, with cudaMemcpyAsync each. Copies of about 10 MB one after the
+ * other on a stream move ~350 GB/s between two H100 and ~390 as a batch
+ * (mgi_gpu_test copy_sizes). */
 static ucs_status_t mgi_mover_post_copies(mgi_mover_t *m,
                                           mgi_mover_epoch_t *e,
                                           cudaStream_t stream)
@@ -892,8 +899,8 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
                             inflight;
                 occupancy = mgi_ring_count(route->ring) - inflight;
             }
-            if (!route->lane->listed) {
-                /* a new route: set its lane up before its first segment */
+            if (!route->set_up || !route->lane->listed) {
+                /* a new route: set it up before its first segment */
                 status = mgi_mover_route_setup(m, route);
                 if (status != UCS_OK) {
                     return status;

@@ -180,17 +180,14 @@ __global__ void stamp_kernel(unsigned long long *t)
     *t = dev_now();
 }
 
-/* Block: count the block as started, in res and in *started (the
- * word in mapped host memory that wait_resident reads while the kernel
- * runs; res may be device memory, copied back after the kernel). */
+/* Block: count the block as started in *started, the word in mapped
+ * host memory that wait_resident reads while the kernel runs (res may be
+ * device memory, copied back after the kernel), and its start in res. */
 __device__ static inline void block_started(dev_result *res,
                                             unsigned *started)
 {
     if (threadIdx.x == 0) {
-        if (started != &res->started) {
-            atomicAdd(started, 1u);
-        }
-        atomicAdd(&res->started, 1u);
+        atomicAdd(started, 1u);
         atomicMin(&res->t_begin, dev_now());
     }
 }
