@@ -125,7 +125,15 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-40}
 export MGI_SEND_ZCOPY=${MGI_SEND_ZCOPY:-1}
 export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
-export MGI_SEG_SIZE=${MGI_SEG_SIZE:-131072}
+# Stage segments of 133120 bytes, not 131072: with a stage group per GPU a
+# 64 KB tile of 16-byte tuples reserves ~32776 bytes a group, and four of
+# those overran a 131072-byte segment's 131056 about half of the time, the
+# rest of the segment then padded and put to the other GPU with it; 2 KB
+# more (about two standard deviations of four shares) took the Exchange
+# from 460.1-460.6 to 486.8-492.1 GB/s, 76.6 k stage segments a GPU to
+# 66.4 k, GroupBy 15.15 to 14.61 ms, the Join 17.89 to 17.53 ms on 2 x H100
+# (bench/results/2026-11-26-x2-mend/, run1420; 139264: 477-480 GB/s)
+export MGI_SEG_SIZE=${MGI_SEG_SIZE:-133120}
 export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-32}
 export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-1024}
 export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-256}
