@@ -168,10 +168,6 @@ typedef struct mgi_route {
                                    receive ring, appended to by the sorter
                                    kernel (MGI_PEER_DIRECT): no mover, not
                                    ours to free */
-    int           set_up;       /* the mover set it up (mgi_mover_route_
-                                   setup): its copies inside the process
-                                   need no look at CUDA state or peer
-                                   access any more */
 } mgi_route_t;
 
 struct mgi_ep {

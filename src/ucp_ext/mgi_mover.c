@@ -124,6 +124,11 @@ typedef struct mgi_mover {
     unsigned          ncand_max;
     mgi_lane_t        **lanes;        /* every lane of a route seen */
     unsigned          nlanes;
+    uint32_t          routes_set[MGI_MAX_LOCAL_EPS]; /* per endpoint: its
+                                       * first routes, set up by this mover
+                                       * (mgi_mover_new_routes; an
+                                       * endpoint's routes are only ever
+                                       * appended, its index not reused) */
     mgi_lane_t        **refresh;      /* credit reads in flight */
     unsigned          nrefresh;
     mgi_mover_epoch_t epochs[MGI_MOVER_FLUSHES_MAX];
@@ -481,16 +486,15 @@ static inline int mgi_mover_route_cuda(const mgi_route_t *route)
            (mgi_ep_is_gpu(route->ep) || route->lane->local_gpu);
 }
 
-/* A route the mover sees for the first time (its channel was just
- * created), or its lane again after the mover restarted: the lane, and
- * for copies inside the process through CUDA the mover's streams and
- * events and the peer access between the route's GPUs (a lane's routes
- * may come from endpoints on several GPUs: each route's pair). Done when
- * the route appears, not at its first segment: there, enabling peer
- * access and creating the streams had held a channel's first tuples
- * ~0.2 ms (device send between two H100, run1240 of
- * bench/results/2026-11-26-x2-eof-runs/). The CUDA state and peer access
- * outlive a restart of the mover (ctx->mover_cuda). */
+/* A route this mover has not seen (its channel was just created, or the
+ * mover restarted): the lane, and for copies inside the process through
+ * CUDA the mover's streams and events and the peer access between the
+ * route's GPUs (a lane's routes may come from endpoints on several GPUs:
+ * each route's pair). Done when the route appears, not at its first
+ * segment: there, enabling peer access and creating the streams had held
+ * a channel's first tuples ~0.2 ms (device send between two H100, run1240
+ * of bench/results/2026-11-26-x2-eof-runs/). The CUDA state and peer
+ * access outlive a restart of the mover (ctx->mover_cuda). */
 static ucs_status_t mgi_mover_route_setup(mgi_mover_t *m, mgi_route_t *route)
 {
     mgi_lane_t *lane = route->lane;
@@ -505,8 +509,28 @@ static ucs_status_t mgi_mover_route_setup(mgi_mover_t *m, mgi_route_t *route)
                                  lane->local_dev);
         }
     }
-    route->set_up = (status == UCS_OK);
     return status;
+}
+
+/* Endpoint ep's routes from the first this mover has not set up to
+ * nroutes (those it moves through: a direct route's sorter appends to the
+ * lane itself), before any of them is a candidate: the issue loop then
+ * finds every route set up. */
+static ucs_status_t mgi_mover_new_routes(mgi_mover_t *m, const mgi_ep_t *ep,
+                                         uint32_t nroutes)
+{
+    uint32_t *set = &m->routes_set[ep->index];
+    ucs_status_t status;
+
+    for (; *set < nroutes; ++*set) {
+        if (!ep->route_list[*set]->direct) {
+            status = mgi_mover_route_setup(m, ep->route_list[*set]);
+            if (status != UCS_OK) {
+                return status;  /* tried again at the next issue */
+            }
+        }
+    }
+    return UCS_OK;
 }
 
 static void mgi_mover_set_head(mgi_lane_t *lane, uint32_t head)
@@ -655,7 +679,7 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         return UCS_OK;
     }
     /* the route was set up before it became a candidate
-     * (mgi_mover_route_setup): CUDA state and peer access are there */
+     * (mgi_mover_new_routes): CUDA state and peer access are there */
     cu             = ctx->mover_cuda;
     e->cuda        = 1;
     m->copies     += 1;
@@ -883,6 +907,12 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
             continue;
         }
         nroutes = __atomic_load_n(&ep->nroutes, __ATOMIC_ACQUIRE);
+        if (m->routes_set[i] < nroutes) {
+            status = mgi_mover_new_routes(m, ep, nroutes);
+            if (status != UCS_OK) {
+                return status;
+            }
+        }
         for (j = 0; (j < nroutes) && (ncand < m->ncand_max); ++j) {
             route    = ep->route_list[j];
             if (route->direct) {
@@ -898,13 +928,6 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
                 ready     = mgi_ring_ready(route->ring, inflight + budget) -
                             inflight;
                 occupancy = mgi_ring_count(route->ring) - inflight;
-            }
-            if (!route->set_up || !route->lane->listed) {
-                /* a new route: set it up before its first segment */
-                status = mgi_mover_route_setup(m, route);
-                if (status != UCS_OK) {
-                    return status;
-                }
             }
             if (ready == 0) {
                 continue;

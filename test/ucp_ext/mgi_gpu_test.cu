@@ -159,7 +159,11 @@ struct dev_result {
     unsigned long long cyc_send;    /* 0's): the kernel, in block sends, */
     unsigned long long cyc_recv;    /* in block receives, and after */
     unsigned long long cyc_tail;    /* the last send (flush, EOF wait) */
-    unsigned           started;     /* blocks that began (wait_resident) */
+    unsigned           started;     /* blocks that began (wait_resident),
+                                     * counted in mapped host memory: the
+                                     * stream kernel's device copy keeps
+                                     * 0, which its copy back after the
+                                     * kernel writes over it */
     unsigned long long t_recv_first; /* %globaltimer: tuples first and */
     unsigned long long t_recv_last;  /* last received by a block */
     unsigned long long t_begin;     /* %globaltimer: the first block's */
