@@ -9,6 +9,11 @@
  *           (transports from UCX_TLS, e.g. sm,self,cuda_copy,cuda_ipc)
  *   ucx_mgi the same with the transports set to sm,self,cuda_copy,cuda_mgi
  *           (or $MGI_WL_UCX_MGI_TLS)
+ *   peer    no communication library: the partition kernel's second pass
+ *           stores each tuple straight into its destination's receive
+ *           buffer, another GPU's over NVLink or PCIe (CUDA IPC), so
+ *           partition and transfer are one pass of the SMs; the bound of
+ *           a fused shuffle on one host
  *   single  GroupBy / Join of the whole data set on GPU 0, no exchange
  *   mgi     MGI channels with GPU endpoints and the device API: one kernel
  *           per shuffle sends, receives and flushes (partition + transfer
@@ -21,7 +26,7 @@
  * per measurement and writes JSON.
  *
  * Usage: mgi_workloads --op exchange|groupby|join|many2one|one2many|p2p|
- *                      gencheck  [--variant nccl,ucx,ucx_mgi,mgi,single|all]
+ *                      gencheck  [--variant nccl,ucx,ucx_mgi,peer,mgi,single|all]
  *                      [--gpus G] [--sf SF | --gib GIB_PER_GPU] [--zipf T]
  *                      [--seed S] [--iters N] [--warmup N] [--json FILE]
  */
@@ -185,16 +190,23 @@ static __global__ void wl_histogram(const mgi_wl_tuple_t *in, uint64_t n,
     }
 }
 
+/* Where the scatter puts destination d's tuples: out.p[d] + its cursor
+ * (the partition: every p[d] is t->part, the cursors start at send_off;
+ * the peer variant: d's receive buffer, over NVLink or PCIe for another
+ * GPU's, the cursor at this source's place there). */
+typedef struct {
+    mgi_wl_tuple_t *p[MGI_WL_MAX_GPUS];
+} wl_outs_t;
+
 /* Partition, pass 2: scatter a tile per block; each block reserves its
  * range per destination with one atomic on the destination's cursor.
  * Launched with the same grid as wl_histogram. */
 static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
                                   mgi_wl_pattern_t pat, int me, int G,
-                                  unsigned long long *cursor,
-                                  mgi_wl_tuple_t *out)
+                                  unsigned long long *cursor, wl_outs_t out)
 {
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
-    __shared__ unsigned long long base[MGI_WL_MAX_GPUS];
+    __shared__ mgi_wl_tuple_t *base[MGI_WL_MAX_GPUS];
     mgi_wl_tuple_t t[WL_ITEMS];
     unsigned pos[WL_ITEMS];
     int dst[WL_ITEMS], k;
@@ -217,13 +229,14 @@ static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
         }
         __syncthreads();
         if (threadIdx.x < G) {
-            base[threadIdx.x] = atomicAdd(&cursor[threadIdx.x],
-                    (unsigned long long)hist[threadIdx.x]);
+            base[threadIdx.x] = out.p[threadIdx.x] +
+                    atomicAdd(&cursor[threadIdx.x],
+                              (unsigned long long)hist[threadIdx.x]);
         }
         __syncthreads();
         for (k = 0; k < WL_ITEMS; ++k) {
             if (dst[k] >= 0) {
-                out[base[dst[k]] + pos[k]] = t[k];
+                base[dst[k]][pos[k]] = t[k];
             }
         }
         __syncthreads();
@@ -571,6 +584,13 @@ typedef struct {
     int            shuffles;
 } wl_mgi_t;
 
+/* The peer variant: every rank's receive buffers mapped here (CUDA IPC),
+ * [0] lineitem's, [1] orders'; this rank's own are its tables' */
+typedef struct {
+    mgi_wl_tuple_t *recv[2][MGI_WL_MAX_RANKS];
+    int             opened[2][MGI_WL_MAX_RANKS];
+} wl_peer_t;
+
 typedef struct wl_rank {
     mgi_wl_boot_t     *boot;
     const wl_opts_t   *opts;
@@ -590,6 +610,7 @@ typedef struct wl_rank {
     ncclComm_t         comm;
     mgi_wl_ucx_t       ucx;
     wl_mgi_t           mgi;
+    wl_peer_t          peer;
     int                have_nccl, have_ucx;
     int                dev;         /* this rank's GPU */
     int                shared;      /* ranks share GPUs (MGI_WL_SHARE_GPUS) */
@@ -726,11 +747,11 @@ static int wl_table_reserve(wl_rank_t *w, uint64_t keys)
 
 /* ------------------------------------------------------------ partition */
 
-/* Histogram + scatter of t->in into t->part; fills t->send_off.  Timed with
- * CUDA events by the caller. */
-static int wl_partition(wl_rank_t *w, wl_table_t *t)
+/* Partition, pass 1 on the host's side: the histogram of t->in, tuples
+ * per destination into count[] and t->send_off. */
+static int wl_count(wl_rank_t *w, wl_table_t *t,
+                    unsigned long long count[MGI_WL_MAX_GPUS])
 {
-    unsigned long long count[MGI_WL_MAX_GPUS];
     int d;
 
     WL_CUDA(cudaMemsetAsync(w->d_count, 0, w->G * sizeof(*w->d_count),
@@ -746,18 +767,41 @@ static int wl_partition(wl_rank_t *w, wl_table_t *t)
     t->send_off[0] = 0;
     for (d = 0; d < w->G; ++d) {
         t->send_off[d + 1] = t->send_off[d] + count[d];
-        count[d]           = t->send_off[d];        /* cursors */
     }
-    WL_CUDA(cudaMemcpyAsync(w->d_count, count, w->G * sizeof(*count),
+    return 0;
+}
+
+/* Partition, pass 2: t->in's tuples for destination d to out.p[d] from
+ * cursor[d] (tuples) on, then wait for it. */
+static int wl_scatter_to(wl_rank_t *w, wl_table_t *t, const wl_outs_t *out,
+                         unsigned long long cursor[MGI_WL_MAX_GPUS])
+{
+    WL_CUDA(cudaMemcpyAsync(w->d_count, cursor, w->G * sizeof(*cursor),
                             cudaMemcpyHostToDevice, w->stream));
     if (t->n_in > 0) {
         wl_scatter<<<wl_grid(t->n_in, WL_TILE), WL_BLOCK, 0, w->stream>>>(
                 t->in, t->n_in, w->spec.pattern, w->me, w->G, w->d_count,
-                t->part);
+                *out);
         WL_CUDA(cudaGetLastError());
     }
     WL_CUDA(cudaStreamSynchronize(w->stream));
     return 0;
+}
+
+/* Histogram + scatter of t->in into t->part; fills t->send_off.  Timed with
+ * CUDA events by the caller. */
+static int wl_partition(wl_rank_t *w, wl_table_t *t)
+{
+    unsigned long long count[MGI_WL_MAX_GPUS];
+    wl_outs_t out;
+    int d;
+
+    WL_CHECK(wl_count(w, t, count));
+    for (d = 0; d < w->G; ++d) {
+        out.p[d] = t->part;
+        count[d] = t->send_off[d];        /* cursors */
+    }
+    return wl_scatter_to(w, t, &out, count);
 }
 
 /* Received tuples from self: a local copy, in every variant. */
@@ -959,6 +1003,125 @@ static int wl_ucx_transfer(wl_rank_t *w, wl_table_t *t)
     WL_CHECK(wl_copy_self(w, t));
     WL_CHECK(mgi_wl_ucx_alltoallv(&w->ucx, t->part, soff, t->recv, roff));
     WL_CUDA(cudaStreamSynchronize(w->stream));
+    return 0;
+}
+
+/* --------------------------------------------------------------- peer */
+
+static void wl_peer_fini(wl_rank_t *w, int sync)
+{
+    wl_peer_t *p = &w->peer;
+    int k, r;
+
+    (void)sync;
+    for (k = 0; k < 2; ++k) {
+        for (r = 0; r < w->G; ++r) {
+            if (p->opened[k][r]) {
+                (void)cudaIpcCloseMemHandle(p->recv[k][r]);
+            }
+        }
+    }
+    memset(p, 0, sizeof(*p));
+}
+
+/* Every rank's receive buffers (those of the tables this run has) mapped
+ * into this process. The same answer on every rank before the collective;
+ * a rank whose handle failed makes every rank give up after it. */
+static int wl_peer_init(wl_rank_t *w)
+{
+    wl_peer_t *p             = &w->peer;
+    const wl_table_t *tab[2] = {&w->l, &w->o};
+    struct {
+        cudaIpcMemHandle_t h[2];
+        int32_t            ok;
+    } me, all[MGI_WL_MAX_RANKS];
+    cudaError_t ce;
+    int k, r;
+
+    memset(p, 0, sizeof(*p));
+    if (w->shared) {
+        fprintf(stderr, "mgi_workloads rank %d: the peer variant needs a "
+                "GPU per rank, and the ranks share GPUs "
+                "(MGI_WL_SHARE_GPUS=1)\n", w->me);
+        return -1;
+    }
+    memset(&me, 0, sizeof(me));
+    me.ok = 1;
+    for (k = 0; k < 2; ++k) {
+        p->recv[k][w->me] = tab[k]->recv;
+        if ((tab[k]->recv != NULL) &&
+            ((ce = cudaIpcGetMemHandle(&me.h[k], tab[k]->recv)) !=
+             cudaSuccess)) {
+            fprintf(stderr, "mgi_workloads rank %d: cudaIpcGetMemHandle of "
+                    "the %s receive buffer: %s\n", w->me,
+                    k ? "orders" : "lineitem", cudaGetErrorString(ce));
+            me.ok = 0;
+        }
+    }
+    WL_CHECK(mgi_wl_allgather(w->boot, &me, sizeof(me), all));
+    for (r = 0; r < w->G; ++r) {
+        if (!all[r].ok) {
+            return -1;
+        }
+    }
+    for (k = 0; k < 2; ++k) {
+        for (r = 0; (tab[k]->recv != NULL) && (r < w->G); ++r) {
+            if (r == w->me) {
+                continue;
+            }
+            ce = cudaIpcOpenMemHandle((void**)&p->recv[k][r], all[r].h[k],
+                                      cudaIpcMemLazyEnablePeerAccess);
+            if (ce != cudaSuccess) {
+                fprintf(stderr, "mgi_workloads rank %d: cudaIpcOpenMemHandle "
+                        "of rank %d's %s receive buffer: %s (the peer "
+                        "variant needs every GPU visible to every rank, "
+                        "with peer access)\n", w->me, r,
+                        k ? "orders" : "lineitem", cudaGetErrorString(ce));
+                return -1;
+            }
+            p->opened[k][r] = 1;
+        }
+    }
+    return 0;
+}
+
+/* The `shuffle` hook of the peer variant: the histogram, the counts to
+ * every rank (so each source knows its place in each destination's
+ * buffer, grouped by source as the baselines receive), then the scatter
+ * straight into the destinations' buffers, and a barrier: every source's
+ * kernel is done, so its stores are in this rank's buffer. */
+static int wl_peer_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
+{
+    const int k = (t == &w->o);
+    unsigned long long count[MGI_WL_MAX_GPUS], cursor[MGI_WL_MAX_GPUS];
+    uint64_t mine[MGI_WL_MAX_GPUS], all[MGI_WL_MAX_RANKS][MGI_WL_MAX_GPUS];
+    uint64_t got[MGI_WL_MAX_GPUS];
+    wl_outs_t out;
+    double t0 = wl_now_ms(), t1;
+    int s, d;
+
+    WL_CHECK(wl_count(w, t, count));
+    memset(mine, 0, sizeof(mine));
+    for (d = 0; d < w->G; ++d) {
+        mine[d] = count[d];
+    }
+    WL_CHECK(mgi_wl_allgather(w->boot, mine, sizeof(mine), all));
+    for (s = 0; s < w->G; ++s) {
+        got[s] = all[s][w->me];
+    }
+    WL_CHECK(wl_recv_layout(w, t, got));
+    for (d = 0; d < w->G; ++d) {
+        out.p[d]  = w->peer.recv[k][d];
+        cursor[d] = 0;
+        for (s = 0; s < w->me; ++s) {
+            cursor[d] += all[s][d];
+        }
+    }
+    t1 = wl_now_ms();
+    times->partition_ms += t1 - t0;
+    WL_CHECK(wl_scatter_to(w, t, &out, cursor));
+    WL_CHECK(mgi_wl_barrier(w->boot));
+    times->transfer_ms += wl_now_ms() - t1;
     return 0;
 }
 
@@ -2035,7 +2198,10 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
  *             has grouped t->part by destination and filled t->send_off;
  *             transfer moves the groups and fills t->recv grouped by
  *             source (t->recv_off), so the answer is checked per source.
- *   shuffle   the MGI hook: partition and transfer as one pipelined step
+ *   shuffle   partition and transfer as one step, the variant's own.  The
+ *             peer variant (wl_peer_shuffle) fills t->send_off and
+ *             t->recv_off as the baselines do (grouped by source).  The
+ *             MGI hook: partition and transfer as one pipelined step
  *             (wl_mgi_shuffle: a kernel calls mgi_dev_send_block on a
  *             channel whose partition key is the tuple's key and drains
  *             mgi_dev_recv_block into t->recv).  It fills t->send_off
@@ -2064,6 +2230,7 @@ static const wl_variant_t mgi_wl_variants[] = {
     {"nccl", wl_nccl_init, wl_nccl_fini, wl_nccl_transfer, NULL, NULL},
     {"ucx", wl_ucx_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
     {"ucx_mgi", wl_ucx_mgi_init, wl_ucx_fini, wl_ucx_transfer, NULL, NULL},
+    {"peer", wl_peer_init, wl_peer_fini, NULL, wl_peer_shuffle, NULL},
     /* last: a failed MGI shuffle ends the run (its channel is in no state
      * to go on), and the baselines are measured by then */
     {"mgi", wl_mgi_init, wl_mgi_fini, NULL, wl_mgi_shuffle, NULL},
@@ -2733,7 +2900,7 @@ static void wl_usage(const char *argv0)
     fprintf(stderr,
             "usage: %s --op exchange|groupby|join|many2one|one2many|p2p|"
             "gencheck\n"
-            "          [--variant nccl,ucx,ucx_mgi,single,mgi|all] [--gpus G]\n"
+            "          [--variant nccl,ucx,ucx_mgi,peer,single,mgi|all] [--gpus G]\n"
             "          [--sf SF | --gib LINEITEM_GIB_PER_GPU] [--zipf THETA]\n"
             "          [--seed S] [--iters N] [--warmup N] [--json FILE]\n",
             argv0);

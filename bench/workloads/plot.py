@@ -23,7 +23,7 @@ import sys
 
 plt = None  # matplotlib, imported only when charts are drawn
 
-VARIANT_ORDER = ["mgi", "nccl", "ucx", "ucx_mgi", "single"]
+VARIANT_ORDER = ["mgi", "nccl", "ucx", "ucx_mgi", "peer", "single"]
 PATTERNS = ["exchange", "many2one", "one2many", "p2p"]
 PHASES = ["partition_ms", "transfer_ms", "compute_ms"]
 
