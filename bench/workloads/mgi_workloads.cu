@@ -190,18 +190,47 @@ static __global__ void wl_histogram(const mgi_wl_tuple_t *in, uint64_t n,
     }
 }
 
+/* Where the scatter puts destination d's tuples, as two kinds of output:
+ * wl_out_one, one array and a cursor per destination in tuples from its
+ * start (the partition: t->part, cursors from send_off), and wl_out_each,
+ * an array per destination (the peer variant: the destinations' receive
+ * buffers, another GPU's over NVLink or PCIe, the cursors at this source's
+ * place there). base_t is what a block keeps per destination once it has
+ * reserved its range: with one array an index (a pointer per destination
+ * made the partition ~20 % slower: 3.0 against 2.5 ms between two H100),
+ * with an array each a pointer (an index into the destination's own
+ * array made the peer variant's scatter ~10 % slower: 4.0 against 3.6
+ * ms; bench/results/2026-11-26-x2-paths/ run1570). */
+typedef struct {
+    typedef unsigned long long base_t;
+    mgi_wl_tuple_t *p;
+    __device__ base_t take(int, unsigned long long at) const { return at; }
+    __device__ mgi_wl_tuple_t *put(base_t b, unsigned pos) const {
+        return &p[b + pos];
+    }
+} wl_out_one_t;
+
+typedef struct {
+    typedef mgi_wl_tuple_t *base_t;
+    mgi_wl_tuple_t *p[MGI_WL_MAX_GPUS];
+    __device__ base_t take(int d, unsigned long long at) const {
+        return p[d] + at;
+    }
+    __device__ mgi_wl_tuple_t *put(base_t b, unsigned pos) const {
+        return b + pos;
+    }
+} wl_out_each_t;
+
 /* Partition, pass 2: scatter a tile per block; each block reserves its
  * range per destination with one atomic on the destination's cursor.
- * Launched with the same grid as wl_histogram. A cursor counts tuples
- * from `out` (modulo 2^64: the peer variant's destinations are other
- * allocations, wl_scatter_to). */
+ * Launched with the same grid as wl_histogram. */
+template <typename OUT>
 static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
                                   mgi_wl_pattern_t pat, int me, int G,
-                                  unsigned long long *cursor,
-                                  mgi_wl_tuple_t *out)
+                                  unsigned long long *cursor, OUT out)
 {
     __shared__ unsigned int hist[MGI_WL_MAX_GPUS];
-    __shared__ unsigned long long base[MGI_WL_MAX_GPUS];
+    __shared__ typename OUT::base_t base[MGI_WL_MAX_GPUS];
     mgi_wl_tuple_t t[WL_ITEMS];
     unsigned pos[WL_ITEMS];
     int dst[WL_ITEMS], k;
@@ -224,13 +253,14 @@ static __global__ void wl_scatter(const mgi_wl_tuple_t *in, uint64_t n,
         }
         __syncthreads();
         if (threadIdx.x < G) {
-            base[threadIdx.x] = atomicAdd(&cursor[threadIdx.x],
-                    (unsigned long long)hist[threadIdx.x]);
+            base[threadIdx.x] = out.take(threadIdx.x,
+                    atomicAdd(&cursor[threadIdx.x],
+                              (unsigned long long)hist[threadIdx.x]));
         }
         __syncthreads();
         for (k = 0; k < WL_ITEMS; ++k) {
             if (dst[k] >= 0) {
-                out[base[dst[k]] + pos[k]] = t[k];
+                *out.put(base[dst[k]], pos[k]) = t[k];
             }
         }
         __syncthreads();
@@ -765,30 +795,18 @@ static int wl_count(wl_rank_t *w, wl_table_t *t,
     return 0;
 }
 
-/* Partition, pass 2: t->in's tuples for destination d to dst[d] from
- * at[d] (tuples) on, then wait for it. The kernel takes one base, `out`
- * = dst[0], and each destination's cursor in tuples from it: where the
- * destinations are other allocations (the peer variant: the other GPUs'
- * receive buffers) the distance is taken modulo 2^64, as the kernel's
- * 64-bit address arithmetic adds it; every buffer is a cudaMalloc'ed
- * array of tuples, so the distance is whole tuples. */
-static int wl_scatter_to(wl_rank_t *w, wl_table_t *t,
-                         mgi_wl_tuple_t *const dst[MGI_WL_MAX_GPUS],
-                         const unsigned long long at[MGI_WL_MAX_GPUS])
+/* Partition, pass 2: t->in's tuples for destination d to out's array of
+ * d from cursor[d] (tuples) on, then wait for it. */
+template <typename OUT>
+static int wl_scatter_to(wl_rank_t *w, wl_table_t *t, const OUT &out,
+                         const unsigned long long cursor[MGI_WL_MAX_GPUS])
 {
-    unsigned long long cursor[MGI_WL_MAX_GPUS];
-    int d;
-
-    for (d = 0; d < w->G; ++d) {
-        cursor[d] = ((uintptr_t)dst[d] - (uintptr_t)dst[0]) /
-                    sizeof(mgi_wl_tuple_t) + at[d];
-    }
     WL_CUDA(cudaMemcpyAsync(w->d_count, cursor, w->G * sizeof(*cursor),
                             cudaMemcpyHostToDevice, w->stream));
     if (t->n_in > 0) {
-        wl_scatter<<<wl_grid(t->n_in, WL_TILE), WL_BLOCK, 0, w->stream>>>(
-                t->in, t->n_in, w->spec.pattern, w->me, w->G, w->d_count,
-                dst[0]);
+        wl_scatter<OUT><<<wl_grid(t->n_in, WL_TILE), WL_BLOCK, 0,
+                          w->stream>>>(t->in, t->n_in, w->spec.pattern, w->me,
+                                       w->G, w->d_count, out);
         WL_CUDA(cudaGetLastError());
     }
     WL_CUDA(cudaStreamSynchronize(w->stream));
@@ -800,15 +818,14 @@ static int wl_scatter_to(wl_rank_t *w, wl_table_t *t,
 static int wl_partition(wl_rank_t *w, wl_table_t *t)
 {
     unsigned long long count[MGI_WL_MAX_GPUS];
-    mgi_wl_tuple_t *dst[MGI_WL_MAX_GPUS];
+    wl_out_one_t out = {t->part};
     int d;
 
     WL_CHECK(wl_count(w, t, count));
     for (d = 0; d < w->G; ++d) {
-        dst[d]   = t->part;
         count[d] = t->send_off[d];        /* cursors */
     }
-    return wl_scatter_to(w, t, dst, count);
+    return wl_scatter_to(w, t, out, count);
 }
 
 /* Received tuples from self: a local copy, in every variant. */
@@ -1103,6 +1120,7 @@ static int wl_peer_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     unsigned long long count[MGI_WL_MAX_GPUS], cursor[MGI_WL_MAX_GPUS];
     uint64_t mine[MGI_WL_MAX_GPUS], all[MGI_WL_MAX_RANKS][MGI_WL_MAX_GPUS];
     uint64_t got[MGI_WL_MAX_GPUS];
+    wl_out_each_t out;
     double t0 = wl_now_ms(), t1;
     int s, d;
 
@@ -1117,6 +1135,7 @@ static int wl_peer_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     }
     WL_CHECK(wl_recv_layout(w, t, got));
     for (d = 0; d < w->G; ++d) {
+        out.p[d]  = w->peer.recv[k][d];
         cursor[d] = 0;
         for (s = 0; s < w->me; ++s) {
             cursor[d] += all[s][d];
@@ -1124,7 +1143,7 @@ static int wl_peer_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     }
     t1 = wl_now_ms();
     times->partition_ms += t1 - t0;
-    WL_CHECK(wl_scatter_to(w, t, w->peer.recv[k], cursor));
+    WL_CHECK(wl_scatter_to(w, t, out, cursor));
     WL_CHECK(mgi_wl_barrier(w->boot));
     times->transfer_ms += wl_now_ms() - t1;
     return 0;
