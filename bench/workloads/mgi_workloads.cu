@@ -1066,7 +1066,8 @@ static int wl_peer_init(wl_rank_t *w)
     if (w->shared) {
         fprintf(stderr, "mgi_workloads rank %d: the peer variant needs a "
                 "GPU per rank, and the ranks share GPUs "
-                "(MGI_WL_SHARE_GPUS=1)\n", w->me);
+                "(MGI_WL_SHARE_GPUS=1): give each rank a GPU, or leave the "
+                "variant out (--variant nccl,ucx,ucx_mgi,mgi)\n", w->me);
         return -1;
     }
     memset(&me, 0, sizeof(me));
@@ -1077,7 +1078,9 @@ static int wl_peer_init(wl_rank_t *w)
             ((ce = cudaIpcGetMemHandle(&me.h[k], tab[k]->recv)) !=
              cudaSuccess)) {
             fprintf(stderr, "mgi_workloads rank %d: cudaIpcGetMemHandle of "
-                    "the %s receive buffer: %s\n", w->me,
+                    "the %s receive buffer: %s (the peer variant needs CUDA "
+                    "IPC; leave it out with --variant "
+                    "nccl,ucx,ucx_mgi,mgi)\n", w->me,
                     k ? "orders" : "lineitem", cudaGetErrorString(ce));
             me.ok = 0;
         }
@@ -1099,7 +1102,9 @@ static int wl_peer_init(wl_rank_t *w)
                 fprintf(stderr, "mgi_workloads rank %d: cudaIpcOpenMemHandle "
                         "of rank %d's %s receive buffer: %s (the peer "
                         "variant needs every GPU visible to every rank, "
-                        "with peer access)\n", w->me, r,
+                        "with peer access: no per-rank "
+                        "CUDA_VISIBLE_DEVICES; or leave it out with "
+                        "--variant nccl,ucx,ucx_mgi,mgi)\n", w->me, r,
                         k ? "orders" : "lineitem", cudaGetErrorString(ce));
                 return -1;
             }
@@ -2924,7 +2929,7 @@ static void wl_usage(const char *argv0)
     fprintf(stderr,
             "usage: %s --op exchange|groupby|join|many2one|one2many|p2p|"
             "gencheck\n"
-            "          [--variant nccl,ucx,ucx_mgi,peer,single,mgi|all] [--gpus G]\n"
+            "          [--variant nccl,ucx,ucx_mgi,peer,mgi,single|all] [--gpus G]\n"
             "          [--sf SF | --gib LINEITEM_GIB_PER_GPU] [--zipf THETA]\n"
             "          [--seed S] [--iters N] [--warmup N] [--json FILE]\n",
             argv0);

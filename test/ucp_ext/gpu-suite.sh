@@ -75,7 +75,9 @@
 #                 GPUs where there are, else one), every answer checked
 #                 against the CPU reference: Exchange, GroupBy and Join,
 #                 with the operators' steps in the shuffle's receives
-#                 (MGI_WL_MGI_FUSE) and after, tiles claimed and static
+#                 (MGI_WL_MGI_FUSE) and after, tiles claimed and static;
+#                 and the Exchange of the ucx and peer variants (the
+#                 partition kernel's two kinds of scatter)
 #
 set -uo pipefail
 
@@ -355,6 +357,14 @@ MGI_WL_MGI_FUSE=0 MGI_WL_MGI_DYNAMIC=0 step workloads_join 100 "${wl[@]}" \
     --op join
 MGI_STAGE_ZCOPY=0 step workloads_exchange_stage_copy 100 "${wl[@]}" \
     --op exchange
+# the partition kernel's two kinds of scatter (the last --variant wins):
+# into one array (the baselines', here UCX-only over cuda_ipc) and straight
+# into every destination's receive buffer (the peer variant; the Join
+# shuffles two tables)
+UCX_TLS=sm,self,cuda_copy,cuda_ipc step workloads_exchange_ucx 100 \
+    "${wl[@]}" --op exchange --variant ucx
+step workloads_exchange_peer 100 "${wl[@]}" --op exchange --variant peer
+step workloads_join_peer 100 "${wl[@]}" --op join --variant peer
 # tile sends without batches (a message a tuple; with two stage groups,
 # block sends of a tuple a thread): their per-destination counts, which
 # the program checks against the reference, come from mgi_dev_tile_count
