@@ -360,11 +360,14 @@ MGI_STAGE_ZCOPY=0 step workloads_exchange_stage_copy 100 "${wl[@]}" \
 # the partition kernel's two kinds of scatter (the last --variant wins):
 # into one array (the baselines', here UCX-only over cuda_ipc) and straight
 # into every destination's receive buffer (the peer variant; the Join
-# shuffles two tables)
+# shuffles two tables; not MGI_PEER_DIRECT, whose steps are
+# workloads_*_peer below)
 UCX_TLS=sm,self,cuda_copy,cuda_ipc step workloads_exchange_ucx 100 \
     "${wl[@]}" --op exchange --variant ucx
-step workloads_exchange_peer 100 "${wl[@]}" --op exchange --variant peer
-step workloads_join_peer 100 "${wl[@]}" --op join --variant peer
+step workloads_exchange_peer_variant 100 "${wl[@]}" --op exchange \
+    --variant peer
+step workloads_join_peer_variant 100 "${wl[@]}" --op join \
+    --variant peer
 # tile sends without batches (a message a tuple; with two stage groups,
 # block sends of a tuple a thread): their per-destination counts, which
 # the program checks against the reference, come from mgi_dev_tile_count
