@@ -1367,6 +1367,23 @@ static __device__ unsigned wl_mgi_sent(const mgi_dev_ch_t *h, int ok,
  * it stood for does not make. */
 #define WL_SEND_GENERIC 3u  /* SL of a kernel whose tiles the typed send
                                * does not serve: mgi_dev_send_block_tile */
+#define WL_SEND_MAP     4u  /* SL of a kernel whose tuples name their
+                               * destination by the pattern's rule:
+                               * mgi_dev_send_block_tile_map */
+
+/* A tile send's destination number of a tuple by the pattern's rule (the
+ * channel's destinations are the ranks in order): for many-to-one, whose
+ * rule is not the key modulo the destinations */
+typedef struct wl_dest_of {
+    mgi_wl_pattern_t pat;
+    int              me, G;
+
+    __device__ uint32_t operator()(const void *t) const
+    {
+        return (uint32_t)mgi_wl_dest(pat, ((const mgi_wl_tuple_t*)t)->key,
+                                     me, G);
+    }
+} wl_dest_of_t;
 
 template <bool TILED, bool P, int C, unsigned SL = WL_SEND_GENERIC>
 static __global__ void __launch_bounds__(WL_MGI_MAX_THREADS, 1)
@@ -1418,9 +1435,10 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
          * one), so they end sending together; else each its share */
         const uint64_t lim = dynamic ? n : end;
         /* the tuples per destination: the tile send's own count where
-         * the key routes (each destination number is a rank), else all
-         * to tdst's rank */
-        const int trank    = by_key ? -1 : mgi_wl_dest(pat, 0, me, G);
+         * the key or the pattern's rule routes (each destination number
+         * is a rank), else all to tdst's rank */
+        const int trank    = (by_key || (SL == WL_SEND_MAP)) ? -1 :
+                             mgi_wl_dest(pat, 0, me, G);
         uint64_t cnt, done, nb = 0;
         unsigned took;
 
@@ -1439,6 +1457,10 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
                     took = mgi_dev_send_block_tile(
                                 h, in + b + done, (unsigned)(cnt - done),
                                 tdst, by_key ? hist : NULL);
+                } else if constexpr (SL == WL_SEND_MAP) {
+                    took = mgi_dev_send_block_tile_map<sizeof(*in)>(
+                                h, in + b + done, (unsigned)(cnt - done),
+                                wl_dest_of_t{pat, me, G}, hist);
                 } else {
                     took = mgi_dev_send_block_tile_of<sizeof(*in), SL>(
                                 h, in + b + done, (unsigned)(cnt - done),
@@ -1555,8 +1577,9 @@ static wl_mgi_kern_t wl_mgi_kernel_t(int c)
 
 /* The shuffle kernel of a profile flag, a send kind, a consumer (the fused
  * consumers with tile sends only) and, for tile sends, SL: MGI_DEV_TILE_ONE
- * or _MANY where the typed send serves the channel's tiles, else
- * WL_SEND_GENERIC */
+ * or _MANY where the typed send serves the channel's tiles, WL_SEND_MAP
+ * where the pattern's rule routes (many-to-one: no operator, no fused
+ * consumer), else WL_SEND_GENERIC */
 template <bool P>
 static wl_mgi_kern_t wl_mgi_kernel_p(int tiled, int c, unsigned sl)
 {
@@ -1564,6 +1587,8 @@ static wl_mgi_kern_t wl_mgi_kernel_p(int tiled, int c, unsigned sl)
         return wl_mgi_shuffle_kernel<false, P, WL_C_COPY>;
     }
     switch (sl) {
+    case WL_SEND_MAP:
+        return wl_mgi_shuffle_kernel<true, P, WL_C_COPY, WL_SEND_MAP>;
     case MGI_DEV_TILE_ONE:
         return wl_mgi_kernel_t<P, MGI_DEV_TILE_ONE>(c);
     case MGI_DEV_TILE_MANY:
@@ -2106,10 +2131,15 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     t1 = wl_now_ms();
     WL_CUDA(cudaMemsetAsync(m->d_res, 0, sizeof(*m->d_res), w->stream));
     /* tile sends where the channel tells each tuple's destination (the
-     * key, or rank 1 for point-to-point); a kernel of its own, so the
-     * other one keeps its registers */
+     * key, or rank 1 for point-to-point), or the pattern's rule does
+     * (many-to-one: mgi_dev_send_block_tile_map, where its channel fits
+     * it); a kernel of its own, so the other one keeps its registers */
+    const int map   = (pat == MGI_WL_PATTERN_MANY2ONE) &&
+                      mgi_dev_tile_of_fits(&h, sizeof(mgi_wl_tuple_t),
+                                           MGI_DEV_TILE_MANY,
+                                           MGI_DEV_DST_MAP);
     const int tiled = (m->tile > 0) &&
-                      (by_key || (pat == MGI_WL_PATTERN_P2P));
+                      (by_key || map || (pat == MGI_WL_PATTERN_P2P));
     const int c     = wl_mgi_consumer(w, tiled, orders);
     if ((c == WL_C_GROUPBY) || (c == WL_C_BUILD)) {
         /* sized at wl_mgi_init: nothing is allocated under the sorter */
@@ -2124,11 +2154,12 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
      * destination where it names one, or where the key has one to choose
      * from; the typed send where it serves the channel
      * (mgi_dev_tile_of_fits), else the generic one */
-    const int tdst    = by_key ? MGI_DEV_DST_AUTO :
+    const int tdst    = by_key ? MGI_DEV_DST_AUTO : map ? MGI_DEV_DST_MAP :
                         (int)dsts.ep[mgi_wl_dest(pat, 0, w->me, w->G)];
     const unsigned sl = (!by_key || (w->G == 1)) ? MGI_DEV_TILE_ONE :
                                                    MGI_DEV_TILE_MANY;
     wl_mgi_kernel(m->profile, tiled, c,
+                  map ? WL_SEND_MAP :
                   mgi_dev_tile_of_fits(&h, sizeof(mgi_wl_tuple_t), sl,
                                        tdst) ? sl : WL_SEND_GENERIC)<<<
             m->blocks, m->threads, 0, w->stream>>>(

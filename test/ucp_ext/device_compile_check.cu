@@ -11,6 +11,14 @@ struct tuple {
     long val;
 } __attribute__((packed));
 
+/* tile_map's rule: destination number 1 for odd values, else 0 */
+struct odd_val {
+    __device__ uint32_t operator()(const void *t) const
+    {
+        return (uint32_t)(((const long*)t)[1] & 1);
+    }
+};
+
 __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
                          unsigned long long *agg, unsigned nbuckets)
 {
@@ -47,6 +55,9 @@ __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
                                                  MGI_DEV_DST_AUTO, sent_to);
     mgi_dev_send_block_tile_of<2 * sizeof(long), MGI_DEV_TILE_MANY>(
             &ch, buf, 4, MGI_DEV_DST_AUTO, sent_to);
+    /* a destination per tuple by the caller's rule, not the key modulo */
+    mgi_dev_send_block_tile_map<2 * sizeof(long)>(&ch, buf, 4, odd_val(),
+                                                  sent_to);
     mgi_dev_flush(&ch, 0);
     do {
         ret = mgi_dev_recv(&ch, buf, sizeof(buf));

@@ -3,11 +3,79 @@
  * sides (no GPU needed): mgi_dev_tile_carry, which the one-destination tile
  * send uses for each word's message instead of a division, against the
  * division itself, for every place a thread's words can start and the
- * block widths and message sizes a send meets.
+ * block widths and message sizes a send meets; and which channels
+ * mgi_dev_tile_of_fits gives the typed tile sends (the host's choice of
+ * kernel), with the per-tuple rule of mgi_dev_send_block_tile_map among
+ * them.
  */
 #include <mgi/mgi_device.cuh>
 
 #include <stdio.h>
+#include <string.h>
+
+/* mgi_dev_tile_of_fits for a channel of ndst destinations, tuples of ts
+ * bytes, a key at key_off (part_key < 0: none) */
+static int fits(unsigned ndst, unsigned ts, int part_key, unsigned key_off,
+                unsigned slots, int dst)
+{
+    static const uint16_t ids[4] = {0, 1, 2, 3};
+    mgi_dev_ch_t h;
+
+    memset(&h, 0, sizeof(h));
+    h.ndst       = (uint16_t)ndst;
+    h.dst        = ids;
+    h.tuple_size = ts;
+    h.msg_batch  = 4096;
+    h.tile_batch = 65528;
+    h.part_key   = part_key;
+    h.key_off    = key_off;
+    h.key_size   = 8;
+    return mgi_dev_tile_of_fits(&h, ts, slots, dst);
+}
+
+static int check_fits(void)
+{
+    static const struct {
+        unsigned ndst, ts;
+        int      part_key;
+        unsigned key_off, slots;
+        int      dst, want;
+        const char *what;
+    } c[] = {
+        {2, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 1, "key routes"},
+        {2, 16, 0, 0, MGI_DEV_TILE_ONE, MGI_DEV_DST_AUTO, 0,
+         "key routes, one-destination kind"},
+        {2, 16, 0, 0, MGI_DEV_TILE_ONE, 1, 1, "explicit destination"},
+        {2, 16, -1, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 0,
+         "no key: a broadcast, one slot"},
+        {2, 16, -1, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP, 1,
+         "rule per tuple, no key"},
+        {2, 16, 0, 4, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 0,
+         "key across two words"},
+        {2, 16, 0, 4, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP, 1,
+         "rule per tuple, key across two words"},
+        {1, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP, 0,
+         "rule per tuple, one destination"},
+        {4, 64, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP, 1,
+         "rule per tuple, 64-byte tuples"},
+        {4, 24, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP, 0,
+         "rule per tuple, 24-byte tuples"},
+    };
+    unsigned i;
+    int got;
+
+    for (i = 0; i < sizeof(c) / sizeof(c[0]); ++i) {
+        got = fits(c[i].ndst, c[i].ts, c[i].part_key, c[i].key_off,
+                   c[i].slots, c[i].dst);
+        if ((got != 0) != (c[i].want != 0)) {
+            fprintf(stderr, "FAIL: mgi_dev_tile_of_fits, %s: %d, not %d\n",
+                    c[i].what, got, c[i].want);
+            return 1;
+        }
+    }
+    printf("PASS: mgi_dev_tile_of_fits chose right for %u channels\n", i);
+    return 0;
+}
 
 int main(void)
 {
@@ -40,5 +108,5 @@ int main(void)
     }
     printf("PASS: mgi_dev_tile_carry matched the division at %llu words\n",
            checked);
-    return 0;
+    return check_fits();
 }

@@ -368,6 +368,13 @@ step workloads_exchange_peer_variant 100 "${wl[@]}" --op exchange \
     --variant peer
 step workloads_join_peer_variant 100 "${wl[@]}" --op join \
     --variant peer
+# many-to-one, whose rule (key % G == 0 to rank 0, else kept) is not the
+# key modulo the destinations: tile sends with a destination per tuple by
+# the rule (mgi_dev_send_block_tile_map); without tiles, block sends of a
+# tuple a thread, each naming its destination
+step workloads_many2one_tile_map 100 "${wl[@]}" --op many2one
+MGI_WL_MGI_TILE=0 step workloads_many2one_untiled 100 "${wl[@]}" \
+    --op many2one
 # tile sends without batches (a message a tuple; with two stage groups,
 # block sends of a tuple a thread): their per-destination counts, which
 # the program checks against the reference, come from mgi_dev_tile_count

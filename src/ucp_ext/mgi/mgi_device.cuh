@@ -36,6 +36,9 @@
 #include "mgi_dev_ch.h"
 
 #define MGI_DEV_DST_AUTO  (-1)
+/* Tile sends only (mgi_dev_send_block_tile_map): a function of the
+ * caller's names each tuple's destination number */
+#define MGI_DEV_DST_MAP   (-2)
 #define MGI_DEV_EOF       (-1000)   /* == MGI_EOF of mgi.h */
 #define MGI_DEV_RECV_ILP  8         /* loads per thread in flight */
 
@@ -726,12 +729,14 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
 #define MGI_DEV_TILE_DSTS 64  /* destinations of a batched tile send */
 
 /* A batched tile send's slots: the channel's destinations when the key
- * routes, else one (an explicit destination or a broadcast). Host or
- * device, as the two below (mgi_dev_tile_of_fits asks them on the host). */
+ * or the caller's function (MGI_DEV_DST_MAP) routes, else one (an
+ * explicit destination or a broadcast). Host or device, as the two below
+ * (mgi_dev_tile_of_fits asks them on the host). */
 __host__ __device__ static inline unsigned mgi_dev_tile_nslot(
         const mgi_dev_ch_t *h, int dst)
 {
-    return ((dst >= 0) || (h->part_key < 0)) ? 1 : h->ndst;
+    return (dst == MGI_DEV_DST_MAP) ? h->ndst :
+           ((dst >= 0) || (h->part_key < 0)) ? 1 : h->ndst;
 }
 
 /* Are the channel's tiles to dst batched (MGI_DEV_TILE_BATCH, or
@@ -767,7 +772,8 @@ __device__ static inline uint16_t mgi_dev_tile_route(const mgi_dev_ch_t *h,
                                                      uint32_t slot, int dst)
 {
     return (dst >= 0) ? (uint16_t)dst :
-           (h->part_key >= 0) ? h->dst[slot] : MGI_EP_ID_ALL;
+           ((h->part_key >= 0) || (dst == MGI_DEV_DST_MAP)) ? h->dst[slot] :
+           MGI_EP_ID_ALL;
 }
 
 /* The stage group of a slot: its destination number modulo the groups
@@ -1051,6 +1057,44 @@ __host__ __device__ static constexpr inline bool mgi_dev_tile_reg_words(
            (w <= MGI_DEV_TILE_WORDS);
 }
 
+/* mgi_dev_send_tile_batch_w's routing: by the channel's partition key
+ * (this tag), or a function of the caller's (mgi_dev_send_block_tile_map) */
+typedef struct mgi_dev_by_key {
+} mgi_dev_by_key_t;
+
+/* A tuple's slot: its destination number by the key, found in word kw of
+ * its words v (from registers) ... */
+template <unsigned WD>
+__device__ static __forceinline__ uint32_t mgi_dev_tile_map_slot(
+        const mgi_dev_ch_t *h, mgi_dev_by_key_t, const uint64_t *v,
+        unsigned kw, unsigned ksh, uint64_t kmask)
+{
+    uint64_t key = 0;
+    unsigned k;
+
+#pragma unroll
+    for (k = 0; k < WD; ++k) {
+        key = (k == kw) ? v[k] : key;   /* kw is not known at compile time */
+    }
+    return mgi_dev_key_mod(h, (key >> ksh) & kmask);
+}
+
+/* ... or as the caller's function names it. A number outside the
+ * channel's destinations is the caller's error, and traps: the tuple has
+ * nowhere to go, and a 0 would read as "the stage ring is full". */
+template <unsigned WD, typename F>
+__device__ static __forceinline__ uint32_t mgi_dev_tile_map_slot(
+        const mgi_dev_ch_t *h, F map, const uint64_t *v, unsigned kw,
+        unsigned ksh, uint64_t kmask)
+{
+    const uint32_t d = (uint32_t)map((const void*)v);
+
+    if (d >= h->ndst) {
+        __trap();   /* mgi_dev_send_block_tile_map: no such destination */
+    }
+    return d;
+}
+
 /* mgi_dev_send_block_tile with MGI_DEV_TILE_BATCH (else MGI_DEV_MSG_BATCH;
  * up to MGI_DEV_TILE_DSTS destinations): a tile's tuples
  * of one destination go as messages of up to h->tile_batch payload
@@ -1071,11 +1115,15 @@ __host__ __device__ static constexpr inline bool mgi_dev_tile_reg_words(
  * them (the caller's tile fits them: at most that many tuples per thread).
  * W = 0: any tuple, read from the tile in each pass, one load after the
  * other (a pass's stores may alias the next load); on one H100 a 64 KiB
- * tile of 16-byte tuples took 13.6 k cycles so. */
-template <unsigned W>
+ * tile of 16-byte tuples took 13.6 k cycles so.
+ *
+ * F: the key routes (mgi_dev_by_key_t), or with dst MGI_DEV_DST_MAP the
+ * caller's function `map` names each tuple's destination number (W > 0
+ * only: mgi_dev_send_block_tile_map). */
+template <unsigned W, typename F = mgi_dev_by_key_t>
 __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst,
-        uint32_t *counts)
+        uint32_t *counts, F map = F())
 {
     constexpr unsigned WD = (W > 0) ? W : 1;   /* W as a divisor */
     constexpr unsigned U  = (MGI_DEV_TILE_WORDS >= WD) ?
@@ -1103,7 +1151,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     const unsigned kw    = h->key_off / 8, ksh = 8 * (h->key_off % 8);
     const uint64_t kmask = (h->key_size >= 8) ? ~0ull :
                            (1ull << (8 * h->key_size)) - 1;
-    uint64_t v[U * WD], key;
+    uint64_t v[U * WD];
     uint32_t sl[U], rk[U];
     uint32_t total, slot, rank, used, one, mkey = 0, mark = 0;
     unsigned base, i, u, k;
@@ -1129,13 +1177,9 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         }
 #pragma unroll
         for (u = 0; u < U; ++u) {
-            key = 0;
-#pragma unroll
-            for (k = 0; k < WD; ++k) {
-                key = (k == kw) ? v[u * WD + k] : key;
-            }
             sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
-                    mgi_dev_key_mod(h, (key >> ksh) & kmask);
+                    mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh,
+                                              kmask);
         }
     }
     for (i = tid; i < nslot; i += blockDim.x) {
@@ -1467,6 +1511,9 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     if ((n == 0) || (tsz == 0)) {
         return 0;
     }
+    if (dst == MGI_DEV_DST_MAP) {
+        __trap();   /* a function per tuple: mgi_dev_send_block_tile_map */
+    }
     if ((dst >= 0) || (h->part_key < 0)) {
         counts = NULL;      /* the key does not route: nothing to count */
     }
@@ -1558,15 +1605,19 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
  * (MGI_DEV_TILE_ONE: an explicit one, no partition key, or a channel of
  * one destination) or, for MGI_DEV_TILE_MANY, the key spreads it over up
  * to MGI_DEV_TILE_DSTS, tuples of 8, 16, 32 or 64 bytes with the key
- * within one 8-byte word; MGI_DEV_TILE_ANY: either. A kernel picks its
- * send with this on the host: the typed send has no other path. */
+ * within one 8-byte word; MGI_DEV_TILE_ANY: either. With dst
+ * MGI_DEV_DST_MAP, can mgi_dev_send_block_tile_map<ts> send them (as
+ * MGI_DEV_TILE_MANY, a key not needed; more than one destination)? A
+ * kernel picks its send with this on the host: the typed send has no
+ * other path. */
 __host__ __device__ static inline int mgi_dev_tile_of_fits(
         const mgi_dev_ch_t *h, unsigned ts, unsigned slots, int dst)
 {
     const unsigned nslot = mgi_dev_tile_nslot(h, dst);
     const unsigned w     = ts / 8;
     const int many       = (nslot > 1) && mgi_dev_tile_reg_words(w) &&
-                           mgi_dev_tile_key_word(h);
+                           ((dst == MGI_DEV_DST_MAP) ||
+                            mgi_dev_tile_key_word(h));
 
     if ((ts == 0) || ((ts % 8) != 0) || (h->tuple_size != ts) ||
         !mgi_dev_tile_batched(h, dst)) {
@@ -1618,8 +1669,9 @@ __device__ static inline unsigned mgi_dev_send_block_tile_of(
         return 0;
     }
     if (!mgi_dev_tile_of_fits(h, TS, SLOTS, dst) ||
-        ((((uintptr_t)tuples) % 8) != 0)) {
-        __trap();   /* the host should have chosen the generic send */
+        ((((uintptr_t)tuples) % 8) != 0) || (dst == MGI_DEV_DST_MAP)) {
+        __trap();   /* the host should have chosen the generic send (or
+                     * mgi_dev_send_block_tile_map) */
     }
     if ((dst >= 0) || (h->part_key < 0)) {
         counts = NULL;      /* the key does not route: nothing to count */
@@ -1638,6 +1690,48 @@ __device__ static inline unsigned mgi_dev_send_block_tile_of(
                                                       counts);
     }
     return 0;   /* not reached: mgi_dev_tile_of_fits refused the rest */
+}
+
+/* Block level, a tile of tuples of TS bytes (8, 16, 32 or 64; 8-byte
+ * aligned; TS the channel's schema size) whose destinations the caller's
+ * function names, one for each tuple: dst_of(const void *tuple) returns a
+ * destination number of the channel (an index into the destinations it
+ * was created with, as for counts), so a tile's tuples go where a rule of
+ * the program's says, not only by key % |destinations| (the paper's
+ * explicit destination, per tuple in one call). Otherwise as
+ * mgi_dev_send_block_tile_of<TS, MGI_DEV_TILE_MANY> (same answers: the
+ * tuples taken from the front, 0 when a stage ring has no room; at most
+ * MGI_DEV_TILE_WORDS words a thread a call; counts[i], when given, grows
+ * by those taken for destination number i; tuples of one destination
+ * keep their order from call to call).
+ *
+ * dst_of runs on the tuple as loaded into registers: it should read the
+ * tuple's words at constant places (((const uint64_t*)t)[0], a field of
+ * the caller's struct), which keeps them there. A number outside the
+ * channel's destinations traps. Only for channels that
+ * mgi_dev_tile_of_fits(h, TS, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP) accepts
+ * (batched tiles, 2 to MGI_DEV_TILE_DSTS destinations): the kernel traps
+ * on any other; the host checks first. */
+template <unsigned TS, typename F>
+__device__ static inline unsigned mgi_dev_send_block_tile_map(
+        const mgi_dev_ch_t *h, const void *tuples, unsigned n, F dst_of,
+        uint32_t *counts = NULL)
+{
+    constexpr unsigned W = TS / 8;
+    static_assert((TS > 0) && (TS % 8 == 0) && mgi_dev_tile_reg_words(W),
+                  "mgi_dev_send_block_tile_map: tuples of 8, 16, 32 or 64 "
+                  "bytes (up to MGI_DEV_TILE_WORDS words)");
+
+    if (n == 0) {
+        return 0;
+    }
+    if (!mgi_dev_tile_of_fits(h, TS, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP) ||
+        ((((uintptr_t)tuples) % 8) != 0)) {
+        __trap();   /* the host should have checked mgi_dev_tile_of_fits */
+    }
+    n = min(n, (MGI_DEV_TILE_WORDS / W) * blockDim.x);
+    return mgi_dev_send_tile_batch_w<W, F>(h, tuples, n, MGI_DEV_DST_MAP,
+                                           counts, dst_of);
 }
 
 /* The EOF record of a block's flush number `seq`: to every destination,
