@@ -375,6 +375,27 @@ step workloads_join_peer_variant 100 "${wl[@]}" --op join \
 step workloads_many2one_tile_map 100 "${wl[@]}" --op many2one
 MGI_WL_MGI_TILE=0 step workloads_many2one_untiled 100 "${wl[@]}" \
     --op many2one
+# libmgi's own UCP context batches its mover's copies (cuda_mgi's
+# UCX_CUDA_MGI_BATCH=y) where its transports name cuda_mgi, unless the user
+# set the variable: the cuda_mgi interface's info line at its close counts
+# the batches (cuMemcpyBatchAsync, CUDA 12.8 drivers and later) and UCP
+# warns of no unused key; with UCX_CUDA_MGI_BATCH=n there are none. Point-
+# to-point between two processes keeps the mover's copies overlapping (an
+# idle interface posts at once, so a slow flow has nothing to batch)
+if [ "$wg" -ge 2 ]; then
+    p2p=("${wide[@]}" MGI_SORTER_THREADS=512 MGI_FINAL_DEPTH=64 bash -c
+         '"$@" > "$0" 2>&1; rc=$?; cat "$0"; [ $rc -eq 0 ] &&
+          grep -q "verify=ok" "$0" && ! grep -q "invalid configuration" "$0" &&
+          if [ -n "${UCX_CUDA_MGI_BATCH:-}" ]; then
+              ! grep -q "batches (cuMemcpyBatchAsync)" "$0"
+          else
+              grep -q "posted in [0-9]* batches (cuMemcpyBatchAsync)" "$0"
+          fi' "$out/p2p-batch.out" mgi_workloads --gpus 2 --gib 0.0625
+         --iters 1 --warmup 1 --variant mgi --op p2p)
+    UCX_LOG_LEVEL=info step mover_puts_batched_p2p 100 "${p2p[@]}"
+    UCX_LOG_LEVEL=info UCX_CUDA_MGI_BATCH=n step mover_puts_unbatched_p2p \
+        100 "${p2p[@]}"
+fi
 # tile sends without batches (a message a tuple; with two stage groups,
 # block sends of a tuple a thread): their per-destination counts, which
 # the program checks against the reference, come from mgi_dev_tile_count
