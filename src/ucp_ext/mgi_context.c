@@ -159,10 +159,11 @@ static int mgi_tls_names(const char *tls, const char *tl)
  * round's puts can go to the copy engine together: cuda_mgi's
  * UCX_CUDA_MGI_BATCH=y for this context's UCP alone, where its transports
  * name cuda_mgi and a GPU is there (else no cuda_mgi interface reads the
- * key, and UCP warns of it as unused) and the user did not choose. Between two processes on 2 x H200 the
- * one-way flow of point-to-point moved 210.6 against 165.4 GB/s with it,
- * the Exchange, GroupBy and Join the same within 2 %
- * (bench/results/2026-11-27-h200x2-mover-puts/). */
+ * key, and UCP warns of it as unused), unless the user set the variable.
+ * Between two processes on 2 x H200 the one-way flow of point-to-point
+ * moved 205-206 against 167.5 GB/s with it, many-to-one and one-to-many
+ * 4-5 % more, the Exchange the same
+ * (bench/results/2026-11-27-h200x2-mover-puts/, run1780). */
 static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
                                  const char *tls)
 {
