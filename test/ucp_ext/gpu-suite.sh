@@ -76,8 +76,14 @@
 #                 against the CPU reference: Exchange, GroupBy and Join,
 #                 with the operators' steps in the shuffle's receives
 #                 (MGI_WL_MGI_FUSE) and after, tiles claimed and static;
-#                 and the Exchange of the ucx and peer variants (the
-#                 partition kernel's two kinds of scatter)
+#                 the Exchange of the ucx and peer variants (the
+#                 partition kernel's two kinds of scatter); many-to-one in
+#                 tiles routed by its rule (mgi_dev_send_block_tile_map)
+#                 and untiled
+#   mover_puts_*  two GPUs: the workloads' point-to-point between two
+#                 processes, whose mover's copies libmgi batches
+#                 (UCX_CUDA_MGI_BATCH=y on its own UCP context), and not
+#                 with UCX_CUDA_MGI_BATCH=n; no unused-key warning either way
 #
 set -uo pipefail
 
