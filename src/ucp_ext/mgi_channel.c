@@ -20,6 +20,8 @@ typedef struct mgi_ch_wire_ep {
     uint16_t rkey_len;
     uint16_t ctl_rkey_len;
     uint16_t flags;             /* MGI_WIRE_EP_* */
+    uint32_t blocks;            /* its user blocks */
+    uint32_t reserved;
     uint64_t rbase;
     uint64_t ctl_rbase;
     uint8_t  rkey[MGI_RKEY_MAX];
@@ -117,10 +119,41 @@ static mgi_ep_t *mgi_ch_gpu_ep(const mgi_channel_t *ch, unsigned *i)
     return NULL;
 }
 
+/* Another process's direct rings, mapped here by a channel now freed:
+ * closed at mgi_context_destroy, once the sorters stopped (closed while a
+ * persistent sorter runs, cudaIpcCloseMemHandle would wait for the device
+ * to idle). Without room to keep it, it stays mapped. */
+static void mgi_ctx_keep_dmap(mgi_context_t *ctx, void *p)
+{
+    void **a;
+    unsigned cap;
+
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->ndmaps == ctx->dmaps_cap) {
+        cap = ctx->dmaps_cap * 2 + 16;
+        a   = realloc(ctx->dmaps, cap * sizeof(*a));
+        if (a != NULL) {
+            ctx->dmaps     = a;
+            ctx->dmaps_cap = cap;
+        }
+    }
+    if (ctx->ndmaps < ctx->dmaps_cap) {
+        ctx->dmaps[ctx->ndmaps++] = p;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 void mgi_channel_free(mgi_channel_t *ch)
 {
     unsigned i;
     mgi_ep_t *ep;
+
+    for (i = 0; (ch->dmap != NULL) && (i < ch->ndst); ++i) {
+        if (ch->dmap[i] != NULL) {
+            mgi_ctx_keep_dmap(ch->ctx, ch->dmap[i]);
+        }
+    }
+    free(ch->dmap);
 
     if ((ch->lsrc != NULL) && (ch->ldst != NULL)) {
         for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
@@ -279,6 +312,9 @@ static uint64_t mgi_ch_signature(mgi_context_t *ctx, const mgi_channel_t *ch)
     /* ring geometry must match: movers address remote lanes by offset */
     h = mgi_hash(h, ctx->seg_size);
     h = mgi_hash(h, ctx->params.recv_depth);
+    /* direct rings: every rank makes the same of the channel */
+    h = mgi_hash(h, ctx->params.direct_rings);
+    h = mgi_hash(h, ctx->params.direct_ring_kb);
     return h;
 }
 
@@ -299,6 +335,7 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
     if (status != UCS_OK) {
         goto err_free;
     }
+    ch->ctx      = ctx;
     ch->nsrc     = p->nsrc;
     ch->ndst     = p->ndst;
     ch->part_key = p->part_key;
@@ -600,6 +637,183 @@ static ucs_status_t mgi_ch_agree_id(mgi_context_t *ctx, mgi_channel_t *ch,
     return status;
 }
 
+/* What each rank tells the others of a channel with direct rings: per
+ * local GPU destination endpoint, the IPC handle of its rings. */
+typedef struct mgi_ch_dwire {
+    int32_t  status;
+    uint32_t n;
+    struct {
+        uint16_t id;
+        uint16_t reserved[3];
+        uint8_t  ipc[64];
+    } eps[MGI_MAX_LOCAL_EPS];
+} mgi_ch_dwire_t;
+
+/* The wire entry of endpoint id, or NULL; its rank in *r. */
+static const mgi_ch_wire_ep_t *mgi_ch_wire_find(const mgi_context_t *ctx,
+                                                const mgi_ch_wire_t *all,
+                                                mgi_ep_id_t id, int *r)
+{
+    unsigned i;
+
+    for (*r = 0; *r < ctx->size; ++*r) {
+        for (i = 0; i < all[*r].nep; ++i) {
+            if (all[*r].eps[i].id == id) {
+                return &all[*r].eps[i];
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Does the channel get direct rings (MGI_DIRECT_RINGS=1)? Every
+ * endpoint a GPU endpoint, every rank on this host, a schema, up to
+ * MGI_DEV_TILE_DSTS (64) destinations: the same answer at every rank (the
+ * allgather's entries, the same parameters). *nin: the source blocks. */
+static int mgi_ch_direct_wanted(const mgi_context_t *ctx,
+                                const mgi_channel_t *ch,
+                                const mgi_ch_wire_t *all, unsigned *nin)
+{
+    const mgi_ch_wire_ep_t *w;
+    const char *why = NULL;
+    unsigned i;
+    int r;
+
+    *nin = 0;
+    if (!ctx->params.direct_rings) {
+        return 0;
+    }
+    if (ch->tuple_size == 0) {
+        why = "it is schemaless";
+    } else if (ch->ndst > 64) {
+        why = "it has more than 64 destinations";
+    } else if (ctx->host_peers != ctx->size - 1) {
+        why = "its ranks are on several hosts";
+    }
+    for (i = 0; (why == NULL) && (i < ch->nsrc + ch->ndst); ++i) {
+        w = mgi_ch_wire_find(ctx, all, (i < ch->nsrc) ? ch->src[i] :
+                                       ch->dst[i - ch->nsrc], &r);
+        if ((w == NULL) || !(w->flags & MGI_WIRE_EP_GPU)) {
+            why = "an endpoint of it is no GPU endpoint";
+        } else if (i < ch->nsrc) {
+            *nin += w->blocks;
+        }
+    }
+    if (why != NULL) {
+        ucs_info("mgi channel %u: no direct rings (MGI_DIRECT_RINGS=1): %s; "
+                 "through stage rings, sorters and movers", ch->id, why);
+        return 0;
+    }
+    return 1;
+}
+
+/* MGI_DIRECT_RINGS=1, a channel that takes them (mgi_ch_direct_wanted):
+ * each local GPU destination endpoint makes its rings, the ranks trade
+ * their IPC handles (a collective: every rank takes part whatever
+ * `status` it brings), and each local source endpoint is given where its
+ * rings at every destination are. Returns the status of the channel. */
+static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
+                                  const mgi_ch_wire_t *all,
+                                  ucs_status_t status)
+{
+    const size_t kb = (size_t)ctx->params.direct_ring_kb * 1024;
+    mgi_ch_dwire_t *mine = NULL, *dall = NULL;
+    const mgi_ch_wire_ep_t *w;
+    char **bases = NULL;
+    mgi_ep_t *ep, *dep;
+    unsigned nin, i, j, e;
+    uint32_t cap, first;
+    ucs_status_t st;
+    size_t stride;
+    int r;
+
+    if (!mgi_ch_direct_wanted(ctx, ch, all, &nin)) {
+        return status;
+    }
+    for (cap = 1; (uint64_t)cap * 2 * ch->tuple_size <= kb; cap *= 2) {
+    }
+    stride = ucs_align_up(sizeof(mgi_dring_t) + (size_t)cap * ch->tuple_size,
+                          MGI_RING_LINE * 2);
+    mine  = calloc(1, sizeof(*mine));
+    dall  = calloc(ctx->size, sizeof(*dall));
+    bases = calloc(ch->ndst, sizeof(*bases));
+    ch->dmap = calloc(ch->ndst, sizeof(*ch->dmap));
+    if ((mine == NULL) || (dall == NULL) || (bases == NULL) ||
+        (ch->dmap == NULL)) {
+        status = (status == UCS_OK) ? UCS_ERR_NO_MEMORY : status;
+    }
+    for (i = 0; (status == UCS_OK) && (i < ch->ndst); ++i) {
+        ep = ch->ldst[i].ep;
+        if ((ep == NULL) || (mgi_ch_dst_index(ch, ep->id) != (int)i)) {
+            continue;               /* not here, or named twice */
+        }
+        status = mgi_gpu_ch_direct_in(ep, ch, nin, cap, stride,
+                                      mine->eps[mine->n].ipc);
+        mine->eps[mine->n++].id = ep->id;
+    }
+    if (mine != NULL) {
+        mine->status = status;
+        st = (dall != NULL) ?
+             mgi_bootstrap_allgather(&ctx->bs, mine, dall, sizeof(*mine)) :
+             UCS_ERR_NO_MEMORY;
+        status = (status == UCS_OK) ? st : status;
+    }
+    for (r = 0; (status == UCS_OK) && (r < ctx->size); ++r) {
+        if (dall[r].status != UCS_OK) {
+            ucs_error("mgi channel %u: rank %d failed to make its direct "
+                      "rings (%s)", ch->id, r,
+                      ucs_status_string((ucs_status_t)dall[r].status));
+            status = (ucs_status_t)dall[r].status;
+        }
+    }
+    /* where each destination's rings are, for the local sources */
+    for (i = 0; (status == UCS_OK) && (i < ch->nsrc); ++i) {
+        ep = ch->lsrc[i].ep;
+        if (ep == NULL) {
+            continue;
+        }
+        for (j = 0; (status == UCS_OK) && (j < ch->ndst); ++j) {
+            if (bases[j] != NULL) {
+                continue;
+            }
+            w = mgi_ch_wire_find(ctx, all, ch->dst[j], &r);
+            if (r == ctx->rank) {
+                dep      = mgi_ep_lookup(ctx, ch->dst[j]);
+                bases[j] = (dep != NULL) ?
+                           (char*)mgi_gpu_ch_direct_base(dep, ch) : NULL;
+                status   = (bases[j] != NULL) ? UCS_OK : UCS_ERR_NO_ELEM;
+                continue;
+            }
+            for (e = 0; (e < dall[r].n) && (dall[r].eps[e].id != ch->dst[j]);
+                 ++e) {
+            }
+            status = (e < dall[r].n) ?
+                     mgi_gpu_direct_map(ep, dall[r].eps[e].ipc,
+                                        &ch->dmap[j]) :
+                     UCS_ERR_NO_ELEM;
+            bases[j] = (char*)ch->dmap[j];
+        }
+        break;                      /* mapped once, for every source */
+    }
+    for (i = 0, first = 0; (status == UCS_OK) && (i < ch->nsrc); ++i) {
+        ep = ch->lsrc[i].ep;
+        w  = mgi_ch_wire_find(ctx, all, ch->src[i], &r);
+        if ((ep != NULL) && (mgi_ch_src_index(ch, ep->id) == (int)i)) {
+            status = mgi_gpu_ch_direct_out(ep, ch, bases, first, cap, stride);
+        }
+        first += w->blocks;
+    }
+    if (status == UCS_OK) {
+        ch->direct = 1;
+        ucs_info("mgi channel %u: direct rings, %u into each destination, "
+                 "%u tuples (%zu bytes) each", ch->id, nin, cap, stride);
+    }
+    free(bases);
+    free(dall);
+    free(mine);
+    return status;
+}
+
 ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
                            mgi_ch_id_t *ch_p)
 {
@@ -646,6 +860,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         mine->eps[mine->nep].id       = ep->id;
         mine->eps[mine->nep].rkey_len = ep->rkey_len;
         mine->eps[mine->nep].rbase    = (uintptr_t)ep->recv_mem;
+        mine->eps[mine->nep].blocks   = ep->nblocks;
         mine->eps[mine->nep].flags    =
                 (mgi_ep_is_gpu(ep) ? MGI_WIRE_EP_GPU : 0) |
                 ((mgi_ep_is_gpu(ep) && ctx->params.peer_direct) ?
@@ -705,11 +920,15 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     for (i = 0; (status == UCS_OK) && ((ep = mgi_ch_gpu_ep(ch, &i)) != NULL);) {
         status = mgi_gpu_ch_routes(ep, ch);
     }
+    pthread_mutex_unlock(&ctx->lock);
+    /* collective when the channel takes direct rings: whatever status */
+    status = mgi_ch_direct(ctx, ch, all, status);
     if (status == UCS_OK) {
+        pthread_mutex_lock(&ctx->lock);
         mgi_ch_hold_eps(ch, 1);
         ctx->next_ch = (ch->id + 1) % ctx->params.max_channels;
+        pthread_mutex_unlock(&ctx->lock);
     }
-    pthread_mutex_unlock(&ctx->lock);
     if (status != UCS_OK) {
         goto err_unpublish;
     }

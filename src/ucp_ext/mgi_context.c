@@ -88,6 +88,8 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
     p->peer_direct      = 0;
+    p->direct_rings     = 0;
+    p->direct_ring_kb   = 1024;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     p->ucx_tls        = getenv("MGI_UCX_TLS");
@@ -133,6 +135,8 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
     mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
     mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);
+    mgi_env_uint("MGI_DIRECT_RINGS", &p->direct_rings);
+    mgi_env_uint("MGI_DIRECT_RING_KB", &p->direct_ring_kb);
 }
 
 /* Does a UCX_TLS list name transport `tl` to use (not in a list that
@@ -241,6 +245,19 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: peer_direct (MGI_PEER_DIRECT) %u: 0 "
                   "(through sort rings and the mover) or 1 (GPU endpoints "
                   "append to each other's receive lanes)", p->peer_direct);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->direct_rings > 1) {
+        ucs_error("mgi context: direct_rings (MGI_DIRECT_RINGS) %u: 0 "
+                  "(through stage rings, sorters and movers) or 1 (direct "
+                  "rings between the GPU endpoints of one host)",
+                  p->direct_rings);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->direct_ring_kb < 4) || (p->direct_ring_kb > (1u << 20))) {
+        ucs_error("mgi context: direct_ring_kb (MGI_DIRECT_RING_KB) %u: "
+                  "from 4 to 1048576 KiB of tuples a direct ring",
+                  p->direct_ring_kb);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->eof_alone > 1) {
@@ -687,6 +704,12 @@ void mgi_context_destroy(mgi_context_h ctx)
         ctx->dead = ch->dead_next;
         mgi_channel_free(ch);
     }
+    for (i = 0; i < ctx->ndmaps; ++i) { /* no sorter runs now */
+        mgi_gpu_peer_unmap(ctx->dmaps[i]);
+    }
+    free(ctx->dmaps);
+    ctx->dmaps  = NULL;
+    ctx->ndmaps = 0;
     mgi_mover_quiesce(ctx);
     for (i = 0; i < MGI_MAX_EPS; ++i) {
         if (ctx->peer_eps[i].valid) {

@@ -266,6 +266,10 @@ struct mgi_channel {
     mgi_ch_dst_t   *ldst;        /* [ndst], ep == NULL where not local */
     mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */
     void           *gpu[MGI_MAX_LOCAL_EPS]; /* per local GPU endpoint */
+    mgi_context_t  *ctx;
+    int            direct;       /* direct rings (MGI_DIRECT_RINGS=1) */
+    void           **dmap;       /* [ndst] another process's direct rings
+                                    mapped here (CUDA IPC), NULL: none */
     /* deleted, not freed yet (mgi_ch_reap): the next in ctx->dead, and
      * where the local sorters were when it was taken from their tables
      * (a host sorter's epoch, a GPU sorter's quiesce request) */
@@ -295,6 +299,12 @@ struct mgi_context {
                                       still read: freed by mgi_ch_reap */
     pthread_mutex_t  lock;
     int              host_peers;   /* other processes on this host */
+    /* other processes' direct rings mapped here (CUDA IPC) by channels
+     * since freed: closed at mgi_context_destroy once the sorters have
+     * stopped (cudaIpcCloseMemHandle waits for the device to idle, which
+     * a persistent sorter never lets it do) */
+    void             **dmaps;
+    unsigned         ndmaps, dmaps_cap;
     int              has_cuda_mgi; /* cuda_mgi among the UCP's transports */
     /* mover */
     pthread_t        mover;
@@ -367,6 +377,19 @@ void         mgi_gpu_peer_unmap(void *p);
 ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch);
+/* MGI_DIRECT_RINGS=1: a destination's nin rings of `stride` bytes (cap
+ * tuples each), zeroed, and their IPC handle (64 bytes at ipc); where they
+ * are in this process; a mapping of another process's (cudaIpc, closed by
+ * mgi_gpu_peer_unmap); a source's pointers to each destination's rings
+ * (bases[ndst]), its first ring there dfirst */
+ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
+                                  unsigned nin, uint32_t cap, size_t stride,
+                                  void *ipc);
+void        *mgi_gpu_ch_direct_base(mgi_ep_t *ep, mgi_channel_t *ch);
+ucs_status_t mgi_gpu_direct_map(mgi_ep_t *ep, const void *ipc, void **base_p);
+ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
+                                   char *const *bases, uint32_t dfirst,
+                                   uint32_t cap, size_t stride);
 ucs_status_t mgi_gpu_ch_rename(mgi_ep_t *ep, mgi_channel_t *ch,
                                mgi_ch_id_t old);
 void         mgi_gpu_ch_unpublish(mgi_ep_t *ep, mgi_channel_t *ch);

@@ -103,6 +103,16 @@ typedef struct mgi_gpu_ch {
     int           unpublished;      /* mgi_gpu_ch_unpublish took it from
                                      * the sorter's table, and asked: */
     uint32_t      unpub_mark;
+    /* direct rings (MGI_DIRECT_RINGS=1, mgi_gpu_ch_direct_in / _out) */
+    int           direct;
+    uint32_t      dcap;             /* tuples a ring holds */
+    size_t        dstride;          /* bytes from a ring to the next */
+    uint32_t      dfirst;           /* a source: its first ring */
+    unsigned      nin;              /* a destination: rings into it */
+    void          *din;             /* ... in this GPU's memory */
+    uint32_t      *dcur;            /* [nblocks] consumers' cursors */
+    void          *dout;            /* a source: dbase[ndst], then
+                                     * dprod[ndst * nblocks * 2] */
 } mgi_gpu_ch_t;
 
 __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
@@ -1035,9 +1045,9 @@ static ucs_status_t mgi_gpu_peer_reach(mgi_ep_t *ep, const void *p,
     }
     e = (cudaError_t)mgi_gpu_peer_enable(ep->device, attr.device);
     if (e == cudaErrorPeerAccessUnsupported) {
-        ucs_error("mgi ep %u: MGI_PEER_DIRECT=1, but GPU %d cannot access "
-                  "GPU %d (endpoint %u's receive ring) as a peer: unset "
-                  "MGI_PEER_DIRECT", ep->id, ep->device, attr.device, hop);
+        ucs_error("mgi ep %u: MGI_PEER_DIRECT=1 or MGI_DIRECT_RINGS=1, but "
+                  "GPU %d cannot access GPU %d (endpoint %u's rings) as a "
+                  "peer: unset them", ep->id, ep->device, attr.device, hop);
         return UCS_ERR_UNREACHABLE;
     }
     return MGI_CUDA_CALL(e, "ep %u: peer access to GPU %d", ep->id,
@@ -1359,6 +1369,54 @@ ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
     return UCS_OK;
 }
 
+/* A destination's direct rings: each flushed (EOF) and read to its end? */
+static ucs_status_t mgi_gpu_ch_direct_done(mgi_ep_t *ep, mgi_channel_t *ch,
+                                           const mgi_gpu_ch_t *gc)
+{
+    const size_t hlen = offsetof(mgi_dring_t, head) + sizeof(uint64_t);
+    mgi_gpu_ep_t *g   = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    unsigned k, open = 0;
+    uint64_t unread = 0;
+    ucs_status_t status;
+    mgi_dring_t *hdr;
+
+    if (gc->nin == 0) {
+        return UCS_OK;
+    }
+    hdr = (mgi_dring_t*)calloc(gc->nin, sizeof(*hdr));
+    if (hdr == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemcpy2DAsync(hdr, sizeof(*hdr), gc->din,
+                                                 gc->dstride, hlen, gc->nin,
+                                                 cudaMemcpyDeviceToHost,
+                                                 g->ctl),
+                               "channel %u ep %u: direct ring headers",
+                               ch->id, ep->id);
+    }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
+                               "channel %u ep %u", ch->id, ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    for (k = 0; (status == UCS_OK) && (k < gc->nin); ++k) {
+        open   += (hdr[k].eof == 0);
+        unread += hdr[k].tail - hdr[k].head;
+    }
+    free(hdr);
+    if ((status == UCS_OK) && ((open > 0) || (unread > 0))) {
+        ucs_error("mgi channel %u: busy, GPU endpoint %u: %u of its %u "
+                  "direct rings (one a source block) not flushed, %llu "
+                  "tuples unread", ch->id, ep->id, open, gc->nin,
+                  (unsigned long long)unread);
+        return UCS_ERR_BUSY;
+    }
+    return status;
+}
+
 ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
 {
     mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
@@ -1369,6 +1427,9 @@ ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
 
     if ((gc == NULL) || (gc->nfinal == 0)) {
         return UCS_OK; /* a source: its kernels flushed, or they are late */
+    }
+    if (gc->direct) {
+        return mgi_gpu_ch_direct_done(ep, ch, gc);
     }
     status = mgi_gpu_enter(ep, &guard);
     if (status == UCS_OK) {
@@ -1425,6 +1486,9 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
     }
     mgi_gpu_ch_unpublish(ep, ch);
     mgi_gpu_finals_put(ep, gc->final, gc->nfinal, gc->unpub_mark);
+    mgi_gpu_dev_free(ep, gc->din);
+    mgi_gpu_dev_free(ep, gc->dcur);
+    mgi_gpu_dev_free(ep, gc->dout);
     free(gc->final); /* gc->dch stays in its id's slot */
     free(gc);
     ch->gpu[ep->index] = NULL;
@@ -1459,5 +1523,141 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
         h->final_lock  = (uint32_t*)(h->final + gc->nfinal);
         h->eof_sources = h->final_lock + gc->nfinal;
     }
+    if (gc->direct) {
+        h->direct  = 1;
+        h->dcap    = gc->dcap;
+        h->dstride = gc->dstride;
+        h->dfirst  = gc->dfirst;
+        h->nin     = gc->nin;
+        h->din     = (char*)gc->din;
+        h->dcur    = gc->dcur;
+        if (gc->dout != NULL) {
+            h->dbase = (char* const*)gc->dout;
+            h->dprod = (uint64_t*)((char**)gc->dout + ch->ndst);
+        }
+    }
     return UCS_OK;
+}
+
+/* Zeroed device memory of ep's GPU, NULL on failure (said). */
+static void *mgi_gpu_dev_zalloc(mgi_ep_t *ep, size_t len)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    void *p = mgi_gpu_dev_alloc(ep, len);
+    ucs_status_t status;
+
+    if (p == NULL) {
+        return NULL;
+    }
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemsetAsync(p, 0, len, g->ctl),
+                               "ep %u", ep->id);
+    }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    if (status != UCS_OK) {
+        mgi_gpu_dev_free(ep, p);
+        return NULL;
+    }
+    return p;
+}
+
+ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
+                                  unsigned nin, uint32_t cap, size_t stride,
+                                  void *ipc)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_dev_guard_t guard;
+    cudaIpcMemHandle_t hd;
+    ucs_status_t status;
+
+    MGI_STATIC_ASSERT(sizeof(hd) <= 64, "IPC handle size");
+    gc->direct  = 1;
+    gc->dcap    = cap;
+    gc->dstride = stride;
+    gc->nin     = nin;
+    gc->din     = mgi_gpu_dev_zalloc(ep, ((nin > 0) ? nin : 1) * stride);
+    gc->dcur    = (uint32_t*)mgi_gpu_dev_zalloc(ep, ep->nblocks *
+                                                   sizeof(uint32_t));
+    if ((gc->din == NULL) || (gc->dcur == NULL)) {
+        ucs_error("mgi channel %u: endpoint %u: no GPU memory for %u direct "
+                  "rings of %zu bytes (MGI_DIRECT_RING_KB)", ch->id, ep->id,
+                  nin, stride);
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&hd, gc->din),
+                               "channel %u ep %u: the direct rings", ch->id,
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    if (status == UCS_OK) {
+        memcpy(ipc, &hd, sizeof(hd));
+    }
+    return status;
+}
+
+void *mgi_gpu_ch_direct_base(mgi_ep_t *ep, mgi_channel_t *ch)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+
+    return (gc != NULL) ? gc->din : NULL;
+}
+
+ucs_status_t mgi_gpu_direct_map(mgi_ep_t *ep, const void *ipc, void **base_p)
+{
+    mgi_gpu_dev_guard_t guard;
+    cudaIpcMemHandle_t hd;
+    ucs_status_t status;
+
+    memcpy(&hd, ipc, sizeof(hd));
+    *base_p = NULL;
+    status  = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaIpcOpenMemHandle(
+                                       base_p, hd,
+                                       cudaIpcMemLazyEnablePeerAccess),
+                               "ep %u: a destination's direct rings "
+                               "(MGI_DIRECT_RINGS=1; every process needs "
+                               "to see every GPU of the channel)", ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    return status;
+}
+
+ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
+                                   char *const *bases, uint32_t dfirst,
+                                   uint32_t cap, size_t stride)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    const size_t len = ch->ndst * sizeof(char*) +
+                       (size_t)ch->ndst * ep->nblocks * 2 * sizeof(uint64_t);
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+    unsigned i;
+
+    /* peer access from this endpoint's GPU (the current device) */
+    status = mgi_gpu_enter(ep, &guard);
+    for (i = 0; (status == UCS_OK) && (i < ch->ndst); ++i) {
+        status = mgi_gpu_peer_reach(ep, bases[i], ch->dst[i]);
+    }
+    mgi_gpu_leave(&guard);
+    if (status != UCS_OK) {
+        return status;
+    }
+    gc->direct  = 1;
+    gc->dcap    = cap;
+    gc->dstride = stride;
+    gc->dfirst  = dfirst;
+    gc->dout    = mgi_gpu_dev_zalloc(ep, len);
+    if (gc->dout == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    return mgi_gpu_poke(ep, gc->dout, bases, ch->ndst * sizeof(char*));
 }

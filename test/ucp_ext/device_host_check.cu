@@ -16,17 +16,23 @@
 /* mgi_dev_tile_of_fits for a channel of ndst destinations, tuples of ts
  * bytes, a key at key_off (part_key < 0: none) */
 static int fits(unsigned ndst, unsigned ts, int part_key, unsigned key_off,
-                unsigned slots, int dst)
+                unsigned slots, int dst, unsigned tile_batch = 65528,
+                unsigned direct = 0)
 {
-    static const uint16_t ids[4] = {0, 1, 2, 3};
+    static uint16_t ids[80];
     mgi_dev_ch_t h;
+    unsigned i;
 
+    for (i = 0; i < 80; ++i) {
+        ids[i] = (uint16_t)i;
+    }
     memset(&h, 0, sizeof(h));
     h.ndst       = (uint16_t)ndst;
     h.dst        = ids;
     h.tuple_size = ts;
     h.msg_batch  = 4096;
-    h.tile_batch = 65528;
+    h.tile_batch = tile_batch;
+    h.direct     = direct;
     h.part_key   = part_key;
     h.key_off    = key_off;
     h.key_size   = 8;
@@ -41,6 +47,7 @@ static int check_fits(void)
         unsigned key_off, slots;
         int      dst, want;
         const char *what;
+        unsigned tile_batch, direct;
     } c[] = {
         {2, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 1, "key routes"},
         {2, 16, 0, 0, MGI_DEV_TILE_ONE, MGI_DEV_DST_AUTO, 0,
@@ -60,13 +67,32 @@ static int check_fits(void)
          "rule per tuple, 64-byte tuples"},
         {4, 24, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP, 0,
          "rule per tuple, 24-byte tuples"},
+        {2, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 0,
+         "key routes, tiles not batched", 1, 0},
+        /* direct rings: no messages, so no batching asked */
+        {2, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 1,
+         "direct rings, key routes, tiles not batched", 0, 1},
+        {2, 16, 0, 0, MGI_DEV_TILE_ONE, 1, 1,
+         "direct rings, explicit destination", 0, 1},
+        {2, 16, -1, 0, MGI_DEV_TILE_ONE, MGI_DEV_DST_AUTO, 1,
+         "direct rings, a broadcast", 0, 1},
+        {2, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP, 1,
+         "direct rings, rule per tuple", 0, 1},
+        {64, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 1,
+         "direct rings, 64 destinations", 0, 1},
+        {65, 16, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 0,
+         "direct rings, 65 destinations", 0, 1},
+        {2, 24, 0, 0, MGI_DEV_TILE_MANY, MGI_DEV_DST_AUTO, 0,
+         "direct rings, 24-byte tuples by key", 0, 1},
     };
     unsigned i;
     int got;
 
     for (i = 0; i < sizeof(c) / sizeof(c[0]); ++i) {
         got = fits(c[i].ndst, c[i].ts, c[i].part_key, c[i].key_off,
-                   c[i].slots, c[i].dst);
+                   c[i].slots, c[i].dst,
+                   (c[i].tile_batch || c[i].direct) ? c[i].tile_batch :
+                   65528, c[i].direct);
         if ((got != 0) != (c[i].want != 0)) {
             fprintf(stderr, "FAIL: mgi_dev_tile_of_fits, %s: %d, not %d\n",
                     c[i].what, got, c[i].want);

@@ -55,6 +55,10 @@
 #                 CUDA IPC between two), no sort ring, no mover; with
 #                 tiny rings the lanes fill and wrap, and a blocking flush
 #                 returns only once the receiver took the block's tuples
+#   *_direct      MGI_DIRECT_RINGS=1: each user block stores its tuples
+#                 in a ring of its own in every destination GPU's memory,
+#                 read there by the destination's user blocks (no sorter,
+#                 no mover); 4 KiB rings fill and wrap
 #   *_send_ref    MGI_SEND_ZCOPY=1: whole stage segments for another
 #                 endpoint go to the sort ring by reference, several side
 #                 by side in one, and the mover puts them from the stage
@@ -244,6 +248,33 @@ MGI_PEER_DIRECT=1 step send_bw_64B_1proc_peer 100 mgi_gpu_test bench -l 2 \
     -s 64 -n 4194304 -b 32 -T $T
 # a CPU endpoint may not send to a GPU endpoint then: the create says so
 MGI_PEER_DIRECT=1 step peer_misuse 60 mgi_gpu_test peer_misuse -s 16
+# direct rings (MGI_DIRECT_RINGS=1): a user block stores its tuples in a
+# ring of its own in each destination GPU's memory (peer access in one
+# process, CUDA IPC between two), which the destination's user blocks read
+# there: no sorter, no mover. Block sends and tile sends (from registers,
+# and of 24-byte tuples byte by byte), 4 KiB rings that fill and wrap,
+# channels made and deleted one after the other (their rings' EOFs and
+# reads checked at the delete)
+MGI_DIRECT_RINGS=1 step groupby_2proc_direct 100 mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test groupby -n $n -b 8 -T $T
+MGI_DIRECT_RINGS=1 step groupby_1proc_2gpu_direct 100 \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 step groupby_2proc_tiny_direct 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+MGI_DIRECT_RINGS=1 MGI_MAX_CHANNELS=2 step groupby_2proc_channels_direct 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n 200000 -b 8 -C 5 -H \
+    -T $T
+MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 step shuffle_24B_1proc_tiny_direct \
+    100 mgi_gpu_test shuffle -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
+MGI_DIRECT_RINGS=1 step shuffle_64B_1proc_direct_tile 100 \
+    mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
+MGI_DIRECT_RINGS=1 step shuffle_16B_2proc_direct_tile 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 \
+    -K 4 -T $T
+MGI_DIRECT_RINGS=1 step send_bw_64B_2proc_direct 100 mgi_launch -n 2 -t 95 \
+    -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F -T $T
+MGI_DIRECT_RINGS=1 step send_bw_64B_1proc_direct 100 mgi_gpu_test bench \
+    -l 2 -s 64 -n 4194304 -b 32 -T $T
 # whole stage segments put by the mover from the stage ring
 # (MGI_SEND_ZCOPY=1): a stage group per destination, so that they are
 # whole; tiny rings that fill with segments waiting for their put
@@ -415,6 +446,14 @@ MGI_DEV_TILE_BATCH=0 MGI_STAGE_GROUPS=2 step \
 MGI_PEER_DIRECT=1 step workloads_exchange_peer 100 "${wl[@]}" --op exchange
 MGI_PEER_DIRECT=1 MGI_RECV_ZCOPY=1 step workloads_join_fused_peer_zcopy 100 \
     "${wl[@]}" --op join
+# direct rings: tile sends by key, by the pattern's rule (many-to-one)
+# and to one destination (point-to-point), block sends (untiled), the
+# Join's and GroupBy's steps in the receives
+for op in exchange groupby join many2one one2many p2p; do
+    MGI_DIRECT_RINGS=1 step workloads_${op}_direct 100 "${wl[@]}" --op $op
+done
+MGI_DIRECT_RINGS=1 MGI_WL_MGI_TILE=0 step workloads_exchange_untiled_direct \
+    100 "${wl[@]}" --op exchange
 # the mover puts whole stage segments from the stage rings (between GPUs)
 MGI_SEND_ZCOPY=1 step workloads_exchange_send_ref 100 "${wl[@]}" \
     --op exchange

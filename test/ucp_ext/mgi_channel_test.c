@@ -827,6 +827,19 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.peer_direct = 1;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.direct_rings = 2;                      /* 0 or 1 */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.direct_rings = 1;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.direct_ring_kb = 2;                    /* below 4 KiB */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.direct_ring_kb = (1u << 20) + 1;       /* above 1 GiB */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.direct_ring_kb = 4;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         cp.send_zcopy = 2;                        /* 0 or 1 */
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);

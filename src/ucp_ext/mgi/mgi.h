@@ -208,6 +208,19 @@ typedef struct mgi_context_params {
                                      CPU endpoints may then not send to
                                      GPU endpoints. 0: through sort rings
                                      and the mover, 0 [MGI_PEER_DIRECT] */
+    unsigned    direct_rings;     /* GPU endpoints: 1: a channel whose
+                                     endpoints are all GPU endpoints of
+                                     one host (a schema, at most 64
+                                     destinations) gets direct rings: a
+                                     user block stores its tuples in a
+                                     ring of its own in each destination
+                                     GPU's memory, which the destination's
+                                     user blocks read there (no sorter,
+                                     no mover; block-level device calls
+                                     only); 0: none, 0 [MGI_DIRECT_RINGS] */
+    unsigned    direct_ring_kb;   /* KiB of tuples of a direct ring (its
+                                     tuples a power of two), 1024
+                                     [MGI_DIRECT_RING_KB] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /

@@ -10,6 +10,25 @@
 
 #define MGI_STAGE_GROUPS_MAX 8  /* stage rings per user block, at most */
 
+/* A direct ring (MGI_DIRECT_RINGS=1): the tuples of one user block of a
+ * source endpoint for one destination endpoint, in the destination GPU's
+ * memory. The block stores its tuples there itself (over NVLink or PCIe:
+ * peer access, CUDA IPC between processes), then their count at tail; the
+ * destination's user blocks read them where they lie and store head,
+ * which the source reads back only when the ring looks full. One producer
+ * and one consumer, no sorter and no mover on the way. `cap` tuples (a
+ * power of two, mgi_dev_ch_t.dcap) follow the header; the counters run
+ * free, a tuple's place is its count modulo cap. */
+typedef struct mgi_dring {
+    uint64_t tail;                      /* tuples written (the producer's,
+                                           a release at system scope) */
+    uint64_t eof;                       /* 0, or the final tail + 1 (the
+                                           producer's flush) */
+    uint8_t  pad0[MGI_RING_LINE - 16];
+    uint64_t head;                      /* tuples read (the consumer's) */
+    uint8_t  pad1[MGI_RING_LINE - 8];
+} mgi_dring_t;
+
 /* What a kernel needs about one channel on one endpoint; in device memory
  * or passed by value as a kernel argument. */
 typedef struct mgi_dev_ch {
@@ -40,6 +59,25 @@ typedef struct mgi_dev_ch {
     mgi_ring_t       **final;       /* [nblocks] */
     uint32_t         *final_lock;   /* [nblocks] consumer locks */
     const uint32_t   *eof_sources;  /* [nblocks] sources at EOF */
+    /* direct rings (MGI_DIRECT_RINGS=1; direct 0: none). At every
+     * destination the rings come source by source in the channel's order,
+     * each source's user blocks in turn, dstride bytes apart: this
+     * endpoint's block b writes ring dfirst + b of every destination. */
+    uint32_t         direct;
+    uint32_t         dcap;          /* tuples a ring holds, a power of 2 */
+    uint64_t         dstride;       /* bytes from a ring to the next */
+    uint32_t         dfirst;        /* a source: its first ring */
+    uint32_t         nin;           /* a destination: rings into it */
+    char *const      *dbase;        /* [ndst] each destination's rings,
+                                       mapped into this process */
+    uint64_t         *dprod;        /* [ndst * nblocks * 2]: the tail of
+                                       block b's ring to destination i at
+                                       2 (i nblocks + b), the head it last
+                                       read there after it */
+    char             *din;          /* a destination: its rings; user block
+                                       c reads rings c, c + nblocks, ... */
+    uint32_t         *dcur;         /* [nblocks] the ring (of the block's)
+                                       a receive looks at first */
 } mgi_dev_ch_t;
 
 #endif

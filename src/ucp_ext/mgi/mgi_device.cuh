@@ -62,6 +62,16 @@ __device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
     return mgi_dev_stage_of(h, 0);
 }
 
+/* A call that a channel with direct rings does not serve (below). */
+__device__ static inline void mgi_dev_dring_refuse(const mgi_dev_ch_t *h)
+{
+    /* a thread- or warp-level call on a channel with direct rings
+     * (MGI_DIRECT_RINGS=1), which only block-level calls serve. No printf:
+     * a kernel with one waits, at its first launch, for the device to idle,
+     * which the persistent sorter never lets it do */
+    __trap();
+}
+
 /* A key's destination number, key % ndst (its index in h->dst). */
 __device__ static inline uint32_t mgi_dev_key_mod(const mgi_dev_ch_t *h,
                                                   uint64_t key)
@@ -264,6 +274,9 @@ __device__ static inline int mgi_dev_send(const mgi_dev_ch_t *h,
     mgi_msg_hdr_t hdr;
     unsigned g;
 
+    if (h->direct) {
+        mgi_dev_dring_refuse(h);
+    }
     if ((len == 0) || (len > MGI_MSG_MAX_LEN)) {
         return 0;
     }
@@ -293,6 +306,9 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     mgi_ring_t *r;
     int ok = 0;
 
+    if (h->direct) {
+        mgi_dev_dring_refuse(h);
+    }
     /* route and mark key first: lane 0 marks beside the lanes' writes */
     if (sz > 0) {
         route = mgi_dev_route_g(h, tuple, dst, &g);
@@ -336,6 +352,8 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
 }
 
 #define MGI_DEV_GROUPS 128  /* destinations of one batched block send */
+#define MGI_DEV_TILE_DSTS 64  /* destinations of a batched tile send, and
+                               * of a channel with direct rings */
 #define MGI_DEV_NO_SLOT 0xffffffffu /* mgi_dev_warp_take: no item */
 
 /* Bytes of cnt tuples of ts bytes as batched messages of up to `per`
@@ -400,6 +418,336 @@ __device__ static inline void mgi_dev_batch_put(char *msg0,
 {
     mgi_copy_bytes(mgi_dev_batch_at(msg0, h, route, rank, cnt, per), tuple,
                    h->tuple_size);
+}
+
+/* ------------------------------------------------------------ direct rings
+ * MGI_DIRECT_RINGS=1 (h->direct): a user block stores its tuples straight
+ * into its direct ring at each destination (mgi_dring_t, in the
+ * destination GPU's memory), and the destination's user blocks read them
+ * there: no stage ring, sorter, mover or final ring on the way. The block
+ * is its rings' one producer, and a receive takes a ring's tuples in
+ * order under the consuming block's lock, so only block-level calls serve
+ * such a channel (block sends, tile sends, block receives, flushes):
+ * mgi_dev_send, mgi_dev_send_warp and mgi_dev_recv trap there, as does
+ * a sending kernel of more blocks than the endpoint's user blocks. */
+
+/* Block level: a sending kernel runs at most the endpoint's user blocks
+ * (block b is the one producer of its rings). */
+__device__ static inline void mgi_dev_dring_check_grid(const mgi_dev_ch_t *h)
+{
+    if (gridDim.x > h->nblocks) {
+        __trap();   /* more blocks than the endpoint's user blocks */
+    }
+}
+
+/* This block's ring at destination number i, and its own record of it
+ * (tail, then the head it last read there). */
+__device__ static inline mgi_dring_t *mgi_dev_dring_to(const mgi_dev_ch_t *h,
+                                                       unsigned i)
+{
+    return (mgi_dring_t*)(h->dbase[i] +
+                          (uint64_t)(h->dfirst + blockIdx.x) * h->dstride);
+}
+
+__device__ static inline uint64_t *mgi_dev_dring_prod(const mgi_dev_ch_t *h,
+                                                      unsigned i)
+{
+    return &h->dprod[2 * ((uint64_t)i * h->nblocks + blockIdx.x)];
+}
+
+/* Ring k into this endpoint, and the place of a tuple count in a ring. */
+__device__ static inline mgi_dring_t *mgi_dev_dring_in(const mgi_dev_ch_t *h,
+                                                       unsigned k)
+{
+    return (mgi_dring_t*)(h->din + (uint64_t)k * h->dstride);
+}
+
+__device__ static inline char *mgi_dev_dring_at(const mgi_dev_ch_t *h,
+                                                mgi_dring_t *r, uint64_t pos)
+{
+    return (char*)(r + 1) + (size_t)(pos & (h->dcap - 1)) * h->tuple_size;
+}
+
+/* The destination number of endpoint dst (an explicit destination). An
+ * endpoint that is not one of the channel's traps: the tuple has no ring
+ * to go to. */
+__device__ static inline uint32_t mgi_dev_dring_index(const mgi_dev_ch_t *h,
+                                                      int dst)
+{
+    uint32_t i;
+
+    for (i = 0; i < h->ndst; ++i) {
+        if (h->dst[i] == (uint16_t)dst) {
+            return i;
+        }
+    }
+    __trap();       /* dst is not one of the channel's destinations */
+    return 0;
+}
+
+/* Block level: room for cnt[j] tuples in the ring of each target j < nt
+ * (destination number di[j]), all or none; tail[j] is where they start.
+ * A ring's head is read over the link only when the one read before
+ * leaves too little room. Returns the same in every thread. */
+__device__ static inline int mgi_dev_dring_reserve(const mgi_dev_ch_t *h,
+                                                   unsigned nt,
+                                                   const uint32_t *di,
+                                                   const uint32_t *cnt,
+                                                   uint64_t *tail)
+{
+    uint64_t *st, t, hd;
+    unsigned j;
+    int ok = 1;
+
+    for (j = threadIdx.x; j < nt; j += blockDim.x) {
+        if (cnt[j] == 0) {
+            continue;
+        }
+        st = mgi_dev_dring_prod(h, di[j]);
+        t  = st[0];
+        hd = st[1];
+        if (t + cnt[j] - hd > h->dcap) {
+            /* an acquire: the consumer's reads of the slots before ours
+             * are done before the block's writes after the barrier */
+            hd    = mgi_ld_acq64(&mgi_dev_dring_to(h, di[j])->head);
+            st[1] = hd;
+        }
+        ok     &= (t + cnt[j] - hd <= h->dcap);
+        tail[j] = t;
+    }
+    return __syncthreads_and(ok);
+}
+
+/* Block level, once the block wrote its tuples: each target's new tail,
+ * a release at system scope (the tuples the block's threads wrote before
+ * the barrier are seen on the destination GPU before the count). */
+__device__ static inline void mgi_dev_dring_publish(const mgi_dev_ch_t *h,
+                                                    unsigned nt,
+                                                    const uint32_t *di,
+                                                    const uint32_t *cnt,
+                                                    const uint64_t *tail)
+{
+    unsigned j;
+    uint64_t t;
+
+    __syncthreads();
+    for (j = threadIdx.x; j < nt; j += blockDim.x) {
+        if (cnt[j] > 0) {
+            t = tail[j] + cnt[j];
+            mgi_dev_dring_prod(h, di[j])[0] = t;
+            mgi_st_rel64_sys(&mgi_dev_dring_to(h, di[j])->tail, t);
+        }
+    }
+}
+
+/* mgi_dev_send_block on a channel with direct rings: every thread passes
+ * one tuple of the schema's size or none; an explicit destination, the
+ * partition key, or (neither) every destination. All or nothing. */
+__device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
+                                                      const void *tuple,
+                                                      unsigned len, int dst)
+{
+    __shared__ uint32_t s_uni[MGI_DEV_TILE_DSTS];  /* tuples for one */
+    __shared__ uint32_t s_cnt[MGI_DEV_TILE_DSTS];  /* all of a target's */
+    __shared__ uint32_t s_di[MGI_DEV_TILE_DSTS];
+    __shared__ uint64_t s_tail[MGI_DEV_TILE_DSTS];
+    __shared__ uint32_t s_nbc;                     /* tuples for every */
+    const unsigned nd   = h->ndst, ts = h->tuple_size;
+    const unsigned tid  = threadIdx.x;
+    const unsigned mask = mgi_dev_block_warp_mask();
+    const int has       = (len > 0);
+    const int bc        = has && (dst < 0) && (h->part_key < 0);
+    uint32_t slot = MGI_DEV_NO_SLOT, rk, rb;
+    unsigned j;
+
+    mgi_dev_dring_check_grid(h);
+    if (has && (len != ts)) {
+        __trap();   /* a tuple of another size than the schema's */
+    }
+    if (has && !bc) {
+        slot = (dst >= 0) ? mgi_dev_dring_index(h, dst) :
+                            mgi_dev_key_index(h, tuple);
+    }
+    for (j = tid; j < nd; j += blockDim.x) {
+        s_uni[j] = 0;
+        s_di[j]  = j;
+    }
+    if (tid == 0) {
+        s_nbc = 0;
+    }
+    __syncthreads();
+    rk = mgi_dev_warp_take(mask, slot, s_uni);
+    rb = mgi_dev_warp_take(mask, bc ? 0 : MGI_DEV_NO_SLOT, &s_nbc);
+    __syncthreads();
+    for (j = tid; j < nd; j += blockDim.x) {
+        s_cnt[j] = s_uni[j] + s_nbc;
+    }
+    __syncthreads();
+    if (!mgi_dev_dring_reserve(h, nd, s_di, s_cnt, s_tail)) {
+        return 0;
+    }
+    if (bc) {
+        for (j = 0; j < nd; ++j) {
+            mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_to(h, j),
+                                            s_tail[j] + s_uni[j] + rb),
+                           tuple, ts);
+        }
+    } else if (has) {
+        mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_to(h, slot),
+                                        s_tail[slot] + rk), tuple, ts);
+    }
+    mgi_dev_dring_publish(h, nd, s_di, s_cnt, s_tail);
+    return has ? (int)len : 0;
+}
+
+/* Block level: this block's EOF at every destination (the final tail,
+ * after the tuples): the flush is done once it is stored, the tuples being
+ * in the destinations' memory already. */
+__device__ static inline void mgi_dev_dring_flush(const mgi_dev_ch_t *h)
+{
+    unsigned i;
+
+    mgi_dev_dring_check_grid(h);
+    __syncthreads();
+    for (i = threadIdx.x; i < h->ndst; i += blockDim.x) {
+        mgi_st_rel64_sys(&mgi_dev_dring_to(h, i)->eof,
+                         mgi_dev_dring_prod(h, i)[0] + 1);
+    }
+    __syncthreads();
+}
+
+/* Thread 0 of a receive, under consuming block c's lock: the next run of
+ * tuples in the block's rings (c, c + nblocks, ...; from the one after
+ * the last it took, in turn), at most max, in one piece. Returns its
+ * tuples (ring *rp from its head *hp), 0 when none is there now, or
+ * MGI_DEV_EOF once every one of them was flushed and drained. */
+__device__ static inline int mgi_dev_dring_pick(const mgi_dev_ch_t *h,
+                                                unsigned c, uint32_t max,
+                                                mgi_dring_t **rp,
+                                                uint64_t *hp)
+{
+    const unsigned nb = h->nblocks;
+    const unsigned nr = (c < h->nin) ? (h->nin - c + nb - 1) / nb : 0;
+    unsigned j, k, fin = 0;
+    uint64_t hd, e, t, m;
+    mgi_dring_t *r;
+
+    k = (nr > 0) ? h->dcur[c] % nr : 0;
+    for (j = 0; j < nr; ++j, k = (k + 1 < nr) ? k + 1 : 0) {
+        r  = mgi_dev_dring_in(h, c + k * nb);
+        hd = *(volatile uint64_t*)&r->head;     /* ours, under the lock */
+        e  = mgi_ld_acq64(&r->eof);             /* before the tail: the */
+        t  = mgi_ld_acq64(&r->tail);            /* final one with it */
+        if (t != hd) {
+            m  = min(t - hd, (uint64_t)max);
+            m  = min(m, (uint64_t)(h->dcap - (hd & (h->dcap - 1))));
+            *rp = r;
+            *hp = hd;
+            h->dcur[c] = (k + 1 < nr) ? k + 1 : 0;
+            return (int)m;
+        }
+        fin += (e != 0);
+    }
+    return (fin == nr) ? MGI_DEV_EOF : 0;
+}
+
+/* Block level: a receive of up to cap bytes from this block's direct
+ * rings, in rounds of one run of one ring each, the rings in turn, until
+ * cap is reached or each ring was looked at. Thread 0 takes the block's
+ * lock, finds a round's run and asks place(bytes, done) where it goes
+ * (mgi_dev_recv_block_to's place, done the bytes of the rounds before;
+ * NULL: taken and dropped); every thread then calls run(tuples, count,
+ * to), and the ring's head moves past them, a release at system scope
+ * (the producer on another GPU overwrites the slots only after the
+ * block's reads). Returns bytes, 0, or MGI_DEV_EOF, the same in every
+ * thread. */
+template <typename PLACE, typename RUN>
+__device__ static inline int mgi_dev_dring_recv_block(const mgi_dev_ch_t *h,
+                                                      unsigned cap,
+                                                      PLACE place, RUN run)
+{
+    __shared__ mgi_dring_t *s_r;
+    __shared__ uint64_t s_hd;
+    __shared__ char *s_dst;
+    __shared__ int s_n, s_lk;
+    const unsigned c  = blockIdx.x % h->nblocks;
+    const unsigned ts = h->tuple_size;
+    const unsigned nr = (c < h->nin) ?
+                        (h->nin - c + h->nblocks - 1) / h->nblocks : 0;
+    uint32_t done = 0;
+    unsigned k;
+    int n = 0;
+
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s_lk = (atomicCAS(&h->final_lock[c], 0u, 1u) == 0u);
+        __threadfence();
+    }
+    __syncthreads();
+    if (s_lk == 0) {
+        return 0;   /* another block of these rings is receiving */
+    }
+    /* a run ends at a ring's end too: one round more than the rings */
+    for (k = 0; (k <= nr) && (cap - done >= ts); ++k) {
+        if (threadIdx.x == 0) {
+            s_n   = mgi_dev_dring_pick(h, c, (cap - done) / ts, &s_r,
+                                       &s_hd);
+            s_dst = (s_n > 0) ? (char*)place((uint32_t)s_n * ts, done) :
+                                NULL;
+        }
+        __syncthreads();
+        n = s_n;
+        if (n <= 0) {
+            break;
+        }
+        run((const char*)mgi_dev_dring_at(h, s_r, s_hd), (uint32_t)n, s_dst);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            mgi_st_rel64_sys(&s_r->head, s_hd + (uint64_t)n);
+        }
+        done += (uint32_t)n * ts;
+    }
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicExch(&h->final_lock[c], 0u);
+    }
+    return (done > 0) ? (int)done : n;
+}
+
+/* The block copies `bytes` from src to dst: 8-byte words, consecutive
+ * threads on consecutive words, MGI_DEV_RECV_ILP loads a thread in flight,
+ * where both are aligned; else byte by byte. */
+__device__ static inline void mgi_dev_block_copy(char *dst, const char *src,
+                                                 uint32_t bytes)
+{
+    const unsigned tid = threadIdx.x, nth = blockDim.x;
+    uint32_t w, u, base;
+
+    if (((((uintptr_t)dst | (uintptr_t)src) % 8) == 0) && (bytes % 8 == 0)) {
+        const uint32_t nw = bytes / 8;
+        uint64_t v[MGI_DEV_RECV_ILP];
+
+        for (base = tid; base < nw; base += nth * MGI_DEV_RECV_ILP) {
+#pragma unroll
+            for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+                w = base + u * nth;
+                if (w < nw) {
+                    v[u] = __ldcg((const unsigned long long*)src + w);
+                }
+            }
+#pragma unroll
+            for (u = 0; u < MGI_DEV_RECV_ILP; ++u) {
+                w = base + u * nth;
+                if (w < nw) {
+                    ((uint64_t*)dst)[w] = v[u];
+                }
+            }
+        }
+    } else {
+        for (w = tid; w < bytes; w += nth) {
+            dst[w] = src[w];
+        }
+    }
 }
 
 /* Block level, a channel with a schema, every thread passing one tuple or
@@ -616,6 +964,9 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     mgi_ring_t *r = NULL;
     int ret, fail = 0, res = 0, careful, uni;
 
+    if (h->direct) {
+        return mgi_dev_dring_send_block(h, tuple, len, dst);
+    }
     uni = (h->tuple_size != 0) &&
           __syncthreads_and((len == 0) || (len == h->tuple_size));
     if (uni && (h->msg_batch >= 2 * h->tuple_size)) {
@@ -726,7 +1077,6 @@ __device__ static inline int mgi_dev_send_block(const mgi_dev_ch_t *h,
     return (int)len;
 }
 
-#define MGI_DEV_TILE_DSTS 64  /* destinations of a batched tile send */
 
 /* A batched tile send's slots: the channel's destinations when the key
  * or the caller's function (MGI_DEV_DST_MAP) routes, else one (an
@@ -1093,6 +1443,131 @@ __device__ static __forceinline__ uint32_t mgi_dev_tile_map_slot(
         __trap();   /* mgi_dev_send_block_tile_map: no such destination */
     }
     return d;
+}
+
+/* A tile send on a channel with direct rings (mgi_dev_send_block_tile and
+ * the typed tile sends, same arguments and answers): the tile's tuples
+ * are counted per target (with W > 0 from registers, as
+ * mgi_dev_send_tile_batch_w loads them), room is found in every target's
+ * ring at once, and each tuple is stored at its place there, the tuples
+ * of one destination from consecutive threads side by side. Targets: the
+ * destination numbers the key or the caller's function names (several
+ * slots), the one explicit destination, or every destination (a
+ * broadcast). At most MGI_DEV_TILE_WORDS words a thread a call with
+ * W > 0, a ring's tuples at most; all or nothing. */
+template <unsigned W, typename F = mgi_dev_by_key_t>
+__device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
+                                                     const void *tuples,
+                                                     unsigned n, int dst,
+                                                     uint32_t *counts,
+                                                     F map = F())
+{
+    constexpr unsigned WD = (W > 0) ? W : 1;
+    constexpr unsigned U  = (W == 0) ? 1 :
+                            (MGI_DEV_TILE_WORDS >= WD) ?
+                            MGI_DEV_TILE_WORDS / WD : 1;
+    __shared__ uint32_t s_cnt[MGI_DEV_TILE_DSTS];
+    __shared__ uint32_t s_run[MGI_DEV_TILE_DSTS];
+    __shared__ uint32_t s_di[MGI_DEV_TILE_DSTS];
+    __shared__ uint64_t s_tail[MGI_DEV_TILE_DSTS];
+    const unsigned ts    = h->tuple_size;
+    const unsigned nslot = mgi_dev_tile_nslot(h, dst);
+    const unsigned nt    = (nslot > 1) ? nslot : (dst >= 0) ? 1 : h->ndst;
+    const unsigned tid   = threadIdx.x;
+    const unsigned mask  = mgi_dev_block_warp_mask();
+    const char *const t  = (const char*)tuples;
+    const unsigned kw    = h->key_off / 8, ksh = 8 * (h->key_off % 8);
+    const uint64_t kmask = (h->key_size >= 8) ? ~0ull :
+                           (1ull << (8 * h->key_size)) - 1;
+    uint64_t v[U * WD];
+    uint32_t sl[U], rk[U], slot;
+    unsigned i, j, u, k, base;
+    char *at;
+
+    mgi_dev_dring_check_grid(h);
+    n = min(n, h->dcap);
+    if (W > 0) {
+        n = min(n, U * blockDim.x);
+#pragma unroll
+        for (k = 0; k < U * WD; ++k) {
+            i    = tid + (k / WD) * blockDim.x;
+            v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) +
+                               k % WD) : 0;
+        }
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
+                    (nslot == 1) ? 0 :
+                    mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh,
+                                              kmask);
+        }
+    }
+    for (j = tid; j < nt; j += blockDim.x) {
+        s_cnt[j] = (nslot == 1) ? n : 0;
+        s_run[j] = 0;
+        s_di[j]  = ((nslot > 1) || (dst < 0)) ? j : 0;
+    }
+    if ((tid == 0) && (nslot == 1) && (dst >= 0)) {
+        s_di[0] = mgi_dev_dring_index(h, dst);
+    }
+    __syncthreads();
+    if ((W > 0) && (nslot > 1)) {
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
+        }
+    }
+    for (base = 0; (W == 0) && (nslot > 1) && (base < n);
+         base += blockDim.x) {
+        i = base + tid;
+        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
+                                              h, t + (size_t)i * ts, dst) :
+                                          MGI_DEV_NO_SLOT, s_cnt);
+    }
+    __syncthreads();
+    if (!mgi_dev_dring_reserve(h, nt, s_di, s_cnt, s_tail)) {
+        return 0;
+    }
+    if (W > 0) {
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            if (sl[u] == MGI_DEV_NO_SLOT) {
+                continue;
+            }
+            for (j = 0; j < ((nslot > 1) ? 1 : nt); ++j) {
+                slot = (nslot > 1) ? sl[u] : j;
+                at   = mgi_dev_dring_at(h, mgi_dev_dring_to(h, s_di[slot]),
+                                        s_tail[slot] +
+                                        ((nslot > 1) ? rk[u] :
+                                                       tid + u * blockDim.x));
+#pragma unroll
+                for (k = 0; k < WD; ++k) {
+                    ((uint64_t*)at)[k] = v[u * WD + k];
+                }
+            }
+        }
+    }
+    for (base = 0; (W == 0) && (base < n); base += blockDim.x) {
+        i    = base + tid;
+        slot = (i >= n) ? MGI_DEV_NO_SLOT : (nslot == 1) ? 0 :
+               mgi_dev_tile_slot(h, t + (size_t)i * ts, dst);
+        k    = (nslot > 1) ? mgi_dev_warp_take(mask, slot, s_run) : i;
+        for (j = 0; (slot != MGI_DEV_NO_SLOT) &&
+                    (j < ((nslot > 1) ? 1 : nt)); ++j) {
+            u = (nslot > 1) ? slot : j;
+            mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_to(h, s_di[u]),
+                                            s_tail[u] + k),
+                           t + (size_t)i * ts, ts);
+        }
+    }
+    mgi_dev_dring_publish(h, nt, s_di, s_cnt, s_tail);
+    for (i = tid; (counts != NULL) && (i < nslot);
+         i += blockDim.x) {
+        if (s_cnt[i] > 0) {
+            atomicAdd(&counts[i], s_cnt[i]);
+        }
+    }
+    return n;
 }
 
 /* mgi_dev_send_block_tile with MGI_DEV_TILE_BATCH (else MGI_DEV_MSG_BATCH;
@@ -1517,6 +1992,9 @@ __device__ static inline unsigned mgi_dev_send_block_tile(
     if ((dst >= 0) || (h->part_key < 0)) {
         counts = NULL;      /* the key does not route: nothing to count */
     }
+    if (h->direct) {
+        return mgi_dev_dring_tile<0>(h, tuples, n, dst, counts);
+    }
     if (mgi_dev_tile_batched(h, dst)) {
         if ((counts == NULL) || (h->ndst > 1)) {
             return mgi_dev_send_tile_batch(h, tuples, n, dst, counts);
@@ -1620,7 +2098,8 @@ __host__ __device__ static inline int mgi_dev_tile_of_fits(
                             mgi_dev_tile_key_word(h));
 
     if ((ts == 0) || ((ts % 8) != 0) || (h->tuple_size != ts) ||
-        !mgi_dev_tile_batched(h, dst)) {
+        !(h->direct ? (nslot <= MGI_DEV_TILE_DSTS) :
+                      mgi_dev_tile_batched(h, dst))) {
         return 0;
     }
     return (slots == MGI_DEV_TILE_ONE)  ? (nslot == 1) :
@@ -1676,6 +2155,9 @@ __device__ static inline unsigned mgi_dev_send_block_tile_of(
     if ((dst >= 0) || (h->part_key < 0)) {
         counts = NULL;      /* the key does not route: nothing to count */
     }
+    if (h->direct) {
+        return mgi_dev_dring_tile<REG ? W : 0>(h, tuples, n, dst, counts);
+    }
     if ((SLOTS != MGI_DEV_TILE_MANY) && (nslot == 1)) {
         c = mgi_dev_send_tile_one(h, tuples, n, dst);
         if ((counts != NULL) && (threadIdx.x == 0) && (c > 0)) {
@@ -1728,6 +2210,10 @@ __device__ static inline unsigned mgi_dev_send_block_tile_map(
     if (!mgi_dev_tile_of_fits(h, TS, MGI_DEV_TILE_MANY, MGI_DEV_DST_MAP) ||
         ((((uintptr_t)tuples) % 8) != 0)) {
         __trap();   /* the host should have checked mgi_dev_tile_of_fits */
+    }
+    if (h->direct) {
+        return mgi_dev_dring_tile<W, F>(h, tuples, n, MGI_DEV_DST_MAP,
+                                        counts, dst_of);
     }
     n = min(n, (MGI_DEV_TILE_WORDS / W) * blockDim.x);
     return mgi_dev_send_tile_batch_w<W, F>(h, tuples, n, MGI_DEV_DST_MAP,
@@ -1817,6 +2303,10 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
     unsigned long long spins = 0;
     uint32_t state = 0;
 
+    if (h->direct) {
+        mgi_dev_dring_flush(h);
+        return 0;
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         s_ret = 0;
@@ -1843,6 +2333,10 @@ __device__ static inline int mgi_dev_flush_nb(const mgi_dev_ch_t *h,
 {
     __shared__ int s_done;
 
+    if (h->direct) {
+        mgi_dev_dring_flush(h);
+        return 1;
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         s_done = mgi_dev_flush_step(h, state);
@@ -1874,6 +2368,9 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
     unsigned done;
     int eof;
 
+    if (h->direct) {
+        mgi_dev_dring_refuse(h);
+    }
     if (mgi_dev_final_idle(h, b) ||
         (atomicCAS(&h->final_lock[b], 0u, 1u) != 0u)) {
         return 0; /* another thread of the block is receiving */
@@ -2292,6 +2789,17 @@ __device__ static inline int mgi_dev_recv_block_to(const mgi_dev_ch_t *h,
     __shared__ int s_ret;
     __shared__ char *s_dst;
 
+    if (h->direct) {
+        return mgi_dev_dring_recv_block(h, cap,
+            [&](uint32_t bytes, uint32_t done) {
+                return (char*)place(bytes, done);
+            },
+            [&](const char *src, uint32_t n, char *to) {
+                if (to != NULL) {
+                    mgi_dev_block_copy(to, src, n * h->tuple_size);
+                }
+            });
+    }
     if (h->tuple_size == 0) {
         __syncthreads();
         if (threadIdx.x == 0) {
@@ -2378,6 +2886,15 @@ template <typename F>
 __device__ static inline int mgi_dev_recv_block_each(const mgi_dev_ch_t *h,
                                                      unsigned max_bytes, F f)
 {
+    if (h->direct) {
+        return mgi_dev_dring_recv_block(h, max_bytes,
+            [&](uint32_t, uint32_t) { return (char*)NULL; },
+            [&](const char *src, uint32_t n, char *) {
+                for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+                    f(src + (size_t)i * h->tuple_size, h->tuple_size);
+                }
+            });
+    }
     return mgi_dev_recv_block_runs(h, max_bytes,
         [&](mgi_dev_runs_t *, uint32_t) {},
         [&](const mgi_dev_runs_t *rs, uint32_t, unsigned tid, unsigned nth) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# run1830 (2 GPUs): the workloads' Exchange with direct rings
+# (MGI_DIRECT_RINGS=1, 1 sorter block), 2 GiB a GPU, MGI variant only:
+# user blocks, receives per send, ring size, tile size; a profile.
+#   bash bench/results/2026-11-27-h200x2-direct/r1830.sh  (bundle/ carried)
+O=${OUT:-/tmp}
+exec > >(tee -a $O/log.txt) 2>&1
+B=$PWD/bundle/bin
+export UCX_WARN_UNUSED_ENV_VARS=n NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 CUDA_MODULE_LOADING=EAGER
+nvidia-smi -L
+wl() {  # OP [VAR=value ...]: the MGI variant with run.sh's set, direct rings
+  ( . <(sed -n '/^export MGI_SORTER_BLOCKS/,/^export MGI_SORT_RINGS/p' bundle/run/workloads.sh)
+    export LD_LIBRARY_PATH=$PWD/bundle/lib MGI_WL_MGI_TLS=sm,self,cuda_copy,cuda_mgi
+    export MGI_DIRECT_RINGS=1 MGI_SORTER_BLOCKS=1 MGI_WL_MGI_BLOCKS=128 MGI_TIMEOUT_MS=20000
+    op=$1; shift; for x in "$@"; do export "$x"; done
+    timeout 45 $B/mgi_workloads --gpus 2 --iters 3 --warmup 1 --gib 2 --variant mgi --op $op > /tmp/wl.txt 2>&1
+    cat /tmp/wl.txt >> $O/wl.txt
+    grep -E "^[a-z0-9]+ +mgi +gpus|rror|FAIL" /tmp/wl.txt | sed 's/ sf=.*cross_GB=[0-9.]*//;s/ iters=3//;s/gpus=2 //' | cut -c1-200
+    grep -E "# mgi profile rank [01]" /tmp/wl.txt | cut -c1-420 )
+}
+for s in "" MGI_WL_MGI_RECV_EVERY=2 MGI_WL_MGI_RECV_EVERY=32 MGI_WL_MGI_BLOCKS=96 MGI_WL_MGI_BLOCKS=130 \
+         MGI_DIRECT_RING_KB=4096 MGI_WL_MGI_TILE=8 MGI_WL_MGI_THREADS=512; do
+  echo "-- exchange $s: $(wl exchange $s)"
+done
+echo "-- profile:"; wl exchange MGI_WL_MGI_PROFILE=1
+echo "== $(date +%T) done in ${SECONDS}s"
