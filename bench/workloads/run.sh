@@ -122,6 +122,19 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # Exchange at 421-422 against 411-415 GB/s with 64 + 64, GroupBy 14.9
 # against 15.1 ms, the Join 19.0 against 23.2 ms; 32 + 100 lost
 # (368-372 GB/s) (bench/results/2026-11-26-h200x2-poll/, run500)
+# Direct rings (MGI_DIRECT_RINGS=1, the default here): every user block
+# stores its tuples in a ring of its own in each destination GPU's memory,
+# read there by the destination's user blocks, so no sorter and no mover
+# carry them and one sorter block a GPU is enough; 128 user blocks. On
+# 2 x H200 the Exchange moved 719-731 GB/s with 256-512 KiB rings against
+# 506 through the sorters and movers, GroupBy 10.6 against 13.0 ms, the
+# Join 12.1 against 16.5 ms (bench/results/2026-11-27-h200x2-direct/,
+# run1810 and run1840); 0 runs the settings below
+export MGI_DIRECT_RINGS=${MGI_DIRECT_RINGS:-1}
+if [ "$MGI_DIRECT_RINGS" = 1 ]; then
+    export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-1}
+    export MGI_WL_MGI_BLOCKS=${MGI_WL_MGI_BLOCKS:-128}
+fi
 export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-40}
 export MGI_SEND_ZCOPY=${MGI_SEND_ZCOPY:-1}
 export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}

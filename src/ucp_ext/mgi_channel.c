@@ -119,41 +119,11 @@ static mgi_ep_t *mgi_ch_gpu_ep(const mgi_channel_t *ch, unsigned *i)
     return NULL;
 }
 
-/* Another process's direct rings, mapped here by a channel now freed:
- * closed at mgi_context_destroy, once the sorters stopped (closed while a
- * persistent sorter runs, cudaIpcCloseMemHandle would wait for the device
- * to idle). Without room to keep it, it stays mapped. */
-static void mgi_ctx_keep_dmap(mgi_context_t *ctx, void *p)
-{
-    void **a;
-    unsigned cap;
-
-    pthread_mutex_lock(&ctx->lock);
-    if (ctx->ndmaps == ctx->dmaps_cap) {
-        cap = ctx->dmaps_cap * 2 + 16;
-        a   = realloc(ctx->dmaps, cap * sizeof(*a));
-        if (a != NULL) {
-            ctx->dmaps     = a;
-            ctx->dmaps_cap = cap;
-        }
-    }
-    if (ctx->ndmaps < ctx->dmaps_cap) {
-        ctx->dmaps[ctx->ndmaps++] = p;
-    }
-    pthread_mutex_unlock(&ctx->lock);
-}
-
 void mgi_channel_free(mgi_channel_t *ch)
 {
     unsigned i;
     mgi_ep_t *ep;
 
-    for (i = 0; (ch->dmap != NULL) && (i < ch->ndst); ++i) {
-        if (ch->dmap[i] != NULL) {
-            mgi_ctx_keep_dmap(ch->ctx, ch->dmap[i]);
-        }
-    }
-    free(ch->dmap);
 
     if ((ch->lsrc != NULL) && (ch->ldst != NULL)) {
         for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
@@ -335,7 +305,6 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
     if (status != UCS_OK) {
         goto err_free;
     }
-    ch->ctx      = ctx;
     ch->nsrc     = p->nsrc;
     ch->ndst     = p->ndst;
     ch->part_key = p->part_key;
@@ -707,6 +676,47 @@ static int mgi_ch_direct_wanted(const mgi_context_t *ctx,
     return 1;
 }
 
+/* Another process's direct rings (their CUDA IPC handle) mapped here,
+ * through ep's GPU: once per handle for the context (its endpoint pools
+ * the rings for the next channel of their size, with the same handle). */
+static ucs_status_t mgi_ch_dmap(mgi_context_t *ctx, mgi_ep_t *ep,
+                                const uint8_t *ipc, char **base_p)
+{
+    struct mgi_dmap *a;
+    ucs_status_t status;
+    unsigned k, cap;
+    void *p;
+
+    pthread_mutex_lock(&ctx->lock);
+    for (k = 0; k < ctx->ndmaps; ++k) {
+        if (memcmp(ctx->dmaps[k].ipc, ipc, sizeof(ctx->dmaps[k].ipc)) == 0) {
+            *base_p = (char*)ctx->dmaps[k].p;
+            pthread_mutex_unlock(&ctx->lock);
+            return UCS_OK;
+        }
+    }
+    status = UCS_OK;
+    if (ctx->ndmaps == ctx->dmaps_cap) {
+        cap    = ctx->dmaps_cap * 2 + 8;
+        a      = realloc(ctx->dmaps, cap * sizeof(*a));
+        status = (a != NULL) ? UCS_OK : UCS_ERR_NO_MEMORY;
+        if (a != NULL) {
+            ctx->dmaps     = a;
+            ctx->dmaps_cap = cap;
+        }
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_direct_map(ep, ipc, &p);
+    }
+    if (status == UCS_OK) {
+        memcpy(ctx->dmaps[ctx->ndmaps].ipc, ipc, sizeof(ctx->dmaps[0].ipc));
+        ctx->dmaps[ctx->ndmaps++].p = p;
+        *base_p = (char*)p;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return status;
+}
+
 /* MGI_DIRECT_RINGS=1, a channel that takes them (mgi_ch_direct_wanted):
  * each local GPU destination endpoint makes its rings, the ranks trade
  * their IPC handles (a collective: every rank takes part whatever
@@ -737,9 +747,7 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
     mine  = calloc(1, sizeof(*mine));
     dall  = calloc(ctx->size, sizeof(*dall));
     bases = calloc(ch->ndst, sizeof(*bases));
-    ch->dmap = calloc(ch->ndst, sizeof(*ch->dmap));
-    if ((mine == NULL) || (dall == NULL) || (bases == NULL) ||
-        (ch->dmap == NULL)) {
+    if ((mine == NULL) || (dall == NULL) || (bases == NULL)) {
         status = (status == UCS_OK) ? UCS_ERR_NO_MEMORY : status;
     }
     for (i = 0; (status == UCS_OK) && (i < ch->ndst); ++i) {
@@ -788,10 +796,8 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
                  ++e) {
             }
             status = (e < dall[r].n) ?
-                     mgi_gpu_direct_map(ep, dall[r].eps[e].ipc,
-                                        &ch->dmap[j]) :
+                     mgi_ch_dmap(ctx, ep, dall[r].eps[e].ipc, &bases[j]) :
                      UCS_ERR_NO_ELEM;
-            bases[j] = (char*)ch->dmap[j];
         }
         break;                      /* mapped once, for every source */
     }

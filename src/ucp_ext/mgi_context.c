@@ -89,7 +89,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->ctl_shm          = 1;
     p->peer_direct      = 0;
     p->direct_rings     = 0;
-    p->direct_ring_kb   = 1024;
+    p->direct_ring_kb   = 512;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     p->ucx_tls        = getenv("MGI_UCX_TLS");
@@ -705,7 +705,7 @@ void mgi_context_destroy(mgi_context_h ctx)
         mgi_channel_free(ch);
     }
     for (i = 0; i < ctx->ndmaps; ++i) { /* no sorter runs now */
-        mgi_gpu_peer_unmap(ctx->dmaps[i]);
+        mgi_gpu_peer_unmap(ctx->dmaps[i].p);
     }
     free(ctx->dmaps);
     ctx->dmaps  = NULL;

@@ -266,10 +266,7 @@ struct mgi_channel {
     mgi_ch_dst_t   *ldst;        /* [ndst], ep == NULL where not local */
     mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */
     void           *gpu[MGI_MAX_LOCAL_EPS]; /* per local GPU endpoint */
-    mgi_context_t  *ctx;
     int            direct;       /* direct rings (MGI_DIRECT_RINGS=1) */
-    void           **dmap;       /* [ndst] another process's direct rings
-                                    mapped here (CUDA IPC), NULL: none */
     /* deleted, not freed yet (mgi_ch_reap): the next in ctx->dead, and
      * where the local sorters were when it was taken from their tables
      * (a host sorter's epoch, a GPU sorter's quiesce request) */
@@ -299,11 +296,15 @@ struct mgi_context {
                                       still read: freed by mgi_ch_reap */
     pthread_mutex_t  lock;
     int              host_peers;   /* other processes on this host */
-    /* other processes' direct rings mapped here (CUDA IPC) by channels
-     * since freed: closed at mgi_context_destroy once the sorters have
-     * stopped (cudaIpcCloseMemHandle waits for the device to idle, which
-     * a persistent sorter never lets it do) */
-    void             **dmaps;
+    /* other processes' direct rings mapped here (CUDA IPC), by handle:
+     * their endpoints pool them for the next channel of the same size,
+     * whose sources here find them mapped; closed at mgi_context_destroy
+     * once the sorters have stopped (cudaIpcCloseMemHandle waits for the
+     * device to idle, which a persistent sorter never lets it do) */
+    struct mgi_dmap {
+        uint8_t ipc[64];
+        void    *p;
+    }                *dmaps;
     unsigned         ndmaps, dmaps_cap;
     int              has_cuda_mgi; /* cuda_mgi among the UCP's transports */
     /* mover */

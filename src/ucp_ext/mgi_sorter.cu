@@ -66,6 +66,13 @@ typedef struct mgi_gpu_pooled {
 } mgi_gpu_pooled_t;
 
 /* Host state of a GPU endpoint (ep->gpu). */
+/* Direct rings of a deleted channel kept for the next one of its size. */
+typedef struct mgi_gpu_dpool {
+    void    *mem;
+    size_t  len;
+    uint8_t ipc[64];            /* its CUDA IPC handle */
+} mgi_gpu_dpool_t;
+
 typedef struct mgi_gpu_ep {
     int              device;
     cudaStream_t     ctl;           /* table updates */
@@ -92,6 +99,12 @@ typedef struct mgi_gpu_ep {
     mgi_gpu_pooled_t *pool;         /* final rings of deleted channels */
     unsigned         npool, pool_cap;
     pthread_mutex_t  pool_lock;     /* channels come and go in any thread */
+    /* direct rings of deleted channels (MGI_DIRECT_RINGS), for the next
+     * channel of the same size: no allocation, no new CUDA IPC handle (so
+     * other processes' mappings of it are reused), only the ring headers
+     * zeroed; freed once the sorter stopped */
+    mgi_gpu_dpool_t  *dpool;
+    unsigned         ndpool, dpool_cap;
     unsigned long    finals_reused, finals_new; /* for the info log */
 } mgi_gpu_ep_t;
 
@@ -109,11 +122,15 @@ typedef struct mgi_gpu_ch {
     size_t        dstride;          /* bytes from a ring to the next */
     uint32_t      dfirst;           /* a source: its first ring */
     unsigned      nin;              /* a destination: rings into it */
-    void          *din;             /* ... in this GPU's memory */
+    void          *din;             /* ... in this GPU's memory, then */
     uint32_t      *dcur;            /* [nblocks] consumers' cursors */
+    size_t        din_len;          /* bytes of both */
+    uint8_t       din_ipc[64];      /* its CUDA IPC handle */
     void          *dout;            /* a source: dbase[ndst], then
                                      * dprod[ndst * nblocks * 2] */
 } mgi_gpu_ch_t;
+
+static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc);
 
 __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
 {
@@ -554,6 +571,9 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         for (i = 0; i < g->npool; ++i) {
             cudaFree(g->pool[i].ring);
         }
+        for (i = 0; i < g->ndpool; ++i) {
+            cudaFree(g->dpool[i].mem);
+        }
         for (i = 0; i < ep->ctx->params.max_channels; ++i) {
             cudaFree(g->dch_slot[i]); /* NULL: nothing */
         }
@@ -565,6 +585,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     mgi_gpu_host_free(g->status);
     free(g->deferred);
     free(g->pool);
+    free(g->dpool);
     free(g->dch_slot);
     pthread_mutex_destroy(&g->pool_lock);
     free(g);
@@ -1486,8 +1507,7 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
     }
     mgi_gpu_ch_unpublish(ep, ch);
     mgi_gpu_finals_put(ep, gc->final, gc->nfinal, gc->unpub_mark);
-    mgi_gpu_dev_free(ep, gc->din);
-    mgi_gpu_dev_free(ep, gc->dcur);
+    mgi_gpu_dpool_put(ep, gc);
     mgi_gpu_dev_free(ep, gc->dout);
     free(gc->final); /* gc->dch stays in its id's slot */
     free(gc);
@@ -1567,30 +1587,100 @@ static void *mgi_gpu_dev_zalloc(mgi_ep_t *ep, size_t len)
     return p;
 }
 
+/* A deleted channel's direct rings back to the endpoint's pool (its
+ * sources flushed and its consumers read them: mgi_ch_delete checked; or
+ * the context goes). Without room to keep them, they are freed. */
+static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dpool_t *np;
+    unsigned cap;
+
+    if (gc->din == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&g->pool_lock);
+    if (g->ndpool == g->dpool_cap) {
+        cap = g->dpool_cap * 2 + 4;
+        np  = (mgi_gpu_dpool_t*)realloc(g->dpool, cap * sizeof(*np));
+        if (np != NULL) {
+            g->dpool     = np;
+            g->dpool_cap = cap;
+        }
+    }
+    if (g->ndpool < g->dpool_cap) {
+        g->dpool[g->ndpool].mem = gc->din;
+        g->dpool[g->ndpool].len = gc->din_len;
+        memcpy(g->dpool[g->ndpool].ipc, gc->din_ipc, sizeof(gc->din_ipc));
+        ++g->ndpool;
+        gc->din = NULL;
+    }
+    pthread_mutex_unlock(&g->pool_lock);
+    mgi_gpu_dev_free(ep, gc->din);      /* NULL: kept */
+    gc->din = NULL;
+}
+
 ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
                                   unsigned nin, uint32_t cap, size_t stride,
                                   void *ipc)
 {
     mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
+    const size_t len = (size_t)nin * stride + ep->nblocks * sizeof(uint32_t);
     mgi_gpu_dev_guard_t guard;
     cudaIpcMemHandle_t hd;
     ucs_status_t status;
+    unsigned k;
 
-    MGI_STATIC_ASSERT(sizeof(hd) <= 64, "IPC handle size");
+    MGI_STATIC_ASSERT(sizeof(hd) <= sizeof(gc->din_ipc), "IPC handle size");
     gc->direct  = 1;
     gc->dcap    = cap;
     gc->dstride = stride;
     gc->nin     = nin;
-    gc->din     = mgi_gpu_dev_zalloc(ep, ((nin > 0) ? nin : 1) * stride);
-    gc->dcur    = (uint32_t*)mgi_gpu_dev_zalloc(ep, ep->nblocks *
-                                                   sizeof(uint32_t));
-    if ((gc->din == NULL) || (gc->dcur == NULL)) {
+    gc->din_len = len;
+    pthread_mutex_lock(&g->pool_lock);
+    for (k = 0; (k < g->ndpool) && (g->dpool[k].len != len); ++k) {
+    }
+    if (k < g->ndpool) {
+        gc->din = g->dpool[k].mem;
+        memcpy(gc->din_ipc, g->dpool[k].ipc, sizeof(gc->din_ipc));
+        g->dpool[k] = g->dpool[--g->ndpool];
+    }
+    pthread_mutex_unlock(&g->pool_lock);
+    if (gc->din != NULL) {
+        /* a pooled one: its rings' headers and the cursors zeroed */
+        gc->dcur = (uint32_t*)((char*)gc->din + (size_t)nin * stride);
+        status   = mgi_gpu_enter(ep, &guard);
+        if (status == UCS_OK) {
+            status = MGI_CUDA_CALL(cudaMemset2DAsync(gc->din, stride, 0,
+                                                     sizeof(mgi_dring_t),
+                                                     nin, g->ctl),
+                                   "channel %u ep %u: direct ring headers",
+                                   ch->id, ep->id);
+        }
+        if (status == UCS_OK) {
+            status = MGI_CUDA_CALL(cudaMemsetAsync(gc->dcur, 0,
+                                                   ep->nblocks *
+                                                   sizeof(uint32_t), g->ctl),
+                                   "channel %u ep %u", ch->id, ep->id);
+        }
+        if (status == UCS_OK) {
+            status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
+                                   "channel %u ep %u", ch->id, ep->id);
+        }
+        mgi_gpu_leave(&guard);
+        memcpy(ipc, gc->din_ipc, sizeof(hd));
+        return status;
+    }
+    gc->din = mgi_gpu_dev_zalloc(ep, len);
+    if (gc->din == NULL) {
         ucs_error("mgi channel %u: endpoint %u: no GPU memory for %u direct "
                   "rings of %zu bytes (MGI_DIRECT_RING_KB)", ch->id, ep->id,
                   nin, stride);
         return UCS_ERR_NO_MEMORY;
     }
-    status = mgi_gpu_enter(ep, &guard);
+    gc->dcur = (uint32_t*)((char*)gc->din + (size_t)nin * stride);
+    status   = mgi_gpu_enter(ep, &guard);
     if (status == UCS_OK) {
         status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&hd, gc->din),
                                "channel %u ep %u: the direct rings", ch->id,
@@ -1598,6 +1688,7 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
     }
     mgi_gpu_leave(&guard);
     if (status == UCS_OK) {
+        memcpy(gc->din_ipc, &hd, sizeof(hd));
         memcpy(ipc, &hd, sizeof(hd));
     }
     return status;

@@ -219,7 +219,7 @@ typedef struct mgi_context_params {
                                      no mover; block-level device calls
                                      only); 0: none, 0 [MGI_DIRECT_RINGS] */
     unsigned    direct_ring_kb;   /* KiB of tuples of a direct ring (its
-                                     tuples a power of two), 1024
+                                     tuples a power of two), 512
                                      [MGI_DIRECT_RING_KB] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
