@@ -22,8 +22,13 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 92,
-#                    or what fits beside the sorter blocks)
+#   MGI_DIRECT_RINGS 1 (default): the mgi variant's channels get libmgi's
+#                    direct rings (then 1 sorter block and 128 user blocks
+#                    unless MGI_SORTER_BLOCKS / MGI_WL_MGI_BLOCKS are set);
+#                    0: through the sorters and movers
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 128
+#                    with direct rings, else 92, or what fits beside the
+#                    sorter blocks)
 #   MGI_WL_MGI_THREADS threads per user block (default 1024)
 #   MGI_WL_MGI_TILE  tuples per thread of a tile send (default 4; 0: a
 #                    tuple per thread per mgi_dev_send_block)
