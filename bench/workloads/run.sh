@@ -130,11 +130,13 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # Direct rings (MGI_DIRECT_RINGS=1, the default here): every user block
 # stores its tuples in a ring of its own in each destination GPU's memory,
 # read there by the destination's user blocks, so no sorter and no mover
-# carry them and one sorter block a GPU is enough; 128 user blocks. On
-# 2 x H200 the Exchange moved 719-731 GB/s with 256-512 KiB rings against
-# 506 through the sorters and movers, GroupBy 10.6 against 13.0 ms, the
-# Join 12.1 against 16.5 ms (bench/results/2026-11-27-h200x2-direct/,
-# run1810 and run1840); 0 runs the settings below
+# carry them and one sorter block a GPU is enough; 128 user blocks (96:
+# 516 GB/s, 130: 556-635 against 620-662 with 1 MiB rings, run1830). On
+# 2 x H200 the whole harness (bench/results/2026-11-27-h200x2-direct/,
+# run1850) moved the Exchange at 828.7 GB/s (1.10 x NCCL), GroupBy 9.7 ms
+# (1.05 x), the Join 11.1 ms (1.77 x), against 525.6 GB/s, 13.1 and 16.5
+# ms through the sorters and movers (run1780 of
+# bench/results/2026-11-27-h200x2-mover-puts/); 0 runs the settings below
 export MGI_DIRECT_RINGS=${MGI_DIRECT_RINGS:-1}
 if [ "$MGI_DIRECT_RINGS" = 1 ]; then
     export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-1}
