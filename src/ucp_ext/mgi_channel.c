@@ -637,7 +637,7 @@ static const mgi_ch_wire_ep_t *mgi_ch_wire_find(const mgi_context_t *ctx,
 
 /* Does the channel get direct rings (MGI_DIRECT_RINGS=1)? Every
  * endpoint a GPU endpoint, every rank on this host, a schema, up to
- * MGI_DEV_TILE_DSTS (64) destinations: the same answer at every rank (the
+ * MGI_DIRECT_MAX_DSTS destinations: the same answer at every rank (the
  * allgather's entries, the same parameters). *nin: the source blocks. */
 static int mgi_ch_direct_wanted(const mgi_context_t *ctx,
                                 const mgi_channel_t *ch,
@@ -654,8 +654,8 @@ static int mgi_ch_direct_wanted(const mgi_context_t *ctx,
     }
     if (ch->tuple_size == 0) {
         why = "it is schemaless";
-    } else if (ch->ndst > 64) {
-        why = "it has more than 64 destinations";
+    } else if (ch->ndst > MGI_DIRECT_MAX_DSTS) {
+        why = "it has more destinations than MGI_DIRECT_MAX_DSTS (64)";
     } else if (ctx->host_peers != ctx->size - 1) {
         why = "its ranks are on several hosts";
     }
@@ -810,7 +810,6 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
         first += w->blocks;
     }
     if (status == UCS_OK) {
-        ch->direct = 1;
         ucs_info("mgi channel %u: direct rings, %u into each destination, "
                  "%u tuples (%zu bytes) each", ch->id, nin, cap, stride);
     }

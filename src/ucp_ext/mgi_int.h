@@ -266,7 +266,6 @@ struct mgi_channel {
     mgi_ch_dst_t   *ldst;        /* [ndst], ep == NULL where not local */
     mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */
     void           *gpu[MGI_MAX_LOCAL_EPS]; /* per local GPU endpoint */
-    int            direct;       /* direct rings (MGI_DIRECT_RINGS=1) */
     /* deleted, not freed yet (mgi_ch_reap): the next in ctx->dead, and
      * where the local sorters were when it was taken from their tables
      * (a host sorter's epoch, a GPU sorter's quiesce request) */

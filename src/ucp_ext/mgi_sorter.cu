@@ -65,7 +65,6 @@ typedef struct mgi_gpu_pooled {
                                      * request (mgi_gpu_quiesced) */
 } mgi_gpu_pooled_t;
 
-/* Host state of a GPU endpoint (ep->gpu). */
 /* Direct rings of a deleted channel kept for the next one of its size. */
 typedef struct mgi_gpu_dpool {
     void    *mem;
@@ -73,6 +72,7 @@ typedef struct mgi_gpu_dpool {
     uint8_t ipc[64];            /* its CUDA IPC handle */
 } mgi_gpu_dpool_t;
 
+/* Host state of a GPU endpoint (ep->gpu). */
 typedef struct mgi_gpu_ep {
     int              device;
     cudaStream_t     ctl;           /* table updates */
@@ -1593,6 +1593,7 @@ static void *mgi_gpu_dev_zalloc(mgi_ep_t *ep, size_t len)
 static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    void *drop      = gc->din;
     mgi_gpu_dpool_t *np;
     unsigned cap;
 
@@ -1613,10 +1614,10 @@ static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc)
         g->dpool[g->ndpool].len = gc->din_len;
         memcpy(g->dpool[g->ndpool].ipc, gc->din_ipc, sizeof(gc->din_ipc));
         ++g->ndpool;
-        gc->din = NULL;
+        drop = NULL;
     }
     pthread_mutex_unlock(&g->pool_lock);
-    mgi_gpu_dev_free(ep, gc->din);      /* NULL: kept */
+    mgi_gpu_dev_free(ep, drop);         /* NULL: kept */
     gc->din = NULL;
 }
 
@@ -1675,8 +1676,9 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
     gc->din = mgi_gpu_dev_zalloc(ep, len);
     if (gc->din == NULL) {
         ucs_error("mgi channel %u: endpoint %u: no GPU memory for %u direct "
-                  "rings of %zu bytes (MGI_DIRECT_RING_KB)", ch->id, ep->id,
-                  nin, stride);
+                  "rings of %zu bytes (one per user block of each source): "
+                  "lower MGI_DIRECT_RING_KB or the sources' user blocks, or "
+                  "unset MGI_DIRECT_RINGS", ch->id, ep->id, nin, stride);
         return UCS_ERR_NO_MEMORY;
     }
     gc->dcur = (uint32_t*)((char*)gc->din + (size_t)nin * stride);

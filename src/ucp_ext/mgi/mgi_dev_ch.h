@@ -9,6 +9,9 @@
 #include "mgi_ring.h"
 
 #define MGI_STAGE_GROUPS_MAX 8  /* stage rings per user block, at most */
+#define MGI_DIRECT_MAX_DSTS  64 /* destinations of a channel with direct
+                                 * rings, at most (a tile send's counts
+                                 * per destination in shared memory) */
 
 /* A direct ring (MGI_DIRECT_RINGS=1): the tuples of one user block of a
  * source endpoint for one destination endpoint, in the destination GPU's

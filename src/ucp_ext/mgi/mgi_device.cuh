@@ -352,8 +352,10 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
 }
 
 #define MGI_DEV_GROUPS 128  /* destinations of one batched block send */
-#define MGI_DEV_TILE_DSTS 64  /* destinations of a batched tile send, and
-                               * of a channel with direct rings */
+#define MGI_DEV_TILE_DSTS MGI_DIRECT_MAX_DSTS /* destinations of a batched
+                                                * tile send, and of a
+                                                * channel with direct
+                                                * rings */
 #define MGI_DEV_NO_SLOT 0xffffffffu /* mgi_dev_warp_take: no item */
 
 /* Bytes of cnt tuples of ts bytes as batched messages of up to `per`
@@ -1445,66 +1447,6 @@ __device__ static __forceinline__ uint32_t mgi_dev_tile_map_slot(
     return d;
 }
 
-/* Block level, a tile's first step with tuples of W 8-byte words (W > 0):
- * each thread loads its U tuples, tuple tid + u * blockDim.x in v[u * W
- * ..], every load in flight at once, and finds their slots (the key in
- * word kw, shifted by ksh, masked by kmask): sl[u] the
- * destination number the key or the caller's function names (ONE: 0
- * with one slot; else the caller has several), MGI_DEV_NO_SLOT past the
- * tile's n tuples. */
-template <unsigned W, unsigned U, bool ONE, typename F>
-__device__ static __forceinline__ void mgi_dev_tile_load(
-        const mgi_dev_ch_t *h, const char *t, unsigned n, unsigned nslot,
-        F map, unsigned kw, unsigned ksh, uint64_t kmask, uint64_t *v,
-        uint32_t *sl)
-{
-    const unsigned ts  = h->tuple_size;
-    const unsigned tid = threadIdx.x;
-    unsigned i, k, u;
-
-#pragma unroll
-    for (k = 0; k < U * W; ++k) {
-        i    = tid + (k / W) * blockDim.x;
-        v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) + k % W) :
-                         0;
-    }
-#pragma unroll
-    for (u = 0; u < U; ++u) {
-        sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
-                (ONE && (nslot == 1)) ? 0 :
-                mgi_dev_tile_map_slot<W>(h, map, &v[u * W], kw, ksh, kmask);
-    }
-}
-
-/* Block level, once cnt[] (a counter per slot) is set and the block met:
- * with several slots, the tuples per slot, and with W > 0 each tuple's
- * rank among its slot's (rk[u], the tuples in registers); with W = 0 the
- * slots read from the tile. ONE: there may be one slot (nothing then);
- * else with W > 0 there are several. */
-template <unsigned W, unsigned U, bool ONE>
-__device__ static __forceinline__ void mgi_dev_tile_rank(
-        const mgi_dev_ch_t *h, const char *t, unsigned n, int dst,
-        unsigned nslot, unsigned mask, const uint32_t *sl, uint32_t *rk,
-        uint32_t *cnt)
-{
-    unsigned base, i, u;
-
-    if ((W > 0) && (!ONE || (nslot > 1))) {
-#pragma unroll
-        for (u = 0; u < U; ++u) {
-            rk[u] = mgi_dev_warp_take(mask, sl[u], cnt);
-        }
-    }
-    for (base = 0; (W == 0) && (nslot > 1) && (base < n);
-         base += blockDim.x) {
-        i = base + threadIdx.x;
-        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
-                                              h, t + (size_t)i * h->tuple_size,
-                                              dst) :
-                                          MGI_DEV_NO_SLOT, cnt);
-    }
-}
-
 /* A tile send on a channel with direct rings (mgi_dev_send_block_tile and
  * the typed tile sends, same arguments and answers): the tile's tuples
  * are counted per target (with W > 0 from registers, as
@@ -1548,8 +1490,19 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
     n = min(n, h->dcap);
     if (W > 0) {
         n = min(n, U * blockDim.x);
-        mgi_dev_tile_load<WD, U, true>(h, t, n, nslot, map, kw, ksh, kmask,
-                                        v, sl);
+#pragma unroll
+        for (k = 0; k < U * WD; ++k) {
+            i    = tid + (k / WD) * blockDim.x;
+            v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) +
+                               k % WD) : 0;
+        }
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
+                    (nslot == 1) ? 0 :
+                    mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh,
+                                              kmask);
+        }
     }
     for (j = tid; j < nt; j += blockDim.x) {
         s_cnt[j] = (nslot == 1) ? n : 0;
@@ -1560,7 +1513,19 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
         s_di[0] = mgi_dev_dring_index(h, dst);
     }
     __syncthreads();
-    mgi_dev_tile_rank<W, U, true>(h, t, n, dst, nslot, mask, sl, rk, s_cnt);
+    if ((W > 0) && (nslot > 1)) {
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
+        }
+    }
+    for (base = 0; (W == 0) && (nslot > 1) && (base < n);
+         base += blockDim.x) {
+        i = base + tid;
+        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
+                                              h, t + (size_t)i * ts, dst) :
+                                          MGI_DEV_NO_SLOT, s_cnt);
+    }
     __syncthreads();
     if (!mgi_dev_dring_reserve(h, nt, s_di, s_cnt, s_tail)) {
         return 0;
@@ -1680,9 +1645,19 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
         return 0;                           /* a tuple exceeds a segment */
     }
     if (W > 0) {
-        /* the loads first */
-        mgi_dev_tile_load<WD, U, false>(h, t, n, nslot, map, kw, ksh,
-                                         kmask, v, sl);
+        /* tuple tid + u * blockDim.x in v[u * W ..]: the loads first */
+#pragma unroll
+        for (k = 0; k < U * WD; ++k) {
+            i    = tid + (k / WD) * blockDim.x;
+            v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) +
+                               k % WD) : 0;
+        }
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
+                    mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh,
+                                              kmask);
+        }
     }
     for (i = tid; i < nslot; i += blockDim.x) {
         s_cnt[i] = (nslot == 1) ? n : 0;
@@ -1691,7 +1666,19 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     __syncthreads();                        /* s_at1 read by all */
     /* 1. tuples per destination; from registers, each tuple's rank
      * among its destination's is what the count handed it */
-    mgi_dev_tile_rank<W, U, false>(h, t, n, dst, nslot, mask, sl, rk, s_cnt);
+    if (W > 0) {
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
+        }
+    }
+    for (base = 0; (W == 0) && (nslot > 1) && (base < n);
+         base += blockDim.x) {
+        i = base + tid;
+        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
+                                              h, t + (size_t)i * ts, dst) :
+                                          MGI_DEV_NO_SLOT, s_cnt);
+    }
     __syncthreads();
     if ((tid == 0) && (ng == 1)) {
         /* mgi_dev_tile_layout for one group, in registers: through
