@@ -90,6 +90,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->peer_direct      = 0;
     p->direct_rings     = 0;
     p->direct_ring_kb   = 512;
+    p->direct_publish_kb = 128;
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     p->ucx_tls        = getenv("MGI_UCX_TLS");
@@ -137,6 +138,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);
     mgi_env_uint("MGI_DIRECT_RINGS", &p->direct_rings);
     mgi_env_uint("MGI_DIRECT_RING_KB", &p->direct_ring_kb);
+    mgi_env_uint("MGI_DIRECT_PUBLISH_KB", &p->direct_publish_kb);
 }
 
 /* Does a UCX_TLS list name transport `tl` to use (not in a list that
@@ -258,6 +260,13 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: direct_ring_kb (MGI_DIRECT_RING_KB) %u: "
                   "from 4 to 1048576 KiB of tuples a direct ring",
                   p->direct_ring_kb);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->direct_publish_kb > (1u << 20)) {
+        ucs_error("mgi context: direct_publish_kb (MGI_DIRECT_PUBLISH_KB) "
+                  "%u: from 0 (publish after every send) to 1048576 KiB "
+                  "written to a direct ring before its tail is published",
+                  p->direct_publish_kb);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->eof_alone > 1) {

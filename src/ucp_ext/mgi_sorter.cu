@@ -45,6 +45,7 @@
  */
 #include "mgi_int.h"
 
+#include <algorithm>
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,7 +128,8 @@ typedef struct mgi_gpu_ch {
     size_t        din_len;          /* bytes of both */
     uint8_t       din_ipc[64];      /* its CUDA IPC handle */
     void          *dout;            /* a source: dbase[ndst], then
-                                     * dprod[ndst * nblocks * 2] */
+                                     * dprod[ndst * nblocks *
+                                     * MGI_DRING_PROD_WORDS] */
 } mgi_gpu_ch_t;
 
 static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc);
@@ -1549,6 +1551,11 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
         h->dstride = gc->dstride;
         h->dfirst  = gc->dfirst;
         h->nin     = gc->nin;
+        /* at most half a ring unpublished: the other half takes the
+         * next sends while the consumer reads the first */
+        h->dpub    = (uint32_t)std::min<uint64_t>(
+                         (uint64_t)ep->ctx->params.direct_publish_kb *
+                         1024 / ch->tuple_size, gc->dcap / 2);
         h->din     = (char*)gc->din;
         h->dcur    = gc->dcur;
         if (gc->dout != NULL) {
@@ -1730,7 +1737,8 @@ ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
 {
     mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
     const size_t len = ch->ndst * sizeof(char*) +
-                       (size_t)ch->ndst * ep->nblocks * 2 * sizeof(uint64_t);
+                       (size_t)ch->ndst * ep->nblocks *
+                       MGI_DRING_PROD_WORDS * sizeof(uint64_t);
     mgi_gpu_dev_guard_t guard;
     ucs_status_t status;
     unsigned i;

@@ -252,9 +252,11 @@ MGI_PEER_DIRECT=1 step peer_misuse 60 mgi_gpu_test peer_misuse -s 16
 # ring of its own in each destination GPU's memory (peer access in one
 # process, CUDA IPC between two), which the destination's user blocks read
 # there: no sorter, no mover. Block sends and tile sends (from registers,
-# and of 24-byte tuples byte by byte), 4 KiB rings that fill and wrap,
-# channels made and deleted one after the other (their rings' EOFs and
-# reads checked at the delete)
+# in 16-byte stores, and of 24-byte tuples byte by byte), 4 KiB rings that
+# fill and wrap (a ring's tail then published when it is full, half a ring
+# of MGI_DIRECT_PUBLISH_KB being more), a tail published after every send
+# (MGI_DIRECT_PUBLISH_KB=0), channels made and deleted one after the other
+# (their rings' EOFs and reads checked at the delete)
 MGI_DIRECT_RINGS=1 step groupby_2proc_direct 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n $n -b 8 -T $T
 MGI_DIRECT_RINGS=1 step groupby_1proc_2gpu_direct 100 \
@@ -271,6 +273,13 @@ MGI_DIRECT_RINGS=1 step shuffle_64B_1proc_direct_tile 100 \
 MGI_DIRECT_RINGS=1 step shuffle_16B_2proc_direct_tile 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 \
     -K 4 -T $T
+MGI_DIRECT_RINGS=1 MGI_DIRECT_PUBLISH_KB=0 \
+    step shuffle_16B_2proc_direct_tile_publish0 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 \
+    -K 4 -T $T
+MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 step shuffle_16B_2proc_tiny_direct_tile \
+    100 mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 200000 -b 4 \
+    -t 32 -K 4 -T $T
 MGI_DIRECT_RINGS=1 step send_bw_64B_2proc_direct 100 mgi_launch -n 2 -t 95 \
     -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F -T $T
 MGI_DIRECT_RINGS=1 step send_bw_64B_1proc_direct 100 mgi_gpu_test bench \

@@ -840,6 +840,11 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.direct_ring_kb = 4;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        cp.direct_publish_kb = (1u << 20) + 1;    /* above 1 GiB */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        cp.direct_publish_kb = 0;                 /* after every send */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         cp.send_zcopy = 2;                        /* 0 or 1 */
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);

@@ -221,6 +221,13 @@ typedef struct mgi_context_params {
     unsigned    direct_ring_kb;   /* KiB of tuples of a direct ring (its
                                      tuples a power of two), 512
                                      [MGI_DIRECT_RING_KB] */
+    unsigned    direct_publish_kb; /* KiB a user block may have written to
+                                     a direct ring before it publishes the
+                                     ring's tail (a release at system
+                                     scope); it also publishes when a ring
+                                     is full and at its flush. 0: after
+                                     every send; at most half a ring,
+                                     128 [MGI_DIRECT_PUBLISH_KB] */
     unsigned    ctl_shm;          /* 1: movers reach lane control words
                                      of endpoints on this host through
                                      their shared memory; 0: UCP puts /

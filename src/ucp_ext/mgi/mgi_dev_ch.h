@@ -12,6 +12,10 @@
 #define MGI_DIRECT_MAX_DSTS  64 /* destinations of a channel with direct
                                  * rings, at most (a tile send's counts
                                  * per destination in shared memory) */
+#define MGI_DRING_PROD_WORDS 4  /* a producer's record of one of its
+                                 * rings (mgi_dev_ch_t.dprod): the tail it
+                                 * wrote to, the head it last read, the
+                                 * tail it published, a spare word */
 
 /* A direct ring (MGI_DIRECT_RINGS=1): the tuples of one user block of a
  * source endpoint for one destination endpoint, in the destination GPU's
@@ -71,12 +75,19 @@ typedef struct mgi_dev_ch {
     uint64_t         dstride;       /* bytes from a ring to the next */
     uint32_t         dfirst;        /* a source: its first ring */
     uint32_t         nin;           /* a destination: rings into it */
+    uint32_t         dpub;          /* tuples a block may have written to
+                                       a ring before it publishes the
+                                       ring's tail (0: after every send;
+                                       MGI_DIRECT_PUBLISH_KB) */
     char *const      *dbase;        /* [ndst] each destination's rings,
                                        mapped into this process */
-    uint64_t         *dprod;        /* [ndst * nblocks * 2]: the tail of
-                                       block b's ring to destination i at
-                                       2 (i nblocks + b), the head it last
-                                       read there after it */
+    uint64_t         *dprod;        /* [ndst * nblocks *
+                                       MGI_DRING_PROD_WORDS]: block b's
+                                       record of its ring to destination i
+                                       at MGI_DRING_PROD_WORDS (i nblocks +
+                                       b): the tail it wrote to, the head
+                                       it last read there, the tail it
+                                       published */
     char             *din;          /* a destination: its rings; user block
                                        c reads rings c, c + nblocks, ... */
     uint32_t         *dcur;         /* [nblocks] the ring (of the block's)

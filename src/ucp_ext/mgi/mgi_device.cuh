@@ -41,7 +41,10 @@
 #define MGI_DEV_DST_MAP   (-2)
 #define MGI_DEV_EOF       (-1000)   /* == MGI_EOF of mgi.h */
 #define MGI_DEV_RECV_ILP  8         /* loads per thread in flight */
-
+#ifndef MGI_DEV_DRING_V16
+#  define MGI_DEV_DRING_V16 1   /* 0: direct-ring tile sends store in
+                                 * 8-byte words only */
+#endif
 
 /* Stage rings per user block, as the device calls use them. */
 __device__ static inline unsigned mgi_dev_ngroups(const mgi_dev_ch_t *h)
@@ -443,7 +446,8 @@ __device__ static inline void mgi_dev_dring_check_grid(const mgi_dev_ch_t *h)
 }
 
 /* This block's ring at destination number i, and its own record of it
- * (tail, then the head it last read there). */
+ * (MGI_DRING_PROD_WORDS: the tail it wrote to, the head it last read
+ * there, the tail it published). */
 __device__ static inline mgi_dring_t *mgi_dev_dring_to(const mgi_dev_ch_t *h,
                                                        unsigned i)
 {
@@ -454,7 +458,8 @@ __device__ static inline mgi_dring_t *mgi_dev_dring_to(const mgi_dev_ch_t *h,
 __device__ static inline uint64_t *mgi_dev_dring_prod(const mgi_dev_ch_t *h,
                                                       unsigned i)
 {
-    return &h->dprod[2 * ((uint64_t)i * h->nblocks + blockIdx.x)];
+    return &h->dprod[MGI_DRING_PROD_WORDS *
+                     ((uint64_t)i * h->nblocks + blockIdx.x)];
 }
 
 /* Ring k into this endpoint, and the place of a tuple count in a ring. */
@@ -487,10 +492,28 @@ __device__ static inline uint32_t mgi_dev_dring_index(const mgi_dev_ch_t *h,
     return 0;
 }
 
+/* Block level, at most one thread a ring: each of this block's rings
+ * whose written tail is ahead of the one it published, and (all) every
+ * one, gets its tail published, a release at system scope: the tuples the
+ * block's threads wrote before the last barrier are seen on the
+ * destination GPU before the count. */
+__device__ static inline void mgi_dev_dring_pub(const mgi_dev_ch_t *h,
+                                                unsigned i, int all)
+{
+    uint64_t *st = mgi_dev_dring_prod(h, i);
+
+    if (all || (st[2] != st[0])) {
+        mgi_st_rel64_sys(&mgi_dev_dring_to(h, i)->tail, st[0]);
+        st[2] = st[0];
+    }
+}
+
 /* Block level: room for cnt[j] tuples in the ring of each target j < nt
  * (destination number di[j]), all or none; tail[j] is where they start.
  * A ring's head is read over the link only when the one read before
- * leaves too little room. Returns the same in every thread. */
+ * leaves too little room. None: every ring of the block with tuples not
+ * yet published gets its tail published (its consumer may be waiting for
+ * them to make room). Returns the same in every thread. */
 __device__ static inline int mgi_dev_dring_reserve(const mgi_dev_ch_t *h,
                                                    unsigned nt,
                                                    const uint32_t *di,
@@ -517,12 +540,19 @@ __device__ static inline int mgi_dev_dring_reserve(const mgi_dev_ch_t *h,
         ok     &= (t + cnt[j] - hd <= h->dcap);
         tail[j] = t;
     }
-    return __syncthreads_and(ok);
+    if (__syncthreads_and(ok)) {
+        return 1;
+    }
+    for (j = threadIdx.x; j < h->ndst; j += blockDim.x) {
+        mgi_dev_dring_pub(h, j, 0);
+    }
+    return 0;
 }
 
 /* Block level, once the block wrote its tuples: each target's new tail,
- * a release at system scope (the tuples the block's threads wrote before
- * the barrier are seen on the destination GPU before the count). */
+ * published (mgi_dev_dring_pub) once the tuples not yet published reach
+ * h->dpub (0: every time). Fewer releases at system scope: each waits
+ * until every store of the block before it has reached its GPU. */
 __device__ static inline void mgi_dev_dring_publish(const mgi_dev_ch_t *h,
                                                     unsigned nt,
                                                     const uint32_t *di,
@@ -537,7 +567,9 @@ __device__ static inline void mgi_dev_dring_publish(const mgi_dev_ch_t *h,
         if (cnt[j] > 0) {
             t = tail[j] + cnt[j];
             mgi_dev_dring_prod(h, di[j])[0] = t;
-            mgi_st_rel64_sys(&mgi_dev_dring_to(h, di[j])->tail, t);
+            if (t - mgi_dev_dring_prod(h, di[j])[2] >= h->dpub) {
+                mgi_dev_dring_pub(h, di[j], 1);
+            }
         }
     }
 }
@@ -602,9 +634,9 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     return has ? (int)len : 0;
 }
 
-/* Block level: this block's EOF at every destination (the final tail,
- * after the tuples): the flush is done once it is stored, the tuples being
- * in the destinations' memory already. */
+/* Block level: this block's EOF at every destination (its tail published,
+ * then the final tail + 1 at eof): the flush is done once it is stored,
+ * the tuples being in the destinations' memory already. */
 __device__ static inline void mgi_dev_dring_flush(const mgi_dev_ch_t *h)
 {
     unsigned i;
@@ -612,6 +644,7 @@ __device__ static inline void mgi_dev_dring_flush(const mgi_dev_ch_t *h)
     mgi_dev_dring_check_grid(h);
     __syncthreads();
     for (i = threadIdx.x; i < h->ndst; i += blockDim.x) {
+        mgi_dev_dring_pub(h, i, 0);
         mgi_st_rel64_sys(&mgi_dev_dring_to(h, i)->eof,
                          mgi_dev_dring_prod(h, i)[0] + 1);
     }
@@ -718,7 +751,8 @@ __device__ static inline int mgi_dev_dring_recv_block(const mgi_dev_ch_t *h,
 
 /* The block copies `bytes` from src to dst: 8-byte words, consecutive
  * threads on consecutive words, MGI_DEV_RECV_ILP loads a thread in flight,
- * where both are aligned; else byte by byte. */
+ * where both are aligned; else byte by byte. (16-byte words made the
+ * workloads' shuffle kernel spill 1.1 KB a thread instead of 0.2.) */
 __device__ static inline void mgi_dev_block_copy(char *dst, const char *src,
                                                  uint32_t bytes)
 {
@@ -1447,6 +1481,31 @@ __device__ static __forceinline__ uint32_t mgi_dev_tile_map_slot(
     return d;
 }
 
+/* A tuple of WD 8-byte words from registers into its ring slot: 16-byte
+ * stores where WD is even (the slot is aligned to them then: rings start
+ * on MGI_RING_LINE boundaries, slots at multiples of the tuple size), a
+ * whole 32-byte sector a half-warp; 8-byte ones else. Two 8-byte stores
+ * of a warp each fill every other 8 bytes of the sectors they touch,
+ * each a masked write across the link. */
+template <unsigned WD>
+__device__ static __forceinline__ void mgi_dev_dring_put(char *at,
+                                                         const uint64_t *v)
+{
+    unsigned k;
+
+    if constexpr ((WD % 2 == 0) && MGI_DEV_DRING_V16) {
+#pragma unroll
+        for (k = 0; k < WD / 2; ++k) {
+            ((ulonglong2*)at)[k] = make_ulonglong2(v[2 * k], v[2 * k + 1]);
+        }
+    } else {
+#pragma unroll
+        for (k = 0; k < WD; ++k) {
+            ((uint64_t*)at)[k] = v[k];
+        }
+    }
+}
+
 /* A tile send on a channel with direct rings (mgi_dev_send_block_tile and
  * the typed tile sends, same arguments and answers): the tile's tuples
  * are counted per target (with W > 0 from registers, as
@@ -1542,10 +1601,7 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
                                         s_tail[slot] +
                                         ((nslot > 1) ? rk[u] :
                                                        tid + u * blockDim.x));
-#pragma unroll
-                for (k = 0; k < WD; ++k) {
-                    ((uint64_t*)at)[k] = v[u * WD + k];
-                }
+                mgi_dev_dring_put<WD>(at, &v[u * WD]);
             }
         }
     }
