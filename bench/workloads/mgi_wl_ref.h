@@ -21,7 +21,10 @@ extern "C" {
 
 #define MGI_WL_MAX_GPUS 16
 
-typedef struct mgi_wl_tuple {
+/* 16-byte aligned: a GPU thread loads or stores a tuple in one 16-byte
+ * access, every variant's kernels alike (two 8-byte stores of a warp each
+ * write every other 8 bytes of the sectors they touch) */
+typedef struct __attribute__((aligned(16))) mgi_wl_tuple {
     int64_t key;
     int64_t val;
 } mgi_wl_tuple_t;

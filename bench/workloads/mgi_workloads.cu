@@ -1298,8 +1298,10 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
     } else {
         n = mgi_dev_recv_block_each(h, rmax,
             [&](const char *p, unsigned) {
-                const mgi_wl_tuple_t *x = (const mgi_wl_tuple_t*)p;
-                const int64_t k = x->key, v = x->val;
+                /* 8-byte words: a final ring's tuples follow 8-byte
+                 * message headers, not on mgi_wl_tuple_t's 16 */
+                const int64_t *x = (const int64_t*)p;
+                const int64_t k = x[0], v = x[1];
 
                 fz.sum += mgi_wl_tuple_hash(k, v);
                 if (C == WL_C_GROUPBY) {
@@ -1380,7 +1382,7 @@ typedef struct wl_dest_of {
 
     __device__ uint32_t operator()(const void *t) const
     {
-        return (uint32_t)mgi_wl_dest(pat, ((const mgi_wl_tuple_t*)t)->key,
+        return (uint32_t)mgi_wl_dest(pat, *(const int64_t*)t,
                                      me, G);
     }
 } wl_dest_of_t;

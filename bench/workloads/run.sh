@@ -23,13 +23,15 @@
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
 #   MGI_DIRECT_RINGS 1 (default): the mgi variant's channels get libmgi's
-#                    direct rings (then 1 sorter block and 128 user blocks
-#                    unless MGI_SORTER_BLOCKS / MGI_WL_MGI_BLOCKS are set);
+#                    direct rings (then 1 sorter block and 256 user blocks
+#                    of 512 threads unless MGI_SORTER_BLOCKS /
+#                    MGI_WL_MGI_BLOCKS / MGI_WL_MGI_THREADS are set);
 #                    0: through the sorters and movers
-#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 128
+#   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 256
 #                    with direct rings, else 92, or what fits beside the
 #                    sorter blocks)
-#   MGI_WL_MGI_THREADS threads per user block (default 1024)
+#   MGI_WL_MGI_THREADS threads per user block (default 512 with direct
+#                    rings, else 1024)
 #   MGI_WL_MGI_TILE  tuples per thread of a tile send (default 4; 0: a
 #                    tuple per thread per mgi_dev_send_block)
 #   MGI_DEV_TILE_BATCH payload bytes of a tile send's messages (the
@@ -130,17 +132,17 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # Direct rings (MGI_DIRECT_RINGS=1, the default here): every user block
 # stores its tuples in a ring of its own in each destination GPU's memory,
 # read there by the destination's user blocks, so no sorter and no mover
-# carry them and one sorter block a GPU is enough; 128 user blocks (96:
-# 516 GB/s, 130: 556-635 against 620-662 with 1 MiB rings, run1830). On
-# 2 x H200 the whole harness (bench/results/2026-11-27-h200x2-direct/,
-# run1850) moved the Exchange at 828.7 GB/s (1.10 x NCCL), GroupBy 9.7 ms
-# (1.05 x), the Join 11.1 ms (1.77 x), against 525.6 GB/s, 13.1 and 16.5
-# ms through the sorters and movers (run1780 of
-# bench/results/2026-11-27-h200x2-mover-puts/); 0 runs the settings below
+# carry them and one sorter block a GPU is enough. 256 user blocks of 512
+# threads, two an SM, so one block's stores go on while the other waits
+# for a publish (MGI_DIRECT_PUBLISH_KB): on 2 x H200 the Exchange moved
+# 1019.5-1063.9 GB/s against 991.2-992.6 with 128 blocks of 1024 threads
+# (bench/results/2026-11-27-h200x2-publish/, run1930; 384 of 256 threads,
+# 192 or 262 of 512 were slower, run1910). 0 runs the settings below
 export MGI_DIRECT_RINGS=${MGI_DIRECT_RINGS:-1}
 if [ "$MGI_DIRECT_RINGS" = 1 ]; then
     export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-1}
-    export MGI_WL_MGI_BLOCKS=${MGI_WL_MGI_BLOCKS:-128}
+    export MGI_WL_MGI_BLOCKS=${MGI_WL_MGI_BLOCKS:-256}
+    export MGI_WL_MGI_THREADS=${MGI_WL_MGI_THREADS:-512}
 fi
 export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-40}
 export MGI_SEND_ZCOPY=${MGI_SEND_ZCOPY:-1}
