@@ -492,11 +492,11 @@ __device__ static inline uint32_t mgi_dev_dring_index(const mgi_dev_ch_t *h,
     return 0;
 }
 
-/* Block level, at most one thread a ring: each of this block's rings
- * whose written tail is ahead of the one it published, and (all) every
- * one, gets its tail published, a release at system scope: the tuples the
- * block's threads wrote before the last barrier are seen on the
- * destination GPU before the count. */
+/* One thread of the block for this block's ring at destination number i:
+ * the tail it wrote to, published where it is ahead of the one published
+ * (all: in any case), a release at system scope: the tuples the block's
+ * threads wrote before the last barrier are seen on the destination GPU
+ * before the count. */
 __device__ static inline void mgi_dev_dring_pub(const mgi_dev_ch_t *h,
                                                 unsigned i, int all)
 {
@@ -1483,10 +1483,10 @@ __device__ static __forceinline__ uint32_t mgi_dev_tile_map_slot(
 
 /* A tuple of WD 8-byte words from registers into its ring slot: 16-byte
  * stores where WD is even (the slot is aligned to them then: rings start
- * on MGI_RING_LINE boundaries, slots at multiples of the tuple size), a
- * whole 32-byte sector a half-warp; 8-byte ones else. Two 8-byte stores
- * of a warp each fill every other 8 bytes of the sectors they touch,
- * each a masked write across the link. */
+ * on MGI_RING_LINE boundaries, slots at multiples of the tuple size), so
+ * two threads with consecutive slots fill a 32-byte sector; 8-byte ones
+ * else. Two 8-byte stores of a warp each fill every other 8 bytes of the
+ * sectors they touch, each a masked write across the link. */
 template <unsigned WD>
 __device__ static __forceinline__ void mgi_dev_dring_put(char *at,
                                                          const uint64_t *v)
