@@ -255,6 +255,36 @@ static ucs_status_t mgi_ch_check_params(mgi_context_t *ctx,
                   "of %zu bytes (MGI_SEG_SIZE)", ctx, max_tuple, cap);
         return UCS_ERR_INVALID_PARAM;
     }
+    for (i = 0; (p->land != NULL) && (i < p->ndst); ++i) {
+        const mgi_ep_t *ep;
+
+        if ((p->land[i] == NULL) || (MGI_EP_RANK(p->dst[i]) != ctx->rank)) {
+            continue;               /* another rank's entry is not read */
+        }
+        ep = mgi_ep_lookup(ctx, p->dst[i]);
+        if (p->land_tuples == NULL) {
+            ucs_error("mgi context %p: landing buffers without "
+                      "land_tuples", ctx);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        if (tuple == 0) {
+            ucs_error("mgi context %p: a landing buffer for endpoint %u on "
+                      "a schemaless channel (landing needs a schema)", ctx,
+                      p->dst[i]);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        if (p->land_tuples[i] == 0) {
+            ucs_error("mgi context %p: the landing buffer of endpoint %u "
+                      "has room for 0 tuples", ctx, p->dst[i]);
+            return UCS_ERR_INVALID_PARAM;
+        }
+        if ((ep != NULL) && !mgi_ep_is_gpu(ep)) {
+            ucs_error("mgi context %p: a landing buffer for endpoint %u, a "
+                      "CPU endpoint (landing is for GPU endpoints)", ctx,
+                      p->dst[i]);
+            return UCS_ERR_INVALID_PARAM;
+        }
+    }
 
     *tuple_p    = tuple;
     *max_p      = max_tuple;
@@ -613,8 +643,12 @@ typedef struct mgi_ch_dwire {
     uint32_t n;
     struct {
         uint16_t id;
-        uint16_t reserved[3];
+        uint16_t land;          /* 1: a landing buffer (land_*) */
+        uint16_t reserved[2];
         uint8_t  ipc[64];
+        uint8_t  land_ipc[64];  /* its allocation's IPC handle */
+        uint64_t land_off;      /* the buffer in that allocation */
+        uint64_t land_tuples;
     } eps[MGI_MAX_LOCAL_EPS];
 } mgi_ch_dwire_t;
 
@@ -723,21 +757,33 @@ static ucs_status_t mgi_ch_dmap(mgi_context_t *ctx, mgi_ep_t *ep,
  * `status` it brings), and each local source endpoint is given where its
  * rings at every destination are. Returns the status of the channel. */
 static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
+                                  const mgi_ch_params_t *params,
                                   const mgi_ch_wire_t *all,
                                   ucs_status_t status)
 {
     const size_t kb = (size_t)ctx->params.direct_ring_kb * 1024;
     mgi_ch_dwire_t *mine = NULL, *dall = NULL;
     const mgi_ch_wire_ep_t *w;
-    char **bases = NULL;
+    char **bases = NULL, **lands = NULL;
+    uint64_t *lcap = NULL;
     mgi_ep_t *ep, *dep;
-    unsigned nin, i, j, e;
+    unsigned nin, i, j, e, nland = 0;
     uint32_t cap, first;
     ucs_status_t st;
     size_t stride;
+    uint64_t t[5];
+    char *p;
     int r;
 
+    t[0] = mgi_time_ns();
     if (!mgi_ch_direct_wanted(ctx, ch, all, &nin)) {
+        for (i = 0; (params->land != NULL) && (i < ch->ndst); ++i) {
+            if ((params->land[i] != NULL) && (ch->ldst[i].ep != NULL)) {
+                ucs_warn("mgi channel %u: no direct rings, so the landing "
+                         "buffer of endpoint %u is not used: its tuples "
+                         "arrive through the receive", ch->id, ch->dst[i]);
+            }
+        }
         return status;
     }
     for (cap = 1; (uint64_t)cap * 2 * ch->tuple_size <= kb; cap *= 2) {
@@ -747,7 +793,10 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
     mine  = calloc(1, sizeof(*mine));
     dall  = calloc(ctx->size, sizeof(*dall));
     bases = calloc(ch->ndst, sizeof(*bases));
-    if ((mine == NULL) || (dall == NULL) || (bases == NULL)) {
+    lands = calloc(ch->ndst, sizeof(*lands));
+    lcap  = calloc(ch->ndst, sizeof(*lcap));
+    if ((mine == NULL) || (dall == NULL) || (bases == NULL) ||
+        (lands == NULL) || (lcap == NULL)) {
         status = (status == UCS_OK) ? UCS_ERR_NO_MEMORY : status;
     }
     for (i = 0; (status == UCS_OK) && (i < ch->ndst); ++i) {
@@ -757,8 +806,18 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
         }
         status = mgi_gpu_ch_direct_in(ep, ch, nin, cap, stride,
                                       mine->eps[mine->n].ipc);
+        if ((status == UCS_OK) && (params->land != NULL) &&
+            (params->land[i] != NULL)) {
+            status = mgi_gpu_ch_land_in(ep, ch, params->land[i],
+                                        params->land_tuples[i],
+                                        mine->eps[mine->n].land_ipc,
+                                        &mine->eps[mine->n].land_off);
+            mine->eps[mine->n].land        = 1;
+            mine->eps[mine->n].land_tuples = params->land_tuples[i];
+        }
         mine->eps[mine->n++].id = ep->id;
     }
+    t[1] = mgi_time_ns();
     if (mine != NULL) {
         mine->status = status;
         st = (dall != NULL) ?
@@ -774,6 +833,7 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
             status = (ucs_status_t)dall[r].status;
         }
     }
+    t[2] = mgi_time_ns();
     /* where each destination's rings are, for the local sources */
     for (i = 0; (status == UCS_OK) && (i < ch->nsrc); ++i) {
         ep = ch->lsrc[i].ep;
@@ -785,34 +845,56 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
                 continue;
             }
             w = mgi_ch_wire_find(ctx, all, ch->dst[j], &r);
+            for (e = 0; (e < dall[r].n) && (dall[r].eps[e].id != ch->dst[j]);
+                 ++e) {
+            }
+            if (e == dall[r].n) {
+                status = UCS_ERR_NO_ELEM;
+                break;
+            }
             if (r == ctx->rank) {
                 dep      = mgi_ep_lookup(ctx, ch->dst[j]);
                 bases[j] = (dep != NULL) ?
                            (char*)mgi_gpu_ch_direct_base(dep, ch) : NULL;
                 status   = (bases[j] != NULL) ? UCS_OK : UCS_ERR_NO_ELEM;
-                continue;
+                lands[j] = dall[r].eps[e].land ? (char*)params->land[j] :
+                                                 NULL;
+            } else {
+                status = mgi_ch_dmap(ctx, ep, dall[r].eps[e].ipc, &bases[j]);
+                if ((status == UCS_OK) && dall[r].eps[e].land) {
+                    status   = mgi_ch_dmap(ctx, ep, dall[r].eps[e].land_ipc,
+                                           &p);
+                    lands[j] = p + dall[r].eps[e].land_off;
+                }
             }
-            for (e = 0; (e < dall[r].n) && (dall[r].eps[e].id != ch->dst[j]);
-                 ++e) {
-            }
-            status = (e < dall[r].n) ?
-                     mgi_ch_dmap(ctx, ep, dall[r].eps[e].ipc, &bases[j]) :
-                     UCS_ERR_NO_ELEM;
+            lcap[j] = dall[r].eps[e].land_tuples;
+            nland  += (lands[j] != NULL);
         }
         break;                      /* mapped once, for every source */
     }
+    t[3] = mgi_time_ns();
     for (i = 0, first = 0; (status == UCS_OK) && (i < ch->nsrc); ++i) {
         ep = ch->lsrc[i].ep;
         w  = mgi_ch_wire_find(ctx, all, ch->src[i], &r);
         if ((ep != NULL) && (mgi_ch_src_index(ch, ep->id) == (int)i)) {
-            status = mgi_gpu_ch_direct_out(ep, ch, bases, first, cap, stride);
+            status = mgi_gpu_ch_direct_out(ep, ch, bases,
+                                           (nland > 0) ? lands : NULL, lcap,
+                                           first, nin, cap, stride);
         }
         first += w->blocks;
     }
+    t[4] = mgi_time_ns();
     if (status == UCS_OK) {
         ucs_info("mgi channel %u: direct rings, %u into each destination, "
-                 "%u tuples (%zu bytes) each", ch->id, nin, cap, stride);
+                 "%u tuples (%zu bytes) each; %u destination(s) with a "
+                 "landing buffer here; in %.3f ms (rings %.3f, allgather "
+                 "%.3f, mapped %.3f, sources' pointers %.3f)", ch->id, nin,
+                 cap, stride, nland, (t[4] - t[0]) / 1e6, (t[1] - t[0]) / 1e6,
+                 (t[2] - t[1]) / 1e6, (t[3] - t[2]) / 1e6,
+                 (t[4] - t[3]) / 1e6);
     }
+    free(lcap);
+    free(lands);
     free(bases);
     free(dall);
     free(mine);
@@ -825,7 +907,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     mgi_ch_wire_t *mine, *all;
     mgi_channel_t *ch = NULL;
     ucs_status_t status, local_status;
-    uint64_t t[5];
+    uint64_t t[6];
     int agreed = 1;
     mgi_ep_t *ep;
     unsigned i;
@@ -926,8 +1008,9 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         status = mgi_gpu_ch_routes(ep, ch);
     }
     pthread_mutex_unlock(&ctx->lock);
+    t[4] = mgi_time_ns();
     /* collective when the channel takes direct rings: whatever status */
-    status = mgi_ch_direct(ctx, ch, all, status);
+    status = mgi_ch_direct(ctx, ch, params, all, status);
     if (status == UCS_OK) {
         pthread_mutex_lock(&ctx->lock);
         mgi_ch_hold_eps(ch, 1);
@@ -938,14 +1021,14 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         goto err_unpublish;
     }
 
-    t[4] = mgi_time_ns();
+    t[5] = mgi_time_ns();
     ucs_info("mgi channel %u: %u source(s), %u destination(s), %s%s; created "
              "in %.3f ms (deleted channels freed %.3f, set-up %.3f, "
-             "allgather %.3f, routes %.3f)", ch->id, ch->nsrc, ch->ndst,
-             ch->tuple_size ? "schema" : "schemaless",
+             "allgather %.3f, routes %.3f, direct rings %.3f)", ch->id,
+             ch->nsrc, ch->ndst, ch->tuple_size ? "schema" : "schemaless",
              (ch->part_key >= 0) ? " + partition key" : "",
-             (t[4] - t[0]) / 1e6, (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6,
-             (t[3] - t[2]) / 1e6, (t[4] - t[3]) / 1e6);
+             (t[5] - t[0]) / 1e6, (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6,
+             (t[3] - t[2]) / 1e6, (t[4] - t[3]) / 1e6, (t[5] - t[4]) / 1e6);
     *ch_p = ch->id;
     free(all);
     free(mine);
@@ -1053,9 +1136,11 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
 {
     mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
     ucs_status_t status;
+    uint64_t t[4];
     mgi_ep_t *ep;
     unsigned i;
 
+    t[0] = mgi_time_ns();
     if (ch == NULL) {
         ucs_error("mgi context %p: delete of unknown channel %u", ctx, id);
         return UCS_ERR_NO_ELEM;
@@ -1090,10 +1175,12 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
         }
     }
 
+    t[1] = mgi_time_ns();
     __atomic_store_n(&ctx->chs[id], NULL, __ATOMIC_RELEASE);
     for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
         mgi_gpu_ch_unpublish(ep, ch); /* and asks it to quiesce */
     }
+    t[2] = mgi_time_ns();
     /* freed once every local sorter went through full rounds since
      * (mgi_ch_reap, from the next create or an endpoint's delete): a
      * sorter round may still hold it, and waiting here cost every
@@ -1108,8 +1195,13 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
     ch->dead_next = ctx->dead;
     ctx->dead     = ch;
     pthread_mutex_unlock(&ctx->lock);
-    ucs_debug("mgi channel %u: deleted", id);
-    return mgi_ch_reap(ctx, 0);
+    status = mgi_ch_reap(ctx, 0);
+    t[3]   = mgi_time_ns();
+    ucs_info("mgi channel %u: deleted in %.3f ms (checks %.3f, taken from "
+             "the sorters %.3f, channels deleted before freed %.3f)", id,
+             (t[3] - t[0]) / 1e6, (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6,
+             (t[3] - t[2]) / 1e6);
+    return status;
 }
 
 ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
@@ -1135,7 +1227,8 @@ ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
     if (mgi_ep_is_gpu(d->ep)) {
         attr->tuple_size = ch->tuple_size;
         attr->nsrc       = ch->nsrc;
-        return UCS_OK; /* counters live on the GPU */
+        /* the other counters live on the GPU */
+        return mgi_gpu_ch_landed(d->ep, ch, &attr->land_tuples);
     }
     attr->tuple_size = ch->tuple_size;
     attr->nsrc       = ch->nsrc;

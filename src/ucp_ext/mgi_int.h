@@ -388,8 +388,19 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
 void        *mgi_gpu_ch_direct_base(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_direct_map(mgi_ep_t *ep, const void *ipc, void **base_p);
 ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
-                                   char *const *bases, uint32_t dfirst,
-                                   uint32_t cap, size_t stride);
+                                   char *const *bases, char *const *lands,
+                                   const uint64_t *land_cap, uint32_t dfirst,
+                                   unsigned nin, uint32_t cap, size_t stride);
+/* A destination's landing buffer (mgi_ch_params_t.land, `tuples` of the
+ * channel's): checked (device memory of its GPU, 16-byte aligned, inside
+ * its allocation), and the IPC handle of that allocation (64 bytes at
+ * ipc) and the buffer's offset in it; the tuples that landed in it
+ * (mgi_ch_query). lands[ndst] of mgi_gpu_ch_direct_out: each
+ * destination's buffer mapped here or NULL, with its tuples. */
+ucs_status_t mgi_gpu_ch_land_in(mgi_ep_t *ep, mgi_channel_t *ch, void *buf,
+                                uint64_t tuples, void *ipc, uint64_t *off_p);
+ucs_status_t mgi_gpu_ch_landed(mgi_ep_t *ep, mgi_channel_t *ch,
+                               uint64_t *tuples_p);
 ucs_status_t mgi_gpu_ch_rename(mgi_ep_t *ep, mgi_channel_t *ch,
                                mgi_ch_id_t old);
 void         mgi_gpu_ch_unpublish(mgi_ep_t *ep, mgi_channel_t *ch);

@@ -106,6 +106,14 @@ typedef struct mgi_gpu_ep {
      * zeroed; freed once the sorter stopped */
     mgi_gpu_dpool_t  *dpool;
     unsigned         ndpool, dpool_cap;
+    /* pinned host memory a delete copies the direct rings' headers into
+     * (a strided copy into pageable memory took 0.04-0.39 ms) */
+    void             *dhdr;
+    size_t           dhdr_len;
+    void             **dhdr_old;    /* outgrown ones: cudaFreeHost may wait
+                                     * for the device, freed once stopped */
+    unsigned         ndhdr_old;
+    pthread_mutex_t  dhdr_lock;     /* deletes in several threads */
     unsigned long    finals_reused, finals_new; /* for the info log */
 } mgi_gpu_ep_t;
 
@@ -129,7 +137,13 @@ typedef struct mgi_gpu_ch {
     uint8_t       din_ipc[64];      /* its CUDA IPC handle */
     void          *dout;            /* a source: dbase[ndst], then
                                      * dprod[ndst * nblocks *
-                                     * MGI_DRING_PROD_WORDS] */
+                                     * MGI_DRING_PROD_WORDS], then (land)
+                                     * dland[ndst], dland_cap[ndst] */
+    uint64_t      dland_off;        /* every destination's mgi_dland_t:
+                                     * after its rings */
+    int           land;             /* a source: a destination of it has
+                                     * a landing buffer it can reach */
+    int           land_in;          /* a destination: it has one */
 } mgi_gpu_ch_t;
 
 static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc);
@@ -425,6 +439,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
     g->nlanes   = ctx->size + 1;   /* as mgi_ep_recv_ring_create */
     g->smem     = mgi_gpu_smem(ctx->seg_size);
     pthread_mutex_init(&g->pool_lock, NULL);
+    pthread_mutex_init(&g->dhdr_lock, NULL);
     ep->gpu     = g;
 
     status = mgi_gpu_enter(ep, &guard);
@@ -545,6 +560,7 @@ err_leave:
     mgi_gpu_leave(&guard);
 err_free:
     pthread_mutex_destroy(&g->pool_lock);
+    pthread_mutex_destroy(&g->dhdr_lock);
     free(g->dch_slot);
     free(g);
     ep->gpu = NULL;
@@ -585,6 +601,14 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     }
     mgi_gpu_leave(&guard);
     mgi_gpu_host_free(g->status);
+    if (g->dhdr != NULL) {
+        cudaFreeHost(g->dhdr);
+    }
+    for (i = 0; i < g->ndhdr_old; ++i) {
+        cudaFreeHost(g->dhdr_old[i]);
+    }
+    free(g->dhdr_old);
+    pthread_mutex_destroy(&g->dhdr_lock);
     free(g->deferred);
     free(g->pool);
     free(g->dpool);
@@ -1397,6 +1421,7 @@ static ucs_status_t mgi_gpu_ch_direct_done(mgi_ep_t *ep, mgi_channel_t *ch,
                                            const mgi_gpu_ch_t *gc)
 {
     const size_t hlen = offsetof(mgi_dring_t, head) + sizeof(uint64_t);
+    const size_t len  = (size_t)gc->nin * sizeof(mgi_dring_t);
     mgi_gpu_ep_t *g   = mgi_gpu_ep(ep);
     mgi_gpu_dev_guard_t guard;
     unsigned k, open = 0;
@@ -1407,11 +1432,31 @@ static ucs_status_t mgi_gpu_ch_direct_done(mgi_ep_t *ep, mgi_channel_t *ch,
     if (gc->nin == 0) {
         return UCS_OK;
     }
-    hdr = (mgi_dring_t*)calloc(gc->nin, sizeof(*hdr));
-    if (hdr == NULL) {
-        return UCS_ERR_NO_MEMORY;
-    }
+    pthread_mutex_lock(&g->dhdr_lock);
     status = mgi_gpu_enter(ep, &guard);
+    if ((status == UCS_OK) && (g->dhdr_len < len)) {
+        /* the endpoint's, grown to the largest channel's */
+        void **old = (void**)realloc(g->dhdr_old, (g->ndhdr_old + 1) *
+                                                  sizeof(*old));
+        void *p    = NULL;
+
+        status = (old != NULL) ? UCS_OK : UCS_ERR_NO_MEMORY;
+        if (old != NULL) {
+            g->dhdr_old = old;
+            status = MGI_CUDA_CALL(cudaHostAlloc(&p, len,
+                                                 cudaHostAllocDefault),
+                                   "ep %u: %zu bytes of pinned memory",
+                                   ep->id, len);
+        }
+        if (status == UCS_OK) {
+            if (g->dhdr != NULL) {
+                g->dhdr_old[g->ndhdr_old++] = g->dhdr;
+            }
+            g->dhdr     = p;
+            g->dhdr_len = len;
+        }
+    }
+    hdr = (mgi_dring_t*)g->dhdr;
     if (status == UCS_OK) {
         status = MGI_CUDA_CALL(cudaMemcpy2DAsync(hdr, sizeof(*hdr), gc->din,
                                                  gc->dstride, hlen, gc->nin,
@@ -1429,7 +1474,7 @@ static ucs_status_t mgi_gpu_ch_direct_done(mgi_ep_t *ep, mgi_channel_t *ch,
         open   += (hdr[k].eof == 0);
         unread += hdr[k].tail - hdr[k].head;
     }
-    free(hdr);
+    pthread_mutex_unlock(&g->dhdr_lock);
     if ((status == UCS_OK) && ((open > 0) || (unread > 0))) {
         ucs_error("mgi channel %u: busy, GPU endpoint %u: %u of its %u "
                   "direct rings (one a source block) not flushed, %llu "
@@ -1556,11 +1601,18 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
         h->dpub    = (uint32_t)std::min<uint64_t>(
                          (uint64_t)ep->ctx->params.direct_publish_kb *
                          1024 / ch->tuple_size, gc->dcap / 2);
-        h->din     = (char*)gc->din;
-        h->dcur    = gc->dcur;
+        h->din       = (char*)gc->din;
+        h->dcur      = gc->dcur;
+        h->dland_off = gc->dland_off;
         if (gc->dout != NULL) {
             h->dbase = (char* const*)gc->dout;
             h->dprod = (uint64_t*)((char**)gc->dout + ch->ndst);
+            if (gc->land) {
+                h->dland     = (char* const*)(h->dprod + (size_t)ch->ndst *
+                                              ep->nblocks *
+                                              MGI_DRING_PROD_WORDS);
+                h->dland_cap = (const uint64_t*)(h->dland + ch->ndst);
+            }
         }
     }
     return UCS_OK;
@@ -1634,18 +1686,21 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
 {
     mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
     mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
-    const size_t len = (size_t)nin * stride + ep->nblocks * sizeof(uint32_t);
+    /* the rings, the landing control, the consumers' cursors */
+    const size_t len = (size_t)nin * stride + sizeof(mgi_dland_t) +
+                       ep->nblocks * sizeof(uint32_t);
     mgi_gpu_dev_guard_t guard;
     cudaIpcMemHandle_t hd;
     ucs_status_t status;
     unsigned k;
 
     MGI_STATIC_ASSERT(sizeof(hd) <= sizeof(gc->din_ipc), "IPC handle size");
-    gc->direct  = 1;
-    gc->dcap    = cap;
-    gc->dstride = stride;
-    gc->nin     = nin;
-    gc->din_len = len;
+    gc->direct    = 1;
+    gc->dcap      = cap;
+    gc->dstride   = stride;
+    gc->nin       = nin;
+    gc->din_len   = len;
+    gc->dland_off = (uint64_t)nin * stride;
     pthread_mutex_lock(&g->pool_lock);
     for (k = 0; (k < g->ndpool) && (g->dpool[k].len != len); ++k) {
     }
@@ -1656,8 +1711,10 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
     }
     pthread_mutex_unlock(&g->pool_lock);
     if (gc->din != NULL) {
-        /* a pooled one: its rings' headers and the cursors zeroed */
-        gc->dcur = (uint32_t*)((char*)gc->din + (size_t)nin * stride);
+        /* a pooled one: its rings' headers, the landing control and the
+         * cursors zeroed */
+        gc->dcur = (uint32_t*)((char*)gc->din + gc->dland_off +
+                               sizeof(mgi_dland_t));
         status   = mgi_gpu_enter(ep, &guard);
         if (status == UCS_OK) {
             status = MGI_CUDA_CALL(cudaMemset2DAsync(gc->din, stride, 0,
@@ -1667,7 +1724,9 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
                                    ch->id, ep->id);
         }
         if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaMemsetAsync(gc->dcur, 0,
+            status = MGI_CUDA_CALL(cudaMemsetAsync((char*)gc->din +
+                                                   gc->dland_off, 0,
+                                                   sizeof(mgi_dland_t) +
                                                    ep->nblocks *
                                                    sizeof(uint32_t), g->ctl),
                                    "channel %u ep %u", ch->id, ep->id);
@@ -1688,7 +1747,8 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
                   "unset MGI_DIRECT_RINGS", ch->id, ep->id, nin, stride);
         return UCS_ERR_NO_MEMORY;
     }
-    gc->dcur = (uint32_t*)((char*)gc->din + (size_t)nin * stride);
+    gc->dcur = (uint32_t*)((char*)gc->din + gc->dland_off +
+                           sizeof(mgi_dland_t));
     status   = mgi_gpu_enter(ep, &guard);
     if (status == UCS_OK) {
         status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&hd, gc->din),
@@ -1731,16 +1791,43 @@ ucs_status_t mgi_gpu_direct_map(mgi_ep_t *ep, const void *ipc, void **base_p)
     return status;
 }
 
-ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
-                                   char *const *bases, uint32_t dfirst,
-                                   uint32_t cap, size_t stride)
+/* Can this endpoint's GPU add atomically to memory at p (another GPU's:
+ * native peer atomics, NVLink)? */
+static int mgi_gpu_peer_atomics(mgi_ep_t *ep, const void *p)
 {
-    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
-    const size_t len = ch->ndst * sizeof(char*) +
-                       (size_t)ch->ndst * ep->nblocks *
-                       MGI_DRING_PROD_WORDS * sizeof(uint64_t);
+    cudaPointerAttributes attr;
+    int v = 0;
+
+    if ((cudaPointerGetAttributes(&attr, p) != cudaSuccess) ||
+        (attr.device < 0)) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (attr.device == ep->device) {
+        return 1;
+    }
+    if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported,
+                                  ep->device, attr.device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return v;
+}
+
+ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
+                                   char *const *bases, char *const *lands,
+                                   const uint64_t *land_cap, uint32_t dfirst,
+                                   unsigned nin, uint32_t cap, size_t stride)
+{
+    mgi_gpu_ch_t *gc   = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    const size_t nprod = (size_t)ch->ndst * ep->nblocks *
+                         MGI_DRING_PROD_WORDS;
+    const size_t len   = ch->ndst * sizeof(char*) +
+                         nprod * sizeof(uint64_t) +
+                         ch->ndst * (sizeof(char*) + sizeof(uint64_t));
     mgi_gpu_dev_guard_t guard;
     ucs_status_t status;
+    char **lv = NULL, **img;
     unsigned i;
 
     /* peer access from this endpoint's GPU (the current device) */
@@ -1748,17 +1835,163 @@ ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
     for (i = 0; (status == UCS_OK) && (i < ch->ndst); ++i) {
         status = mgi_gpu_peer_reach(ep, bases[i], ch->dst[i]);
     }
+    if ((status == UCS_OK) && (lands != NULL)) {
+        lv = (char**)calloc(ch->ndst, sizeof(*lv));
+        status = (lv != NULL) ? UCS_OK : UCS_ERR_NO_MEMORY;
+    }
+    for (i = 0; (status == UCS_OK) && (lv != NULL) && (i < ch->ndst); ++i) {
+        if (lands[i] == NULL) {
+            continue;
+        }
+        if (!mgi_gpu_peer_atomics(ep, lands[i])) {
+            ucs_info("mgi channel %u: ep %u lands nothing at endpoint %u: "
+                     "its GPU has no native atomics to that GPU; through "
+                     "the ring", ch->id, ep->id, ch->dst[i]);
+            continue;
+        }
+        lv[i]    = lands[i];
+        gc->land = 1;
+    }
     mgi_gpu_leave(&guard);
+    if (status != UCS_OK) {
+        free(lv);
+        return status;
+    }
+    gc->direct    = 1;
+    gc->dcap      = cap;
+    gc->dstride   = stride;
+    gc->dfirst    = dfirst;
+    gc->dland_off = (uint64_t)nin * stride;
+    /* its image here, then one copy: the records zeroed with it */
+    img = (char**)calloc(1, len);
+    gc->dout = (img != NULL) ? mgi_gpu_dev_alloc(ep, len) : NULL;
+    if (gc->dout == NULL) {
+        free(img);
+        free(lv);
+        return UCS_ERR_NO_MEMORY;
+    }
+    memcpy(img, bases, ch->ndst * sizeof(char*));
+    if (gc->land) {
+        memcpy(img + ch->ndst + nprod, lv, ch->ndst * sizeof(char*));
+        memcpy(img + 2 * ch->ndst + nprod, land_cap,
+               ch->ndst * sizeof(uint64_t));
+    }
+    status = mgi_gpu_poke(ep, gc->dout, img, len);
+    free(img);
+    free(lv);
+    return status;
+}
+
+/* The driver's cuMemGetAddressRange, found once (the runtime has no
+ * call for an allocation's base). */
+typedef int (*mgi_mem_range_fn_t)(unsigned long long *base, size_t *size,
+                                  unsigned long long p);
+
+static mgi_mem_range_fn_t mgi_gpu_mem_range_fn(void)
+{
+    static mgi_mem_range_fn_t fn;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    pthread_once(&once, [] {
+        cudaDriverEntryPointQueryResult q;
+        void *p = NULL;
+
+        if ((cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p,
+                                              12000, cudaEnableDefault,
+                                              &q) == cudaSuccess) &&
+            (q == cudaDriverEntryPointSuccess)) {
+            fn = (mgi_mem_range_fn_t)p;
+        }
+        cudaGetLastError();
+    });
+    return fn;
+}
+
+ucs_status_t mgi_gpu_ch_land_in(mgi_ep_t *ep, mgi_channel_t *ch, void *buf,
+                                uint64_t tuples, void *ipc, uint64_t *off_p)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    const uint64_t bytes = tuples * ch->tuple_size;
+    mgi_mem_range_fn_t range = mgi_gpu_mem_range_fn();
+    unsigned long long base = 0;
+    cudaPointerAttributes attr;
+    mgi_gpu_dev_guard_t guard;
+    cudaIpcMemHandle_t hd;
+    ucs_status_t status;
+    size_t size = 0;
+
+    if (((uintptr_t)buf % 16) != 0) {
+        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u is "
+                  "not 16-byte aligned", ch->id, buf, ep->id);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    status = mgi_gpu_enter(ep, &guard);
     if (status != UCS_OK) {
         return status;
     }
-    gc->direct  = 1;
-    gc->dcap    = cap;
-    gc->dstride = stride;
-    gc->dfirst  = dfirst;
-    gc->dout    = mgi_gpu_dev_zalloc(ep, len);
-    if (gc->dout == NULL) {
-        return UCS_ERR_NO_MEMORY;
+    if ((cudaPointerGetAttributes(&attr, buf) != cudaSuccess) ||
+        (attr.type != cudaMemoryTypeDevice) || (attr.device != ep->device)) {
+        cudaGetLastError();
+        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u is "
+                  "not device memory of its GPU %d (cudaMalloc there)",
+                  ch->id, buf, ep->id, ep->device);
+        status = UCS_ERR_INVALID_PARAM;
+    } else if ((range == NULL) ||
+               (range(&base, &size, (unsigned long long)buf) != 0)) {
+        ucs_error("mgi channel %u: ep %u: no allocation found for the "
+                  "landing buffer %p (cuMemGetAddressRange)", ch->id, ep->id,
+                  buf);
+        status = UCS_ERR_INVALID_PARAM;
+    } else if ((uintptr_t)buf - base + bytes > size) {
+        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u has "
+                  "room for %llu tuples of %zu bytes (%llu bytes), its "
+                  "allocation ends %zu bytes after it", ch->id, buf, ep->id,
+                  (unsigned long long)tuples, ch->tuple_size,
+                  (unsigned long long)bytes,
+                  size - (size_t)((uintptr_t)buf - base));
+        status = UCS_ERR_INVALID_PARAM;
+    } else {
+        status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&hd, (void*)base),
+                               "channel %u ep %u: the landing buffer",
+                               ch->id, ep->id);
     }
-    return mgi_gpu_poke(ep, gc->dout, bases, ch->ndst * sizeof(char*));
+    mgi_gpu_leave(&guard);
+    if (status == UCS_OK) {
+        memcpy(ipc, &hd, sizeof(hd));
+        *off_p      = (uint64_t)((uintptr_t)buf - base);
+        gc->land_in = 1;
+    }
+    return status;
+}
+
+ucs_status_t mgi_gpu_ch_landed(mgi_ep_t *ep, mgi_channel_t *ch,
+                               uint64_t *tuples_p)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+    mgi_dland_t l;
+
+    *tuples_p = 0;
+    if ((gc == NULL) || !gc->land_in || (gc->din == NULL)) {
+        return UCS_OK;
+    }
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemcpyAsync(&l, (char*)gc->din +
+                                               gc->dland_off, sizeof(l),
+                                               cudaMemcpyDeviceToHost, g->ctl),
+                               "channel %u ep %u: the landing count", ch->id,
+                               ep->id);
+    }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
+                               "channel %u ep %u", ch->id, ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    if (status == UCS_OK) {
+        *tuples_p = (l.fail != 0) ? std::min(l.cur, ~l.fail) : l.cur;
+    }
+    return status;
 }

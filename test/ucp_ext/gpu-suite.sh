@@ -59,6 +59,10 @@
 #                 in a ring of its own in every destination GPU's memory,
 #                 read there by the destination's user blocks (no sorter,
 #                 no mover); 4 KiB rings fill and wrap
+#   *_land        ... and a landing buffer at each destination
+#                 (mgi_ch_params_t.land): tuples stored straight into it,
+#                 what does not fit through the rings (_half: room for
+#                 half)
 #   *_send_ref    MGI_SEND_ZCOPY=1: whole stage segments for another
 #                 endpoint go to the sort ring by reference, several side
 #                 by side in one, and the mover puts them from the stage
@@ -280,6 +284,23 @@ MGI_DIRECT_RINGS=1 MGI_DIRECT_PUBLISH_KB=0 \
 MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 step shuffle_16B_2proc_tiny_direct_tile \
     100 mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 200000 -b 4 \
     -t 32 -K 4 -T $T
+# landing buffers (mgi_ch_params_t.land): the sources store each run
+# straight into the destination's buffer at a place taken by an atomic
+# add; room for all (every tuple must land), for half (the rest through
+# the rings: after the first run that did not fit, a block goes to the
+# ring), with 4 KiB rings that fill, 24-byte tuples byte by byte
+MGI_DIRECT_RINGS=1 step shuffle_16B_2proc_direct_tile_land 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 \
+    -K 4 -L 100 -T $T
+MGI_DIRECT_RINGS=1 step shuffle_16B_1proc_direct_tile_land_half 100 \
+    mgi_gpu_test shuffle -l 2 -s 16 -n 8388608 -b 32 -K 4 -L 50 -T $T
+MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 \
+    step shuffle_16B_2proc_tiny_direct_tile_land_half 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 200000 -b 4 \
+    -t 32 -K 4 -L 50 -T $T
+MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 \
+    step shuffle_24B_1proc_tiny_direct_land 100 mgi_gpu_test shuffle -l 2 \
+    -s 24 -n 200000 -b 4 -t 32 -K 5 -L 75 -T $T
 MGI_DIRECT_RINGS=1 step send_bw_64B_2proc_direct 100 mgi_launch -n 2 -t 95 \
     -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F -T $T
 MGI_DIRECT_RINGS=1 step send_bw_64B_1proc_direct 100 mgi_gpu_test bench \
@@ -462,6 +483,10 @@ for op in exchange groupby join many2one one2many p2p; do
     MGI_DIRECT_RINGS=1 step workloads_${op}_direct 100 "${wl[@]}" --op $op
 done
 MGI_DIRECT_RINGS=1 MGI_WL_MGI_TILE=0 step workloads_exchange_untiled_direct \
+    100 "${wl[@]}" --op exchange
+# the Exchange and the patterns above land their tuples in the receive
+# buffer (MGI_WL_MGI_LAND=1, the default); through the rings:
+MGI_DIRECT_RINGS=1 MGI_WL_MGI_LAND=0 step workloads_exchange_direct_rings \
     100 "${wl[@]}" --op exchange
 # the mover puts whole stage segments from the stage rings (between GPUs)
 MGI_SEND_ZCOPY=1 step workloads_exchange_send_ref 100 "${wl[@]}" \

@@ -919,6 +919,34 @@ static void misuse(test_t *t)
     p.dst      = (mgi_ep_id_t[]){me, me};
     p.ndst     = 2;
     EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch2), UCS_ERR_INVALID_PARAM);
+    /* landing buffers (every rank names one for its own endpoint, so
+     * every rank refuses): without their sizes, of 0 tuples, for a CPU
+     * endpoint */
+    {
+        void *land[64];
+        uint64_t land_tuples[64];
+        unsigned i;
+
+        for (i = 0; (i < t->nall) && (i < 64); ++i) {
+            land[i]        = big;
+            land_tuples[i] = 0;
+        }
+        p.dst         = t->all;
+        p.ndst        = t->nall;
+        p.land        = land;
+        EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch2),
+                      UCS_ERR_INVALID_PARAM);
+        p.land_tuples = land_tuples;
+        EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch2),
+                      UCS_ERR_INVALID_PARAM);
+        for (i = 0; (i < t->nall) && (i < 64); ++i) {
+            land_tuples[i] = sizeof(big) / sizeof(tp);
+        }
+        EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch2),
+                      UCS_ERR_INVALID_PARAM);
+        p.land        = NULL;
+        p.land_tuples = NULL;
+    }
 
     /* schemaless: tuple sizes; a source that is not local */
     p.dst      = t->all;

@@ -38,7 +38,10 @@
  *       endpoint's received bytes per second of its kernel and both
  *       endpoints' bytes per second of the slower kernel (-l 2). With
  *       MGI_STAGE_GROUPS=2 each user block has a stage ring per
- *       destination.
+ *       destination. -L PCT (MGI_DIRECT_RINGS=1): each destination has a
+ *       landing buffer for PCT % of what it receives (mgi_ch_params_t.land):
+ *       what lands there is checked after the kernel, the rest is
+ *       received from the rings; 100 or more: every tuple must land.
  *   mgi_gpu_test idle_copy
  *       What an idle GPU endpoint costs the application's own copies on
  *       GPU 0: cudaMemcpyAsync device to device (1 GiB in 4 MiB copies)
@@ -128,6 +131,10 @@ struct opts {
                               * a fixed slice each */
     unsigned   rounds;       /* groupby: channels one after the other
                               * (-C), each checked and deleted */
+    unsigned   land_pct;     /* shuffle with direct rings (-L): each
+                              * destination's landing buffer holds this
+                              * percentage of what it receives (0: no
+                              * landing buffer) */
     int        hold;         /* groupby: rank 0 keeps the first channel
                               * until the last round is done (-H): the
                               * other ranks' next channels must not take
@@ -148,6 +155,7 @@ struct dev_result {
     unsigned long long sent;
     unsigned long long received;
     unsigned long long checksum;
+    unsigned long long landed;     /* of received: in the landing buffer */
     unsigned           timeouts;   /* which phase timed out: bit mask */
     unsigned           eof_blocks;
     unsigned           done_sending;
@@ -863,10 +871,12 @@ struct gpu_ep {
     unsigned long long *sum;
     cudaEvent_t    start, stop;
     char           *scratch;  /* -K: a tile per block, else NULL */
+    char           *land;     /* -L: the landing buffer, else NULL */
+    uint64_t       land_tuples;
 };
 
 static void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,
-                     size_t scratch = 0)
+                     size_t scratch = 0, size_t land = 0)
 {
     mgi_ep_params_t ep;
 
@@ -874,8 +884,12 @@ static void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,
     CHECK_CUDA(cudaSetDevice(dev));
     /* before the endpoint: its sorter is a persistent kernel */
     e->scratch = NULL;
+    e->land    = NULL;
     if (scratch > 0) {
         CHECK_CUDA(cudaMalloc(&e->scratch, scratch));
+    }
+    if (land > 0) {
+        CHECK_CUDA(cudaMalloc(&e->land, land));
     }
     CHECK_CUDA(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
     CHECK_CUDA(cudaHostAlloc(&e->res, sizeof(*e->res), cudaHostAllocMapped |
@@ -1186,6 +1200,38 @@ static std::string send_how(const opts &o)
     return b;
 }
 
+/* shuffle -L, after the stream kernel on its stream (every source's
+ * flush seen): the tuples that landed in this destination's landing
+ * buffer, checked as the receive checks them (each tuple's words, its
+ * key's destination: parity `par`) and added to the count and checksum. */
+__global__ void land_check_kernel(mgi_dev_ch_t ch, const char *land,
+                                  unsigned words, unsigned par,
+                                  dev_result *res)
+{
+    const uint64_t n = mgi_dev_landed(&ch);
+    unsigned long long checksum = 0, received = 0;
+    uint64_t i, x0;
+    unsigned w, bad = 0;
+
+    for (i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t *v = (const uint64_t*)(land + i * words * 8);
+        x0   = v[0];
+        bad |= ((x0 % 2) != par);
+        for (w = 1; w < words; ++w) {
+            bad |= (v[w] != bench_word(x0, w));
+        }
+        checksum += x0;
+        ++received;
+    }
+    if (bad) {
+        atomicOr(&res->timeouts, 0x100u); /* corrupt or misrouted tuple */
+    }
+    block_add(&res->checksum, checksum);
+    block_add(&res->received, received);
+    block_add(&res->landed, received);
+}
+
 /* bench: GPU0 -> GPU1; sorter: loopback on one GPU. */
 enum { STREAM_BENCH, STREAM_SORTER, STREAM_SHUFFLE };
 
@@ -1234,8 +1280,12 @@ static int run_stream(const opts &o, int mode)
          * kernels run side by side; two processes time-slice the GPU) */
         int dev = sorter ? 0 : ((o.local > 0) ? k % ngpus() :
                                                 rank % ngpus());
+        /* -L: a destination receives o.tuples tuples (shuffle) */
+        eps[k].land_tuples = (uint64_t)o.tuples * o.land_pct / 100;
         ep_setup(ctx, &eps[k], dev, o.global_ring ? 1 : o.blocks,
-                 (size_t)o.tile * o.threads * o.blocks * o.size);
+                 (size_t)o.tile * o.threads * o.blocks * o.size,
+                 (shuffle && (o.land_pct > 0)) ?
+                 (size_t)eps[k].land_tuples * o.size : 0);
     }
     if (sorter) {
         src.push_back(MGI_EP_ID(rank, 0));
@@ -1267,6 +1317,21 @@ static int run_stream(const opts &o, int mode)
     cp.ndst     = (unsigned)dst.size();
     cp.schema   = &schema;
     cp.part_key = shuffle ? 0 : -1;
+    /* -L: this process's destinations' landing buffers, in dst's order */
+    std::vector<void*> land(dst.size(), NULL);
+    std::vector<uint64_t> land_tuples(dst.size(), 0);
+    for (size_t i = 0; i < dst.size(); ++i) {
+        for (int k = 0; k < local; ++k) {
+            if ((eps[k].id == dst[i]) && (eps[k].land != NULL)) {
+                land[i]        = eps[k].land;
+                land_tuples[i] = eps[k].land_tuples;
+            }
+        }
+    }
+    if (shuffle && (o.land_pct > 0)) {
+        cp.land        = land.data();
+        cp.land_tuples = land_tuples.data();
+    }
     CHECK_UCS(mgi_ch_create(ctx, &cp, &ch));
     for (int k = 0; k < local; ++k) {
         CHECK_UCS(mgi_ch_device_handle(ctx, ch, eps[k].id, &eps[k].h));
@@ -1327,6 +1392,12 @@ static int run_stream(const opts &o, int mode)
         CHECK_CUDA(cudaGetLastError());
         stamp_kernel<<<1, 1, 0, e->stream>>>(&e->dres->t_stamp[1]);
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
+        if (e->land != NULL) {
+            land_check_kernel<<<64, 256, 0, e->stream>>>(
+                    e->h, e->land, words, (e->id == dst[0]) ? 0 : 1,
+                    e->dres);
+            CHECK_CUDA(cudaGetLastError());
+        }
         CHECK_CUDA(cudaMemcpyAsync(e->res, e->dres, sizeof(*e->res),
                                    cudaMemcpyDeviceToHost, e->stream));
     }
@@ -1387,12 +1458,28 @@ static int run_stream(const opts &o, int mode)
                    o.size, o.tuples, o.blocks, secs, o.tuples / secs / 1e6,
                    bytes / secs / 1e9, good ? "true" : "false");
         } else if (shuffle) {
+            mgi_ch_attr_t at;
+            CHECK_UCS(mgi_ch_query(ctx, ch, e->id, &at));
+            if (at.land_tuples != e->res->landed) {
+                printf("shuffle rank %d ep %u: mgi_ch_query says %llu "
+                       "tuples landed, the device %llu: FAILED\n", rank,
+                       e->id, (unsigned long long)at.land_tuples,
+                       e->res->landed);
+                good = 0;
+            }
+            if ((o.land_pct >= 100) && (e->res->landed != expect_n)) {
+                printf("shuffle rank %d ep %u: room for all, but %llu of "
+                       "%llu tuples landed: FAILED\n", rank, e->id,
+                       e->res->landed, expect_n);
+                good = 0;
+            }
             printf("shuffle rank %d ep %u (GPU %d): %ld tuples of %u B sent "
-                   "(%s), received %llu of %llu, checksum %s, %.3f ms, "
-                   "%.2f GB/s received: %s; %llu block sends, %llu found "
-                   "a stage ring full\n", rank, e->id, e->dev, o.tuples,
-                   o.size, o.local > 0 ? "one process" : "two processes",
-                   e->res->received, expect_n,
+                   "(%s), received %llu of %llu (%llu landed), checksum %s, "
+                   "%.3f ms, %.2f GB/s received: %s; %llu block sends, %llu "
+                   "found a stage ring full\n", rank, e->id, e->dev,
+                   o.tuples, o.size,
+                   o.local > 0 ? "one process" : "two processes",
+                   e->res->received, expect_n, e->res->landed,
                    e->res->checksum == expect_sum ? "ok" : "BAD", ms,
                    expect_n * o.size / secs / 1e9, good ? "OK" : "FAILED",
                    e->res->send_calls, e->res->send_full);
@@ -1788,7 +1875,7 @@ static void usage(void)
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
             "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE] "
-            "[-C ROUNDS] [-H] [-D]\n");
+            "[-C ROUNDS] [-H] [-D] [-L LAND_PCT]\n");
     exit(2);
 }
 
@@ -1820,7 +1907,7 @@ int main(int argc, char **argv)
      * keeps the old way; bench/results/2026-11-23-h100x1-walk-slices/) */
     o.recv_every = 16;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:C:HD")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:C:HDL:")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -1839,6 +1926,7 @@ int main(int argc, char **argv)
         case 'C': o.rounds = (unsigned)atoi(optarg); break;
         case 'H': o.hold = 1; break;
         case 'D': o.dyn_tiles = 1; break;
+        case 'L': o.land_pct = (unsigned)atoi(optarg); break;
         default: usage();
         }
     }

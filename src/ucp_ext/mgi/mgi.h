@@ -259,6 +259,23 @@ typedef struct mgi_ch_params {
     const mgi_schema_t *schema;      /* NULL: schemaless */
     int                part_key;     /* attribute index, or -1 */
     size_t             max_tuple;    /* schemaless: largest tuple, bytes */
+    /* Landing buffers, for a channel that gets direct rings
+     * (MGI_DIRECT_RINGS=1): NULL, or [ndst] in the order of dst. Where
+     * land[i] is set for a destination endpoint of this process (other
+     * ranks' entries are not read), it is device memory of that
+     * endpoint's GPU (cudaMalloc) with room for land_tuples[i] tuples, and
+     * the sources' block and tile sends store the tuples for that
+     * endpoint straight into it, each run at a place taken by an atomic
+     * add: no ring, no receive copy, in no order. What does not fit goes
+     * through the ring as without one and is received with
+     * mgi_dev_recv_block_to / _each. Once every source flushed (the
+     * destination's receives returned MGI_DEV_EOF), the first
+     * mgi_ch_attr_t.land_tuples (mgi_ch_query) or mgi_dev_landed tuples
+     * of the buffer hold what landed. The buffer must stay allocated
+     * until the channel is deleted. A source GPU without native peer
+     * atomics to the destination's GPU (PCIe) does not land there. */
+    void *const        *land;
+    const uint64_t     *land_tuples;
 } mgi_ch_params_t;
 
 typedef struct mgi_ch_attr {
@@ -267,6 +284,10 @@ typedef struct mgi_ch_attr {
     uint64_t recv_bytes;
     unsigned nsrc;
     unsigned eof_count[64];   /* EOF records seen per source index (<= 64) */
+    uint64_t land_tuples;     /* a GPU destination with a landing buffer
+                                 (mgi_ch_params_t.land): tuples that
+                                 landed at its start (all of them once
+                                 every source flushed) */
 } mgi_ch_attr_t;
 
 void         mgi_context_params_init(mgi_context_params_t *params);

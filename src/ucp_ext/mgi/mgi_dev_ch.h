@@ -15,7 +15,9 @@
 #define MGI_DRING_PROD_WORDS 4  /* a producer's record of one of its
                                  * rings (mgi_dev_ch_t.dprod): the tail it
                                  * wrote to, the head it last read, the
-                                 * tail it published, a spare word */
+                                 * tail it published, 1 once a
+                                 * reservation in the destination's
+                                 * landing buffer failed */
 
 /* A direct ring (MGI_DIRECT_RINGS=1): the tuples of one user block of a
  * source endpoint for one destination endpoint, in the destination GPU's
@@ -35,6 +37,19 @@ typedef struct mgi_dring {
     uint64_t head;                      /* tuples read (the consumer's) */
     uint8_t  pad1[MGI_RING_LINE - 8];
 } mgi_dring_t;
+
+/* A destination's landing control (mgi_ch_params_t.land), after its
+ * direct rings: sources reserve their runs in its landing buffer by an
+ * atomic add on `cur` (tuples), at system scope. A reservation that does
+ * not fit takes nothing (its tuples go through the ring) and leaves the
+ * complement of its start at `fail` by an atomic max: every later one
+ * fails too, so the tuples that landed are the first min(cur, ~fail)
+ * (fail 0: none failed) of the buffer once every source flushed. */
+typedef struct mgi_dland {
+    uint64_t cur;                       /* tuples reserved */
+    uint64_t fail;                      /* 0, or ~ the first failed start */
+    uint8_t  pad[MGI_RING_LINE - 16];
+} mgi_dland_t;
 
 /* What a kernel needs about one channel on one endpoint; in device memory
  * or passed by value as a kernel argument. */
@@ -92,6 +107,13 @@ typedef struct mgi_dev_ch {
                                        c reads rings c, c + nblocks, ... */
     uint32_t         *dcur;         /* [nblocks] the ring (of the block's)
                                        a receive looks at first */
+    uint64_t         dland_off;     /* bytes from a destination's rings to
+                                       its mgi_dland_t (after the rings) */
+    char *const      *dland;        /* a source: [ndst] each destination's
+                                       landing buffer mapped here, NULL:
+                                       none there; dland NULL: none at
+                                       any destination */
+    const uint64_t   *dland_cap;    /* [ndst] tuples each one holds */
 } mgi_dev_ch_t;
 
 #endif

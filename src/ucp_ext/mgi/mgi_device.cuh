@@ -549,7 +549,88 @@ __device__ static inline int mgi_dev_dring_reserve(const mgi_dev_ch_t *h,
     return 0;
 }
 
-/* Block level, once the block wrote its tuples: each target's new tail,
+#define MGI_DEV_LANDED (~0ull) /* mgi_dev_dring_land: a target's tuples go
+                                * to its landing buffer (no wrap) */
+
+/* This endpoint's landing control (a destination's, mgi_dland_t). */
+__device__ static inline mgi_dland_t *mgi_dev_dland_in(const mgi_dev_ch_t *h)
+{
+    return (mgi_dland_t*)(h->din + h->dland_off);
+}
+
+/* Block level, once the rings have room (mgi_dev_dring_reserve): where
+ * each target j's cnt[j] tuples go, as ptr[j] + ((tail[j] + rank) &
+ * pm[j]) * tuple size (mgi_dev_dring_slot). Into the destination's
+ * landing buffer (mgi_ch_params_t.land) where it has one and a run of
+ * them fits there (tail[j]: where the run starts, pm[j] MGI_DEV_LANDED:
+ * the ring's tail stays), else into the ring. After the first run that
+ * did not fit, the block goes to the ring at once (dprod word 3). The
+ * ring's room was found first, so a send is still all or nothing: a
+ * reservation in a landing buffer is never given back. */
+__device__ static inline void mgi_dev_dring_land(const mgi_dev_ch_t *h,
+                                                 unsigned nt,
+                                                 const uint32_t *di,
+                                                 const uint32_t *cnt,
+                                                 uint64_t *tail, char **ptr,
+                                                 uint64_t *pm)
+{
+    mgi_dland_t *l;
+    uint64_t *st, b;
+    unsigned j;
+
+    for (j = threadIdx.x; j < nt; j += blockDim.x) {
+        ptr[j] = (char*)(mgi_dev_dring_to(h, di[j]) + 1);
+        pm[j]  = h->dcap - 1;
+        if ((h->dland == NULL) || (h->dland[di[j]] == NULL) ||
+            (cnt[j] == 0)) {
+            continue;
+        }
+        st = mgi_dev_dring_prod(h, di[j]);
+        if (st[3] != 0) {
+            continue;                   /* the buffer was full */
+        }
+        l = (mgi_dland_t*)(h->dbase[di[j]] + h->dland_off);
+        b = atomicAdd_system((unsigned long long*)&l->cur, cnt[j]);
+        if (b + cnt[j] <= h->dland_cap[di[j]]) {
+            ptr[j]  = h->dland[di[j]];
+            pm[j]   = MGI_DEV_LANDED;
+            tail[j] = b;
+        } else {
+            atomicMax_system((unsigned long long*)&l->fail, ~b);
+            st[3] = 1;
+        }
+    }
+    __syncthreads();
+}
+
+/* Where a target's tuple of the given rank goes (mgi_dev_dring_land). */
+__device__ static __forceinline__ char *mgi_dev_dring_slot(
+        const char *const *ptr, const uint64_t *pm, const uint64_t *tail,
+        uint32_t slot, uint64_t rank, unsigned ts)
+{
+    return (char*)ptr[slot] + (size_t)((tail[slot] + rank) & pm[slot]) * ts;
+}
+
+/* Tuples that landed in this destination endpoint's landing buffer, at
+ * its start: the whole count once every source's flush was seen (every
+ * receive of the channel's consumers returned MGI_DEV_EOF, or the kernel
+ * after it ended); 0 without a landing buffer. */
+__device__ static inline uint64_t mgi_dev_landed(const mgi_dev_ch_t *h)
+{
+    const mgi_dland_t *l;
+    uint64_t c, f;
+
+    if (!h->direct || (h->din == NULL)) {
+        return 0;
+    }
+    l = mgi_dev_dland_in(h);
+    c = mgi_ld_acq64(&l->cur);
+    f = mgi_ld_acq64(&l->fail);
+    return (f != 0) ? min(c, ~f) : c;
+}
+
+/* Block level, once the block wrote its tuples: each target's new tail
+ * (not of those whose tuples landed, pm: mgi_dev_dring_land),
  * published (mgi_dev_dring_pub) once the tuples not yet published reach
  * h->dpub (0: every time). Fewer releases at system scope: each waits
  * until every store of the block before it has reached its GPU. */
@@ -557,14 +638,15 @@ __device__ static inline void mgi_dev_dring_publish(const mgi_dev_ch_t *h,
                                                     unsigned nt,
                                                     const uint32_t *di,
                                                     const uint32_t *cnt,
-                                                    const uint64_t *tail)
+                                                    const uint64_t *tail,
+                                                    const uint64_t *pm)
 {
     unsigned j;
     uint64_t t;
 
     __syncthreads();
     for (j = threadIdx.x; j < nt; j += blockDim.x) {
-        if (cnt[j] > 0) {
+        if ((cnt[j] > 0) && (pm[j] != MGI_DEV_LANDED)) {
             t = tail[j] + cnt[j];
             mgi_dev_dring_prod(h, di[j])[0] = t;
             if (t - mgi_dev_dring_prod(h, di[j])[2] >= h->dpub) {
@@ -585,6 +667,8 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     __shared__ uint32_t s_cnt[MGI_DEV_TILE_DSTS];  /* all of a target's */
     __shared__ uint32_t s_di[MGI_DEV_TILE_DSTS];
     __shared__ uint64_t s_tail[MGI_DEV_TILE_DSTS];
+    __shared__ char *s_ptr[MGI_DEV_TILE_DSTS];
+    __shared__ uint64_t s_pm[MGI_DEV_TILE_DSTS];
     __shared__ uint32_t s_nbc;                     /* tuples for every */
     const unsigned nd   = h->ndst, ts = h->tuple_size;
     const unsigned tid  = threadIdx.x;
@@ -620,17 +704,18 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     if (!mgi_dev_dring_reserve(h, nd, s_di, s_cnt, s_tail)) {
         return 0;
     }
+    mgi_dev_dring_land(h, nd, s_di, s_cnt, s_tail, s_ptr, s_pm);
     if (bc) {
         for (j = 0; j < nd; ++j) {
-            mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_to(h, j),
-                                            s_tail[j] + s_uni[j] + rb),
+            mgi_copy_bytes(mgi_dev_dring_slot(s_ptr, s_pm, s_tail, j,
+                                              s_uni[j] + rb, ts),
                            tuple, ts);
         }
     } else if (has) {
-        mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_to(h, slot),
-                                        s_tail[slot] + rk), tuple, ts);
+        mgi_copy_bytes(mgi_dev_dring_slot(s_ptr, s_pm, s_tail, slot, rk, ts),
+                       tuple, ts);
     }
-    mgi_dev_dring_publish(h, nd, s_di, s_cnt, s_tail);
+    mgi_dev_dring_publish(h, nd, s_di, s_cnt, s_tail, s_pm);
     return has ? (int)len : 0;
 }
 
@@ -1481,6 +1566,70 @@ __device__ static __forceinline__ uint32_t mgi_dev_tile_map_slot(
     return d;
 }
 
+/* A tile send's first steps, shared by the direct-ring and the batched
+ * tile sends. W > 0: each thread loads its U tuples of the tile's n into
+ * registers (tuple tid + u blockDim.x in v[u WD ..], all loads in flight
+ * at once) and finds each one's slot sl[u] (MGI_DEV_NO_SLOT past n; 0
+ * with one slot). */
+template <unsigned W, unsigned WD, unsigned U, typename F>
+__device__ static __forceinline__ void mgi_dev_tile_load(
+        const mgi_dev_ch_t *h, const char *t, unsigned n, unsigned nslot,
+        F map, uint64_t *v, uint32_t *sl)
+{
+    const unsigned tid   = threadIdx.x, ts = h->tuple_size;
+    const unsigned kw    = h->key_off / 8, ksh = 8 * (h->key_off % 8);
+    const uint64_t kmask = (h->key_size >= 8) ? ~0ull :
+                           (1ull << (8 * h->key_size)) - 1;
+    unsigned i, k, u;
+
+    if (W == 0) {
+        return;
+    }
+#pragma unroll
+    for (k = 0; k < U * WD; ++k) {
+        i    = tid + (k / WD) * blockDim.x;
+        v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) + k % WD) :
+                         0;
+    }
+#pragma unroll
+    for (u = 0; u < U; ++u) {
+        sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
+                (nslot == 1) ? 0 :
+                mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh, kmask);
+    }
+}
+
+/* ... then, with several slots, the tile's tuples counted per slot into
+ * s_cnt (zeroed before the barrier the caller passed): W > 0 from the
+ * registers, each tuple's rank among its slot's into rk[u]; W = 0 read
+ * from the tile. */
+template <unsigned W, unsigned U>
+__device__ static __forceinline__ void mgi_dev_tile_count(
+        const mgi_dev_ch_t *h, const char *t, unsigned n, int dst,
+        unsigned nslot, const uint32_t *sl, uint32_t *rk, uint32_t *s_cnt)
+{
+    const unsigned mask = mgi_dev_block_warp_mask();
+    unsigned base, i, u;
+
+    if (nslot <= 1) {
+        return;
+    }
+    if (W > 0) {
+#pragma unroll
+        for (u = 0; u < U; ++u) {
+            rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
+        }
+        return;
+    }
+    for (base = 0; base < n; base += blockDim.x) {
+        i = base + threadIdx.x;
+        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
+                                              h, t + (size_t)i * h->tuple_size,
+                                              dst) :
+                                          MGI_DEV_NO_SLOT, s_cnt);
+    }
+}
+
 /* A tuple of WD 8-byte words from registers into its ring slot: 16-byte
  * stores where WD is even (the slot is aligned to them then: rings start
  * on MGI_RING_LINE boundaries, slots at multiples of the tuple size), so
@@ -1531,15 +1680,14 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
     __shared__ uint32_t s_run[MGI_DEV_TILE_DSTS];
     __shared__ uint32_t s_di[MGI_DEV_TILE_DSTS];
     __shared__ uint64_t s_tail[MGI_DEV_TILE_DSTS];
+    __shared__ char *s_ptr[MGI_DEV_TILE_DSTS];
+    __shared__ uint64_t s_pm[MGI_DEV_TILE_DSTS];
     const unsigned ts    = h->tuple_size;
     const unsigned nslot = mgi_dev_tile_nslot(h, dst);
     const unsigned nt    = (nslot > 1) ? nslot : (dst >= 0) ? 1 : h->ndst;
     const unsigned tid   = threadIdx.x;
     const unsigned mask  = mgi_dev_block_warp_mask();
     const char *const t  = (const char*)tuples;
-    const unsigned kw    = h->key_off / 8, ksh = 8 * (h->key_off % 8);
-    const uint64_t kmask = (h->key_size >= 8) ? ~0ull :
-                           (1ull << (8 * h->key_size)) - 1;
     uint64_t v[U * WD];
     uint32_t sl[U], rk[U], slot;
     unsigned i, j, u, k, base;
@@ -1549,20 +1697,8 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
     n = min(n, h->dcap);
     if (W > 0) {
         n = min(n, U * blockDim.x);
-#pragma unroll
-        for (k = 0; k < U * WD; ++k) {
-            i    = tid + (k / WD) * blockDim.x;
-            v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) +
-                               k % WD) : 0;
-        }
-#pragma unroll
-        for (u = 0; u < U; ++u) {
-            sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
-                    (nslot == 1) ? 0 :
-                    mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh,
-                                              kmask);
-        }
     }
+    mgi_dev_tile_load<W, WD, U>(h, t, n, nslot, map, v, sl);
     for (j = tid; j < nt; j += blockDim.x) {
         s_cnt[j] = (nslot == 1) ? n : 0;
         s_run[j] = 0;
@@ -1572,23 +1708,12 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
         s_di[0] = mgi_dev_dring_index(h, dst);
     }
     __syncthreads();
-    if ((W > 0) && (nslot > 1)) {
-#pragma unroll
-        for (u = 0; u < U; ++u) {
-            rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
-        }
-    }
-    for (base = 0; (W == 0) && (nslot > 1) && (base < n);
-         base += blockDim.x) {
-        i = base + tid;
-        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
-                                              h, t + (size_t)i * ts, dst) :
-                                          MGI_DEV_NO_SLOT, s_cnt);
-    }
+    mgi_dev_tile_count<W, U>(h, t, n, dst, nslot, sl, rk, s_cnt);
     __syncthreads();
     if (!mgi_dev_dring_reserve(h, nt, s_di, s_cnt, s_tail)) {
         return 0;
     }
+    mgi_dev_dring_land(h, nt, s_di, s_cnt, s_tail, s_ptr, s_pm);
     if (W > 0) {
 #pragma unroll
         for (u = 0; u < U; ++u) {
@@ -1597,10 +1722,10 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
             }
             for (j = 0; j < ((nslot > 1) ? 1 : nt); ++j) {
                 slot = (nslot > 1) ? sl[u] : j;
-                at   = mgi_dev_dring_at(h, mgi_dev_dring_to(h, s_di[slot]),
-                                        s_tail[slot] +
-                                        ((nslot > 1) ? rk[u] :
-                                                       tid + u * blockDim.x));
+                at   = mgi_dev_dring_slot(s_ptr, s_pm, s_tail, slot,
+                                          (nslot > 1) ? rk[u] :
+                                                        tid + u * blockDim.x,
+                                          ts);
                 mgi_dev_dring_put<WD>(at, &v[u * WD]);
             }
         }
@@ -1613,12 +1738,11 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
         for (j = 0; (slot != MGI_DEV_NO_SLOT) &&
                     (j < ((nslot > 1) ? 1 : nt)); ++j) {
             u = (nslot > 1) ? slot : j;
-            mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_to(h, s_di[u]),
-                                            s_tail[u] + k),
+            mgi_copy_bytes(mgi_dev_dring_slot(s_ptr, s_pm, s_tail, u, k, ts),
                            t + (size_t)i * ts, ts);
         }
     }
-    mgi_dev_dring_publish(h, nt, s_di, s_cnt, s_tail);
+    mgi_dev_dring_publish(h, nt, s_di, s_cnt, s_tail, s_pm);
     for (i = tid; (counts != NULL) && (i < nslot);
          i += blockDim.x) {
         if (s_cnt[i] > 0) {
@@ -1681,9 +1805,6 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     const unsigned mask  = mgi_dev_block_warp_mask();
     const char *const t  = (const char*)tuples;
     mgi_ring_t *const r  = mgi_dev_stage(h);
-    const unsigned kw    = h->key_off / 8, ksh = 8 * (h->key_off % 8);
-    const uint64_t kmask = (h->key_size >= 8) ? ~0ull :
-                           (1ull << (8 * h->key_size)) - 1;
     uint64_t v[U * WD];
     uint32_t sl[U], rk[U];
     uint32_t total, slot, rank, used, one, mkey = 0, mark = 0;
@@ -1700,21 +1821,8 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     if (n == 0) {
         return 0;                           /* a tuple exceeds a segment */
     }
-    if (W > 0) {
-        /* tuple tid + u * blockDim.x in v[u * W ..]: the loads first */
-#pragma unroll
-        for (k = 0; k < U * WD; ++k) {
-            i    = tid + (k / WD) * blockDim.x;
-            v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) +
-                               k % WD) : 0;
-        }
-#pragma unroll
-        for (u = 0; u < U; ++u) {
-            sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
-                    mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh,
-                                              kmask);
-        }
-    }
+    /* the loads first, in flight during the count */
+    mgi_dev_tile_load<W, WD, U>(h, t, n, nslot, map, v, sl);
     for (i = tid; i < nslot; i += blockDim.x) {
         s_cnt[i] = (nslot == 1) ? n : 0;
         s_run[i] = 0;
@@ -1722,19 +1830,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
     __syncthreads();                        /* s_at1 read by all */
     /* 1. tuples per destination; from registers, each tuple's rank
      * among its destination's is what the count handed it */
-    if (W > 0) {
-#pragma unroll
-        for (u = 0; u < U; ++u) {
-            rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
-        }
-    }
-    for (base = 0; (W == 0) && (nslot > 1) && (base < n);
-         base += blockDim.x) {
-        i = base + tid;
-        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
-                                              h, t + (size_t)i * ts, dst) :
-                                          MGI_DEV_NO_SLOT, s_cnt);
-    }
+    mgi_dev_tile_count<W, U>(h, t, n, dst, nslot, sl, rk, s_cnt);
     __syncthreads();
     if ((tid == 0) && (ng == 1)) {
         /* mgi_dev_tile_layout for one group, in registers: through
