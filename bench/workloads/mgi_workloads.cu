@@ -565,6 +565,11 @@ typedef struct {
     unsigned long long rsum;                   /* fused: hashes taken */
     unsigned           flags;
     unsigned           eof_blocks;             /* blocks that read EOF */
+    unsigned           top;                    /* set before the kernel:
+                                                * received tuples go to
+                                                * recv from its end (a
+                                                * landing buffer fills it
+                                                * from the start) */
     unsigned long long prof[WL_P_N];           /* with MGI_WL_MGI_PROFILE */
     /* and when (%globaltimer, ns) blocks started, ended sending and read
      * EOF: the first as ~max(~t), the last as max(t) */
@@ -596,6 +601,13 @@ typedef struct {
                                              * send; 0: one per send */
     unsigned       timeout_ms;              /* MGI_TIMEOUT_MS */
     unsigned       profile;                 /* MGI_WL_MGI_PROFILE */
+    unsigned       land;                    /* MGI_WL_MGI_LAND: with
+                                             * direct rings, the shuffles
+                                             * that copy out (Exchange, the
+                                             * patterns) give the channel
+                                             * their receive buffer as its
+                                             * landing buffer */
+    int            direct;                  /* MGI_DIRECT_RINGS asked */
     unsigned long long prof[WL_P_N];        /* its sums over shuffles */
     double         when_us[2 * WL_T_N];     /* first, last of each WL_T_*
                                              * after the first start, */
@@ -1293,7 +1305,7 @@ static __device__ int wl_mgi_recv(const mgi_dev_ch_t *h, mgi_wl_tuple_t *recv,
                     atomicOr(&res->flags, (unsigned)WL_MGI_OVERFLOW);
                     return NULL;
                 }
-                return recv + base;
+                return res->top ? recv + (cap - base - k) : recv + base;
             });
     } else {
         n = mgi_dev_recv_block_each(h, rmax,
@@ -1861,13 +1873,15 @@ static int wl_mgi_init(wl_rank_t *w)
           (wl_env_uint(w, "MGI_WL_MGI_DYNAMIC", 1, 1, &m->dynamic) == 0) &&
           (wl_env_uint(w, "MGI_WL_MGI_FUSE", WL_FUSE_JOIN, WL_FUSE_ALL,
                        &m->fuse) == 0) &&
-          (wl_env_uint(w, "MGI_WL_MGI_PROFILE", 0, 1, &m->profile) == 0);
+          (wl_env_uint(w, "MGI_WL_MGI_PROFILE", 0, 1, &m->profile) == 0) &&
+          (wl_env_uint(w, "MGI_WL_MGI_LAND", 1, 1, &m->land) == 0);
     if (ok && (m->recv_tuples == 0)) {
         fprintf(stderr, "mgi_workloads rank %d: MGI_WL_MGI_RECV_TUPLES=0: "
                 "a receive call must take at least one tuple\n", w->me);
         ok = 0;
     }
     mgi_context_params_init(&p);
+    m->direct = (p.direct_rings != 0);
     if (getenv("MGI_TUPLE_SIZE") == NULL) {
         p.tuple_size = sizeof(mgi_wl_tuple_t);
     }
@@ -2030,7 +2044,7 @@ static int wl_wait_stream(wl_rank_t *w, double timeout_ms, const char *what)
                     "after %.0f s\n", w->me, what, timeout_ms / 1e3);
             return -1;
         }
-        usleep(50);
+        usleep(10);     /* 50: up to that much on every shuffle's time */
     }
     if (e != cudaSuccess) {
         fprintf(stderr, "mgi_workloads rank %d: %s: %s\n", w->me, what,
@@ -2060,15 +2074,27 @@ static int wl_mgi_consumer(const wl_rank_t *w, int tiled, int orders)
     }
 }
 
-/* A channel for one table's shuffle (collective): every rank's endpoint
+/* Does table t's shuffle land its tuples in t->recv (MGI_WL_MGI_LAND,
+ * direct rings, a consumer that copies them out)? */
+static int wl_mgi_lands(const wl_rank_t *w, const wl_table_t *t)
+{
+    return w->mgi.land && w->mgi.direct &&
+           (wl_mgi_consumer(w, 1, t == &w->o) == WL_C_COPY);
+}
+
+/* A channel for table t's shuffle (collective): every rank's endpoint
  * as source and destination, schema {int64 key, int64 val}, the key as
- * partition key. */
-static int wl_mgi_open(wl_rank_t *w, mgi_ch_id_t *ch, mgi_dev_ch_t *h)
+ * partition key; t->recv its landing buffer where wl_mgi_lands. */
+static int wl_mgi_open(wl_rank_t *w, const wl_table_t *t, mgi_ch_id_t *ch,
+                       mgi_dev_ch_t *h)
 {
     wl_mgi_t *m = &w->mgi;
+    void *land[MGI_WL_MAX_RANKS];
+    uint64_t land_tuples[MGI_WL_MAX_RANKS];
     mgi_schema_t schema;
     mgi_ch_params_t cp;
     ucs_status_t status;
+    int d;
 
     memset(&schema, 0, sizeof(schema));
     schema.nattrs       = 2;
@@ -2081,6 +2107,15 @@ static int wl_mgi_open(wl_rank_t *w, mgi_ch_id_t *ch, mgi_dev_ch_t *h)
     cp.ndst     = w->G;
     cp.schema   = &schema;
     cp.part_key = 0;
+    if (wl_mgi_lands(w, t)) {
+        /* only this rank's entry is read */
+        for (d = 0; d < w->G; ++d) {
+            land[d]        = (d == w->me) ? (void*)t->recv : NULL;
+            land_tuples[d] = t->cap;
+        }
+        cp.land        = land;
+        cp.land_tuples = land_tuples;
+    }
     status = mgi_ch_create(m->ctx, &cp, ch);
     if (status != UCS_OK) {
         /* collective: every rank got the same answer */
@@ -2094,6 +2129,42 @@ static int wl_mgi_open(wl_rank_t *w, mgi_ch_id_t *ch, mgi_dev_ch_t *h)
                 w->me, ucs_status_string(status));
         return -1;
     }
+    return 0;
+}
+
+/* After a shuffle that landed (res->top): the tuples in the landing
+ * buffer, at t->recv's start, and those received from the rings, at its
+ * end, made one run from its start (the second part moved down, in pieces
+ * that do not overlap); res->received counts both.  Both parts in the
+ * buffer: WL_MGI_OVERFLOW otherwise. */
+static int wl_mgi_landed(wl_rank_t *w, wl_table_t *t, mgi_ch_id_t ch,
+                         wl_mgi_res_t *res)
+{
+    const uint64_t r = res->received;
+    mgi_ch_attr_t attr;
+    ucs_status_t status;
+    uint64_t src, dst, k, c;
+
+    status = mgi_ch_query(w->mgi.ctx, ch, w->mgi.ep, &attr);
+    if (status != UCS_OK) {
+        fprintf(stderr, "mgi_workloads rank %d: mgi_ch_query: %s\n", w->me,
+                ucs_status_string(status));
+        return -1;
+    }
+    if (attr.land_tuples + r > t->cap) {
+        res->flags |= WL_MGI_OVERFLOW;
+        return 0;
+    }
+    src = t->cap - r;
+    dst = attr.land_tuples;
+    for (k = 0; (k < r) && (src > dst); k += c) {
+        c = std::min(r - k, src - dst);
+        WL_CUDA(cudaMemcpyAsync(t->recv + dst + k, t->recv + src + k,
+                                c * sizeof(*t->recv),
+                                cudaMemcpyDeviceToDevice, w->stream));
+    }
+    WL_CUDA(cudaStreamSynchronize(w->stream));
+    res->received = attr.land_tuples + r;
     return 0;
 }
 
@@ -2128,10 +2199,13 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
         h             = m->next_h;
         m->next_ready = 0;
     } else {
-        WL_CHECK(wl_mgi_open(w, &ch, &h));
+        WL_CHECK(wl_mgi_open(w, t, &ch, &h));
     }
     t1 = wl_now_ms();
     WL_CUDA(cudaMemsetAsync(m->d_res, 0, sizeof(*m->d_res), w->stream));
+    res->top = (unsigned)wl_mgi_lands(w, t);
+    WL_CUDA(cudaMemcpyAsync(&m->d_res->top, &res->top, sizeof(res->top),
+                            cudaMemcpyHostToDevice, w->stream));
     /* tile sends where the channel tells each tuple's destination (the
      * key, or rank 1 for point-to-point), or the pattern's rule does
      * (many-to-one: mgi_dev_send_block_tile_map, where its channel fits
@@ -2166,7 +2240,10 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
                                        tdst) ? sl : WL_SEND_GENERIC)<<<
             m->blocks, m->threads, 0, w->stream>>>(
             h, t->in, t->n_in, pat, by_key, w->me, w->G, dsts, tdst,
-            t->recv, t->cap, m->d_res, m->recv_every,
+            t->recv, t->cap, m->d_res,
+            /* landing: only what does not fit comes through the rings,
+             * and a send that finds its ring full receives */
+            res->top ? 0u : m->recv_every,
             m->recv_tuples * (unsigned)sizeof(mgi_wl_tuple_t),
             (unsigned long long)m->timeout_ms * 1000000ull, m->tile,
             m->dynamic, w->table, w->table_size - 1, w->d_acc);
@@ -2174,7 +2251,7 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     if (orders && (w->opts->op == WL_OP_JOIN)) {
         /* the lineitem channel, while this kernel runs (collective: every
          * rank shuffles its orders now) */
-        WL_CHECK(wl_mgi_open(w, &m->next_ch, &m->next_h));
+        WL_CHECK(wl_mgi_open(w, &w->l, &m->next_ch, &m->next_h));
         m->next_ready = 1;
     }
     WL_CUDA(cudaMemcpyAsync(res, m->d_res, sizeof(*res),
@@ -2186,6 +2263,10 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     }
     t2   = wl_now_ms();
     want = wl_mgi_expected(w, orders);
+    if (res->top && (res->flags == 0) &&
+        (wl_mgi_landed(w, t, ch, res) != 0)) {
+        return -1;
+    }
     if (res->flags != 0) {
         snprintf(why, sizeof(why), "%s%s%s%s%s",
                  (res->flags & WL_MGI_LATE_SEND) ? " send timed out" : "",
