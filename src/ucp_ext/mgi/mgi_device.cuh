@@ -1582,20 +1582,20 @@ __device__ static __forceinline__ void mgi_dev_tile_load(
                            (1ull << (8 * h->key_size)) - 1;
     unsigned i, k, u;
 
-    if (W == 0) {
-        return;
-    }
+    if constexpr (W > 0) {
 #pragma unroll
-    for (k = 0; k < U * WD; ++k) {
-        i    = tid + (k / WD) * blockDim.x;
-        v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) + k % WD) :
-                         0;
-    }
+        for (k = 0; k < U * WD; ++k) {
+            i    = tid + (k / WD) * blockDim.x;
+            v[k] = (i < n) ? *((const uint64_t*)(t + (size_t)i * ts) +
+                               k % WD) : 0;
+        }
 #pragma unroll
-    for (u = 0; u < U; ++u) {
-        sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
-                (nslot == 1) ? 0 :
-                mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh, kmask);
+        for (u = 0; u < U; ++u) {
+            sl[u] = (tid + u * blockDim.x >= n) ? MGI_DEV_NO_SLOT :
+                    (nslot == 1) ? 0 :
+                    mgi_dev_tile_map_slot<WD>(h, map, &v[u * WD], kw, ksh,
+                                              kmask);
+        }
     }
 }
 
@@ -1614,19 +1614,19 @@ __device__ static __forceinline__ void mgi_dev_tile_count(
     if (nslot <= 1) {
         return;
     }
-    if (W > 0) {
+    if constexpr (W > 0) {
 #pragma unroll
         for (u = 0; u < U; ++u) {
             rk[u] = mgi_dev_warp_take(mask, sl[u], s_cnt);
         }
-        return;
-    }
-    for (base = 0; base < n; base += blockDim.x) {
-        i = base + threadIdx.x;
-        mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
-                                              h, t + (size_t)i * h->tuple_size,
-                                              dst) :
-                                          MGI_DEV_NO_SLOT, s_cnt);
+    } else {
+        for (base = 0; base < n; base += blockDim.x) {
+            i = base + threadIdx.x;
+            mgi_dev_warp_take(mask, (i < n) ? mgi_dev_tile_slot(
+                                                  h, t + (size_t)i *
+                                                        h->tuple_size, dst) :
+                                              MGI_DEV_NO_SLOT, s_cnt);
+        }
     }
 }
 
