@@ -42,6 +42,10 @@
 #                    go; 0: each its own share
 #   MGI_WL_MGI_FUSE  operators whose step runs in the shuffle's receives:
 #                    1 (default) the Join, 2 GroupBy too, 0 none
+#   MGI_WL_MGI_LAND  1 (default): with direct rings, the shuffles that copy
+#                    out (Exchange, the patterns) land their tuples in the
+#                    receive buffer (mgi_ch_params_t.land); 0: through the
+#                    rings
 #   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
 #                    (default 8; 0: only when its stage ring is full)
 #                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
