@@ -272,8 +272,11 @@ typedef struct mgi_ch_params {
      * destination's receives returned MGI_DEV_EOF), the first
      * mgi_ch_attr_t.land_tuples (mgi_ch_query) or mgi_dev_landed tuples
      * of the buffer hold what landed. The buffer must stay allocated
-     * until the channel is deleted. A source GPU without native peer
-     * atomics to the destination's GPU (PCIe) does not land there. */
+     * until the channel is deleted; other processes keep their mapping
+     * of its allocation (CUDA IPC) until mgi_context_destroy, so a
+     * buffer used for many channels is mapped once. A source GPU without
+     * native peer atomics to the destination's GPU (PCIe) does not land
+     * there. */
     void *const        *land;
     const uint64_t     *land_tuples;
 } mgi_ch_params_t;
