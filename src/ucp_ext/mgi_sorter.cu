@@ -106,6 +106,10 @@ typedef struct mgi_gpu_ep {
      * zeroed; freed once the sorter stopped */
     mgi_gpu_dpool_t  *dpool;
     unsigned         ndpool, dpool_cap;
+    /* sources' records (mgi_gpu_ch_t.dout) of deleted channels, for the
+     * next of their size (no cudaMalloc at a create; ipc unused) */
+    mgi_gpu_dpool_t  *opool;
+    unsigned         nopool, opool_cap;
     /* pinned host memory a delete copies the direct rings' headers into
      * (a strided copy into pageable memory took 0.04-0.39 ms) */
     void             *dhdr;
@@ -134,6 +138,7 @@ typedef struct mgi_gpu_ch {
     void          *din;             /* ... in this GPU's memory, then */
     uint32_t      *dcur;            /* [nblocks] consumers' cursors */
     size_t        din_len;          /* bytes of both */
+    size_t        dout_len;         /* bytes of dout */
     uint8_t       din_ipc[64];      /* its CUDA IPC handle */
     void          *dout;            /* a source: dbase[ndst], then
                                      * dprod[ndst * nblocks *
@@ -147,6 +152,7 @@ typedef struct mgi_gpu_ch {
 } mgi_gpu_ch_t;
 
 static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc);
+static void mgi_gpu_opool_put(mgi_ep_t *ep, void *p, size_t len);
 
 __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
 {
@@ -212,6 +218,42 @@ static void mgi_gpu_leave(mgi_gpu_dev_guard_t *g)
 static inline mgi_gpu_ep_t *mgi_gpu_ep(mgi_ep_t *ep)
 {
     return (mgi_gpu_ep_t*)ep->gpu;
+}
+
+/* Queue a write of `len` bytes of a device table on the control stream
+ * (src may go at once: a copy from pageable memory returns once staged);
+ * the stream keeps the order of such writes, mgi_gpu_ctl_sync waits for
+ * them. */
+static ucs_status_t mgi_gpu_poke_nb(mgi_ep_t *ep, void *dev, const void *src,
+                                    size_t len)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemcpyAsync(dev, src, len,
+                                               cudaMemcpyHostToDevice,
+                                               g->ctl), "ep %u", ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    return status;
+}
+
+static ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    return status;
 }
 
 /* Write `len` bytes of a device table while the sorter may run. */
@@ -592,6 +634,9 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         for (i = 0; i < g->ndpool; ++i) {
             cudaFree(g->dpool[i].mem);
         }
+        for (i = 0; i < g->nopool; ++i) {
+            cudaFree(g->opool[i].mem);
+        }
         for (i = 0; i < ep->ctx->params.max_channels; ++i) {
             cudaFree(g->dch_slot[i]); /* NULL: nothing */
         }
@@ -612,6 +657,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     free(g->deferred);
     free(g->pool);
     free(g->dpool);
+    free(g->opool);
     free(g->dch_slot);
     pthread_mutex_destroy(&g->pool_lock);
     free(g);
@@ -1213,8 +1259,8 @@ __global__ void mgi_gpu_finals_init_kernel(mgi_gpu_rings_arg_t a,
 
 /* n fresh final rings: pooled ones the sorter went past (it answered
  * their quiesce request, as mgi_ch_reap waits for), else new device
- * memory; all initialized by one kernel launch
- * per MGI_GPU_INIT_RINGS. Loaded from a host image each (a memset of the
+ * memory; all initialized by one kernel launch per MGI_GPU_INIT_RINGS on
+ * the control stream. Loaded from a host image each (a memset of the
  * ring and two copies), they cost a channel ~35 us a final ring on one
  * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). */
 static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
@@ -1260,10 +1306,8 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
         status = MGI_CUDA_CALL(cudaGetLastError(), "ep %u: initializing "
                                "%u final rings", ep->id, m);
     }
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
-    }
+    /* no wait here: the channel's blob and table entry follow on the same
+     * stream (mgi_gpu_ch_load), which waits for all of it */
     mgi_gpu_leave(&guard);
 out:
     if (status != UCS_OK) {
@@ -1319,7 +1363,8 @@ static ucs_status_t mgi_gpu_ch_load(mgi_ep_t *ep, mgi_channel_t *ch)
     img->eof_sources = img->final_lock + nfin;
     memcpy(img + 1, gc->final, nfin * sizeof(*gc->final));
     gc->dch = dev;
-    status  = mgi_gpu_poke(ep, dev, img, len);
+    /* the blob, then its pointer in the table: in the stream's order */
+    status  = mgi_gpu_poke_nb(ep, dev, img, len);
     free(img);
     if (status == UCS_OK) {
         status = mgi_gpu_poke(ep, &g->chs[ch->id], &dev, sizeof(dev));
@@ -1407,13 +1452,13 @@ ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
             }
             slot = (int16_t)route->slot;
         }
-        status = mgi_gpu_poke(ep, &g->dst_slot[ch->dst[i]], &slot,
-                              sizeof(slot));
+        status = mgi_gpu_poke_nb(ep, &g->dst_slot[ch->dst[i]], &slot,
+                                 sizeof(slot));
         if (status != UCS_OK) {
             return status;
         }
     }
-    return UCS_OK;
+    return mgi_gpu_ctl_sync(ep);
 }
 
 /* A destination's direct rings: each flushed (EOF) and read to its end? */
@@ -1555,7 +1600,7 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
     mgi_gpu_ch_unpublish(ep, ch);
     mgi_gpu_finals_put(ep, gc->final, gc->nfinal, gc->unpub_mark);
     mgi_gpu_dpool_put(ep, gc);
-    mgi_gpu_dev_free(ep, gc->dout);
+    mgi_gpu_opool_put(ep, gc->dout, gc->dout_len);
     free(gc->final); /* gc->dch stays in its id's slot */
     free(gc);
     ch->gpu[ep->index] = NULL;
@@ -1678,6 +1723,53 @@ static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc)
     pthread_mutex_unlock(&g->pool_lock);
     mgi_gpu_dev_free(ep, drop);         /* NULL: kept */
     gc->din = NULL;
+}
+
+/* A deleted channel's source records back to the endpoint (freed, i.e.
+ * deferred while the sorter runs, without room to keep them), and one of
+ * `len` bytes for a new channel, NULL if none is kept. */
+static void mgi_gpu_opool_put(mgi_ep_t *ep, void *p, size_t len)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dpool_t *np;
+    unsigned cap;
+
+    if (p == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&g->pool_lock);
+    if (g->nopool == g->opool_cap) {
+        cap = g->opool_cap * 2 + 4;
+        np  = (mgi_gpu_dpool_t*)realloc(g->opool, cap * sizeof(*np));
+        if (np != NULL) {
+            g->opool     = np;
+            g->opool_cap = cap;
+        }
+    }
+    if (g->nopool < g->opool_cap) {
+        g->opool[g->nopool].mem   = p;
+        g->opool[g->nopool++].len = len;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&g->pool_lock);
+    mgi_gpu_dev_free(ep, p);            /* NULL: kept */
+}
+
+static void *mgi_gpu_opool_get(mgi_ep_t *ep, size_t len)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    void *p         = NULL;
+    unsigned k;
+
+    pthread_mutex_lock(&g->pool_lock);
+    for (k = 0; (k < g->nopool) && (g->opool[k].len != len); ++k) {
+    }
+    if (k < g->nopool) {
+        p           = g->opool[k].mem;
+        g->opool[k] = g->opool[--g->nopool];
+    }
+    pthread_mutex_unlock(&g->pool_lock);
+    return p;
 }
 
 ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
@@ -1864,7 +1956,11 @@ ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
     gc->dland_off = (uint64_t)nin * stride;
     /* its image here, then one copy: the records zeroed with it */
     img = (char**)calloc(1, len);
-    gc->dout = (img != NULL) ? mgi_gpu_dev_alloc(ep, len) : NULL;
+    gc->dout = (img != NULL) ? mgi_gpu_opool_get(ep, len) : NULL;
+    if ((img != NULL) && (gc->dout == NULL)) {
+        gc->dout = mgi_gpu_dev_alloc(ep, len);
+    }
+    gc->dout_len = len;
     if (gc->dout == NULL) {
         free(img);
         free(lv);
