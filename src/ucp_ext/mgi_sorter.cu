@@ -73,6 +73,12 @@ typedef struct mgi_gpu_dpool {
     uint8_t ipc[64];            /* its CUDA IPC handle */
 } mgi_gpu_dpool_t;
 
+/* Such kept device memory of an endpoint (under its pool_lock). */
+typedef struct mgi_gpu_mpool {
+    mgi_gpu_dpool_t *e;
+    unsigned        n, cap;
+} mgi_gpu_mpool_t;
+
 /* Host state of a GPU endpoint (ep->gpu). */
 typedef struct mgi_gpu_ep {
     int              device;
@@ -104,12 +110,10 @@ typedef struct mgi_gpu_ep {
      * channel of the same size: no allocation, no new CUDA IPC handle (so
      * other processes' mappings of it are reused), only the ring headers
      * zeroed; freed once the sorter stopped */
-    mgi_gpu_dpool_t  *dpool;
-    unsigned         ndpool, dpool_cap;
+    mgi_gpu_mpool_t  dpool;
     /* sources' records (mgi_gpu_ch_t.dout) of deleted channels, for the
      * next of their size (no cudaMalloc at a create; ipc unused) */
-    mgi_gpu_dpool_t  *opool;
-    unsigned         nopool, opool_cap;
+    mgi_gpu_mpool_t  opool;
     /* pinned host memory a delete copies the direct rings' headers into
      * (a strided copy into pageable memory took 0.04-0.39 ms) */
     void             *dhdr;
@@ -260,22 +264,9 @@ static ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep)
 static ucs_status_t mgi_gpu_poke(mgi_ep_t *ep, void *dev, const void *src,
                                  size_t len)
 {
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dev_guard_t guard;
-    ucs_status_t status;
+    ucs_status_t status = mgi_gpu_poke_nb(ep, dev, src, len);
 
-    status = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemcpyAsync(dev, src, len,
-                                               cudaMemcpyHostToDevice,
-                                               g->ctl), "ep %u", ep->id);
-    }
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    return status;
+    return (status == UCS_OK) ? mgi_gpu_ctl_sync(ep) : status;
 }
 
 void mgi_gpu_bind_thread(int device)
@@ -631,11 +622,11 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         for (i = 0; i < g->npool; ++i) {
             cudaFree(g->pool[i].ring);
         }
-        for (i = 0; i < g->ndpool; ++i) {
-            cudaFree(g->dpool[i].mem);
+        for (i = 0; i < g->dpool.n; ++i) {
+            cudaFree(g->dpool.e[i].mem);
         }
-        for (i = 0; i < g->nopool; ++i) {
-            cudaFree(g->opool[i].mem);
+        for (i = 0; i < g->opool.n; ++i) {
+            cudaFree(g->opool.e[i].mem);
         }
         for (i = 0; i < ep->ctx->params.max_channels; ++i) {
             cudaFree(g->dch_slot[i]); /* NULL: nothing */
@@ -656,8 +647,8 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     pthread_mutex_destroy(&g->dhdr_lock);
     free(g->deferred);
     free(g->pool);
-    free(g->dpool);
-    free(g->opool);
+    free(g->dpool.e);
+    free(g->opool.e);
     free(g->dch_slot);
     pthread_mutex_destroy(&g->pool_lock);
     free(g);
@@ -1691,85 +1682,85 @@ static void *mgi_gpu_dev_zalloc(mgi_ep_t *ep, size_t len)
     return p;
 }
 
+/* Kept device memory: mem (`len` bytes, its IPC handle ipc or NULL) into
+ * the pool, or freed (deferred while the sorter runs) without room to
+ * keep it; one of `len` bytes out of it (its handle into ipc), NULL if
+ * none is kept. */
+static void mgi_gpu_pool_keep(mgi_ep_t *ep, mgi_gpu_mpool_t *pool,
+                              void *mem, size_t len, const uint8_t *ipc)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    mgi_gpu_dpool_t *np;
+    unsigned cap;
+
+    pthread_mutex_lock(&g->pool_lock);
+    if (pool->n == pool->cap) {
+        cap = pool->cap * 2 + 4;
+        np  = (mgi_gpu_dpool_t*)realloc(pool->e, cap * sizeof(*np));
+        if (np != NULL) {
+            pool->e   = np;
+            pool->cap = cap;
+        }
+    }
+    if (pool->n < pool->cap) {
+        pool->e[pool->n].mem = mem;
+        pool->e[pool->n].len = len;
+        if (ipc != NULL) {
+            memcpy(pool->e[pool->n].ipc, ipc, sizeof(pool->e[0].ipc));
+        }
+        ++pool->n;
+        mem = NULL;
+    }
+    pthread_mutex_unlock(&g->pool_lock);
+    mgi_gpu_dev_free(ep, mem);          /* NULL: kept */
+}
+
+static void *mgi_gpu_pool_take(mgi_ep_t *ep, mgi_gpu_mpool_t *pool,
+                               size_t len, uint8_t *ipc)
+{
+    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
+    void *mem       = NULL;
+    unsigned k;
+
+    pthread_mutex_lock(&g->pool_lock);
+    for (k = 0; (k < pool->n) && (pool->e[k].len != len); ++k) {
+    }
+    if (k < pool->n) {
+        mem = pool->e[k].mem;
+        if (ipc != NULL) {
+            memcpy(ipc, pool->e[k].ipc, sizeof(pool->e[0].ipc));
+        }
+        pool->e[k] = pool->e[--pool->n];
+    }
+    pthread_mutex_unlock(&g->pool_lock);
+    return mem;
+}
+
 /* A deleted channel's direct rings back to the endpoint's pool (its
  * sources flushed and its consumers read them: mgi_ch_delete checked; or
  * the context goes). Without room to keep them, they are freed. */
 static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc)
 {
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    void *drop      = gc->din;
-    mgi_gpu_dpool_t *np;
-    unsigned cap;
-
     if (gc->din == NULL) {
         return;
     }
-    pthread_mutex_lock(&g->pool_lock);
-    if (g->ndpool == g->dpool_cap) {
-        cap = g->dpool_cap * 2 + 4;
-        np  = (mgi_gpu_dpool_t*)realloc(g->dpool, cap * sizeof(*np));
-        if (np != NULL) {
-            g->dpool     = np;
-            g->dpool_cap = cap;
-        }
-    }
-    if (g->ndpool < g->dpool_cap) {
-        g->dpool[g->ndpool].mem = gc->din;
-        g->dpool[g->ndpool].len = gc->din_len;
-        memcpy(g->dpool[g->ndpool].ipc, gc->din_ipc, sizeof(gc->din_ipc));
-        ++g->ndpool;
-        drop = NULL;
-    }
-    pthread_mutex_unlock(&g->pool_lock);
-    mgi_gpu_dev_free(ep, drop);         /* NULL: kept */
+    mgi_gpu_pool_keep(ep, &mgi_gpu_ep(ep)->dpool, gc->din, gc->din_len,
+                      gc->din_ipc);
     gc->din = NULL;
 }
 
-/* A deleted channel's source records back to the endpoint (freed, i.e.
- * deferred while the sorter runs, without room to keep them), and one of
+/* A deleted channel's source records back to the endpoint, and one of
  * `len` bytes for a new channel, NULL if none is kept. */
 static void mgi_gpu_opool_put(mgi_ep_t *ep, void *p, size_t len)
 {
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dpool_t *np;
-    unsigned cap;
-
-    if (p == NULL) {
-        return;
+    if (p != NULL) {
+        mgi_gpu_pool_keep(ep, &mgi_gpu_ep(ep)->opool, p, len, NULL);
     }
-    pthread_mutex_lock(&g->pool_lock);
-    if (g->nopool == g->opool_cap) {
-        cap = g->opool_cap * 2 + 4;
-        np  = (mgi_gpu_dpool_t*)realloc(g->opool, cap * sizeof(*np));
-        if (np != NULL) {
-            g->opool     = np;
-            g->opool_cap = cap;
-        }
-    }
-    if (g->nopool < g->opool_cap) {
-        g->opool[g->nopool].mem   = p;
-        g->opool[g->nopool++].len = len;
-        p = NULL;
-    }
-    pthread_mutex_unlock(&g->pool_lock);
-    mgi_gpu_dev_free(ep, p);            /* NULL: kept */
 }
 
 static void *mgi_gpu_opool_get(mgi_ep_t *ep, size_t len)
 {
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    void *p         = NULL;
-    unsigned k;
-
-    pthread_mutex_lock(&g->pool_lock);
-    for (k = 0; (k < g->nopool) && (g->opool[k].len != len); ++k) {
-    }
-    if (k < g->nopool) {
-        p           = g->opool[k].mem;
-        g->opool[k] = g->opool[--g->nopool];
-    }
-    pthread_mutex_unlock(&g->pool_lock);
-    return p;
+    return mgi_gpu_pool_take(ep, &mgi_gpu_ep(ep)->opool, len, NULL);
 }
 
 ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
@@ -1784,7 +1775,6 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
     mgi_gpu_dev_guard_t guard;
     cudaIpcMemHandle_t hd;
     ucs_status_t status;
-    unsigned k;
 
     MGI_STATIC_ASSERT(sizeof(hd) <= sizeof(gc->din_ipc), "IPC handle size");
     gc->direct    = 1;
@@ -1793,15 +1783,7 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
     gc->nin       = nin;
     gc->din_len   = len;
     gc->dland_off = (uint64_t)nin * stride;
-    pthread_mutex_lock(&g->pool_lock);
-    for (k = 0; (k < g->ndpool) && (g->dpool[k].len != len); ++k) {
-    }
-    if (k < g->ndpool) {
-        gc->din = g->dpool[k].mem;
-        memcpy(gc->din_ipc, g->dpool[k].ipc, sizeof(gc->din_ipc));
-        g->dpool[k] = g->dpool[--g->ndpool];
-    }
-    pthread_mutex_unlock(&g->pool_lock);
+    gc->din = mgi_gpu_pool_take(ep, &g->dpool, len, gc->din_ipc);
     if (gc->din != NULL) {
         /* a pooled one: its rings' headers, the landing control and the
          * cursors zeroed */
