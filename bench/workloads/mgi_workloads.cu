@@ -2265,9 +2265,10 @@ static int wl_mgi_shuffle(wl_rank_t *w, wl_table_t *t, wl_times_t *times)
     want = wl_mgi_expected(w, orders);
     if (res->top && (res->flags == 0) &&
         (wl_mgi_landed(w, t, ch, res) != 0)) {
-        return -1;
-    }
-    if (res->flags != 0) {
+        /* said above; every rank hears of it in the vote below */
+        snprintf(why, sizeof(why), " the landed tuples could not be "
+                 "counted or moved");
+    } else if (res->flags != 0) {
         snprintf(why, sizeof(why), "%s%s%s%s%s",
                  (res->flags & WL_MGI_LATE_SEND) ? " send timed out" : "",
                  (res->flags & WL_MGI_LATE_FLUSH) ? " flush timed out" : "",

@@ -73,6 +73,9 @@ typedef struct mgi_gpu_dpool {
     uint8_t ipc[64];            /* its CUDA IPC handle */
 } mgi_gpu_dpool_t;
 
+#define MGI_GPU_DHDR_RINGS 512    /* direct-ring headers a delete reads
+                                     * at once (mgi_gpu_ep_t.dhdr) */
+
 /* Such kept device memory of an endpoint (under its pool_lock). */
 typedef struct mgi_gpu_mpool {
     mgi_gpu_dpool_t *e;
@@ -114,13 +117,10 @@ typedef struct mgi_gpu_ep {
     /* sources' records (mgi_gpu_ch_t.dout) of deleted channels, for the
      * next of their size (no cudaMalloc at a create; ipc unused) */
     mgi_gpu_mpool_t  opool;
-    /* pinned host memory a delete copies the direct rings' headers into
-     * (a strided copy into pageable memory took 0.04-0.39 ms) */
-    void             *dhdr;
-    size_t           dhdr_len;
-    void             **dhdr_old;    /* outgrown ones: cudaFreeHost may wait
-                                     * for the device, freed once stopped */
-    unsigned         ndhdr_old;
+    /* pinned host memory a delete copies the direct rings' headers into,
+     * MGI_GPU_DHDR_RINGS at a time (a strided copy into pageable memory
+     * took 0.04-0.39 ms) */
+    mgi_dring_t      *dhdr;
     pthread_mutex_t  dhdr_lock;     /* deletes in several threads */
     unsigned long    finals_reused, finals_new; /* for the info log */
 } mgi_gpu_ep_t;
@@ -535,7 +535,11 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
         goto err_ctl;
     }
     g->status = (mgi_gpu_status_t*)mgi_gpu_host_alloc(ep, sizeof(*g->status));
-    if (g->status == NULL) {
+    g->dhdr   = (mgi_dring_t*)mgi_gpu_host_alloc(ep, MGI_GPU_DHDR_RINGS *
+                                                     sizeof(*g->dhdr));
+    if ((g->status == NULL) || (g->dhdr == NULL)) {
+        mgi_gpu_host_free(g->status);
+        mgi_gpu_host_free(g->dhdr);
         status = UCS_ERR_NO_MEMORY;
         goto err_stream;
     }
@@ -585,6 +589,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
 err_mem:
     mgi_gpu_ep_free_tables(g);
     mgi_gpu_host_free(g->status);
+    mgi_gpu_host_free(g->dhdr);
 err_stream:
     cudaStreamDestroy(g->stream);
 err_ctl:
@@ -637,13 +642,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
     }
     mgi_gpu_leave(&guard);
     mgi_gpu_host_free(g->status);
-    if (g->dhdr != NULL) {
-        cudaFreeHost(g->dhdr);
-    }
-    for (i = 0; i < g->ndhdr_old; ++i) {
-        cudaFreeHost(g->dhdr_old[i]);
-    }
-    free(g->dhdr_old);
+    mgi_gpu_host_free(g->dhdr);
     pthread_mutex_destroy(&g->dhdr_lock);
     free(g->deferred);
     free(g->pool);
@@ -1452,63 +1451,42 @@ ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
     return mgi_gpu_ctl_sync(ep);
 }
 
-/* A destination's direct rings: each flushed (EOF) and read to its end? */
+/* A destination's direct rings: each flushed (EOF) and read to its end?
+ * Their headers are read MGI_GPU_DHDR_RINGS at a time into the
+ * endpoint's pinned buffer. */
 static ucs_status_t mgi_gpu_ch_direct_done(mgi_ep_t *ep, mgi_channel_t *ch,
                                            const mgi_gpu_ch_t *gc)
 {
     const size_t hlen = offsetof(mgi_dring_t, head) + sizeof(uint64_t);
-    const size_t len  = (size_t)gc->nin * sizeof(mgi_dring_t);
     mgi_gpu_ep_t *g   = mgi_gpu_ep(ep);
+    const mgi_dring_t *hdr = g->dhdr;
+    ucs_status_t status = UCS_OK;
     mgi_gpu_dev_guard_t guard;
-    unsigned k, open = 0;
+    unsigned k, m, i, open = 0;
     uint64_t unread = 0;
-    ucs_status_t status;
-    mgi_dring_t *hdr;
 
-    if (gc->nin == 0) {
-        return UCS_OK;
-    }
     pthread_mutex_lock(&g->dhdr_lock);
-    status = mgi_gpu_enter(ep, &guard);
-    if ((status == UCS_OK) && (g->dhdr_len < len)) {
-        /* the endpoint's, grown to the largest channel's */
-        void **old = (void**)realloc(g->dhdr_old, (g->ndhdr_old + 1) *
-                                                  sizeof(*old));
-        void *p    = NULL;
-
-        status = (old != NULL) ? UCS_OK : UCS_ERR_NO_MEMORY;
-        if (old != NULL) {
-            g->dhdr_old = old;
-            status = MGI_CUDA_CALL(cudaHostAlloc(&p, len,
-                                                 cudaHostAllocDefault),
-                                   "ep %u: %zu bytes of pinned memory",
-                                   ep->id, len);
+    for (k = 0; (status == UCS_OK) && (k < gc->nin); k += m) {
+        m      = std::min(gc->nin - k, (unsigned)MGI_GPU_DHDR_RINGS);
+        status = mgi_gpu_enter(ep, &guard);
+        if (status == UCS_OK) {
+            status = MGI_CUDA_CALL(cudaMemcpy2DAsync(
+                                       g->dhdr, sizeof(*hdr),
+                                       (char*)gc->din + k * gc->dstride,
+                                       gc->dstride, hlen, m,
+                                       cudaMemcpyDeviceToHost, g->ctl),
+                                   "channel %u ep %u: direct ring headers",
+                                   ch->id, ep->id);
         }
         if (status == UCS_OK) {
-            if (g->dhdr != NULL) {
-                g->dhdr_old[g->ndhdr_old++] = g->dhdr;
-            }
-            g->dhdr     = p;
-            g->dhdr_len = len;
+            status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
+                                   "channel %u ep %u", ch->id, ep->id);
         }
-    }
-    hdr = (mgi_dring_t*)g->dhdr;
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemcpy2DAsync(hdr, sizeof(*hdr), gc->din,
-                                                 gc->dstride, hlen, gc->nin,
-                                                 cudaMemcpyDeviceToHost,
-                                                 g->ctl),
-                               "channel %u ep %u: direct ring headers",
-                               ch->id, ep->id);
-    }
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                               "channel %u ep %u", ch->id, ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    for (k = 0; (status == UCS_OK) && (k < gc->nin); ++k) {
-        open   += (hdr[k].eof == 0);
-        unread += hdr[k].tail - hdr[k].head;
+        mgi_gpu_leave(&guard);
+        for (i = 0; (status == UCS_OK) && (i < m); ++i) {
+            open   += (hdr[i].eof == 0);
+            unread += hdr[i].tail - hdr[i].head;
+        }
     }
     pthread_mutex_unlock(&g->dhdr_lock);
     if ((status == UCS_OK) && ((open > 0) || (unread > 0))) {
@@ -1597,6 +1575,23 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
     ch->gpu[ep->index] = NULL;
 }
 
+/* A source's records in device memory (mgi_gpu_ch_t.dout), in 8-byte
+ * words: dbase[ndst], dprod[ndst * nblocks * MGI_DRING_PROD_WORDS],
+ * dland[ndst], dland_cap[ndst]; where each starts, and the total. */
+enum { MGI_DOUT_BASE, MGI_DOUT_PROD, MGI_DOUT_LAND, MGI_DOUT_CAP,
+       MGI_DOUT_WORDS };
+
+static void mgi_gpu_dout_layout(unsigned ndst, unsigned nblocks,
+                                size_t at[MGI_DOUT_WORDS + 1])
+{
+    at[MGI_DOUT_BASE]  = 0;
+    at[MGI_DOUT_PROD]  = ndst;
+    at[MGI_DOUT_LAND]  = at[MGI_DOUT_PROD] +
+                         (size_t)ndst * nblocks * MGI_DRING_PROD_WORDS;
+    at[MGI_DOUT_CAP]   = at[MGI_DOUT_LAND] + ndst;
+    at[MGI_DOUT_WORDS] = at[MGI_DOUT_CAP] + ndst;
+}
+
 ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
                                mgi_dev_ch_t *h)
 {
@@ -1641,13 +1636,15 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
         h->dcur      = gc->dcur;
         h->dland_off = gc->dland_off;
         if (gc->dout != NULL) {
-            h->dbase = (char* const*)gc->dout;
-            h->dprod = (uint64_t*)((char**)gc->dout + ch->ndst);
+            uint64_t *w = (uint64_t*)gc->dout;
+            size_t at[MGI_DOUT_WORDS + 1];
+
+            mgi_gpu_dout_layout(ch->ndst, ep->nblocks, at);
+            h->dbase = (char* const*)(w + at[MGI_DOUT_BASE]);
+            h->dprod = w + at[MGI_DOUT_PROD];
             if (gc->land) {
-                h->dland     = (char* const*)(h->dprod + (size_t)ch->ndst *
-                                              ep->nblocks *
-                                              MGI_DRING_PROD_WORDS);
-                h->dland_cap = (const uint64_t*)(h->dland + ch->ndst);
+                h->dland     = (char* const*)(w + at[MGI_DOUT_LAND]);
+                h->dland_cap = w + at[MGI_DOUT_CAP];
             }
         }
     }
@@ -1893,16 +1890,17 @@ ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
                                    const uint64_t *land_cap, uint32_t dfirst,
                                    unsigned nin, uint32_t cap, size_t stride)
 {
-    mgi_gpu_ch_t *gc   = (mgi_gpu_ch_t*)ch->gpu[ep->index];
-    const size_t nprod = (size_t)ch->ndst * ep->nblocks *
-                         MGI_DRING_PROD_WORDS;
-    const size_t len   = ch->ndst * sizeof(char*) +
-                         nprod * sizeof(uint64_t) +
-                         ch->ndst * (sizeof(char*) + sizeof(uint64_t));
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
     mgi_gpu_dev_guard_t guard;
+    size_t at[MGI_DOUT_WORDS + 1], len;
     ucs_status_t status;
-    char **lv = NULL, **img;
+    char **lv = NULL;
+    uint64_t *img;
     unsigned i;
+
+    MGI_STATIC_ASSERT(sizeof(char*) == sizeof(uint64_t), "8-byte pointers");
+    mgi_gpu_dout_layout(ch->ndst, ep->nblocks, at);
+    len = at[MGI_DOUT_WORDS] * sizeof(uint64_t);
 
     /* peer access from this endpoint's GPU (the current device) */
     status = mgi_gpu_enter(ep, &guard);
@@ -1937,7 +1935,7 @@ ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
     gc->dfirst    = dfirst;
     gc->dland_off = (uint64_t)nin * stride;
     /* its image here, then one copy: the records zeroed with it */
-    img = (char**)calloc(1, len);
+    img = (uint64_t*)calloc(1, len);
     gc->dout = (img != NULL) ? mgi_gpu_opool_get(ep, len) : NULL;
     if ((img != NULL) && (gc->dout == NULL)) {
         gc->dout = mgi_gpu_dev_alloc(ep, len);
@@ -1948,10 +1946,10 @@ ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
         free(lv);
         return UCS_ERR_NO_MEMORY;
     }
-    memcpy(img, bases, ch->ndst * sizeof(char*));
+    memcpy(img + at[MGI_DOUT_BASE], bases, ch->ndst * sizeof(char*));
     if (gc->land) {
-        memcpy(img + ch->ndst + nprod, lv, ch->ndst * sizeof(char*));
-        memcpy(img + 2 * ch->ndst + nprod, land_cap,
+        memcpy(img + at[MGI_DOUT_LAND], lv, ch->ndst * sizeof(char*));
+        memcpy(img + at[MGI_DOUT_CAP], land_cap,
                ch->ndst * sizeof(uint64_t));
     }
     status = mgi_gpu_poke(ep, gc->dout, img, len);
@@ -1998,9 +1996,11 @@ ucs_status_t mgi_gpu_ch_land_in(mgi_ep_t *ep, mgi_channel_t *ch, void *buf,
     ucs_status_t status;
     size_t size = 0;
 
-    if (((uintptr_t)buf % 16) != 0) {
+    if (((uintptr_t)buf % MGI_DLAND_ALIGN) != 0) {
         ucs_error("mgi channel %u: the landing buffer %p of endpoint %u is "
-                  "not 16-byte aligned", ch->id, buf, ep->id);
+                  "not %d-byte aligned: pass an address from cudaMalloc, "
+                  "or one a multiple of %d bytes into it", ch->id, buf,
+                  ep->id, MGI_DLAND_ALIGN, MGI_DLAND_ALIGN);
         return UCS_ERR_INVALID_PARAM;
     }
     status = mgi_gpu_enter(ep, &guard);
@@ -2017,16 +2017,20 @@ ucs_status_t mgi_gpu_ch_land_in(mgi_ep_t *ep, mgi_channel_t *ch, void *buf,
     } else if ((range == NULL) ||
                (range(&base, &size, (unsigned long long)buf) != 0)) {
         ucs_error("mgi channel %u: ep %u: no allocation found for the "
-                  "landing buffer %p (cuMemGetAddressRange)", ch->id, ep->id,
-                  buf);
+                  "landing buffer %p (cuMemGetAddressRange): pass memory "
+                  "from cudaMalloc on GPU %d", ch->id, ep->id, buf,
+                  ep->device);
         status = UCS_ERR_INVALID_PARAM;
     } else if ((uintptr_t)buf - base + bytes > size) {
-        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u has "
-                  "room for %llu tuples of %zu bytes (%llu bytes), its "
-                  "allocation ends %zu bytes after it", ch->id, buf, ep->id,
-                  (unsigned long long)tuples, ch->tuple_size,
+        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u "
+                  "is said to hold %llu tuples of %zu bytes (%llu bytes), "
+                  "but its allocation ends %zu bytes after it: lower "
+                  "land_tuples to %zu or allocate more", ch->id, buf,
+                  ep->id, (unsigned long long)tuples, ch->tuple_size,
                   (unsigned long long)bytes,
-                  size - (size_t)((uintptr_t)buf - base));
+                  size - (size_t)((uintptr_t)buf - base),
+                  (size - (size_t)((uintptr_t)buf - base)) /
+                  ch->tuple_size);
         status = UCS_ERR_INVALID_PARAM;
     } else {
         status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&hd, (void*)base),
@@ -2069,7 +2073,7 @@ ucs_status_t mgi_gpu_ch_landed(mgi_ep_t *ep, mgi_channel_t *ch,
     }
     mgi_gpu_leave(&guard);
     if (status == UCS_OK) {
-        *tuples_p = (l.fail != 0) ? std::min(l.cur, ~l.fail) : l.cur;
+        *tuples_p = mgi_dland_count(l.cur, l.fail);
     }
     return status;
 }

@@ -239,6 +239,30 @@ __host__ __device__ static inline uint64_t bench_word(uint64_t seq, unsigned w)
     return w == 0 ? seq : (seq * 0x9e3779b97f4a7c15ull) ^ w;
 }
 
+/* A tuple of `words` 8-byte words (8-byte aligned) against its key, word
+ * 0 (into *key): 1 where another word is not bench_word's. Every load is
+ * issued before any test: a memcpy of the tuple was a byte loop through
+ * local memory, and a test after each load kept one load in flight a
+ * thread; either bound the receiving blocks. */
+__device__ static __forceinline__ unsigned bench_tuple_bad(const uint64_t *v,
+                                                           unsigned words,
+                                                           uint64_t *key)
+{
+    uint64_t x[8];
+    unsigned w, bad = 0;
+
+#pragma unroll
+    for (w = 0; w < 8; ++w) {
+        x[w] = (w < words) ? v[w] : 0;
+    }
+#pragma unroll
+    for (w = 1; w < 8; ++w) {
+        bad |= (w < words) && (x[w] != bench_word(x[0], w));
+    }
+    *key = x[0];
+    return bad;
+}
+
 /* Block: past the deadline? The same answer for every thread (the device
  * calls hold barriers: a thread leaving alone would hang the others). */
 __device__ static inline int timed_out(unsigned long long deadline)
@@ -541,27 +565,12 @@ __global__ void stream_kernel(mgi_dev_ch_t ch, int send, int recv, long n,
     block_started(res, started);
     unsigned long long checksum = 0, received = 0;  /* this thread's */
     auto check = [&](const char *p) {
-        /* by words (tuples lie 8-byte aligned, MGI_MSG_ALIGN), every load
-         * issued before any test: a memcpy of tsize bytes was a byte loop
-         * through local memory, and a test with its atomic after each load
-         * kept one load in flight per thread; either bound the receiving
-         * blocks */
-        const uint64_t *v = (const uint64_t*)p;
-        uint64_t x[8];
-        unsigned w, bad = 0;
+        uint64_t key;
 
-#pragma unroll
-        for (w = 0; w < 8; ++w) {
-            x[w] = (w < words) ? v[w] : 0;
-        }
-#pragma unroll
-        for (w = 1; w < 8; ++w) {
-            bad |= (w < words) && (x[w] != bench_word(x[0], w));
-        }
-        if (bad) {
+        if (bench_tuple_bad((const uint64_t*)p, words, &key)) {
             atomicOr(&res->timeouts, 0x100u); /* corrupt tuple */
         }
-        checksum += x[0];
+        checksum += key;
         ++received;
     };
     long per   = (n + gridDim.x - 1) / gridDim.x;
@@ -1211,16 +1220,13 @@ __global__ void land_check_kernel(mgi_dev_ch_t ch, const char *land,
     const uint64_t n = mgi_dev_landed(&ch);
     unsigned long long checksum = 0, received = 0;
     uint64_t i, x0;
-    unsigned w, bad = 0;
+    unsigned bad = 0;
 
     for (i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t *v = (const uint64_t*)(land + i * words * 8);
-        x0   = v[0];
+        bad |= bench_tuple_bad((const uint64_t*)(land + i * words * 8),
+                               words, &x0);
         bad |= ((x0 % 2) != par);
-        for (w = 1; w < words; ++w) {
-            bad |= (v[w] != bench_word(x0, w));
-        }
         checksum += x0;
         ++received;
     }

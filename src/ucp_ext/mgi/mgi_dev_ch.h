@@ -51,6 +51,16 @@ typedef struct mgi_dland {
     uint8_t  pad[MGI_RING_LINE - 16];
 } mgi_dland_t;
 
+#define MGI_DLAND_ALIGN 16      /* bytes a landing buffer is aligned to
+                                 * (tile sends store 16-byte words) */
+
+/* The tuples that landed, from a landing control's two words (host or
+ * device). */
+MGI_INLINE uint64_t mgi_dland_count(uint64_t cur, uint64_t fail)
+{
+    return ((fail != 0) && (~fail < cur)) ? ~fail : cur;
+}
+
 /* What a kernel needs about one channel on one endpoint; in device memory
  * or passed by value as a kernel argument. */
 typedef struct mgi_dev_ch {

@@ -618,15 +618,12 @@ __device__ static __forceinline__ char *mgi_dev_dring_slot(
 __device__ static inline uint64_t mgi_dev_landed(const mgi_dev_ch_t *h)
 {
     const mgi_dland_t *l;
-    uint64_t c, f;
 
     if (!h->direct || (h->din == NULL)) {
         return 0;
     }
     l = mgi_dev_dland_in(h);
-    c = mgi_ld_acq64(&l->cur);
-    f = mgi_ld_acq64(&l->fail);
-    return (f != 0) ? min(c, ~f) : c;
+    return mgi_dland_count(mgi_ld_acq64(&l->cur), mgi_ld_acq64(&l->fail));
 }
 
 /* Block level, once the block wrote its tuples: each target's new tail
