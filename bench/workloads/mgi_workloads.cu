@@ -313,11 +313,12 @@ static __device__ __forceinline__ uint64_t wl_slot_of(int64_t key,
     return mgi_tpch_mix64((uint64_t)key) & mask;
 }
 
-/* GroupBy: val into key's group (keys >= 1; 0 marks an empty slot).
+/* GroupBy: v into key's group (keys >= 1; 0 marks an empty slot).
  * Returns 0 if no slot was left for a new group. */
-static __device__ __forceinline__ int wl_group_add(wl_slot_t *tab,
-                                                   uint64_t mask, int64_t k,
-                                                   int64_t v)
+static __device__ __forceinline__ int wl_group_add_one(wl_slot_t *tab,
+                                                       uint64_t mask,
+                                                       int64_t k,
+                                                       unsigned long long v)
 {
     const unsigned long long key = (unsigned long long)k;
     unsigned long long prev;
@@ -329,11 +330,51 @@ static __device__ __forceinline__ int wl_group_add(wl_slot_t *tab,
             prev = atomicCAS(&tab[h].key, 0ull, key);
         }
         if ((prev == 0) || (prev == key)) {
-            atomicAdd(&tab[h].val, (unsigned long long)v);
+            atomicAdd(&tab[h].val, v);
             return 1;
         }
     }
     return 0;
+}
+
+/* Sum of v over the lanes of `lanes` (each of them calls it with the same
+ * lanes), modulo 2^64: 3 warp reductions of 24-bit pieces (32 of them
+ * fit in 32 bits; the hardware reduction adds 32-bit words only). */
+static __device__ __forceinline__ unsigned long long
+wl_lanes_sum64(unsigned lanes, unsigned long long v)
+{
+    const unsigned p = 0xffffffu;
+
+    return (unsigned long long)__reduce_add_sync(lanes, (unsigned)v & p) +
+           ((unsigned long long)__reduce_add_sync(lanes,
+                                    (unsigned)(v >> 24) & p) << 24) +
+           ((unsigned long long)__reduce_add_sync(lanes,
+                                    (unsigned)(v >> 48)) << 48);
+}
+
+/* GroupBy: wl_group_add_one, the lanes of the warp here now with the same
+ * key adding up their values first, so that a group takes one atomic a
+ * warp, not one a tuple.  A skewed key's hot groups had taken every
+ * variant's inserts to 81.8 ms at Zipf 1.5 and 19.7-20.6 at 1.0, all on
+ * a few addresses; with the sum 7.6 and 10.4-10.7 ms, uniform 4.62-4.67
+ * against 4.51-4.53 (2 x H200, bench/results/2026-11-27-h200x2-land/
+ * run2120).  Returns 0 if no slot was left for a new group. */
+static __device__ __forceinline__ int wl_group_add(wl_slot_t *tab,
+                                                   uint64_t mask, int64_t k,
+                                                   int64_t v)
+{
+    const unsigned lanes = __match_any_sync(__activemask(),
+                                            (unsigned long long)k);
+    const unsigned me    = 1u << (threadIdx.x & 31u);
+    unsigned long long s = (unsigned long long)v;
+
+    if (lanes != me) {
+        s = wl_lanes_sum64(lanes, s);
+        if ((lanes & (me - 1u)) != 0) {
+            return 1;   /* a lower lane adds the group's sum */
+        }
+    }
+    return wl_group_add_one(tab, mask, k, s);
 }
 
 /* Join build: key -> val (build keys are unique: orderkey).  Returns 0 if
@@ -515,7 +556,13 @@ enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */
  * per key and warp, cooperative_groups::labeled_partition, was slower
  * still: 5.5-5.8 ms).  At Zipf 1.5 GroupBy fused took 13.4 against 14.3
  * ms (26.5 against 38.3-39.7): the separate kernel's atomics pile onto
- * the hot groups; bench/results/2026-11-24-h100x1-fused-join/. */
+ * the hot groups; bench/results/2026-11-24-h100x1-fused-join/.  On 2 x
+ * H200 with direct rings, both inserts adding up a warp's tuples of a
+ * group first (wl_group_add): fused 8.84-8.89 against 8.48-8.58 ms, at
+ * Zipf 1.0 13.6 against 14.4-14.6, at 1.5 13.9 against 12.4-12.5 (before
+ * that sum, fused 7.78 against 8.43 ms uniform, 86 against 87 at Zipf
+ * 1.5: the sum's match in every receive costs more there than in the
+ * separate kernel); bench/results/2026-11-27-h200x2-land/ run2120. */
 enum {
     WL_FUSE_NONE,   /* 0: every operator after its shuffles */
     WL_FUSE_JOIN,   /* 1: the Join (default) */
