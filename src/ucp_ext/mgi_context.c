@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -46,10 +47,53 @@ static void mgi_env_uint(const char *name, unsigned *val)
     }
 }
 
+/* Whether the NVIDIA driver lists a GPU on this machine and the process
+ * may see one (CUDA_VISIBLE_DEVICES not empty or negative): read from
+ * /proc, without initializing CUDA, as a process may fork after
+ * mgi_context_params_init and CUDA is not fork-safe. */
+static int mgi_machine_has_gpu(void)
+{
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    struct dirent *e;
+    int found = 0;
+    DIR *d;
+
+    if ((vis != NULL) && ((vis[0] == '\0') || (vis[0] == '-'))) {
+        return 0;
+    }
+    d = opendir("/proc/driver/nvidia/gpus");
+    if (d == NULL) {
+        return 0;
+    }
+    while (!found && ((e = readdir(d)) != NULL)) {
+        found = (e->d_name[0] != '.');
+    }
+    closedir(d);
+    return found;
+}
+
+/* The ring settings of gpu_defaults: 1, sized for GPU endpoints (on 2 x
+ * H200 device send of 64-byte tuples 86-89 GB/s against 1.8-1.9 with the
+ * CPU endpoints' set, run2150 / run2160 of
+ * bench/results/2026-11-28-h200x2-defaults/: 128 KiB segments carried
+ * half of it, the 16 sorter blocks most of the rest); 0, sized for CPU
+ * endpoints: segments for a warp of producers, 8 credits a sender. */
+static void mgi_params_ring_defaults(mgi_context_params_t *p, unsigned gpu)
+{
+    p->seg_size      = gpu ? MGI_GPU_SEG_SIZE : 0;
+    p->stage_depth   = gpu ? 16 : 8;
+    p->sort_depth    = gpu ? 256 : 8;
+    p->recv_depth    = gpu ? 256 : 8;
+    p->final_depth   = gpu ? 16 : 8;
+    p->mover_batch   = gpu ? 32 : 16;
+    p->sorter_blocks = gpu ? 16 : 2;
+    p->sort_rings    = gpu ? 4 : 1;
+}
+
 void mgi_context_params_init(mgi_context_params_t *p)
 {
     const char *s;
-    unsigned seg = 0;
+    unsigned seg;
 
     memset(p, 0, sizeof(*p));
     p->rank             = 0;
@@ -60,13 +104,8 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->msg_batch        = MGI_MSG_BATCH_BYTES;
     p->dev_msg_batch    = 0;
     p->dev_tile_batch   = 0;
-    p->stage_depth      = 8;
     p->stage_groups     = 1;
-    p->sort_depth       = 8;
-    p->recv_depth       = 8;
-    p->final_depth      = 8;
     p->max_channels     = 256;
-    p->mover_batch      = 16;
     p->mover_flushes    = 16;
     p->mover_streams    = 1;
     p->mover_copy_batch = 1;
@@ -74,10 +113,8 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->idle_us          = 50;
     p->log_interval_ms  = 1000;
     p->sort_mirror      = 0;
-    p->sorter_blocks    = 2;
     p->sorter_threads   = 256;
     p->sorter_coalesce  = 2;
-    p->sort_rings       = 1;
     p->recv_zcopy       = 0;
     p->loop_direct      = 1;
     p->stage_zcopy      = 1;
@@ -91,6 +128,11 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->direct_rings     = 0;
     p->direct_ring_kb   = 512;
     p->direct_publish_kb = 128;
+    p->gpu_defaults     = mgi_machine_has_gpu();
+    mgi_env_uint("MGI_GPU_DEFAULTS", &p->gpu_defaults);
+    /* a bad value is refused at mgi_context_create; meanwhile the CPU
+     * endpoints' set */
+    mgi_params_ring_defaults(p, p->gpu_defaults == 1);
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     p->ucx_tls        = getenv("MGI_UCX_TLS");
@@ -100,6 +142,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     if ((s = getenv("MGI_NRANKS")) != NULL) {
         p->size = atoi(s);
     }
+    seg = (unsigned)p->seg_size;
     mgi_env_uint("MGI_SEG_SIZE", &seg);
     p->seg_size = seg;
     mgi_env_uint("MGI_TUPLE_SIZE", &p->tuple_size);
@@ -218,6 +261,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
         ucs_error("mgi context: ring depths must be powers of two (stage %u "
                   "sort %u recv %u final %u)", p->stage_depth, p->sort_depth,
                   p->recv_depth, p->final_depth);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->gpu_defaults > 1) {
+        ucs_error("mgi context: gpu_defaults (MGI_GPU_DEFAULTS) %u: 0 (ring "
+                  "settings sized for CPU endpoints) or 1 (for GPU "
+                  "endpoints)", p->gpu_defaults);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->sorter_coalesce > 2) {
@@ -544,6 +593,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     mgi_context_t *ctx;
     ucs_status_t status;
     int dummy = 0, *all;
+    size_t seg;
 
     ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
@@ -554,6 +604,18 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     status      = mgi_context_check_params(params, &ctx->seg_size);
     if (status != UCS_OK) {
         goto err_free;
+    }
+    if (params->gpu_defaults && (params->seg_size == MGI_GPU_SEG_SIZE) &&
+        (getenv("MGI_SEG_SIZE") == NULL)) {
+        /* the default for GPU endpoints, halved where a GPU's sorter
+         * would not hold it in shared memory (one with less than H100's) */
+        seg = mgi_gpu_seg_fit(ctx->seg_size);
+        if (seg != ctx->seg_size) {
+            ucs_info("mgi context: segments of %zu bytes (the GPU default "
+                     "%zu does not fit a sorter block's shared memory on "
+                     "every GPU here)", seg, ctx->seg_size);
+            ctx->seg_size = seg;
+        }
     }
     pthread_mutex_init(&ctx->lock, NULL);
 

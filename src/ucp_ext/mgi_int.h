@@ -354,6 +354,11 @@ void         mgi_sorter_stop(mgi_ep_t *ep);
  * persistent kernel, sort-ring control words mirrored in pinned host
  * memory for the mover */
 ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep);
+/* The largest of seg_size, seg_size / 2, ... (down to
+ * MGI_GPU_SEG_FIT_MIN) whose sorter fits the shared memory of every
+ * visible CUDA device; seg_size without one. */
+#define MGI_GPU_SEG_FIT_MIN (16u << 10)
+size_t       mgi_gpu_seg_fit(size_t seg_size);
 void         mgi_gpu_ep_fini(mgi_ep_t *ep);
 void        *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
                                  unsigned nrings);

@@ -436,6 +436,36 @@ static void mgi_gpu_ep_free_tables(mgi_gpu_ep_t *g)
     cudaFree(g->dep);
 }
 
+/* Whether a sorter block with segments of seg_size bytes fits a device
+ * with this much opt-in shared memory a block. */
+static int mgi_gpu_seg_fits(size_t seg_size, size_t smem_optin)
+{
+    return mgi_gpu_smem(seg_size) + sizeof(mgi_gpu_pass_t) + 1024 <=
+           smem_optin;
+}
+
+size_t mgi_gpu_seg_fit(size_t seg_size)
+{
+    cudaDeviceProp prop;
+    int d, ndev;
+
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return seg_size;
+    }
+    for (d = 0; d < ndev; ++d) {
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        while ((seg_size > MGI_GPU_SEG_FIT_MIN) &&
+               !mgi_gpu_seg_fits(seg_size, prop.sharedMemPerBlockOptin)) {
+            seg_size /= 2;
+        }
+    }
+    return seg_size;
+}
+
 ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
 {
     mgi_context_t *ctx = ep->ctx;
@@ -508,8 +538,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
         status = UCS_ERR_INVALID_PARAM;
         goto err_leave;
     }
-    if (g->smem + sizeof(mgi_gpu_pass_t) + 1024 >
-        prop.sharedMemPerBlockOptin) {
+    if (!mgi_gpu_seg_fits(ctx->seg_size, prop.sharedMemPerBlockOptin)) {
         ucs_error("mgi ep %u: segments of %zu bytes need %zu bytes of shared "
                   "memory in the sorter, device %d has %zu; lower "
                   "MGI_SEG_SIZE", ep->id, ctx->seg_size, g->smem, ep->device,

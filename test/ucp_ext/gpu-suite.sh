@@ -77,8 +77,12 @@
 #   *_tile        tile sends (mgi_dev_send_block_tile, -K): a block sends
 #                 K x blockDim tuples from memory with one reservation
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
-#                 measured for GPU endpoints (libmgi's defaults suit CPU
-#                 endpoints)
+#                 measured for GPU endpoints before they became libmgi's
+#                 defaults on a machine with a GPU
+#   *_cpu_defaults  GroupBy and send_bw with the ring defaults sized for
+#                 CPU endpoints (MGI_GPU_DEFAULTS=0: small segments, 8
+#                 credits, 2 sorter blocks): every other step without ring
+#                 settings of its own runs with the GPU ones
 #   workloads_*   bench/workloads' mgi variant on a small data set (two
 #                 GPUs where there are, else one), every answer checked
 #                 against the CPU reference: Exchange, GroupBy and Join,
@@ -159,6 +163,10 @@ n=1000000
 step groupby_2proc 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n $n -b 8 -T $T
 step groupby_1proc_2gpu 100 mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_GPU_DEFAULTS=0 step groupby_2proc_cpu_defaults 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -T $T
+MGI_GPU_DEFAULTS=0 step send_bw_64B_2proc_cpu_defaults 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings 100 mgi_launch -n 2 -t 95 -- \

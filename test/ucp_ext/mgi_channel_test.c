@@ -867,6 +867,60 @@ static void misuse(test_t *t)
         }
     }
     {
+        /* the two sets of ring defaults (MGI_GPU_DEFAULTS, read before the
+         * settings' own variables, which still win); the harness runs
+         * with 0 */
+        const char *was = getenv("MGI_GPU_DEFAULTS");
+        char keep[16];
+        mgi_context_params_t cp;
+        size_t seg = 0;
+
+        snprintf(keep, sizeof(keep), "%s", (was != NULL) ? was : "");
+        setenv("MGI_GPU_DEFAULTS", "1", 1);
+        mgi_context_params_init(&cp);
+        if ((cp.gpu_defaults != 1) || (cp.seg_size != MGI_GPU_SEG_SIZE) ||
+            (cp.stage_depth != 16) || (cp.sort_depth != 256) ||
+            (cp.recv_depth != 256) || (cp.final_depth != 16) ||
+            (cp.mover_batch != 32) || (cp.sorter_blocks != 16) ||
+            (cp.sort_rings != 4)) {
+            FAIL(t, "misuse: GPU defaults: gpu_defaults %u seg %zu depths "
+                 "%u/%u/%u/%u mover batch %u sorter blocks %u sort rings %u",
+                 cp.gpu_defaults, cp.seg_size, cp.stage_depth,
+                 cp.sort_depth, cp.recv_depth, cp.final_depth,
+                 cp.mover_batch, cp.sorter_blocks, cp.sort_rings);
+        }
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        if (seg != MGI_GPU_SEG_SIZE) {
+            FAIL(t, "misuse: GPU defaults: segment %zu", seg);
+        }
+        setenv("MGI_RECV_DEPTH", "64", 1);            /* its own wins */
+        mgi_context_params_init(&cp);
+        unsetenv("MGI_RECV_DEPTH");
+        if ((cp.recv_depth != 64) || (cp.sort_depth != 256)) {
+            FAIL(t, "misuse: GPU defaults with MGI_RECV_DEPTH=64: recv "
+                 "%u sort %u", cp.recv_depth, cp.sort_depth);
+        }
+        setenv("MGI_GPU_DEFAULTS", "0", 1);
+        mgi_context_params_init(&cp);
+        if ((cp.gpu_defaults != 0) || (cp.seg_size != 0) ||
+            (cp.recv_depth != 8) || (cp.sorter_blocks != 2) ||
+            (cp.sort_rings != 1)) {
+            FAIL(t, "misuse: CPU defaults: gpu_defaults %u seg %zu recv %u "
+                 "sorter blocks %u sort rings %u", cp.gpu_defaults,
+                 cp.seg_size, cp.recv_depth, cp.sorter_blocks,
+                 cp.sort_rings);
+        }
+        setenv("MGI_GPU_DEFAULTS", "2", 1);           /* 0 or 1 */
+        mgi_context_params_init(&cp);
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);
+        if (was != NULL) {
+            setenv("MGI_GPU_DEFAULTS", keep, 1);
+        } else {
+            unsetenv("MGI_GPU_DEFAULTS");
+        }
+    }
+    {
         /* device handles: GPU endpoints of the channel only */
         mgi_dev_ch_t h;
         EXPECT_STATUS(t, mgi_ch_device_handle(t->ctx, 999, me, &h),

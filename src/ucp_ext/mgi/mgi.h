@@ -52,8 +52,13 @@ typedef struct mgi_oob {
 
 /**
  * Context parameters. mgi_context_params_init() fills the defaults below and
- * then applies the MGI_* environment variables named in brackets.
+ * then applies the MGI_* environment variables named in brackets. The ring
+ * settings marked "CPU / GPU" have two defaults, chosen by gpu_defaults:
+ * on a machine whose NVIDIA driver lists a GPU (and CUDA_VISIBLE_DEVICES
+ * not empty) those sized for GPU endpoints, else those sized for CPU
+ * endpoints.
  */
+#define MGI_GPU_SEG_SIZE (128u << 10) /* seg_size of the GPU defaults */
 typedef struct mgi_context_params {
     /* bootstrap: oob.allgather != NULL selects it, else TCP bootstrap */
     mgi_oob_t   oob;
@@ -63,7 +68,11 @@ typedef struct mgi_context_params {
     /* rings */
     size_t      seg_size;         /* 0: header + message size of
                                      tuple_size x producer_threads x batch
-                                     (paper §5.3), [MGI_SEG_SIZE] */
+                                     (paper §5.3); CPU / GPU: 0 /
+                                     MGI_GPU_SEG_SIZE (halved at the
+                                     context's create where a GPU's sorter
+                                     would not hold it in shared memory)
+                                     [MGI_SEG_SIZE] */
     unsigned    tuple_size;       /* typical tuple (schema) bytes used to
                                      size segments, 24 [MGI_TUPLE_SIZE] */
     unsigned    producer_threads; /* producer threads per user block, 32
@@ -83,8 +92,8 @@ typedef struct mgi_context_params {
                                      partitioned in the block); 0: a
                                      message per tuple, or dev_msg_batch
                                      when that is set [MGI_DEV_TILE_BATCH] */
-    unsigned    stage_depth;      /* segments per stage ring, 8
-                                     [MGI_STAGE_DEPTH] */
+    unsigned    stage_depth;      /* segments per stage ring, CPU / GPU
+                                     8 / 16 [MGI_STAGE_DEPTH] */
     unsigned    stage_groups;     /* GPU endpoints: stage rings per user
                                      block (1..8); device sends put a
                                      tuple for the channel's destination
@@ -92,18 +101,19 @@ typedef struct mgi_context_params {
                                      a segment holds one destination and
                                      the sorter moves it whole, 1
                                      [MGI_STAGE_GROUPS] */
-    unsigned    sort_depth;       /* segments per sort ring, 8
-                                     [MGI_SORT_DEPTH] */
+    unsigned    sort_depth;       /* segments per sort ring, CPU / GPU
+                                     8 / 256 [MGI_SORT_DEPTH] */
     unsigned    recv_depth;       /* segments per receive lane (credits per
-                                     sender), 8 [MGI_RECV_DEPTH] */
-    unsigned    final_depth;      /* segments per final ring, 8
-                                     [MGI_FINAL_DEPTH] */
+                                     sender), CPU / GPU 8 / 256
+                                     [MGI_RECV_DEPTH] */
+    unsigned    final_depth;      /* segments per final ring, CPU / GPU
+                                     8 / 16 [MGI_FINAL_DEPTH] */
     unsigned    max_channels;     /* channels held at once (created, not
                                      yet deleted; a deleted channel's id
                                      is reused), 256 [MGI_MAX_CHANNELS] */
     /* movers */
-    unsigned    mover_batch;      /* segments moved per flush, 16
-                                     [MGI_MOVER_BATCH] */
+    unsigned    mover_batch;      /* segments moved per flush, CPU / GPU
+                                     16 / 32 [MGI_MOVER_BATCH] */
     unsigned    mover_flushes;    /* flushes in flight at most, 16 (1..64)
                                      [MGI_MOVER_FLUSHES] */
     unsigned    mover_streams;    /* CUDA streams of a mover's copies
@@ -128,7 +138,8 @@ typedef struct mgi_context_params {
                                      as for GPU endpoints (testing), 0
                                      [MGI_SORT_MIRROR] */
     unsigned    sorter_blocks;    /* blocks of a GPU endpoint's sorter
-                                     kernel, 2 [MGI_SORTER_BLOCKS] */
+                                     kernel, CPU / GPU 2 / 16
+                                     [MGI_SORTER_BLOCKS] */
     unsigned    sorter_threads;   /* threads per sorter block, 256
                                      [MGI_SORTER_THREADS] */
     unsigned    sorter_coalesce;  /* how a GPU sorter pass writes its
@@ -143,7 +154,8 @@ typedef struct mgi_context_params {
     unsigned    sort_rings;       /* sort rings per next hop of a GPU
                                      endpoint, sorter block b writing ring
                                      b % sort_rings (fewer blocks race for
-                                     one ring's tail), 1 [MGI_SORT_RINGS] */
+                                     one ring's tail), CPU / GPU 1 / 4
+                                     [MGI_SORT_RINGS] */
     unsigned    recv_zcopy;       /* GPU endpoints: 1: a whole segment
                                      from another endpoint reaches a final
                                      ring by reference, read by the
@@ -237,6 +249,13 @@ typedef struct mgi_context_params {
                                      UCX_TLS syntax (e.g. "sm,self,cuda_mgi,
                                      cuda_copy"); NULL: UCX_TLS
                                      [MGI_UCX_TLS] */
+    unsigned    gpu_defaults;     /* which defaults the "CPU / GPU" ring
+                                     settings took: 0 those sized for CPU
+                                     endpoints, 1 for GPU endpoints; set
+                                     by mgi_context_params_init from the
+                                     machine (a GPU listed by the NVIDIA
+                                     driver) [MGI_GPU_DEFAULTS, read before
+                                     the settings' own variables] */
 } mgi_context_params_t;
 
 /* Fixed-size tuples: attributes packed in order, no padding. An attribute
