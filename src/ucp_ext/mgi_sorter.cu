@@ -446,20 +446,21 @@ static int mgi_gpu_seg_fits(size_t seg_size, size_t smem_optin)
 
 size_t mgi_gpu_seg_fit(size_t seg_size)
 {
-    cudaDeviceProp prop;
-    int d, ndev;
+    int d, ndev, smem;
 
     if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
         (void)cudaGetLastError();
         return seg_size;
     }
     for (d = 0; d < ndev; ++d) {
-        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+        if (cudaDeviceGetAttribute(&smem,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   d) != cudaSuccess) {
             (void)cudaGetLastError();
             continue;
         }
         while ((seg_size > MGI_GPU_SEG_FIT_MIN) &&
-               !mgi_gpu_seg_fits(seg_size, prop.sharedMemPerBlockOptin)) {
+               !mgi_gpu_seg_fits(seg_size, (size_t)smem)) {
             seg_size /= 2;
         }
     }
