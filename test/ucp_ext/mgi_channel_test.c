@@ -914,6 +914,26 @@ static void misuse(test_t *t)
         mgi_context_params_init(&cp);
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);
+        {
+            /* unset, from the machine: no GPU a process may see with
+             * CUDA_VISIBLE_DEVICES empty, whatever the driver lists */
+            const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+            char *vkeep     = (vis != NULL) ? strdup(vis) : NULL;
+
+            unsetenv("MGI_GPU_DEFAULTS");
+            setenv("CUDA_VISIBLE_DEVICES", "", 1);
+            mgi_context_params_init(&cp);
+            if ((cp.gpu_defaults != 0) || (cp.recv_depth != 8)) {
+                FAIL(t, "misuse: CUDA_VISIBLE_DEVICES empty: gpu_defaults "
+                     "%u recv depth %u", cp.gpu_defaults, cp.recv_depth);
+            }
+            if (vkeep != NULL) {
+                setenv("CUDA_VISIBLE_DEVICES", vkeep, 1);
+                free(vkeep);
+            } else {
+                unsetenv("CUDA_VISIBLE_DEVICES");
+            }
+        }
         if (was != NULL) {
             setenv("MGI_GPU_DEFAULTS", keep, 1);
         } else {
