@@ -109,6 +109,24 @@ static uint64_t rng_next(uint64_t *s)
     return mix64(*s);
 }
 
+/* An environment variable's value kept (NULL: unset), and put back. */
+static char *env_keep(const char *name)
+{
+    const char *v = getenv(name);
+
+    return (v != NULL) ? strdup(v) : NULL;
+}
+
+static void env_restore(const char *name, char *kept)
+{
+    if (kept != NULL) {
+        setenv(name, kept, 1);
+        free(kept);
+    } else {
+        unsetenv(name);
+    }
+}
+
 static void zipf_init(test_t *t)
 {
     double sum = 0;
@@ -870,12 +888,10 @@ static void misuse(test_t *t)
         /* the two sets of ring defaults (MGI_GPU_DEFAULTS, read before the
          * settings' own variables, which still win); the harness runs
          * with 0 */
-        const char *was = getenv("MGI_GPU_DEFAULTS");
-        char keep[16];
+        char *keep = env_keep("MGI_GPU_DEFAULTS");
         mgi_context_params_t cp;
         size_t seg = 0;
 
-        snprintf(keep, sizeof(keep), "%s", (was != NULL) ? was : "");
         setenv("MGI_GPU_DEFAULTS", "1", 1);
         mgi_context_params_init(&cp);
         if ((cp.gpu_defaults != 1) || (cp.seg_size != MGI_GPU_SEG_SIZE) ||
@@ -917,8 +933,7 @@ static void misuse(test_t *t)
         {
             /* unset, from the machine: no GPU a process may see with
              * CUDA_VISIBLE_DEVICES empty, whatever the driver lists */
-            const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-            char *vkeep     = (vis != NULL) ? strdup(vis) : NULL;
+            char *vkeep = env_keep("CUDA_VISIBLE_DEVICES");
 
             unsetenv("MGI_GPU_DEFAULTS");
             setenv("CUDA_VISIBLE_DEVICES", "", 1);
@@ -927,18 +942,9 @@ static void misuse(test_t *t)
                 FAIL(t, "misuse: CUDA_VISIBLE_DEVICES empty: gpu_defaults "
                      "%u recv depth %u", cp.gpu_defaults, cp.recv_depth);
             }
-            if (vkeep != NULL) {
-                setenv("CUDA_VISIBLE_DEVICES", vkeep, 1);
-                free(vkeep);
-            } else {
-                unsetenv("CUDA_VISIBLE_DEVICES");
-            }
+            env_restore("CUDA_VISIBLE_DEVICES", vkeep);
         }
-        if (was != NULL) {
-            setenv("MGI_GPU_DEFAULTS", keep, 1);
-        } else {
-            unsetenv("MGI_GPU_DEFAULTS");
-        }
+        env_restore("MGI_GPU_DEFAULTS", keep);
     }
     {
         /* device handles: GPU endpoints of the channel only */
