@@ -570,6 +570,69 @@ static ucs_status_t mgi_context_hosts(mgi_context_t *ctx)
     return status;
 }
 
+/* The ring geometry every rank must share: movers address other ranks'
+ * receive lanes by offset, and every rank makes the same direct rings. */
+typedef struct {
+    uint64_t seg_size;
+    uint32_t recv_depth;
+    uint32_t direct_rings;
+    uint32_t direct_ring_kb;
+    uint32_t gpu_defaults;
+} mgi_ring_geometry_t;
+
+/* One setting of rank r against rank 0's: an error naming its variable. */
+static int mgi_context_differs(const mgi_ring_geometry_t *all, int r,
+                               const char *var, uint64_t mine, uint64_t r0)
+{
+    if (mine == r0) {
+        return 0;
+    }
+    ucs_error("mgi context: rank %d has %s=%llu, rank 0 %llu: set it alike "
+              "on every rank%s", r, var, (unsigned long long)mine,
+              (unsigned long long)r0,
+              (all[r].gpu_defaults != all[0].gpu_defaults) ?
+              " (their ring defaults differ too: MGI_GPU_DEFAULTS, 1 by "
+              "default where the NVIDIA driver lists a GPU; set it alike)" :
+              "");
+    return 1;
+}
+
+/* Collective: refused at every rank alike (each sees every rank's) when a
+ * rank's ring geometry differs from rank 0's. */
+static ucs_status_t mgi_context_agree(mgi_context_t *ctx)
+{
+    mgi_ring_geometry_t mine, *all;
+    ucs_status_t status;
+    int r;
+
+    memset(&mine, 0, sizeof(mine));
+    mine.seg_size       = ctx->seg_size;
+    mine.recv_depth     = ctx->params.recv_depth;
+    mine.direct_rings   = ctx->params.direct_rings;
+    mine.direct_ring_kb = ctx->params.direct_ring_kb;
+    mine.gpu_defaults   = ctx->params.gpu_defaults;
+    all = calloc(ctx->size, sizeof(mine));
+    if (all == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = mgi_bootstrap_allgather(&ctx->bs, &mine, all, sizeof(mine));
+    for (r = 1; (status == UCS_OK) && (r < ctx->size); ++r) {
+        if (mgi_context_differs(all, r, "MGI_SEG_SIZE (segment bytes)",
+                                all[r].seg_size, all[0].seg_size) ||
+            mgi_context_differs(all, r, "MGI_RECV_DEPTH",
+                                all[r].recv_depth, all[0].recv_depth) ||
+            mgi_context_differs(all, r, "MGI_DIRECT_RINGS",
+                                all[r].direct_rings, all[0].direct_rings) ||
+            mgi_context_differs(all, r, "MGI_DIRECT_RING_KB",
+                                all[r].direct_ring_kb,
+                                all[0].direct_ring_kb)) {
+            status = UCS_ERR_INVALID_PARAM;
+        }
+    }
+    free(all);
+    return status;
+}
+
 static void mgi_context_disconnect(mgi_context_t *ctx)
 {
     ucp_request_param_t param = {.op_attr_mask = 0};
@@ -687,6 +750,10 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
 
     ctx->has_cuda_mgi = mgi_context_has_tl(ctx, "cuda_mgi");
     status = mgi_context_hosts(ctx);
+    if (status != UCS_OK) {
+        goto err_worker;
+    }
+    status = mgi_context_agree(ctx);
     if (status != UCS_OK) {
         goto err_worker;
     }

@@ -1438,6 +1438,24 @@ static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
     if (oob != NULL) {
         params.oob = *oob;
     }
+    if (!strcmp(scenario, "ring_mismatch")) {
+        /* rank 0 with other receive lanes than the others (mgi_launch's
+         * MGI_RANK): every rank's create must refuse, none may hang */
+        const char *rk = getenv("MGI_RANK");
+        params.recv_depth = ((rk != NULL) && !strcmp(rk, "0")) ? 16 : 8;
+        status = mgi_context_create(&params, &t->ctx);
+        if (status != UCS_ERR_INVALID_PARAM) {
+            fprintf(stderr, "ring_mismatch: mgi_context_create gave %s, not "
+                    "%s\n", ucs_status_string(status),
+                    ucs_status_string(UCS_ERR_INVALID_PARAM));
+            if (status == UCS_OK) {
+                mgi_context_destroy(t->ctx);
+            }
+            return 1;
+        }
+        printf("ring_mismatch: refused (%s)\n", ucs_status_string(status));
+        return 0;
+    }
     status = mgi_context_create(&params, &t->ctx);
     if (status != UCS_OK) {
         fprintf(stderr, "mgi_context_create: %s\n", ucs_status_string(status));
@@ -1511,7 +1529,7 @@ int main(int argc, char **argv)
         (t.recv_bytes > RECV_BUF)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
                 "[-r RECV_BYTES (1..%d)] [--oob N] shuffle|zipf|broadcast|explicit|many2one|"
-                "one2many|two_channels|misuse|ids\n", argv[0], RECV_BUF);
+                "one2many|two_channels|misuse|ids|ring_mismatch\n", argv[0], RECV_BUF);
         return 1;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
