@@ -788,9 +788,12 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     }
 
     ucs_info("mgi context %p: rank %d of %d, segment %zu bytes, stage/sort/"
-             "recv/final depth %u/%u/%u/%u", ctx, ctx->rank, ctx->size,
-             ctx->seg_size, params->stage_depth, params->sort_depth,
-             params->recv_depth, params->final_depth);
+             "recv/final depth %u/%u/%u/%u, %u sorter block(s); ring "
+             "defaults sized for %s endpoints (MGI_GPU_DEFAULTS=%u)", ctx,
+             ctx->rank, ctx->size, ctx->seg_size, params->stage_depth,
+             params->sort_depth, params->recv_depth, params->final_depth,
+             params->sorter_blocks, params->gpu_defaults ? "GPU" : "CPU",
+             params->gpu_defaults);
     *ctx_p = ctx;
     return UCS_OK;
 
