@@ -115,8 +115,9 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 # segments GPU to GPU), and its sorter is a persistent kernel, so every
 # kernel loads up front (mgi_workloads sets this too when mgi runs)
 export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
-# libmgi's defaults suit CPU endpoints; GPU endpoints run the measured
-# settings unless the caller sets them (src/ucp_ext/README.md, Tunables).
+# libmgi's ring defaults on a GPU machine are its set for GPU endpoints
+# (MGI_GPU_DEFAULTS); the mgi variant runs the larger settings below
+# unless the caller sets them (src/ucp_ext/README.md, Tunables).
 # With 32 user blocks of 1024 threads, deeper receive lanes and final
 # rings and 4 sort rings per hop took GroupBy from 71.5 to 56.4 ms and
 # Join from 103.9 to 79.6 ms on 2 x H200, the Exchange 60.3 to 70.9 GB/s
