@@ -309,12 +309,8 @@ static uint64_t mgi_ch_signature(mgi_context_t *ctx, const mgi_channel_t *ch)
     h = mgi_hash(h, ch->tuple_size);
     h = mgi_hash(h, ch->max_tuple);
     h = mgi_hash(h, (uint64_t)(int64_t)ch->part_key);
-    /* ring geometry must match: movers address remote lanes by offset */
-    h = mgi_hash(h, ctx->seg_size);
-    h = mgi_hash(h, ctx->params.recv_depth);
-    /* direct rings: every rank makes the same of the channel */
-    h = mgi_hash(h, ctx->params.direct_rings);
-    h = mgi_hash(h, ctx->params.direct_ring_kb);
+    /* the ring geometry (segment size, receive depth, direct rings) is
+     * the same at every rank: mgi_context_create checked it */
     return h;
 }
 

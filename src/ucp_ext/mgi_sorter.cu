@@ -82,6 +82,18 @@ typedef struct mgi_gpu_mpool {
     unsigned        n, cap;
 } mgi_gpu_mpool_t;
 
+/* Free the device memory a pool kept (the device current, the sorter
+ * stopped); its array goes with the endpoint. */
+static void mgi_gpu_pool_drop(mgi_gpu_mpool_t *pool)
+{
+    unsigned i;
+
+    for (i = 0; i < pool->n; ++i) {
+        cudaFree(pool->e[i].mem);
+    }
+    pool->n = 0;
+}
+
 /* Host state of a GPU endpoint (ep->gpu). */
 typedef struct mgi_gpu_ep {
     int              device;
@@ -657,12 +669,8 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
         for (i = 0; i < g->npool; ++i) {
             cudaFree(g->pool[i].ring);
         }
-        for (i = 0; i < g->dpool.n; ++i) {
-            cudaFree(g->dpool.e[i].mem);
-        }
-        for (i = 0; i < g->opool.n; ++i) {
-            cudaFree(g->opool.e[i].mem);
-        }
+        mgi_gpu_pool_drop(&g->dpool);
+        mgi_gpu_pool_drop(&g->opool);
         for (i = 0; i < ep->ctx->params.max_channels; ++i) {
             cudaFree(g->dch_slot[i]); /* NULL: nothing */
         }
