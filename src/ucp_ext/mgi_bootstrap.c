@@ -174,6 +174,11 @@ static ucs_status_t mgi_tcp_root_accept(mgi_tcp_bootstrap_t *tb,
         tb->fds[peer_rank] = fd;
         ++nconn;
     }
+    /* every rank is in: a rank that goes on to its next context's create
+     * before this context is destroyed must find no listener here (it
+     * retries until the next one is up), not one that resets it */
+    close(tb->listen_fd);
+    tb->listen_fd = -1;
     return UCS_OK;
 }
 
