@@ -6,7 +6,11 @@
 
 #include <cuda_runtime.h>
 
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -38,13 +42,134 @@ int mgi_log_due(const mgi_context_t *ctx, uint64_t *last_ns, double *dt_p)
     return 1;
 }
 
-static void mgi_env_uint(const char *name, unsigned *val)
+/* The number in environment variable `name`, at most max: 1 and *val when
+ * it is set to one (decimal, or hexadecimal / octal with 0x / 0, blanks
+ * around it allowed), 0 when unset or empty, -1 when it is something else
+ * (*val untouched: mgi_env_check refuses it at mgi_context_create). */
+static int mgi_env_number(const char *name, unsigned long long max,
+                          unsigned long long *val)
 {
     const char *s = getenv(name);
+    unsigned long long v;
+    char *end;
 
-    if ((s != NULL) && (*s != '\0')) {
-        *val = (unsigned)strtoul(s, NULL, 0);
+    if ((s == NULL) || (*s == '\0')) {
+        return 0;
     }
+    s += strspn(s, " \t");
+    if (!isdigit((unsigned char)*s)) {  /* no sign: strtoull takes "-1" */
+        return -1;
+    }
+    errno = 0;
+    v     = strtoull(s, &end, 0);
+    end  += strspn(end, " \t");
+    if ((errno != 0) || (*end != '\0') || (v > max)) {
+        return -1;
+    }
+    *val = v;
+    return 1;
+}
+
+static void mgi_env_uint(const char *name, unsigned *val)
+{
+    unsigned long long v;
+
+    if (mgi_env_number(name, UINT_MAX, &v) == 1) {
+        *val = (unsigned)v;
+    }
+}
+
+static void mgi_env_int(const char *name, int *val)
+{
+    unsigned long long v;
+
+    if (mgi_env_number(name, INT_MAX, &v) == 1) {
+        *val = (int)v;
+    }
+}
+
+/* The unsigned settings read from the environment by
+ * mgi_context_params_init after the ring defaults, and checked by
+ * mgi_env_check (MGI_GPU_DEFAULTS, MGI_SEG_SIZE, MGI_RANK and MGI_NRANKS
+ * are read apart: before the ring defaults, or of another type). */
+#define MGI_ENV_U(_var, _field) \
+    {_var, offsetof(mgi_context_params_t, _field)}
+static const struct {
+    const char *var;
+    size_t      offset;
+} mgi_env_uints[] = {
+    MGI_ENV_U("MGI_TUPLE_SIZE", tuple_size),
+    MGI_ENV_U("MGI_PRODUCER_THREADS", producer_threads),
+    MGI_ENV_U("MGI_BATCH", batch),
+    MGI_ENV_U("MGI_MSG_BATCH", msg_batch),
+    MGI_ENV_U("MGI_DEV_MSG_BATCH", dev_msg_batch),
+    MGI_ENV_U("MGI_DEV_TILE_BATCH", dev_tile_batch),
+    MGI_ENV_U("MGI_STAGE_DEPTH", stage_depth),
+    MGI_ENV_U("MGI_STAGE_GROUPS", stage_groups),
+    MGI_ENV_U("MGI_SORT_DEPTH", sort_depth),
+    MGI_ENV_U("MGI_RECV_DEPTH", recv_depth),
+    MGI_ENV_U("MGI_FINAL_DEPTH", final_depth),
+    MGI_ENV_U("MGI_MAX_CHANNELS", max_channels),
+    MGI_ENV_U("MGI_MOVER_BATCH", mover_batch),
+    MGI_ENV_U("MGI_MOVER_FLUSHES", mover_flushes),
+    MGI_ENV_U("MGI_MOVER_STREAMS", mover_streams),
+    MGI_ENV_U("MGI_MOVER_COPY_BATCH", mover_copy_batch),
+    MGI_ENV_U("MGI_TIMEOUT_MS", timeout_ms),
+    MGI_ENV_U("MGI_IDLE_US", idle_us),
+    MGI_ENV_U("MGI_LOG_INTERVAL_MS", log_interval_ms),
+    MGI_ENV_U("MGI_SORT_MIRROR", sort_mirror),
+    MGI_ENV_U("MGI_SORTER_BLOCKS", sorter_blocks),
+    MGI_ENV_U("MGI_SORTER_THREADS", sorter_threads),
+    MGI_ENV_U("MGI_SORTER_COALESCE", sorter_coalesce),
+    MGI_ENV_U("MGI_SORT_RINGS", sort_rings),
+    MGI_ENV_U("MGI_RECV_ZCOPY", recv_zcopy),
+    MGI_ENV_U("MGI_LOOP_DIRECT", loop_direct),
+    MGI_ENV_U("MGI_STAGE_ZCOPY", stage_zcopy),
+    MGI_ENV_U("MGI_SEND_ZCOPY", send_zcopy),
+    MGI_ENV_U("MGI_SEND_WAIT_ROUNDS", send_wait_rounds),
+    MGI_ENV_U("MGI_LANE_APART", lane_apart),
+    MGI_ENV_U("MGI_OWNER_HELP", owner_help),
+    MGI_ENV_U("MGI_EOF_ALONE", eof_alone),
+    MGI_ENV_U("MGI_CTL_SHM", ctl_shm),
+    MGI_ENV_U("MGI_PEER_DIRECT", peer_direct),
+    MGI_ENV_U("MGI_DIRECT_RINGS", direct_rings),
+    MGI_ENV_U("MGI_DIRECT_RING_KB", direct_ring_kb),
+    MGI_ENV_U("MGI_DIRECT_PUBLISH_KB", direct_publish_kb),
+};
+
+/* Every MGI_* number of the environment that mgi_context_params_init reads
+ * is one: else the setting would have kept its default (or taken a value
+ * cut to 32 bits) without a word. */
+static ucs_status_t mgi_env_check(void)
+{
+    static const struct {
+        const char        *var;
+        unsigned long long max;
+    } apart[] = {
+        {"MGI_GPU_DEFAULTS", UINT_MAX}, {"MGI_SEG_SIZE", UINT_MAX},
+        {"MGI_RANK", INT_MAX}, {"MGI_NRANKS", INT_MAX}
+    };
+    unsigned long long v;
+    const char *var;
+    unsigned long long max;
+    size_t i;
+
+    for (i = 0; i < ucs_static_array_size(apart) +
+                    ucs_static_array_size(mgi_env_uints); ++i) {
+        if (i < ucs_static_array_size(apart)) {
+            var = apart[i].var;
+            max = apart[i].max;
+        } else {
+            var = mgi_env_uints[i - ucs_static_array_size(apart)].var;
+            max = UINT_MAX;
+        }
+        if (mgi_env_number(var, max, &v) < 0) {
+            ucs_error("mgi context: %s=\"%s\" is not a number from 0 to "
+                      "%llu", var, getenv(var), max);
+            return UCS_ERR_INVALID_PARAM;
+        }
+    }
+    return UCS_OK;
 }
 
 /* Whether the NVIDIA driver lists a GPU on this machine and the process
@@ -92,8 +217,8 @@ static void mgi_params_ring_defaults(mgi_context_params_t *p, unsigned gpu)
 
 void mgi_context_params_init(mgi_context_params_t *p)
 {
-    const char *s;
     unsigned seg;
+    size_t i;
 
     memset(p, 0, sizeof(*p));
     p->rank             = 0;
@@ -136,52 +261,15 @@ void mgi_context_params_init(mgi_context_params_t *p)
 
     p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
     p->ucx_tls        = getenv("MGI_UCX_TLS");
-    if ((s = getenv("MGI_RANK")) != NULL) {
-        p->rank = atoi(s);
-    }
-    if ((s = getenv("MGI_NRANKS")) != NULL) {
-        p->size = atoi(s);
-    }
+    mgi_env_int("MGI_RANK", &p->rank);
+    mgi_env_int("MGI_NRANKS", &p->size);
     seg = (unsigned)p->seg_size;
     mgi_env_uint("MGI_SEG_SIZE", &seg);
     p->seg_size = seg;
-    mgi_env_uint("MGI_TUPLE_SIZE", &p->tuple_size);
-    mgi_env_uint("MGI_PRODUCER_THREADS", &p->producer_threads);
-    mgi_env_uint("MGI_BATCH", &p->batch);
-    mgi_env_uint("MGI_MSG_BATCH", &p->msg_batch);
-    mgi_env_uint("MGI_DEV_MSG_BATCH", &p->dev_msg_batch);
-    mgi_env_uint("MGI_DEV_TILE_BATCH", &p->dev_tile_batch);
-    mgi_env_uint("MGI_STAGE_DEPTH", &p->stage_depth);
-    mgi_env_uint("MGI_STAGE_GROUPS", &p->stage_groups);
-    mgi_env_uint("MGI_SORT_DEPTH", &p->sort_depth);
-    mgi_env_uint("MGI_RECV_DEPTH", &p->recv_depth);
-    mgi_env_uint("MGI_FINAL_DEPTH", &p->final_depth);
-    mgi_env_uint("MGI_MAX_CHANNELS", &p->max_channels);
-    mgi_env_uint("MGI_MOVER_BATCH", &p->mover_batch);
-    mgi_env_uint("MGI_MOVER_FLUSHES", &p->mover_flushes);
-    mgi_env_uint("MGI_MOVER_STREAMS", &p->mover_streams);
-    mgi_env_uint("MGI_MOVER_COPY_BATCH", &p->mover_copy_batch);
-    mgi_env_uint("MGI_TIMEOUT_MS", &p->timeout_ms);
-    mgi_env_uint("MGI_IDLE_US", &p->idle_us);
-    mgi_env_uint("MGI_LOG_INTERVAL_MS", &p->log_interval_ms);
-    mgi_env_uint("MGI_SORT_MIRROR", &p->sort_mirror);
-    mgi_env_uint("MGI_SORTER_BLOCKS", &p->sorter_blocks);
-    mgi_env_uint("MGI_SORTER_THREADS", &p->sorter_threads);
-    mgi_env_uint("MGI_SORTER_COALESCE", &p->sorter_coalesce);
-    mgi_env_uint("MGI_SORT_RINGS", &p->sort_rings);
-    mgi_env_uint("MGI_RECV_ZCOPY", &p->recv_zcopy);
-    mgi_env_uint("MGI_LOOP_DIRECT", &p->loop_direct);
-    mgi_env_uint("MGI_STAGE_ZCOPY", &p->stage_zcopy);
-    mgi_env_uint("MGI_SEND_ZCOPY", &p->send_zcopy);
-    mgi_env_uint("MGI_SEND_WAIT_ROUNDS", &p->send_wait_rounds);
-    mgi_env_uint("MGI_LANE_APART", &p->lane_apart);
-    mgi_env_uint("MGI_OWNER_HELP", &p->owner_help);
-    mgi_env_uint("MGI_EOF_ALONE", &p->eof_alone);
-    mgi_env_uint("MGI_CTL_SHM", &p->ctl_shm);
-    mgi_env_uint("MGI_PEER_DIRECT", &p->peer_direct);
-    mgi_env_uint("MGI_DIRECT_RINGS", &p->direct_rings);
-    mgi_env_uint("MGI_DIRECT_RING_KB", &p->direct_ring_kb);
-    mgi_env_uint("MGI_DIRECT_PUBLISH_KB", &p->direct_publish_kb);
+    for (i = 0; i < ucs_static_array_size(mgi_env_uints); ++i) {
+        mgi_env_uint(mgi_env_uints[i].var,
+                     (unsigned*)((char*)p + mgi_env_uints[i].offset));
+    }
 }
 
 /* Does a UCX_TLS list name transport `tl` to use (not in a list that
@@ -255,6 +343,10 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
                                              size_t *seg_size_p)
 {
     size_t seg = p->seg_size;
+
+    if (mgi_env_check() != UCS_OK) {
+        return UCS_ERR_INVALID_PARAM;
+    }
 
     if (!mgi_is_pow2(p->stage_depth) || !mgi_is_pow2(p->sort_depth) ||
         !mgi_is_pow2(p->recv_depth) || !mgi_is_pow2(p->final_depth)) {
