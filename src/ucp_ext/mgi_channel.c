@@ -361,6 +361,7 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
         d->final = mgi_ep_ring_create(d->ep, ctx->params.final_depth,
                                       MGI_RING_F_APPEND);
         if (d->final == NULL) {
+            mgi_ep_final_nomem(d->ep, id, 0, 1);
             status = UCS_ERR_NO_MEMORY;
             goto err_free;
         }

@@ -77,6 +77,22 @@ mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
     return mgi_ep_ring_place(ep, image, len, 1);
 }
 
+void mgi_ep_final_nomem(mgi_ep_t *ep, unsigned ch, unsigned i, unsigned n)
+{
+    const mgi_context_t *ctx = ep->ctx;
+
+    ucs_error("mgi ep %u: channel %u: no %s memory for final ring %u of %u "
+              "(%zu bytes: MGI_FINAL_DEPTH=%u segments of %zu bytes, "
+              "MGI_SEG_SIZE; one a user block of the destination): lower "
+              "them%s", ep->id, ch, mgi_ep_is_gpu(ep) ? "device" : "host",
+              i + 1, n, mgi_ring_mem_size(ctx->params.final_depth,
+                                          ctx->seg_size),
+              ctx->params.final_depth, ctx->seg_size,
+              ctx->params.gpu_defaults ?
+              ", or set MGI_GPU_DEFAULTS=0 for the smaller defaults sized "
+              "for CPU endpoints" : "");
+}
+
 mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
 {
     unsigned idx = id % MGI_MAX_LOCAL_EPS;
@@ -194,6 +210,85 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
         mgi_ep_ring_free(ep, ep->recv_mem);
     }
     return status;
+}
+
+/* a * b + c, or SIZE_MAX where that does not fit */
+static size_t mgi_size_mad(size_t a, size_t b, size_t c)
+{
+    size_t r;
+
+    if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r)) {
+        return SIZE_MAX;
+    }
+    return r;
+}
+
+/* Bytes of memory this machine has available now (MemAvailable of
+ * /proc/meminfo, else its physical memory, else SIZE_MAX). */
+static size_t mgi_host_mem_avail(void)
+{
+    unsigned long long kb;
+    char line[128];
+    long pages;
+    FILE *f;
+
+    f = fopen("/proc/meminfo", "r");
+    if (f != NULL) {
+        while (fgets(line, sizeof(line), f) != NULL) {
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                fclose(f);
+                return mgi_size_mad(kb, 1024, 0);
+            }
+        }
+        fclose(f);
+    }
+    pages = sysconf(_SC_PHYS_PAGES);
+    return (pages > 0) ? mgi_size_mad(pages, sysconf(_SC_PAGESIZE), 0) :
+                         SIZE_MAX;
+}
+
+/* The ring memory an endpoint takes at its create (its stage rings and
+ * receive lanes; sort rings come with its next hops, final rings with its
+ * channels) against what there is: a CPU endpoint's rings are zeroed, so
+ * more than the machine has available would end in the OOM killer; a GPU
+ * endpoint's against its GPU's free memory, before cudaMalloc fails. */
+static ucs_status_t mgi_ep_ring_budget(mgi_ep_t *ep)
+{
+    mgi_context_t *ctx = ep->ctx;
+    const size_t mib   = 1ul << 20;
+    const int gpu      = mgi_ep_is_gpu(ep);
+    const unsigned nlanes = (unsigned)ctx->size + 1;
+    size_t avail;
+    ucs_status_t status;
+
+    ep->ring_bytes = mgi_size_mad(
+            ep->nstage, mgi_ring_mem_size(ctx->params.stage_depth,
+                                          ctx->seg_size),
+            mgi_size_mad(nlanes, mgi_ring_mem_size(ctx->params.recv_depth,
+                                                   ctx->seg_size), 0));
+    if (gpu) {
+        status = mgi_gpu_mem_free(ep, &avail);
+        if (status != UCS_OK) {
+            return status;
+        }
+    } else {
+        avail = mgi_host_mem_avail();
+    }
+    if (ep->ring_bytes <= avail) {
+        return UCS_OK;
+    }
+    ucs_error("mgi ep %u: its rings would take %zu MiB of %s memory, %s "
+              "has %zu MiB %s: %u stage ring(s) of %u segments "
+              "(MGI_STAGE_DEPTH) and %u receive lane(s) of %u "
+              "(MGI_RECV_DEPTH), segments of %zu bytes (MGI_SEG_SIZE): lower "
+              "them%s", ep->id, ep->ring_bytes / mib, gpu ? "device" : "host",
+              gpu ? "its GPU" : "this machine", avail / mib,
+              gpu ? "free" : "available", ep->nstage, ctx->params.stage_depth,
+              nlanes, ctx->params.recv_depth, ctx->seg_size,
+              ctx->params.gpu_defaults ?
+              ", or set MGI_GPU_DEFAULTS=0 for the smaller defaults sized "
+              "for CPU endpoints" : "");
+    return UCS_ERR_NO_MEMORY;
 }
 
 static void mgi_ep_lane_ctl_free(mgi_ep_t *ep)
@@ -376,6 +471,11 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
         }
     }
 
+    status = mgi_ep_ring_budget(ep);
+    if (status != UCS_OK) {
+        goto err_free;
+    }
+
     ep->routes     = calloc(MGI_MAX_EPS, sizeof(*ep->routes));
     ep->route_list = calloc(MGI_MAX_EPS * MGI_MAX_SORT_RINGS,
                             sizeof(*ep->route_list));
@@ -417,10 +517,11 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     pthread_mutex_unlock(&ctx->lock);
     ucs_info("mgi ep %u: %s endpoint (device %d), %u stage ring(s) (%u "
              "block(s) x %u group(s)), receive ring of %u lanes x %u "
-             "segments x %zu bytes%s", ep->id,
+             "segments x %zu bytes, %.1f MiB of rings%s", ep->id,
              mgi_ep_is_gpu(ep) ? "GPU" : "CPU", ep->device, ep->nstage,
              ep->nblocks, ep->ngroups,
              ep->nlanes, ctx->params.recv_depth, ctx->seg_size,
+             ep->ring_bytes / 1048576.0,
              (ep->lane_ctl != NULL) ? ", lane control words in host memory" :
              "");
     *ep_p = ep->id;

@@ -183,6 +183,7 @@ struct mgi_ep {
     void          *recv_mem;    /* receive ring region: nlanes lanes */
     size_t        lane_bytes;
     unsigned      nlanes;
+    size_t        ring_bytes;   /* stage rings + receive ring */
     ucp_mem_h     recv_memh;
     void          *rkey_buf;
     size_t        rkey_len;
@@ -337,6 +338,10 @@ ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait);
 
 /* endpoints */
 mgi_ring_t  *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags);
+/* Says that final ring `i` of `n` of channel `ch` at ep could not be had,
+ * and what sets its size */
+void         mgi_ep_final_nomem(mgi_ep_t *ep, unsigned ch, unsigned i,
+                                unsigned n);
 void         mgi_ep_ring_free(mgi_ep_t *ep, void *ring);
 ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                               mgi_route_t **route_p);
@@ -363,6 +368,8 @@ void         mgi_gpu_ep_fini(mgi_ep_t *ep);
 void        *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
                                  unsigned nrings);
 void         mgi_gpu_ring_free(mgi_ep_t *ep, void *ring);
+/* Free memory of ep's GPU now (cudaMemGetInfo), said where it fails */
+ucs_status_t mgi_gpu_mem_free(mgi_ep_t *ep, size_t *free_p);
 void        *mgi_gpu_host_alloc(mgi_ep_t *ep, size_t len);
 void         mgi_gpu_host_free(void *p);
 ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route);

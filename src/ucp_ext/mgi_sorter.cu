@@ -399,6 +399,21 @@ void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
     return ring;
 }
 
+ucs_status_t mgi_gpu_mem_free(mgi_ep_t *ep, size_t *free_p)
+{
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+    size_t total;
+
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemGetInfo(free_p, &total), "ep %u",
+                               ep->id);
+    }
+    mgi_gpu_leave(&guard);
+    return status;
+}
+
 void mgi_gpu_ring_free(mgi_ep_t *ep, void *ring)
 {
     mgi_gpu_dev_free(ep, ring);
@@ -1291,8 +1306,8 @@ __global__ void mgi_gpu_finals_init_kernel(mgi_gpu_rings_arg_t a,
  * the control stream. Loaded from a host image each (a memset of the
  * ring and two copies), they cost a channel ~35 us a final ring on one
  * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). */
-static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
-                                       unsigned n)
+static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, unsigned ch,
+                                       mgi_ring_t **final, unsigned n)
 {
     mgi_context_t *ctx = ep->ctx;
     mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
@@ -1319,6 +1334,7 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
         if (final[i] == NULL) {
             final[i] = (mgi_ring_t*)mgi_gpu_dev_alloc(ep, len);
             if (final[i] == NULL) {
+                mgi_ep_final_nomem(ep, ch, i, n);
                 status = UCS_ERR_NO_MEMORY;
                 goto out;
             }
@@ -1416,7 +1432,7 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
         goto err_free;
     }
     gc->nfinal = nfinal;
-    status     = mgi_gpu_finals_get(ep, gc->final, nfinal);
+    status     = mgi_gpu_finals_get(ep, ch->id, gc->final, nfinal);
     if (status != UCS_OK) {
         goto err_free;
     }
