@@ -69,6 +69,8 @@
 #                 ring (CUDA copies in one process, UCP puts through
 #                 cuda_mgi between two); with tiny rings the stage rings
 #                 fill with segments waiting for their put
+#   ring_budget   rings larger than the GPU's memory refused at the
+#                 endpoint's and the channel's create, naming the setting
 #   idle_copy     the application's copies within GPU 0 before, beside
 #                 and after an idle endpoint (a figure, always passes when
 #                 the copies end)
@@ -260,6 +262,24 @@ MGI_PEER_DIRECT=1 step send_bw_64B_1proc_peer 100 mgi_gpu_test bench -l 2 \
     -s 64 -n 4194304 -b 32 -T $T
 # a CPU endpoint may not send to a GPU endpoint then: the create says so
 MGI_PEER_DIRECT=1 step peer_misuse 60 mgi_gpu_test peer_misuse -s 16
+# rings larger than the GPU's memory: an endpoint's receive lanes of 2^20
+# segments (256 GiB) are refused at its create, final rings of 2^22
+# segments (512 GiB each) at the channel's, each naming its setting; the
+# program ends (it must fail) instead of hanging or crashing
+expect_refusal() {  # LOG VAR=value PATTERN: mgi_gpu_test fails, says it
+    local log=$1 set=$2 pat=$3 rc
+    env "$set" mgi_gpu_test groupby -l 2 -n 10000 -b 8 -T 20 > "$log" 2>&1
+    rc=$?
+    cat "$log"
+    [ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q -- "$pat" "$log" &&
+        echo "refused as it should: $set"
+}
+step ring_budget 60 bash -c "$(declare -f expect_refusal)"'
+    expect_refusal "$0.recv" MGI_RECV_DEPTH=1048576 \
+        "MiB of device memory.*MGI_RECV_DEPTH" &&
+    expect_refusal "$0.final" MGI_FINAL_DEPTH=4194304 \
+        "no device memory for final ring.*MGI_FINAL_DEPTH=4194304"' \
+    "$out/ring_budget.out"
 # direct rings (MGI_DIRECT_RINGS=1): a user block stores its tuples in a
 # ring of its own in each destination GPU's memory (peer access in one
 # process, CUDA IPC between two), which the destination's user blocks read

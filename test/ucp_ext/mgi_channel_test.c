@@ -22,8 +22,10 @@
  * then MGI_EOF again on every later mgi_recv.
  */
 #include <mgi/mgi.h>
+#include <ucs/debug/log_def.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -124,6 +126,44 @@ static void env_restore(const char *name, char *kept)
         free(kept);
     } else {
         unsetenv(name);
+    }
+}
+
+/* The error messages libmgi logs while a check runs (log_catch ..
+ * log_said), to see that they name the setting at fault. */
+static char log_text[4096];
+
+static ucs_log_func_rc_t log_catch_handler(const char *file, unsigned line,
+                                           const char *function,
+                                           ucs_log_level_t level,
+                                           const ucs_log_component_config_t *c,
+                                           const char *fmt, va_list ap)
+{
+    size_t len = strlen(log_text);
+    va_list aq;
+
+    if ((level <= UCS_LOG_LEVEL_ERROR) && (len + 1 < sizeof(log_text))) {
+        va_copy(aq, ap);
+        vsnprintf(log_text + len, sizeof(log_text) - len, fmt, aq);
+        va_end(aq);
+        strncat(log_text, "\n", sizeof(log_text) - strlen(log_text) - 1);
+    }
+    return UCS_LOG_FUNC_RC_CONTINUE;
+}
+
+static void log_catch(void)
+{
+    log_text[0] = '\0';
+    ucs_log_push_handler(log_catch_handler);
+}
+
+/* Stops catching; whether an error said `what` meanwhile (else fails t). */
+static void log_said(test_t *t, const char *check, const char *what)
+{
+    ucs_log_pop_handler();
+    if (strstr(log_text, what) == NULL) {
+        FAIL(t, "%s: no error naming \"%s\" (said: %s)", check, what,
+             log_text);
     }
 }
 
@@ -947,6 +987,39 @@ static void misuse(test_t *t)
         env_restore("MGI_GPU_DEFAULTS", keep);
     }
     {
+        /* the MGI_* numbers of the environment: a value that is not one is
+         * refused at the create, naming the variable (before, "abc" read as
+         * 0, "1x" as 1, "-1" as 4294967295, 2^32 as 0) */
+        static const char *const bad[][2] = {
+            {"MGI_RECV_DEPTH", "abc"}, {"MGI_TIMEOUT_MS", "1x"},
+            {"MGI_SORTER_BLOCKS", "-1"}, {"MGI_SEG_SIZE", "4294967296"},
+            {"MGI_NRANKS", "2147483648"}, {"MGI_GPU_DEFAULTS", "yes"}
+        };
+        mgi_context_params_t cp;
+        size_t seg = 0, i;
+        char *keep;
+
+        for (i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+            keep = env_keep(bad[i][0]);
+            setenv(bad[i][0], bad[i][1], 1);
+            mgi_context_params_init(&cp);
+            log_catch();
+            EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                          UCS_ERR_INVALID_PARAM);
+            log_said(t, "misuse: a bad number", bad[i][0]);
+            env_restore(bad[i][0], keep);
+        }
+        keep = env_keep("MGI_STAGE_DEPTH");   /* blanks, hexadecimal */
+        setenv("MGI_STAGE_DEPTH", " 0x20 ", 1);
+        mgi_context_params_init(&cp);
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        if (cp.stage_depth != 32) {
+            FAIL(t, "misuse: MGI_STAGE_DEPTH=\" 0x20 \" gave %u",
+                 cp.stage_depth);
+        }
+        env_restore("MGI_STAGE_DEPTH", keep);
+    }
+    {
         /* device handles: GPU endpoints of the channel only */
         mgi_dev_ch_t h;
         EXPECT_STATUS(t, mgi_ch_device_handle(t->ctx, 999, me, &h),
@@ -1426,6 +1499,66 @@ static int oob_relay(int *fds, int n)
 
 /* ------------------------------------------------------------------- main */
 
+/* Rings larger than the memory there is: an endpoint's stage rings of 2^26
+ * segments (terabytes) are refused at its create, before anything is
+ * allocated or zeroed (before, the OOM killer ended the process); final
+ * rings of 2^28 segments at the channel's create, at every rank; neither
+ * hangs a rank. */
+static int ring_budget(test_t *t, const mgi_context_params_t *base,
+                       const mgi_ep_params_t *ep_params)
+{
+    mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
+    mgi_context_params_t params = *base;
+    mgi_ch_params_t p = {0};
+    mgi_ep_id_t id;
+    mgi_ch_id_t ch;
+    ucs_status_t status;
+    int r;
+
+    params.stage_depth = 1u << 26;
+    status = mgi_context_create(&params, &t->ctx);
+    if (status != UCS_OK) {
+        fprintf(stderr, "ring_budget: mgi_context_create: %s\n",
+                ucs_status_string(status));
+        return 1;
+    }
+    log_catch();
+    EXPECT_STATUS(t, mgi_ep_create(t->ctx, ep_params, &id),
+                  UCS_ERR_NO_MEMORY);
+    log_said(t, "ring_budget: stage rings", "MGI_STAGE_DEPTH");
+    mgi_context_destroy(t->ctx);
+
+    params             = *base;
+    params.final_depth = 1u << 28;
+    status = mgi_context_create(&params, &t->ctx);
+    if (status != UCS_OK) {
+        fprintf(stderr, "ring_budget: mgi_context_create: %s\n",
+                ucs_status_string(status));
+        return 1;
+    }
+    t->rank = mgi_context_rank(t->ctx);
+    t->size = mgi_context_size(t->ctx);
+    EXPECT_STATUS(t, mgi_ep_create(t->ctx, ep_params, &id), UCS_OK);
+    for (r = 0; r < t->size; ++r) {
+        t->all[t->nall++] = MGI_EP_ID(r, 0);
+    }
+    p.src = t->all; p.nsrc = t->nall;
+    p.dst = t->all; p.ndst = t->nall;
+    p.schema = &schema;
+    log_catch();
+    EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch), UCS_ERR_NO_MEMORY);
+    log_said(t, "ring_budget: final rings", "MGI_FINAL_DEPTH=268435456");
+    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)), UCS_OK);
+    mgi_context_destroy(t->ctx);
+    if (t->failed) {
+        fprintf(stderr, "rank %d: ring_budget FAILED\n", t->rank);
+    } else {
+        printf("ring_budget: refused at the endpoint's and the channel's "
+               "create\n");
+    }
+    return t->failed;
+}
+
 static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
 {
     mgi_context_params_t params;
@@ -1455,6 +1588,9 @@ static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
         }
         printf("ring_mismatch: refused (%s)\n", ucs_status_string(status));
         return 0;
+    }
+    if (!strcmp(scenario, "ring_budget")) {
+        return ring_budget(t, &params, &ep_params);
     }
     status = mgi_context_create(&params, &t->ctx);
     if (status != UCS_OK) {
@@ -1529,7 +1665,7 @@ int main(int argc, char **argv)
         (t.recv_bytes > RECV_BUF)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
                 "[-r RECV_BYTES (1..%d)] [--oob N] shuffle|zipf|broadcast|explicit|many2one|"
-                "one2many|two_channels|misuse|ids|ring_mismatch\n", argv[0], RECV_BUF);
+                "one2many|two_channels|misuse|ids|ring_mismatch|ring_budget\n", argv[0], RECV_BUF);
         return 1;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -1,0 +1,1 @@
+np=2; args=ring_budget
