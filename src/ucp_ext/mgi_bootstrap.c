@@ -73,7 +73,12 @@ static int mgi_tcp_allgather(const void *sbuf, void *rbuf, size_t len,
             status = mgi_tcp_io(tb->fds[0], rbuf, len * tb->size, 0,
                                 tb->timeout_ms);
         }
-        return (status == UCS_OK) ? 0 : -1;
+        if (status != UCS_OK) {
+            /* rank 0 then sees it at once, and ends the others' too */
+            shutdown(tb->fds[0], SHUT_RDWR);
+            return -1;
+        }
+        return 0;
     }
 
     memcpy(rbuf, sbuf, len);
@@ -81,17 +86,28 @@ static int mgi_tcp_allgather(const void *sbuf, void *rbuf, size_t len,
         status = mgi_tcp_io(tb->fds[r], (char*)rbuf + r * len, len, 0,
                             tb->timeout_ms);
         if (status != UCS_OK) {
-            return -1;
+            goto err_abort;
         }
     }
     for (r = 1; r < tb->size; ++r) {
         status = mgi_tcp_io(tb->fds[r], rbuf, len * tb->size, 1,
                             tb->timeout_ms);
         if (status != UCS_OK) {
-            return -1;
+            goto err_abort;
         }
     }
     return 0;
+
+err_abort:
+    /* the star is broken (a rank ended or is stuck): the other ranks, which
+     * wait for this answer, see their connection end now instead of at
+     * their timeout, and so does every later allgather */
+    ucs_error("mgi bootstrap rank 0: allgather failed at rank %d's "
+              "connection: closing every rank's", r);
+    for (r = 1; r < tb->size; ++r) {
+        shutdown(tb->fds[r], SHUT_RDWR);
+    }
+    return -1;
 }
 
 static ucs_status_t mgi_tcp_resolve(const char *addr, struct sockaddr_in *sa)

@@ -1398,6 +1398,9 @@ ssize_t mgi_send(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
                   src);
         return UCS_ERR_CANCELED;
     }
+    if (ctx->mover_status != UCS_OK) {
+        return mgi_context_failed(ctx, "send", id, src);
+    }
     if (ch->tuple_size != 0) {
         tuple = ch->tuple_size;
         if ((len == 0) || (len % tuple) != 0) {
@@ -1569,6 +1572,10 @@ ssize_t mgi_recv(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
     }
     if ((done == 0) && eof) {
         return MGI_EOF;
+    }
+    if ((done == 0) && (ctx->mover_status != UCS_OK)) {
+        /* what arrived was taken first; the rest never will */
+        return mgi_context_failed(ctx, "recv", id, dst);
     }
     return done;
 }

@@ -635,30 +635,133 @@ static int mgi_context_has_tl(mgi_context_t *ctx, const char *tl)
     return found;
 }
 
-/* How many other processes of the job run on this host (by host name). */
+/* State and start time (clock ticks since boot) of process pid, from
+ * /proc/<pid>/stat: 0, or -1 where there is no such process. */
+static int mgi_proc_stat(int pid, char *state, uint64_t *start)
+{
+    char path[64], buf[1024], *p;
+    unsigned long long st;
+    size_t n;
+    FILE *f;
+    int i;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        return -1;
+    }
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    p = strrchr(buf, ')');        /* the command name may hold anything */
+    if ((p == NULL) || (sscanf(p + 1, " %c", state) != 1)) {
+        return -1;
+    }
+    for (i = 3; (i <= 22) && (p != NULL); ++i) {  /* the blank before
+                                                    * field i */
+        p = strchr(p + 1, ' ');
+    }
+    if ((p == NULL) || (sscanf(p, " %llu", &st) != 1)) {
+        return -1;
+    }
+    *start = st;
+    return 0;
+}
+
+/* Who runs where: how many other processes of the job run on this host
+ * (by host name), and which of them the mover can watch (their pid shows
+ * the same process here). */
 static ucs_status_t mgi_context_hosts(mgi_context_t *ctx)
 {
-    char mine[MGI_HOST_NAME_MAX] = {0}, *all;
+    struct {
+        char     host[MGI_HOST_NAME_MAX];
+        int32_t  pid;
+        uint64_t start;
+    } mine, *all;
     ucs_status_t status;
+    uint64_t start;
+    char state;
     int r;
 
-    if (gethostname(mine, sizeof(mine) - 1) != 0) {
-        snprintf(mine, sizeof(mine), "?");
+    memset(&mine, 0, sizeof(mine));
+    if (gethostname(mine.host, sizeof(mine.host) - 1) != 0) {
+        snprintf(mine.host, sizeof(mine.host), "?");
     }
-    all = calloc(ctx->size, sizeof(mine));
-    if (all == NULL) {
+    mine.pid = getpid();
+    if (mgi_proc_stat(mine.pid, &state, &mine.start) != 0) {
+        mine.start = 0;               /* no /proc: not watched */
+    }
+    all             = calloc(ctx->size, sizeof(mine));
+    ctx->peer_procs = calloc(ctx->size, sizeof(*ctx->peer_procs));
+    if ((all == NULL) || (ctx->peer_procs == NULL)) {
+        free(all);
         return UCS_ERR_NO_MEMORY;
     }
-    status = mgi_bootstrap_allgather(&ctx->bs, mine, all, sizeof(mine));
+    status = mgi_bootstrap_allgather(&ctx->bs, &mine, all, sizeof(mine));
     if (status == UCS_OK) {
         ctx->host_peers = 0;
         for (r = 0; r < ctx->size; ++r) {
-            ctx->host_peers += (r != ctx->rank) &&
-                               !strncmp(all + r * sizeof(mine), mine,
-                                        sizeof(mine));
+            if ((r == ctx->rank) ||
+                strncmp(all[r].host, mine.host, sizeof(mine.host))) {
+                continue;
+            }
+            ++ctx->host_peers;
+            if ((all[r].start != 0) &&
+                (mgi_proc_stat(all[r].pid, &state, &start) == 0) &&
+                (start == all[r].start)) {
+                ctx->peer_procs[r].pid   = all[r].pid;
+                ctx->peer_procs[r].start = start;
+            }
         }
     }
     free(all);
+    return status;
+}
+
+ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx)
+{
+    const uint64_t now = mgi_time_ns();
+    struct mgi_peer_proc *pp;
+    uint64_t start;
+    char state;
+    int r;
+
+    if (ctx->leaving || (now - ctx->peers_seen_ns < 100000000ull)) {
+        return UCS_OK;
+    }
+    ctx->peers_seen_ns = now;
+    for (r = 0; r < ctx->size; ++r) {
+        pp = &ctx->peer_procs[r];
+        if ((pp->pid == 0) ||
+            ((mgi_proc_stat(pp->pid, &state, &start) == 0) &&
+             (start == pp->start) && (state != 'Z') && (state != 'X'))) {
+            continue;
+        }
+        if (ctx->leaving) {          /* it left with its destroy */
+            return UCS_OK;
+        }
+        ucs_error("mgi context %p: rank %d (pid %d on this host) has ended "
+                  "before the context's destroy: this context delivers "
+                  "nothing any more; its calls fail with %s", ctx, r,
+                  (int)pp->pid, ucs_status_string(UCS_ERR_CONNECTION_RESET));
+        pp->pid   = 0;
+        pp->ended = 1;
+        return UCS_ERR_CONNECTION_RESET;
+    }
+    return UCS_OK;
+}
+
+ucs_status_t mgi_context_failed(mgi_context_t *ctx, const char *what,
+                                unsigned ch, mgi_ep_id_t ep)
+{
+    ucs_status_t status = ctx->mover_status;
+
+    if ((status != UCS_OK) &&
+        !__atomic_exchange_n(&ctx->failed_said, 1, __ATOMIC_RELAXED)) {
+        ucs_error("mgi channel %u: %s at endpoint %u: the context's mover "
+                  "stopped on %s (said above): nothing is delivered any "
+                  "more", ch, what, ep, ucs_status_string(status));
+    }
     return status;
 }
 
@@ -732,6 +835,13 @@ static void mgi_context_disconnect(mgi_context_t *ctx)
 
     for (r = 0; r < ctx->size; ++r) {
         if (ctx->peers[r] != NULL) {
+            if ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended) {
+                /* its process ended: it confirms no close (and a forced
+                 * one needs peer error handling), ucp_worker_destroy
+                 * releases the endpoint */
+                ctx->peers[r] = NULL;
+                continue;
+            }
             mgi_ucp_wait(ctx, ucp_ep_close_nbx(ctx->peers[r], &param),
                          "ep close", ctx->peers[r]);
             ctx->peers[r] = NULL;
@@ -902,6 +1012,7 @@ err_arrays:
     free(ctx->chs);
     free(ctx->peer_eps);
     free(ctx->peers);
+    free(ctx->peer_procs);
 err_bootstrap:
     mgi_bootstrap_fini(&ctx->bs);
 err_free:
@@ -915,7 +1026,9 @@ void mgi_context_destroy(mgi_context_h ctx)
     unsigned i;
     int dummy = 0, *all;
 
-    /* peers may still read our rings: leave together */
+    /* peers may still read our rings: leave together (and once they
+     * passed this, they may end before the mover stops) */
+    ctx->leaving = 1;
     all = calloc(ctx->size, sizeof(int));
     if (all != NULL) {
         mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
@@ -987,6 +1100,7 @@ void mgi_context_destroy(mgi_context_h ctx)
     free(ctx->chs);
     free(ctx->peer_eps);
     free(ctx->peers);
+    free(ctx->peer_procs);
     free(ctx);
 }
 

@@ -315,6 +315,18 @@ struct mgi_context {
     volatile int     mover_quiet;      /* progress only, move nothing */
     volatile int     mover_quiet_ack;
     ucs_status_t     mover_status;
+    /* the processes of this host's other ranks, whose end the mover
+     * notices (mgi_context_peers_alive): pid 0 where not watched (another
+     * host, a pid namespace where that pid is another process) */
+    struct mgi_peer_proc {
+        int32_t  pid;
+        int32_t  ended;                /* seen gone: its endpoint is closed
+                                          without waiting for it */
+        uint64_t start;                /* its start time, in clock ticks */
+    }                *peer_procs;
+    uint64_t         peers_seen_ns;    /* the mover's last look at them */
+    volatile int     leaving;          /* mgi_context_destroy has begun */
+    int              failed_said;      /* the API said mover_status once */
     volatile int     mover_device;     /* CUDA device the mover binds, or
                                           MGI_EP_HOST */
     void             *mover_cuda;      /* the mover's CUDA streams for
@@ -323,6 +335,14 @@ struct mgi_context {
 
 /* context helpers */
 uint64_t     mgi_time_ns(void);
+/* The mover, every 100 ms: UCS_ERR_CONNECTION_RESET, said, once the
+ * process of another rank on this host has ended (before the context's
+ * destroy began) */
+ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx);
+/* UCS_OK, or the mover's error once it stopped: the context delivers
+ * nothing any more (said once, naming the call) */
+ucs_status_t mgi_context_failed(mgi_context_t *ctx, const char *what,
+                                unsigned ch, mgi_ep_id_t ep);
 /* Time for the next info-level speed log of a sorter or mover thread
  * (MGI_LOG_INTERVAL_MS since *last_ns)? If so, *dt_p is the seconds since
  * then and *last_ns is now. */

@@ -1436,6 +1436,11 @@ static void *mgi_mover_thread(void *arg)
             bound = ctx->mover_device;
             mgi_gpu_bind_thread(bound);
         }
+        status = mgi_context_peers_alive(ctx);
+        if (status != UCS_OK) {
+            ctx->mover_status = status;
+            break;
+        }
         t0    = mgi_time_ns();
         nprog = ucp_worker_progress(ctx->worker);
         t1    = mgi_time_ns();
