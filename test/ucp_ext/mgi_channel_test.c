@@ -1499,6 +1499,84 @@ static int oob_relay(int *fds, int n)
 
 /* ------------------------------------------------------------------- main */
 
+/* The last rank ends in the middle of a shuffle without a word (_exit, as
+ * a crash would): at every other rank the calls fail with
+ * UCS_ERR_CONNECTION_RESET, an error names the rank that ended, and
+ * mgi_context_destroy returns well before MGI_TIMEOUT_MS (the TCP
+ * bootstrap's broken star is closed at once, the ended rank's endpoint
+ * not waited for). Every rank on this host. */
+static int peer_dies(test_t *t, const mgi_context_params_t *params,
+                     const mgi_ep_params_t *ep_params)
+{
+    mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
+    mgi_ch_params_t p   = {0};
+    tuple_t tp[SEND_BATCH];
+    char buf[RECV_BUF], who[64];
+    double t0, deadline, took;
+    ssize_t n = 0, m = 0;
+    mgi_ep_id_t id, me;
+    uint32_t seq = 0;
+    mgi_ch_id_t ch;
+    int r, victim, i;
+
+    if (mgi_context_create(params, &t->ctx) != UCS_OK) {
+        fprintf(stderr, "peer_dies: mgi_context_create failed\n");
+        return 1;
+    }
+    t->rank = mgi_context_rank(t->ctx);
+    t->size = mgi_context_size(t->ctx);
+    victim  = t->size - 1;
+    me      = MGI_EP_ID(t->rank, 0);
+    if ((mgi_ep_create(t->ctx, ep_params, &id) != UCS_OK) ||
+        (t->size < 2)) {
+        fprintf(stderr, "peer_dies: endpoint (or fewer than 2 ranks)\n");
+        return 1;
+    }
+    for (r = 0; r < t->size; ++r) {
+        t->all[t->nall++] = MGI_EP_ID(r, 0);
+    }
+    p.src = t->all; p.nsrc = t->nall;
+    p.dst = t->all; p.ndst = t->nall;
+    p.schema = &schema; p.part_key = 0;
+    if (mgi_ch_create(t->ctx, &p, &ch) != UCS_OK) {
+        fprintf(stderr, "peer_dies: mgi_ch_create failed\n");
+        return 1;
+    }
+    log_catch();
+    t0       = now_s();
+    deadline = t0 + 30;
+    while ((n >= 0) && ((m >= 0) || (m == MGI_EOF)) && (now_s() < deadline)) {
+        if ((t->rank == victim) && (now_s() > t0 + 0.2)) {
+            _exit(0);           /* tuples sent, none flushed, nothing freed */
+        }
+        for (i = 0; i < SEND_BATCH; ++i) {
+            tp[i] = (tuple_t){.key = seq * 2654435761u, .src = me,
+                              .seq = seq};
+            ++seq;
+        }
+        n = mgi_send(t->ctx, ch, me, tp, sizeof(tp), MGI_DST_AUTO);
+        m = mgi_recv(t->ctx, ch, me, buf, sizeof(buf));
+    }
+    snprintf(who, sizeof(who), "rank %d (pid", victim);
+    log_said(t, "peer_dies", who);
+    if ((n != UCS_ERR_CONNECTION_RESET) && (m != UCS_ERR_CONNECTION_RESET)) {
+        FAIL(t, "peer_dies: after %.1f s send gave %zd, recv %zd, not %d "
+             "(%s)", now_s() - t0, n, m, UCS_ERR_CONNECTION_RESET,
+             ucs_status_string(UCS_ERR_CONNECTION_RESET));
+    }
+    EXPECT_STATUS(t, mgi_flush(t->ctx, ch, me), UCS_ERR_CONNECTION_RESET);
+    t0 = now_s();
+    mgi_context_destroy(t->ctx);
+    took = now_s() - t0;
+    if (took > 10) {
+        FAIL(t, "peer_dies: mgi_context_destroy took %.1f s", took);
+    }
+    printf("rank %d: peer_dies: rank %d ended; send %zd, recv %zd, destroy "
+           "%.2f s: %s\n", t->rank, victim, n, m, took,
+           t->failed ? "FAILED" : "OK");
+    return t->failed;
+}
+
 /* Rings larger than the memory there is: an endpoint's stage rings of 2^26
  * segments (terabytes) are refused at its create, before anything is
  * allocated or zeroed (before, the OOM killer ended the process); final
@@ -1592,6 +1670,9 @@ static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
     if (!strcmp(scenario, "ring_budget")) {
         return ring_budget(t, &params, &ep_params);
     }
+    if (!strcmp(scenario, "peer_dies")) {
+        return peer_dies(t, &params, &ep_params);
+    }
     status = mgi_context_create(&params, &t->ctx);
     if (status != UCS_OK) {
         fprintf(stderr, "mgi_context_create: %s\n", ucs_status_string(status));
@@ -1665,7 +1746,7 @@ int main(int argc, char **argv)
         (t.recv_bytes > RECV_BUF)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
                 "[-r RECV_BYTES (1..%d)] [--oob N] shuffle|zipf|broadcast|explicit|many2one|"
-                "one2many|two_channels|misuse|ids|ring_mismatch|ring_budget\n", argv[0], RECV_BUF);
+                "one2many|two_channels|misuse|ids|ring_mismatch|ring_budget|peer_dies\n", argv[0], RECV_BUF);
         return 1;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -1,0 +1,1 @@
+np=3; args=peer_dies; timeout=90
