@@ -1499,6 +1499,38 @@ static int oob_relay(int *fds, int n)
 
 /* ------------------------------------------------------------------- main */
 
+/* A context of `params` for scenario `what` (t->rank, t->size set): 0, or
+ * 1 with a line saying why not. */
+static int ctx_open(test_t *t, const mgi_context_params_t *params,
+                    const char *what)
+{
+    ucs_status_t status = mgi_context_create(params, &t->ctx);
+
+    if (status != UCS_OK) {
+        fprintf(stderr, "%s: mgi_context_create: %s\n", what,
+                ucs_status_string(status));
+        return 1;
+    }
+    t->rank = mgi_context_rank(t->ctx);
+    t->size = mgi_context_size(t->ctx);
+    return 0;
+}
+
+/* Channel parameters: endpoint 0 of every rank to every one of them, by
+ * the schema's first attribute */
+static void ch_all(test_t *t, mgi_ch_params_t *p, mgi_schema_t *schema)
+{
+    int r;
+
+    for (r = 0, t->nall = 0; r < t->size; ++r) {
+        t->all[t->nall++] = MGI_EP_ID(r, 0);
+    }
+    memset(p, 0, sizeof(*p));
+    p->src = t->all; p->nsrc = t->nall;
+    p->dst = t->all; p->ndst = t->nall;
+    p->schema = schema; p->part_key = 0;
+}
+
 /* The last rank ends in the middle of a shuffle without a word (_exit, as
  * a crash would): at every other rank the calls fail with
  * UCS_ERR_CONNECTION_RESET, an error names the rank that ended, and
@@ -1509,7 +1541,7 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
                      const mgi_ep_params_t *ep_params)
 {
     mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
-    mgi_ch_params_t p   = {0};
+    mgi_ch_params_t p;
     tuple_t tp[SEND_BATCH];
     char buf[RECV_BUF], who[64];
     double t0, deadline, took;
@@ -1517,27 +1549,19 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
     mgi_ep_id_t id, me;
     uint32_t seq = 0;
     mgi_ch_id_t ch;
-    int r, victim, i;
+    int victim, i;
 
-    if (mgi_context_create(params, &t->ctx) != UCS_OK) {
-        fprintf(stderr, "peer_dies: mgi_context_create failed\n");
+    if (ctx_open(t, params, "peer_dies") != 0) {
         return 1;
     }
-    t->rank = mgi_context_rank(t->ctx);
-    t->size = mgi_context_size(t->ctx);
-    victim  = t->size - 1;
-    me      = MGI_EP_ID(t->rank, 0);
+    victim = t->size - 1;
+    me     = MGI_EP_ID(t->rank, 0);
     if ((mgi_ep_create(t->ctx, ep_params, &id) != UCS_OK) ||
         (t->size < 2)) {
         fprintf(stderr, "peer_dies: endpoint (or fewer than 2 ranks)\n");
         return 1;
     }
-    for (r = 0; r < t->size; ++r) {
-        t->all[t->nall++] = MGI_EP_ID(r, 0);
-    }
-    p.src = t->all; p.nsrc = t->nall;
-    p.dst = t->all; p.ndst = t->nall;
-    p.schema = &schema; p.part_key = 0;
+    ch_all(t, &p, &schema);
     if (mgi_ch_create(t->ctx, &p, &ch) != UCS_OK) {
         fprintf(stderr, "peer_dies: mgi_ch_create failed\n");
         return 1;
@@ -1587,17 +1611,12 @@ static int ring_budget(test_t *t, const mgi_context_params_t *base,
 {
     mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
     mgi_context_params_t params = *base;
-    mgi_ch_params_t p = {0};
+    mgi_ch_params_t p;
     mgi_ep_id_t id;
     mgi_ch_id_t ch;
-    ucs_status_t status;
-    int r;
 
     params.stage_depth = 1u << 26;
-    status = mgi_context_create(&params, &t->ctx);
-    if (status != UCS_OK) {
-        fprintf(stderr, "ring_budget: mgi_context_create: %s\n",
-                ucs_status_string(status));
+    if (ctx_open(t, &params, "ring_budget") != 0) {
         return 1;
     }
     log_catch();
@@ -1608,21 +1627,11 @@ static int ring_budget(test_t *t, const mgi_context_params_t *base,
 
     params             = *base;
     params.final_depth = 1u << 28;
-    status = mgi_context_create(&params, &t->ctx);
-    if (status != UCS_OK) {
-        fprintf(stderr, "ring_budget: mgi_context_create: %s\n",
-                ucs_status_string(status));
+    if (ctx_open(t, &params, "ring_budget") != 0) {
         return 1;
     }
-    t->rank = mgi_context_rank(t->ctx);
-    t->size = mgi_context_size(t->ctx);
     EXPECT_STATUS(t, mgi_ep_create(t->ctx, ep_params, &id), UCS_OK);
-    for (r = 0; r < t->size; ++r) {
-        t->all[t->nall++] = MGI_EP_ID(r, 0);
-    }
-    p.src = t->all; p.nsrc = t->nall;
-    p.dst = t->all; p.ndst = t->nall;
-    p.schema = &schema;
+    ch_all(t, &p, &schema);
     log_catch();
     EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch), UCS_ERR_NO_MEMORY);
     log_said(t, "ring_budget: final rings", "MGI_FINAL_DEPTH=268435456");
@@ -1673,13 +1682,9 @@ static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
     if (!strcmp(scenario, "peer_dies")) {
         return peer_dies(t, &params, &ep_params);
     }
-    status = mgi_context_create(&params, &t->ctx);
-    if (status != UCS_OK) {
-        fprintf(stderr, "mgi_context_create: %s\n", ucs_status_string(status));
+    if (ctx_open(t, &params, scenario) != 0) {
         return 1;
     }
-    t->rank = mgi_context_rank(t->ctx);
-    t->size = mgi_context_size(t->ctx);
     for (e = 0; e < t->eps_per_rank; ++e) {
         status = mgi_ep_create(t->ctx, &ep_params, &id);
         if ((status != UCS_OK) || (id != MGI_EP_ID(t->rank, e))) {
