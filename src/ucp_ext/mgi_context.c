@@ -137,39 +137,35 @@ static const struct {
     MGI_ENV_U("MGI_DIRECT_PUBLISH_KB", direct_publish_kb),
 };
 
+/* Whether environment variable var is set to something other than a
+ * number up to max (said). */
+static int mgi_env_bad(const char *var, unsigned long long max)
+{
+    unsigned long long v;
+
+    if (mgi_env_number(var, max, &v) >= 0) {
+        return 0;
+    }
+    ucs_error("mgi context: %s=\"%s\" is not a number from 0 to %llu", var,
+              getenv(var), max);
+    return 1;
+}
+
 /* Every MGI_* number of the environment that mgi_context_params_init reads
  * is one: else the setting would have kept its default (or taken a value
  * cut to 32 bits) without a word. */
 static ucs_status_t mgi_env_check(void)
 {
-    static const struct {
-        const char        *var;
-        unsigned long long max;
-    } apart[] = {
-        {"MGI_GPU_DEFAULTS", UINT_MAX}, {"MGI_SEG_SIZE", UINT_MAX},
-        {"MGI_RANK", INT_MAX}, {"MGI_NRANKS", INT_MAX}
-    };
-    unsigned long long v;
-    const char *var;
-    unsigned long long max;
+    int bad = mgi_env_bad("MGI_RANK", INT_MAX) ||
+              mgi_env_bad("MGI_NRANKS", INT_MAX) ||
+              mgi_env_bad("MGI_GPU_DEFAULTS", UINT_MAX) ||
+              mgi_env_bad("MGI_SEG_SIZE", UINT_MAX);
     size_t i;
 
-    for (i = 0; i < ucs_static_array_size(apart) +
-                    ucs_static_array_size(mgi_env_uints); ++i) {
-        if (i < ucs_static_array_size(apart)) {
-            var = apart[i].var;
-            max = apart[i].max;
-        } else {
-            var = mgi_env_uints[i - ucs_static_array_size(apart)].var;
-            max = UINT_MAX;
-        }
-        if (mgi_env_number(var, max, &v) < 0) {
-            ucs_error("mgi context: %s=\"%s\" is not a number from 0 to "
-                      "%llu", var, getenv(var), max);
-            return UCS_ERR_INVALID_PARAM;
-        }
+    for (i = 0; !bad && (i < ucs_static_array_size(mgi_env_uints)); ++i) {
+        bad = mgi_env_bad(mgi_env_uints[i].var, UINT_MAX);
     }
-    return UCS_OK;
+    return bad ? UCS_ERR_INVALID_PARAM : UCS_OK;
 }
 
 /* Whether the NVIDIA driver lists a GPU on this machine and the process

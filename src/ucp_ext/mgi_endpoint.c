@@ -77,20 +77,27 @@ mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
     return mgi_ep_ring_place(ep, image, len, 1);
 }
 
+/* The end of an error about ring memory: the smaller ring defaults, where
+ * the context took the larger ones */
+static const char *mgi_ep_defaults_hint(const mgi_context_t *ctx)
+{
+    return ctx->params.gpu_defaults ?
+           ", or set MGI_GPU_DEFAULTS=0 for the smaller defaults sized for "
+           "CPU endpoints" : "";
+}
+
 void mgi_ep_final_nomem(mgi_ep_t *ep, unsigned ch, unsigned i, unsigned n)
 {
     const mgi_context_t *ctx = ep->ctx;
 
     ucs_error("mgi ep %u: channel %u: no %s memory for final ring %u of %u "
-              "(%zu bytes: MGI_FINAL_DEPTH=%u segments of %zu bytes, "
-              "MGI_SEG_SIZE; one a user block of the destination): lower "
+              "(%zu bytes: MGI_FINAL_DEPTH=%u segments of MGI_SEG_SIZE=%zu "
+              "bytes; one such ring a user block of the destination): lower "
               "them%s", ep->id, ch, mgi_ep_is_gpu(ep) ? "device" : "host",
               i + 1, n, mgi_ring_mem_size(ctx->params.final_depth,
                                           ctx->seg_size),
               ctx->params.final_depth, ctx->seg_size,
-              ctx->params.gpu_defaults ?
-              ", or set MGI_GPU_DEFAULTS=0 for the smaller defaults sized "
-              "for CPU endpoints" : "");
+              mgi_ep_defaults_hint(ctx));
 }
 
 mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
@@ -285,9 +292,7 @@ static ucs_status_t mgi_ep_ring_budget(mgi_ep_t *ep)
               gpu ? "its GPU" : "this machine", avail / mib,
               gpu ? "free" : "available", ep->nstage, ctx->params.stage_depth,
               nlanes, ctx->params.recv_depth, ctx->seg_size,
-              ctx->params.gpu_defaults ?
-              ", or set MGI_GPU_DEFAULTS=0 for the smaller defaults sized "
-              "for CPU endpoints" : "");
+              mgi_ep_defaults_hint(ctx));
     return UCS_ERR_NO_MEMORY;
 }
 
