@@ -3097,10 +3097,56 @@ static void wl_usage(const char *argv0)
             argv0);
 }
 
+/* Option opt's value v as a number from lo to hi (whole when `whole`):
+ * 0, or -1 with a line that names the option and the value. */
+static int wl_arg_num(const char *opt, const char *v, double lo, double hi,
+                      int whole, double *out)
+{
+    char *end;
+    double x;
+
+    errno = 0;
+    x     = strtod(v, &end);
+    if ((end == v) || (*end != '\0') || (errno != 0) || !(x >= lo) ||
+        !(x <= hi) || (whole && (x != (double)(long long)x))) {
+        fprintf(stderr, "mgi_workloads: %s %s: not a%s number from %g to "
+                "%g\n", opt, v, whole ? " whole" : "", lo, hi);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+/* Every name of a --variant list is a variant's, or "all". */
+static int wl_variants_known(const char *list)
+{
+    char buf[256], *tok, *save = NULL;
+    size_t k;
+
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (tok = strtok_r(buf, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        for (k = 0; k < sizeof(mgi_wl_variants) / sizeof(mgi_wl_variants[0]);
+             ++k) {
+            if (strcmp(tok, mgi_wl_variants[k].name) == 0) {
+                break;
+            }
+        }
+        if ((strcmp(tok, "all") != 0) &&
+            (k == sizeof(mgi_wl_variants) / sizeof(mgi_wl_variants[0]))) {
+            fprintf(stderr, "mgi_workloads: --variant %s: no variant '%s'\n",
+                    list, tok);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     wl_opts_t o;
-    int i, k;
+    double x = 0;
+    int i, k, bad = 0;
 
     memset(&o, 0, sizeof(o));
     o.op     = WL_OP_EXCHANGE;
@@ -3130,20 +3176,25 @@ int main(int argc, char **argv)
             o.op = (wl_op_t)k;
         } else if (strcmp(a, "--variant") == 0) {
             snprintf(o.variants, sizeof(o.variants), "%s", v);
+            bad |= !wl_variants_known(v);
         } else if (strcmp(a, "--gpus") == 0) {
-            o.gpus = atoi(v);
+            bad |= wl_arg_num(a, v, 1, MGI_WL_MAX_GPUS, 1, &x) != 0;
+            o.gpus = (int)x;
         } else if (strcmp(a, "--sf") == 0) {
-            o.sf = atof(v);
+            bad |= wl_arg_num(a, v, 1e-6, 1e6, 0, &o.sf) != 0;
         } else if (strcmp(a, "--gib") == 0) {
-            o.gib = atof(v);
+            bad |= wl_arg_num(a, v, 1e-6, 1e4, 0, &o.gib) != 0;
         } else if (strcmp(a, "--zipf") == 0) {
-            o.zipf = atof(v);
+            bad |= wl_arg_num(a, v, 0, 10, 0, &o.zipf) != 0;
         } else if (strcmp(a, "--seed") == 0) {
-            o.seed = strtoull(v, NULL, 0);
+            bad |= wl_arg_num(a, v, 0, 9007199254740992.0, 1, &x) != 0;
+            o.seed = (unsigned long long)x;
         } else if (strcmp(a, "--iters") == 0) {
-            o.iters = atoi(v);
+            bad |= wl_arg_num(a, v, 1, 63, 1, &x) != 0;
+            o.iters = (int)x;
         } else if (strcmp(a, "--warmup") == 0) {
-            o.warmup = atoi(v);
+            bad |= wl_arg_num(a, v, 0, 63, 1, &x) != 0;
+            o.warmup = (int)x;
         } else if (strcmp(a, "--json") == 0) {
             o.json = v;
         } else {
@@ -3152,7 +3203,7 @@ int main(int argc, char **argv)
         }
         ++i;
     }
-    if ((o.gpus < 1) || (o.gpus > MGI_WL_MAX_GPUS) || (o.iters < 1) ||
+    if (bad || (o.gpus < 1) || (o.gpus > MGI_WL_MAX_GPUS) || (o.iters < 1) ||
         (o.iters + o.warmup > 64) || (o.warmup < 0) || !(o.sf > 0) ||
         ((o.op == WL_OP_P2P) && (o.gpus < 2)) || (o.zipf > 10)) {
         wl_usage(argv[0]);
