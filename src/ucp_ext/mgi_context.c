@@ -1086,6 +1086,7 @@ void mgi_context_destroy(mgi_context_h ctx)
     }
     /* after the sorter kernels: its pinned memory is freed here */
     mgi_mover_cuda_fini(ctx);
+    mgi_gpu_host_free(ctx->fail_word);
     ucp_worker_destroy(ctx->worker);
     ucp_cleanup(ctx->ucp);
     mgi_bootstrap_fini(&ctx->bs);

@@ -326,6 +326,11 @@ struct mgi_context {
     }                *peer_procs;
     uint64_t         peers_seen_ns;    /* the mover's last look at them */
     volatile int     leaving;          /* mgi_context_destroy has begun */
+    uint32_t         *fail_word;       /* mapped host memory, with the
+                                          first GPU endpoint: 1 once the
+                                          mover stopped on an error, for
+                                          the device calls (mgi_dev_ch_t.
+                                          failed) */
     int              failed_said;      /* the API said mover_status once */
     volatile int     mover_device;     /* CUDA device the mover binds, or
                                           MGI_EP_HOST */

@@ -1481,6 +1481,13 @@ static void *mgi_mover_thread(void *arg)
             ctx->mover_status = status;
         }
     }
+    if (ctx->mover_status != UCS_OK) {
+        /* the GPU endpoints' kernels learn it (mgi_dev_failed) */
+        uint32_t *w = __atomic_load_n(&ctx->fail_word, __ATOMIC_ACQUIRE);
+        if (w != NULL) {
+            __atomic_store_n(w, 1, __ATOMIC_RELEASE);
+        }
+    }
     return NULL;
 }
 

@@ -594,6 +594,15 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
     g->status = (mgi_gpu_status_t*)mgi_gpu_host_alloc(ep, sizeof(*g->status));
     g->dhdr   = (mgi_dring_t*)mgi_gpu_host_alloc(ep, MGI_GPU_DHDR_RINGS *
                                                      sizeof(*g->dhdr));
+    if ((ctx->fail_word == NULL) && (g->status != NULL)) {
+        /* the context's failure word (under ctx->lock, as every endpoint's
+         * create): set already where the mover stopped before */
+        uint32_t *w = (uint32_t*)mgi_gpu_host_alloc(ep, sizeof(*w));
+        if (w != NULL) {
+            *w = (ctx->mover_status != UCS_OK);
+            __atomic_store_n(&ctx->fail_word, w, __ATOMIC_RELEASE);
+        }
+    }
     if ((g->status == NULL) || (g->dhdr == NULL)) {
         mgi_gpu_host_free(g->status);
         mgi_gpu_host_free(g->dhdr);
@@ -1670,6 +1679,9 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
     h->nblocks    = ep->nblocks;
     h->ngroups    = ep->ngroups;
     h->stage      = g->stage;
+    h->failed     = (ep->ctx->fail_word == NULL) ? NULL :
+                    (const volatile uint32_t*)mgi_gpu_host_dev_ptr(
+                            ep, ep->ctx->fail_word);
     if (gc->nfinal > 0) {
         h->final       = (mgi_ring_t**)(dc + 1);
         h->final_lock  = (uint32_t*)(h->final + gc->nfinal);

@@ -124,6 +124,9 @@ typedef struct mgi_dev_ch {
                                        none there; dland NULL: none at
                                        any destination */
     const uint64_t   *dland_cap;    /* [ndst] tuples each one holds */
+    const volatile uint32_t *failed; /* nonzero once the context delivers
+                                       nothing any more (mapped host
+                                       memory; mgi_dev_failed), or NULL */
 } mgi_dev_ch_t;
 
 #endif

@@ -2445,8 +2445,18 @@ __device__ static inline int mgi_dev_flush_step(const mgi_dev_ch_t *h,
     return 1;
 }
 
-/* Block level: EOF for this block, then wait for delivery. Returns 0, or
- * -1 when it gave up after `spin_limit` polls (0: wait forever). */
+/* Whether the channel's context delivers nothing any more: a rank of its
+ * host ended before its destroy, or its mover stopped on an error (the
+ * host calls then fail with that error). Kernels whose loops wait for
+ * sends to be taken or tuples to arrive check it to end. */
+__device__ static inline int mgi_dev_failed(const mgi_dev_ch_t *h)
+{
+    return (h->failed != NULL) && (*h->failed != 0);
+}
+
+/* Block level: EOF for this block, then wait for delivery. Returns 0, -1
+ * when it gave up after `spin_limit` polls (0: no limit), or -2 once the
+ * context failed (mgi_dev_failed). */
 __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
                                            unsigned long long spin_limit)
 {
@@ -2462,8 +2472,13 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
     if (threadIdx.x == 0) {
         s_ret = 0;
         while (!mgi_dev_flush_step(h, &state)) {
-            if (spin_limit && (++spins > spin_limit)) {
+            ++spins;
+            if (spin_limit && (spins > spin_limit)) {
                 s_ret = -1;
+                break;
+            }
+            if ((spins % 1024 == 0) && mgi_dev_failed(h)) {
+                s_ret = -2;
                 break;
             }
             mgi_cpu_relax();
