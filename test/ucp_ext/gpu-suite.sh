@@ -69,6 +69,9 @@
 #                 ring (CUDA copies in one process, UCP puts through
 #                 cuda_mgi between two); with tiny rings the stage rings
 #                 fill with segments waiting for their put
+#   peer_dies_2proc  rank 1 ends after the channel's create; rank 0's
+#                 kernel, waiting for rank 1's tuples, sees mgi_dev_failed,
+#                 its flush and its destroy return
 #   ring_budget   rings larger than the GPU's memory refused at the
 #                 endpoint's and the channel's create, naming the setting
 #   idle_copy     the application's copies within GPU 0 before, beside
@@ -262,6 +265,9 @@ MGI_PEER_DIRECT=1 step send_bw_64B_1proc_peer 100 mgi_gpu_test bench -l 2 \
     -s 64 -n 4194304 -b 32 -T $T
 # a CPU endpoint may not send to a GPU endpoint then: the create says so
 MGI_PEER_DIRECT=1 step peer_misuse 60 mgi_gpu_test peer_misuse -s 16
+# a rank that ends without its destroy: the other's kernel, waiting for its
+# tuples, learns it (mgi_dev_failed), its flush returns, its destroy too
+step peer_dies_2proc 60 mgi_launch -n 2 -t 55 -- mgi_gpu_test peer_dies
 # rings larger than the GPU's memory: an endpoint's receive lanes of 2^20
 # segments (256 GiB) are refused at its create, final rings of 2^22
 # segments (512 GiB each) at the channel's, each naming its setting; the
