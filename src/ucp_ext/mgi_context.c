@@ -824,17 +824,20 @@ static ucs_status_t mgi_context_agree(mgi_context_t *ctx)
     return status;
 }
 
-static void mgi_context_disconnect(mgi_context_t *ctx)
+/* Close the UCP endpoints to the other ranks, each close waited for (it
+ * needs the peer's progress), but not where `apart` (the ranks did not
+ * meet at the destroy: some may have gone on and ended) or to a rank
+ * whose process ended: they confirm no close (and a forced one needs peer
+ * error handling); ucp_worker_destroy releases those endpoints. */
+static void mgi_context_disconnect(mgi_context_t *ctx, int apart)
 {
     ucp_request_param_t param = {.op_attr_mask = 0};
     int r;
 
     for (r = 0; r < ctx->size; ++r) {
         if (ctx->peers[r] != NULL) {
-            if ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended) {
-                /* its process ended: it confirms no close (and a forced
-                 * one needs peer error handling), ucp_worker_destroy
-                 * releases the endpoint */
+            if (apart ||
+                ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended)) {
                 ctx->peers[r] = NULL;
                 continue;
             }
@@ -998,7 +1001,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
 err_mover:
     mgi_mover_stop(ctx);
 err_disconnect:
-    mgi_context_disconnect(ctx);
+    mgi_context_disconnect(ctx, 0);
 err_worker:
     ucp_worker_destroy(ctx->worker);
 err_ucp:
@@ -1020,14 +1023,15 @@ void mgi_context_destroy(mgi_context_h ctx)
 {
     mgi_channel_t *ch;
     unsigned i;
-    int dummy = 0, *all;
+    int dummy = 0, apart = 0, *all;
 
     /* peers may still read our rings: leave together (and once they
      * passed this, they may end before the mover stops) */
     ctx->leaving = 1;
     all = calloc(ctx->size, sizeof(int));
     if (all != NULL) {
-        mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
+        apart = (mgi_bootstrap_allgather(&ctx->bs, &dummy, all,
+                                         sizeof(int)) != UCS_OK);
         free(all);
     }
 
@@ -1072,12 +1076,12 @@ void mgi_context_destroy(mgi_context_h ctx)
     }
     /* the mover, idle now, keeps progressing the worker until every peer
      * closed too: a TCP close completes only with the peer's progress */
-    mgi_context_disconnect(ctx);
+    mgi_context_disconnect(ctx, apart);
     all = calloc(ctx->size, sizeof(int));
-    if (all != NULL) {
+    if ((all != NULL) && !apart) {
         mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
-        free(all);
     }
+    free(all);
     mgi_mover_stop(ctx);
     for (i = 0; i < ctx->neps; ++i) {
         if (ctx->eps[i] != NULL) {
