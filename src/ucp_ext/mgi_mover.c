@@ -1482,8 +1482,13 @@ static void *mgi_mover_thread(void *arg)
         }
     }
     if (ctx->mover_status != UCS_OK) {
-        /* the GPU endpoints' kernels learn it (mgi_dev_failed) */
-        uint32_t *w = __atomic_load_n(&ctx->fail_word, __ATOMIC_ACQUIRE);
+        /* the GPU endpoints' kernels learn it (mgi_dev_failed; a first GPU
+         * endpoint made meanwhile looks at the status after its word is
+         * out) */
+        uint32_t *w;
+
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        w = __atomic_load_n(&ctx->fail_word, __ATOMIC_SEQ_CST);
         if (w != NULL) {
             __atomic_store_n(w, 1, __ATOMIC_RELEASE);
         }

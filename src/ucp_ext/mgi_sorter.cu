@@ -599,8 +599,14 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
          * create): set already where the mover stopped before */
         uint32_t *w = (uint32_t*)mgi_gpu_host_alloc(ep, sizeof(*w));
         if (w != NULL) {
-            *w = (ctx->mover_status != UCS_OK);
-            __atomic_store_n(&ctx->fail_word, w, __ATOMIC_RELEASE);
+            /* the mover sets its status, then reads this pointer: looked
+             * at after the pointer is out, a stop at any time is seen by
+             * one side or both */
+            __atomic_store_n(&ctx->fail_word, w, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&ctx->mover_status, __ATOMIC_SEQ_CST) !=
+                UCS_OK) {
+                __atomic_store_n(w, 1, __ATOMIC_RELEASE);
+            }
         }
     }
     if ((g->status == NULL) || (g->dhdr == NULL)) {
