@@ -135,6 +135,7 @@ static const struct {
     MGI_ENV_U("MGI_DIRECT_RINGS", direct_rings),
     MGI_ENV_U("MGI_DIRECT_RING_KB", direct_ring_kb),
     MGI_ENV_U("MGI_DIRECT_PUBLISH_KB", direct_publish_kb),
+    MGI_ENV_U("MGI_PEER_WATCH_MS", peer_watch_ms),
 };
 
 /* Whether environment variable var is set to something other than a
@@ -249,6 +250,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->direct_rings     = 0;
     p->direct_ring_kb   = 512;
     p->direct_publish_kb = 128;
+    p->peer_watch_ms    = 100;
     p->gpu_defaults     = mgi_machine_has_gpu();
     mgi_env_uint("MGI_GPU_DEFAULTS", &p->gpu_defaults);
     /* a bad value is refused at mgi_context_create; meanwhile the CPU
@@ -722,7 +724,9 @@ ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx)
     char state;
     int r;
 
-    if (ctx->leaving || (now - ctx->peers_seen_ns < 100000000ull)) {
+    if (ctx->leaving || (ctx->params.peer_watch_ms == 0) ||
+        (now - ctx->peers_seen_ns <
+         (uint64_t)ctx->params.peer_watch_ms * 1000000ull)) {
         return UCS_OK;
     }
     ctx->peers_seen_ns = now;
@@ -738,7 +742,8 @@ ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx)
         }
         ucs_error("mgi context %p: rank %d (pid %d on this host) has ended "
                   "before the context's destroy: this context delivers "
-                  "nothing any more; its calls fail with %s", ctx, r,
+                  "nothing any more; its calls fail with %s: destroy it "
+                  "(MGI_PEER_WATCH_MS=0 stops this watch)", ctx, r,
                   (int)pp->pid, ucs_status_string(UCS_ERR_CONNECTION_RESET));
         pp->pid   = 0;
         pp->ended = 1;

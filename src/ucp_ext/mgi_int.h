@@ -340,9 +340,9 @@ struct mgi_context {
 
 /* context helpers */
 uint64_t     mgi_time_ns(void);
-/* The mover, every 100 ms: UCS_ERR_CONNECTION_RESET, said, once the
- * process of another rank on this host has ended (before the context's
- * destroy began) */
+/* The mover, every MGI_PEER_WATCH_MS: UCS_ERR_CONNECTION_RESET, said,
+ * once the process of another rank on this host has ended (before the
+ * context's destroy began) */
 ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx);
 /* UCS_OK, or the mover's error once it stopped: the context delivers
  * nothing any more (said once, naming the call) */

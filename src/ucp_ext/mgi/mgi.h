@@ -256,6 +256,11 @@ typedef struct mgi_context_params {
                                      machine (a GPU listed by the NVIDIA
                                      driver) [MGI_GPU_DEFAULTS, read before
                                      the settings' own variables] */
+    unsigned    peer_watch_ms;    /* period of the mover's look at the
+                                     processes of the other ranks of this
+                                     host (a rank that ended fails the
+                                     context), 100; 0: none
+                                     [MGI_PEER_WATCH_MS] */
 } mgi_context_params_t;
 
 /* Fixed-size tuples: attributes packed in order, no padding. An attribute
