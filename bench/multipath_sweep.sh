@@ -19,7 +19,6 @@ sweep() {  # NAME MODES ENV...
 sweep default       put_bw
 sweep direct_only   put_bw UCX_CUDA_MGI_PATHS=direct
 sweep host_alone    "put_bw tag_bw" UCX_CUDA_MGI_PATHS=host
-sweep no_adapt      put_bw UCX_CUDA_MGI_ADAPT=n
 sweep chunk4m       put_bw UCX_CUDA_MGI_CHUNK_SIZE=4m
 sweep chunk2m_bufs16 put_bw UCX_CUDA_MGI_CHUNK_SIZE=2m UCX_CUDA_MGI_STAGE_BUFS=16
-sweep host_bw_80g   put_bw UCX_CUDA_MGI_HOST_BW=80GBs UCX_CUDA_MGI_ADAPT=n
+sweep host_bw_80g   put_bw UCX_CUDA_MGI_HOST_BW=80GBs

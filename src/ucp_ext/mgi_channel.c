@@ -785,8 +785,9 @@ static ucs_status_t mgi_ch_direct(mgi_context_t *ctx, mgi_channel_t *ch,
     }
     for (cap = 1; (uint64_t)cap * 2 * ch->tuple_size <= kb; cap *= 2) {
     }
-    stride = ucs_align_up(sizeof(mgi_dring_t) + (size_t)cap * ch->tuple_size,
-                          MGI_RING_LINE * 2);
+    stride = sizeof(mgi_dring_t) + (size_t)cap * ch->tuple_size;
+    stride = (stride + MGI_RING_LINE * 2 - 1) / (MGI_RING_LINE * 2) *
+             (MGI_RING_LINE * 2);
     mine  = calloc(1, sizeof(*mine));
     dall  = calloc(ctx->size, sizeof(*dall));
     bases = calloc(ch->ndst, sizeof(*bases));

@@ -39,7 +39,6 @@ refused MULTIPATH_THRESH big "memory units"
 refused CHUNK_SIZE 1q "memory units"
 refused STAGE_BUFS many "unsigned integer"
 refused HOST_BW fast "bandwidth"
-refused ADAPT maybe "<y|n>"
 refused BATCH often "<y|n>"
 
 taken MAX_SHORT 32k 32K

@@ -46,7 +46,7 @@ fi
 cfg=$("$UCX_INFO" -c -f 2>&1)
 for var in MAX_POLL MAX_STREAMS MAX_OUTSTANDING MAX_SHORT MAX_BCOPY BW LAT \
            PATHS MULTIPATH_THRESH CHUNK_SIZE STAGE_BUFS HOST_BW RELAY_GPUS \
-           ADAPT TOPO_FILE; do
+           TOPO_FILE; do
     if echo "$cfg" | grep -q "^UCX_CUDA_MGI_$var="; then
         pass "ucx_info -c shows UCX_CUDA_MGI_$var"
     else

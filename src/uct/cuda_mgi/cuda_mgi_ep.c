@@ -11,8 +11,6 @@
 
 #include <uct/base/uct_log.h>
 #include <uct/base/uct_iov.inl>
-#include <uct/cuda/base/cuda_iface.h>
-#include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/profile/profile.h>
@@ -30,29 +28,10 @@ typedef struct {
 
 /* Where one operation goes: the remote memory, mapped into this process */
 typedef struct {
-    const uct_cuda_mgi_key_t *key;
-    void                     *mapped;  /* mapping of the whole allocation */
-    CUdeviceptr              remote;   /* remote_addr in that mapping */
+    const uct_cuda_mgi_rkey_t *key;
+    uct_cuda_mgi_mapping_t    *mapping; /* of the whole allocation, held */
+    CUdeviceptr               remote;   /* remote_addr in that mapping */
 } uct_cuda_mgi_target_t;
-
-
-const char *uct_cuda_mgi_cu_error(CUresult cu_err)
-{
-    static __thread char buf[64];
-    const char *str = NULL;
-
-    if ((cuGetErrorString(cu_err, &str) == CUDA_SUCCESS) && (str != NULL)) {
-        return str;
-    }
-
-    /* the driver could not say (the toolkit's stub libcuda cannot) */
-    if (cu_err == CUDA_ERROR_STUB_LIBRARY) {
-        return "CUDA_ERROR_STUB_LIBRARY: the stub libcuda.so is loaded, no "
-               "NVIDIA driver is installed";
-    }
-    snprintf(buf, sizeof(buf), "CUDA driver error %d", (int)cu_err);
-    return buf;
-}
 
 
 static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_ep_t, const uct_ep_params_t *params)
@@ -97,6 +76,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_ep_t)
         uct_invoke_completion(flush->comp, UCS_ERR_CANCELED);
         ucs_free(flush);
     }
+
+    /* mappings of the peer's memory that nothing holds any more */
+    uct_cuda_mgi_ipc_forget_peer(self->remote_pid);
 }
 
 
@@ -155,43 +137,53 @@ void uct_cuda_mgi_ep_op_done(uct_cuda_mgi_ep_t *ep, uct_completion_t *comp,
 }
 
 
-/* Map the remote allocation and check that [remote_addr, +length) is in it */
+/* Map the remote allocation for the interface's context (the key's own
+ * mapping when it was unpacked in that context) and check that
+ * [remote_addr, +length) is in it */
 static ucs_status_t
 uct_cuda_mgi_ep_target(uct_cuda_mgi_ep_t *ep, uct_rkey_t rkey,
                        uint64_t remote_addr, size_t length,
                        uct_cuda_mgi_target_t *target)
 {
-    const uct_cuda_mgi_key_t *key = (const uct_cuda_mgi_key_t*)rkey;
-    uint64_t base                 = key->ipc.d_bptr;
+    uct_cuda_mgi_iface_t *iface   = ucs_derived_of(ep->super.super.iface,
+                                                   uct_cuda_mgi_iface_t);
+    uct_cuda_mgi_remote_t *remote = (uct_cuda_mgi_remote_t*)rkey;
+    const uct_cuda_mgi_rkey_t *key = &remote->key;
+    uint64_t base                 = key->base;
     ucs_status_t status;
 
-    if ((remote_addr < base) || (length > key->ipc.b_len) ||
-        (remote_addr - base > key->ipc.b_len - length)) {
+    if ((remote_addr < base) || (length > key->length) ||
+        (remote_addr - base > key->length - length)) {
         ucs_error("cuda_mgi ep %p: %zu bytes at 0x%"PRIx64" fall outside the "
                   "remote allocation 0x%"PRIx64"..0x%"PRIx64" of pid %d", ep,
-                  length, remote_addr, base, base + key->ipc.b_len,
-                  key->ipc.pid);
+                  length, remote_addr, base, base + key->length, key->pid);
         return UCS_ERR_INVALID_PARAM;
     }
 
-    status = uct_cuda_ipc_map_memhandle(&key->ipc, &target->mapped);
-    if (status != UCS_OK) {
-        ucs_error("cuda_mgi ep %p: cannot map GPU%d memory of pid %d: %s",
-                  ep, key->ipc.dev_num, key->ipc.pid,
-                  ucs_status_string(status));
-        return UCS_ERR_IO_ERROR;
+    if ((remote->mapping != NULL) && (remote->ctx == iface->cuda_context)) {
+        uct_cuda_mgi_ipc_map_ref(remote->mapping);
+        target->mapping = remote->mapping;
+    } else {
+        status = uct_cuda_mgi_ipc_map(key, iface->cuda_context,
+                                      &target->mapping);
+        if (status != UCS_OK) {
+            ucs_error("cuda_mgi ep %p: cannot map GPU memory of pid %d "
+                      "(0x%"PRIx64", %s handle): %s", ep, key->pid, base,
+                      uct_cuda_mgi_handle_type_name(key->handle_type),
+                      ucs_status_string(status));
+            return UCS_ERR_IO_ERROR;
+        }
     }
 
     target->key    = key;
-    target->remote = (CUdeviceptr)target->mapped + (remote_addr - base);
+    target->remote = target->mapping->ptr + (remote_addr - base);
     return UCS_OK;
 }
 
 
 static void uct_cuda_mgi_ep_target_release(const uct_cuda_mgi_target_t *target)
 {
-    uct_cuda_ipc_unmap_memhandle(target->key->ipc.pid, target->key->ipc.d_bptr,
-                                 target->mapped, 1);
+    uct_cuda_mgi_ipc_unmap(target->mapping);
 }
 
 
@@ -265,7 +257,7 @@ uct_cuda_mgi_ep_copy_sync(uct_cuda_mgi_ep_t *ep, CUdeviceptr dst,
  * when the direct path is switched off) */
 static UCS_F_ALWAYS_INLINE uct_cuda_mgi_route_t *
 uct_cuda_mgi_ep_route(uct_cuda_mgi_iface_t *iface, int local_cuda,
-                      const uct_cuda_mgi_key_t *rkey, size_t length)
+                      const uct_cuda_mgi_rkey_t *rkey, size_t length)
 {
     int direct_ok = !!(iface->config.paths &
                        UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT));
@@ -326,7 +318,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     }
 
     stream_idx        = uct_cuda_mgi_iface_peer_stream(iface,
-                                                       &target.key->ipc.uuid);
+                                                       &target.key->uuid);
     stream            = iface->streams[stream_idx];
     local             = (CUdeviceptr)iov[0].buffer;
     /* the buffer itself says whether it is GPU memory: iov[0].memh is not
@@ -380,9 +372,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
 
     desc->comp        = comp;
     desc->ep          = ep;
-    desc->mapped_addr = target.mapped;
-    desc->d_bptr      = target.key->ipc.d_bptr;
-    desc->pid         = target.key->ipc.pid;
+    desc->mapping     = target.mapping;
     desc->seq         = ++ep->posted;
     ucs_queue_push(&iface->outstanding_q, &desc->queue);
     ++iface->outstanding;
@@ -684,7 +674,7 @@ ucs_status_t uct_cuda_mgi_ep_check(uct_ep_h tl_ep, unsigned flags,
 {
     uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
 
-    UCT_EP_KEEPALIVE_CHECK_PARAM(flags, comp);
+    UCT_CUDA_MGI_EP_CHECK_PARAMS(flags, comp);
     uct_ep_keepalive_check(tl_ep, &ep->keepalive, ep->remote_pid, flags, comp);
     return UCS_OK;
 }

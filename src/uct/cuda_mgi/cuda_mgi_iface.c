@@ -11,8 +11,6 @@
 #include "cuda_mgi_ep.h"
 #include "gig/gig.h"
 
-#include <uct/cuda/base/cuda_iface.h>
-#include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
 #include <ucs/arch/cpu.h>
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
@@ -127,12 +125,6 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, topo_file),
      UCS_CONFIG_TYPE_STRING},
 
-    {"ADAPT", "y",
-     "Move the paths' shares towards equal finishing times, so a slow or\n"
-     "busy path (for example the host path while both GPUs send) gets less.",
-     ucs_offsetof(uct_cuda_mgi_iface_config_t, adapt),
-     UCS_CONFIG_TYPE_BOOL},
-
     {"BATCH", "n",
      "While copies are in flight, collect the next direct copies (up to 32)\n"
      "and post them together with cuMemcpyBatchAsync at the next progress,\n"
@@ -207,9 +199,8 @@ static double uct_cuda_mgi_iface_auto_bw(uct_cuda_mgi_iface_t *iface,
         cc_major = 0;
     }
 
-    if (UCT_NVML_FUNC(nvmlInit_v2(), UCS_LOG_LEVEL_DEBUG) == UCS_OK) {
-        if (UCT_NVML_FUNC(nvmlDeviceGetHandleByIndex(0, &nvml_dev),
-                          UCS_LOG_LEVEL_DEBUG) == UCS_OK) {
+    if (nvmlInit_v2() == NVML_SUCCESS) {
+        if (nvmlDeviceGetHandleByIndex(0, &nvml_dev) == NVML_SUCCESS) {
             for (link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
                 if ((nvmlDeviceGetNvLinkState(nvml_dev, link, &active) ==
                      NVML_SUCCESS) && (active == NVML_FEATURE_ENABLED)) {
@@ -260,16 +251,64 @@ uct_cuda_mgi_iface_get_address(uct_iface_h tl_iface,
 }
 
 
+/* GPUs of other processes on this host; a process's own memory is
+ * cuda_copy's.  NULL: reachable, else why not. */
+static const char *
+uct_cuda_mgi_iface_unreachable(const uct_device_addr_t *dev_addr,
+                               const uct_iface_addr_t *iface_addr)
+{
+    if (ucs_get_system_id() != *(const uint64_t*)dev_addr) {
+        return "another host";
+    }
+    if (getpid() == *(const pid_t*)iface_addr) {
+        return "same process";
+    }
+    return NULL;
+}
+
+
+#if UCT_CUDA_MGI_HAVE_REACHABLE_V2
+static int
+uct_cuda_mgi_iface_is_reachable_v2(const uct_iface_h tl_iface,
+                                   const uct_iface_is_reachable_params_t *params)
+{
+    const char *why;
+
+    if (!uct_iface_is_reachable_params_addrs_valid(params)) {
+        return 0;
+    }
+
+    why = uct_cuda_mgi_iface_unreachable(params->device_addr,
+                                         params->iface_addr);
+    if (why != NULL) {
+        uct_iface_fill_info_str_buf(params, why);
+        return 0;
+    }
+    return uct_iface_scope_is_reachable(tl_iface, params);
+}
+#else
 static int
 uct_cuda_mgi_iface_is_reachable(const uct_iface_h tl_iface,
                                 const uct_device_addr_t *dev_addr,
                                 const uct_iface_addr_t *iface_addr)
 {
-    /* GPUs of other processes on this host; a process's own memory is
-     * cuda_copy's. */
-    return (ucs_get_system_id() == *(const uint64_t*)dev_addr) &&
-           (getpid() != *(const pid_t*)iface_addr);
+    return uct_cuda_mgi_iface_unreachable(dev_addr, iface_addr) == NULL;
 }
+#endif
+
+
+#if UCT_CUDA_MGI_HAVE_EP_IS_CONNECTED
+static int uct_cuda_mgi_ep_is_connected(const uct_ep_h tl_ep,
+                                        const uct_ep_is_connected_params_t
+                                        *params)
+{
+    const uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
+
+    return uct_base_ep_is_connected(tl_ep, params) &&
+           (!(params->field_mask & UCT_EP_IS_CONNECTED_FIELD_IFACE_ADDR) ||
+            (ep->remote_pid == *(const pid_t*)params->iface_addr));
+}
+#endif
 
 
 /* What UCP should expect of a large transfer: the direct path plus the
@@ -389,7 +428,7 @@ uct_cuda_mgi_iface_flush(uct_iface_h tl_iface, unsigned flags,
 
 
 /* Whether every part of desc has landed; notes when each part was first
- * seen done, for the striping engine's shares */
+ * seen done, for the striping engine's rates */
 static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
 {
     unsigned all = UCS_MASK(desc->num_events);
@@ -445,16 +484,15 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
 
         ucs_queue_del_iter(&iface->outstanding_q, iter);
         --iface->outstanding;
-        uct_cuda_ipc_unmap_memhandle(desc->pid, desc->d_bptr,
-                                     desc->mapped_addr, 1);
         if (desc->num_events > 1) {
-            uct_cuda_mgi_stripe_done(iface, &desc->stripe, desc->pid,
-                                     desc->d_bptr);
+            uct_cuda_mgi_stripe_done(iface, &desc->stripe);
         }
         if (cu_err != CUDA_SUCCESS) {
             ucs_error("cuda_mgi iface %p: copy to/from pid %d failed: %s",
-                      iface, desc->pid, uct_cuda_mgi_cu_error(cu_err));
+                      iface, desc->mapping->pid,
+                      uct_cuda_mgi_cu_error(cu_err));
         }
+        uct_cuda_mgi_ipc_unmap(desc->mapping);
         uct_cuda_mgi_ep_op_done(desc->ep, desc->comp,
                                 (cu_err == CUDA_SUCCESS) ? desc->status :
                                                            UCS_ERR_IO_ERROR);
@@ -506,7 +544,42 @@ static uct_iface_ops_t uct_cuda_mgi_iface_ops = {
     .iface_query              = uct_cuda_mgi_iface_query,
     .iface_get_device_address = uct_cuda_mgi_iface_get_device_address,
     .iface_get_address        = uct_cuda_mgi_iface_get_address,
+#if UCT_CUDA_MGI_HAVE_REACHABLE_V2
+    .iface_is_reachable       = uct_base_iface_is_reachable,
+#else
     .iface_is_reachable       = uct_cuda_mgi_iface_is_reachable,
+#endif
+};
+
+
+static uct_iface_internal_ops_t uct_cuda_mgi_iface_internal_ops = {
+#if UCT_CUDA_MGI_HAVE_IFACE_QUERY_V2
+    .iface_query_v2         = uct_iface_base_query_v2,
+#endif
+    .iface_estimate_perf    = uct_base_iface_estimate_perf,
+    .iface_vfs_refresh      = (uct_iface_vfs_refresh_func_t)ucs_empty_function,
+    .ep_query               = (uct_ep_query_func_t)
+                              ucs_empty_function_return_unsupported,
+    .ep_invalidate          = (uct_ep_invalidate_func_t)
+                              ucs_empty_function_return_unsupported,
+#if UCT_CUDA_MGI_HAVE_EP_CONNECT_TO_EP_V2
+    .ep_connect_to_ep_v2    = (uct_ep_connect_to_ep_v2_func_t)
+                              ucs_empty_function_return_unsupported,
+#endif
+#if UCT_CUDA_MGI_HAVE_REACHABLE_V2
+    .iface_is_reachable_v2  = uct_cuda_mgi_iface_is_reachable_v2,
+#endif
+#if UCT_CUDA_MGI_HAVE_EP_IS_CONNECTED
+    .ep_is_connected        = uct_cuda_mgi_ep_is_connected,
+#endif
+#if UCT_CUDA_MGI_HAVE_EP_GET_DEVICE_EP
+    .ep_get_device_ep       = (uct_ep_get_device_ep_func_t)
+                              ucs_empty_function_return_unsupported,
+#endif
+#if UCT_CUDA_MGI_HAVE_EP_PUT_SGL_ZCOPY
+    .ep_put_sgl_zcopy       = (uct_ep_put_sgl_zcopy_func_t)
+                              ucs_empty_function_return_unsupported,
+#endif
 };
 
 
@@ -518,7 +591,7 @@ static void uct_cuda_mgi_event_desc_init(ucs_mpool_t *mp, void *obj,
 
     memset(desc, 0, sizeof(*desc));
     for (i = 0; i < UCT_CUDA_MGI_MAX_PATHS; ++i) {
-        UCT_CUDADRV_FUNC_LOG_ERR(cuEventCreate(&desc->event[i],
+        UCT_CUDA_MGI_CU_LOG_ERR(cuEventCreate(&desc->event[i],
                                                CU_EVENT_DISABLE_TIMING));
     }
 }
@@ -534,9 +607,9 @@ static void uct_cuda_mgi_event_desc_cleanup(ucs_mpool_t *mp, void *obj)
     unsigned i;
 
     if ((cuCtxGetCurrent(&ctx) == CUDA_SUCCESS) &&
-        uct_cuda_base_context_match(ctx, iface->cuda_context)) {
+        (ctx == iface->cuda_context)) {
         for (i = 0; i < UCT_CUDA_MGI_MAX_PATHS; ++i) {
-            UCT_CUDADRV_FUNC_LOG_ERR(cuEventDestroy(desc->event[i]));
+            UCT_CUDA_MGI_CU_LOG_ERR(cuEventDestroy(desc->event[i]));
         }
     }
 }
@@ -663,20 +736,20 @@ ucs_status_t uct_cuda_mgi_iface_init_cuda(uct_cuda_mgi_iface_t *iface)
     }
 
     for (i = 0; i < iface->config.max_streams; ++i) {
-        status = UCT_CUDADRV_FUNC_LOG_ERR(
+        status = UCT_CUDA_MGI_CU_LOG_ERR(
                 cuStreamCreate(&iface->streams[i], CU_STREAM_NON_BLOCKING));
         if (status != UCS_OK) {
             goto err_destroy_streams;
         }
     }
 
-    status = UCT_CUDADRV_FUNC_LOG_ERR(
+    status = UCT_CUDA_MGI_CU_LOG_ERR(
             cuStreamCreate(&iface->sync_stream, CU_STREAM_NON_BLOCKING));
     if (status != UCS_OK) {
         goto err_destroy_streams;
     }
 
-    status = UCT_CUDADRV_FUNC_LOG_ERR(
+    status = UCT_CUDA_MGI_CU_LOG_ERR(
             cuMemHostAlloc(&iface->bounce, iface->config.max_bcopy,
                            CU_MEMHOSTALLOC_PORTABLE));
     if (status != UCS_OK) {
@@ -752,14 +825,14 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     unsigned i;
 
     UCS_CLASS_CALL_SUPER_INIT(uct_base_iface_t, &uct_cuda_mgi_iface_ops,
-                              &uct_base_iface_internal_ops, md, worker, params,
+                              &uct_cuda_mgi_iface_internal_ops, md, worker, params,
                               tl_config UCS_STATS_ARG(params->stats_root)
                               UCS_STATS_ARG(UCT_CUDA_MGI_TL_NAME));
 
-    if (strncmp(params->mode.device.dev_name, UCT_CUDA_DEV_NAME,
-                strlen(UCT_CUDA_DEV_NAME)) != 0) {
+    if (strncmp(params->mode.device.dev_name, UCT_CUDA_MGI_DEV_NAME,
+                strlen(UCT_CUDA_MGI_DEV_NAME)) != 0) {
         ucs_error("cuda_mgi: no device \"%s\" (the device is \"%s\")",
-                  params->mode.device.dev_name, UCT_CUDA_DEV_NAME);
+                  params->mode.device.dev_name, UCT_CUDA_MGI_DEV_NAME);
         return UCS_ERR_NO_DEVICE;
     }
 
@@ -852,13 +925,12 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     self->config.multipath_thresh = config->multipath_thresh;
     self->config.chunk_size       = config->chunk_size;
     self->config.stage_bufs       = config->stage_bufs;
-    self->config.adapt            = config->adapt;
     self->config.batch            = config->batch;
     auto_bw                       = uct_cuda_mgi_iface_auto_bw(self, &pcie_bw);
-    self->config.bandwidth        = UCS_CONFIG_BW_IS_AUTO(config->bandwidth) ?
+    self->config.bandwidth        = UCT_CUDA_MGI_CONFIG_IS_AUTO(config->bandwidth) ?
                                     auto_bw : config->bandwidth;
     self->config.host_bandwidth_auto =
-            UCS_CONFIG_BW_IS_AUTO(config->host_bandwidth);
+            UCT_CUDA_MGI_CONFIG_IS_AUTO(config->host_bandwidth);
     self->config.host_bandwidth   = self->config.host_bandwidth_auto ?
                                     pcie_bw : config->host_bandwidth;
     if (strlen(config->topo_file) >= sizeof(self->config.topo_file)) {
@@ -868,11 +940,10 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     }
     strcpy(self->config.topo_file, config->topo_file);
 
-    status = ucs_mpool_init(&self->event_mp, 0,
-                            sizeof(uct_cuda_mgi_event_desc_t), 0,
-                            UCS_SYS_CACHE_LINE_SIZE, 128, UINT_MAX,
-                            &uct_cuda_mgi_event_mpool_ops,
-                            "cuda_mgi_event_desc");
+    status = uct_cuda_mgi_mpool_init(&self->event_mp,
+                                     sizeof(uct_cuda_mgi_event_desc_t), 128,
+                                     &uct_cuda_mgi_event_mpool_ops,
+                                     "cuda_mgi_event_desc");
     if (status != UCS_OK) {
         ucs_error("cuda_mgi: failed to create the event pool: %s",
                   ucs_status_string(status));
@@ -915,13 +986,13 @@ static UCS_CLASS_CLEANUP_FUNC(uct_cuda_mgi_iface_t)
     }
 
     if (self->streams_initialized && (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS) &&
-        uct_cuda_base_context_match(ctx, self->cuda_context)) {
+        (ctx == self->cuda_context)) {
         uct_cuda_mgi_stripe_cleanup(self);
         for (i = 0; i < self->config.max_streams; ++i) {
-            UCT_CUDADRV_FUNC_LOG_ERR(cuStreamDestroy(self->streams[i]));
+            UCT_CUDA_MGI_CU_LOG_ERR(cuStreamDestroy(self->streams[i]));
         }
-        UCT_CUDADRV_FUNC_LOG_ERR(cuStreamDestroy(self->sync_stream));
-        UCT_CUDADRV_FUNC_LOG_ERR(cuMemFreeHost(self->bounce));
+        UCT_CUDA_MGI_CU_LOG_ERR(cuStreamDestroy(self->sync_stream));
+        UCT_CUDA_MGI_CU_LOG_ERR(cuMemFreeHost(self->bounce));
     }
 
     ucs_mpool_cleanup(&self->event_mp, 1);
@@ -933,8 +1004,10 @@ uct_cuda_mgi_query_devices(uct_md_h md,
                            uct_tl_device_resource_t **tl_devices_p,
                            unsigned *num_tl_devices_p)
 {
-    return uct_cuda_base_query_devices_common(md, UCT_DEVICE_TYPE_SHM,
-                                              tl_devices_p, num_tl_devices_p);
+    return uct_single_device_resource(md, UCT_CUDA_MGI_DEV_NAME,
+                                      UCT_DEVICE_TYPE_SHM,
+                                      UCS_SYS_DEVICE_ID_UNKNOWN, tl_devices_p,
+                                      num_tl_devices_p);
 }
 
 

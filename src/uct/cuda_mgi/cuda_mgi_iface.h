@@ -49,7 +49,6 @@ typedef struct uct_cuda_mgi_iface_config {
     unsigned           stage_bufs;
     double             host_bandwidth;
     ucs_config_names_array_t relays;
-    int                adapt;
     char               *topo_file;
     int                batch;
 } uct_cuda_mgi_iface_config_t;
@@ -71,9 +70,7 @@ typedef struct uct_cuda_mgi_event_desc {
     ucs_queue_elem_t  queue;
     uct_completion_t  *comp;
     uct_cuda_mgi_ep_t *ep;
-    void              *mapped_addr; /* mapping of the remote allocation */
-    uintptr_t         d_bptr;       /* remote allocation base */
-    pid_t             pid;          /* remote process */
+    uct_cuda_mgi_mapping_t *mapping; /* of the remote allocation, held */
 } uct_cuda_mgi_event_desc_t;
 
 
@@ -130,7 +127,6 @@ struct uct_cuda_mgi_iface {
         double       host_bandwidth;
         int          relays[UCT_CUDA_MGI_MAX_GPUS];
         unsigned     num_relays;
-        int          adapt;
         int          batch;
         int          host_bandwidth_auto;
         char         topo_file[PATH_MAX];

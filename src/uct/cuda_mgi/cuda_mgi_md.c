@@ -10,11 +10,12 @@
 #include "cuda_mgi_md.h"
 #include "cuda_mgi_ep.h"
 
-#include <uct/cuda/base/cuda_iface.h>
-#include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/string.h>
+#include <ucs/sys/sys.h>
+#include <ucs/sys/uid.h>
+#include <ucs/sys/topo/base/topo.h>
 #include <ucs/type/class.h>
 #include <string.h>
 #include <limits.h>
@@ -61,22 +62,30 @@ uct_cuda_mgi_query_md_resources(uct_component_t *component,
 }
 
 
-static ucs_status_t uct_cuda_mgi_md_query(uct_md_h md, uct_md_attr_t *md_attr)
+static ucs_status_t
+uct_cuda_mgi_md_query(uct_md_h md, uct_cuda_mgi_md_attr_t *md_attr)
 {
-    md_attr->cap.flags            = UCT_MD_FLAG_REG       |
-                                    UCT_MD_FLAG_NEED_RKEY |
-                                    UCT_MD_FLAG_INVALIDATE;
+#if UCT_CUDA_MGI_HAVE_MD_ATTR_V2
+    uct_md_base_md_query(md_attr);
+#else
+    memset(md_attr, 0, sizeof(*md_attr));
+#endif
+    UCT_CUDA_MGI_MD_CAP(md_attr, flags)            = UCT_MD_FLAG_REG       |
+                                                    UCT_MD_FLAG_NEED_RKEY |
+                                                    UCT_MD_FLAG_INVALIDATE;
     /* Host registration only makes UCX 1.13's RMA lane lookup accept this
      * transport for CUDA memory; host keys are never reachable remotely. */
-    md_attr->cap.reg_mem_types    = UCS_BIT(UCS_MEMORY_TYPE_HOST) |
-                                    UCS_BIT(UCS_MEMORY_TYPE_CUDA);
-    md_attr->cap.alloc_mem_types  = 0;
-    md_attr->cap.access_mem_types = UCS_BIT(UCS_MEMORY_TYPE_CUDA);
-    md_attr->cap.detect_mem_types = UCS_BIT(UCS_MEMORY_TYPE_CUDA);
-    md_attr->cap.max_alloc        = 0;
-    md_attr->cap.max_reg          = ULONG_MAX;
-    md_attr->rkey_packed_size     = sizeof(uct_cuda_mgi_key_t);
-    md_attr->reg_cost             = ucs_linear_func_make(0, 0);
+    UCT_CUDA_MGI_MD_CAP(md_attr, reg_mem_types)    =
+            UCS_BIT(UCS_MEMORY_TYPE_HOST) | UCS_BIT(UCS_MEMORY_TYPE_CUDA);
+    UCT_CUDA_MGI_MD_CAP(md_attr, alloc_mem_types)  = 0;
+    UCT_CUDA_MGI_MD_CAP(md_attr, access_mem_types) =
+            UCS_BIT(UCS_MEMORY_TYPE_CUDA);
+    UCT_CUDA_MGI_MD_CAP(md_attr, detect_mem_types) =
+            UCS_BIT(UCS_MEMORY_TYPE_CUDA);
+    UCT_CUDA_MGI_MD_CAP(md_attr, max_alloc)        = 0;
+    UCT_CUDA_MGI_MD_CAP(md_attr, max_reg)          = ULONG_MAX;
+    md_attr->rkey_packed_size = sizeof(uct_cuda_mgi_rkey_t);
+    md_attr->reg_cost         = ucs_linear_func_make(0, 0);
     memset(&md_attr->local_cpus, 0xff, sizeof(md_attr->local_cpus));
     return UCS_OK;
 }
@@ -124,6 +133,33 @@ uct_cuda_mgi_md_detect_memory_type(uct_md_h md, const void *address,
 }
 
 
+/* The system device (PCI bus id) of a GPU, for UCX's topology */
+static ucs_sys_device_t uct_cuda_mgi_sys_dev(CUdevice device)
+{
+    ucs_sys_device_t sys_dev = UCS_SYS_DEVICE_ID_UNKNOWN;
+    int domain, bus, slot;
+    ucs_sys_bus_id_t bus_id;
+
+    if ((cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+                              device) != CUDA_SUCCESS) ||
+        (cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
+                              device) != CUDA_SUCCESS) ||
+        (cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+                              device) != CUDA_SUCCESS)) {
+        return UCS_SYS_DEVICE_ID_UNKNOWN;
+    }
+
+    bus_id.domain   = (uint16_t)domain;
+    bus_id.bus      = (uint8_t)bus;
+    bus_id.slot     = (uint8_t)slot;
+    bus_id.function = 0;
+    if (ucs_topo_find_device_by_bus_id(&bus_id, &sys_dev) != UCS_OK) {
+        return UCS_SYS_DEVICE_ID_UNKNOWN;
+    }
+    return sys_dev;
+}
+
+
 /* Type, allocation and device of a buffer, for UCP's memory detection (it
  * asks the MDs that detect CUDA memory, this one among them, for a buffer
  * its memtype cache does not know). UCX's uct_cuda_base_mem_query reads
@@ -131,7 +167,7 @@ uct_cuda_mgi_md_detect_memory_type(uct_md_h md, const void *address,
  * memory: UCS_ERR_INVALID_ADDR, and UCP asks the next MD. */
 static ucs_status_t
 uct_cuda_mgi_md_mem_query(uct_md_h md, const void *address, size_t length,
-                          uct_md_mem_attr_t *mem_attr)
+                          uct_cuda_mgi_mem_attr_t *mem_attr)
 {
     ucs_sys_device_t sys_dev = UCS_SYS_DEVICE_ID_UNKNOWN;
     CUdeviceptr base         = (CUdeviceptr)address;
@@ -146,9 +182,7 @@ uct_cuda_mgi_md_mem_query(uct_md_h md, const void *address, size_t length,
         base         = (CUdeviceptr)address;
         alloc_length = length;
     }
-    if (uct_cuda_base_get_sys_dev(device, &sys_dev) != UCS_OK) {
-        sys_dev = UCS_SYS_DEVICE_ID_UNKNOWN;
-    }
+    sys_dev = uct_cuda_mgi_sys_dev(device);
 
     if (mem_attr->field_mask & UCT_MD_MEM_ATTR_FIELD_MEM_TYPE) {
         mem_attr->mem_type = UCS_MEMORY_TYPE_CUDA;
@@ -168,45 +202,36 @@ uct_cuda_mgi_md_mem_query(uct_md_h md, const void *address, size_t length,
 
 static ucs_status_t
 uct_cuda_mgi_mem_reg(uct_md_h md, void *address, size_t length,
-                     unsigned flags, uct_mem_h *memh_p)
+                     UCT_CUDA_MGI_MEM_REG_ARG, uct_mem_h *memh_p)
 {
-    ucs_log_level_t level = (flags & UCT_MD_MEM_FLAG_HIDE_ERRORS) ?
+    unsigned reg_flags    = UCT_CUDA_MGI_MEM_REG_FLAGS;
+    ucs_log_level_t level = (reg_flags & UCT_MD_MEM_FLAG_HIDE_ERRORS) ?
                             UCS_LOG_LEVEL_DEBUG : UCS_LOG_LEVEL_ERROR;
+    uct_cuda_mgi_memh_t *memh;
     unsigned sync_memops;
-    uct_cuda_mgi_key_t *key;
     CUdevice device;
     ucs_status_t status;
 
-    key = ucs_calloc(1, sizeof(*key), "uct_cuda_mgi_key");
-    if (key == NULL) {
-        ucs_error("cuda_mgi md %p: failed to allocate a memory key", md);
+    memh = ucs_calloc(1, sizeof(*memh), "uct_cuda_mgi_memh");
+    if (memh == NULL) {
+        ucs_error("cuda_mgi md %p: failed to allocate a memory handle", md);
         return UCS_ERR_NO_MEMORY;
     }
 
+    memh->fd = -1;
     if ((length == 0) || !uct_cuda_mgi_is_device_ptr(address, &device)) {
-        key->type = UCT_CUDA_MGI_KEY_HOST;
+        /* host memory: a key of no handle, unreachable from elsewhere */
+        memh->key.magic       = UCT_CUDA_MGI_RKEY_MAGIC;
+        memh->key.version     = UCT_CUDA_MGI_RKEY_VERSION;
+        memh->key.handle_type = UCT_CUDA_MGI_HANDLE_NONE;
+        memh->key.pid         = getpid();
         goto out;
     }
 
-    key->type = UCT_CUDA_MGI_KEY_CUDA;
-    status    = UCT_CUDADRV_FUNC(cuIpcGetMemHandle(&key->ipc.ph,
-                                                   (CUdeviceptr)address),
-                                 level);
+    status = uct_cuda_mgi_ipc_export(address, device, memh, level);
     if (status != UCS_OK) {
-        goto err_free;
-    }
-
-    status = UCT_CUDADRV_FUNC(cuMemGetAddressRange(&key->ipc.d_bptr,
-                                                   &key->ipc.b_len,
-                                                   (CUdeviceptr)address),
-                              level);
-    if (status != UCS_OK) {
-        goto err_free;
-    }
-
-    status = UCT_CUDADRV_FUNC(cuDeviceGetUuid(&key->ipc.uuid, device), level);
-    if (status != UCS_OK) {
-        goto err_free;
+        ucs_free(memh);
+        return status;
     }
 
     /* Make the user's synchronous copies into this memory (cudaMemcpy from
@@ -214,105 +239,100 @@ uct_cuda_mgi_mem_reg(uct_md_h md, void *address, size_t length,
      * before they return, so that a put issued next reads or overwrites what
      * the user expects, as UCX does for the memory it detects. */
     sync_memops = 1;
-    status      = UCT_CUDADRV_FUNC(cuPointerSetAttribute(
-                                           &sync_memops,
-                                           CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-                                           key->ipc.d_bptr),
-                                   UCS_LOG_LEVEL_WARN);
-    (void)status; /* only a safety net: registration goes on without it */
+    if (cuPointerSetAttribute(&sync_memops, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+                              memh->key.base) != CUDA_SUCCESS) {
+        ucs_debug("cuda_mgi md %p: no CU_POINTER_ATTRIBUTE_SYNC_MEMOPS for "
+                  "%p", md, address);
+    }
 
-    key->ipc.dev_num = (int)device;
-    key->ipc.pid     = getpid();
     ucs_trace("cuda_mgi md %p: registered %p..%p on GPU%d (allocation "
-              "0x%llx, %zu bytes)", md, address,
+              "0x%llx, %zu bytes, %s handle)", md, address,
               UCS_PTR_BYTE_OFFSET(address, length), (int)device,
-              (unsigned long long)key->ipc.d_bptr, key->ipc.b_len);
+              (unsigned long long)memh->key.base, (size_t)memh->key.length,
+              uct_cuda_mgi_handle_type_name(memh->key.handle_type));
 out:
-    *memh_p = key;
+    *memh_p = memh;
     return UCS_OK;
-
-err_free:
-    ucs_free(key);
-    return status;
 }
 
 
 static ucs_status_t
 uct_cuda_mgi_mem_dereg(uct_md_h md, const uct_md_mem_dereg_params_t *params)
 {
+    uct_cuda_mgi_memh_t *memh;
+
     UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 0);
 
-    ucs_free(params->memh);
+    memh = params->memh;
+    uct_cuda_mgi_ipc_export_release(memh);
+    ucs_free(memh);
     return UCS_OK;
 }
 
 
 static ucs_status_t
 uct_cuda_mgi_mkey_pack(uct_md_h md, uct_mem_h memh,
+                       UCT_CUDA_MGI_MKEY_PACK_RANGE_ARGS
                        const uct_md_mkey_pack_params_t *params,
                        void *rkey_buffer)
 {
-    memcpy(rkey_buffer, memh, sizeof(uct_cuda_mgi_key_t));
+    memcpy(rkey_buffer, &((uct_cuda_mgi_memh_t*)memh)->key,
+           sizeof(uct_cuda_mgi_rkey_t));
     return UCS_OK;
 }
 
 
 static ucs_status_t
 uct_cuda_mgi_rkey_unpack(uct_component_t *component, const void *rkey_buffer,
+                         UCT_CUDA_MGI_RKEY_UNPACK_PARAMS_ARG
                          uct_rkey_t *rkey_p, void **handle_p)
 {
-    const uct_cuda_mgi_key_t *packed = rkey_buffer;
-    uct_cuda_mgi_key_t *key;
+    const uct_cuda_mgi_rkey_t *packed = rkey_buffer;
+    uct_cuda_mgi_remote_t *remote;
+    CUcontext ctx = NULL;
     ucs_status_t status;
-    void *mapped;
 
-    if (packed->type == UCT_CUDA_MGI_KEY_HOST) {
-        /* host memory of another process: not this transport's business */
+    status = uct_cuda_mgi_ipc_check_key(packed);
+    if (status != UCS_OK) {
+        return status;
+    }
+
+    if ((packed->handle_type == UCT_CUDA_MGI_HANDLE_NONE) ||
+        (packed->system_id != ucs_get_system_id()) ||
+        uct_cuda_mgi_ipc_key_is_own(packed)) {
+        /* host memory, memory no handle exports, another host's memory, or
+         * the process's own memory (cuda_copy serves it) */
         return UCS_ERR_UNREACHABLE;
     }
 
-    if (packed->type != UCT_CUDA_MGI_KEY_CUDA) {
-        ucs_error("cuda_mgi: remote key of unknown type 0x%x (peer runs a "
-                  "different cuda_mgi build?)", packed->type);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if (packed->ipc.pid == getpid()) {
-        /* the process's own memory: cuda_copy serves it */
-        return UCS_ERR_UNREACHABLE;
-    }
-
-    if (!uct_cuda_base_is_context_active()) {
+    if ((cuCtxGetCurrent(&ctx) != CUDA_SUCCESS) || (ctx == NULL)) {
         ucs_debug("cuda_mgi: no current CUDA context, cannot map remote "
-                  "memory of pid %d", packed->ipc.pid);
+                  "memory of pid %d", packed->pid);
         return UCS_ERR_UNREACHABLE;
     }
 
-    key = ucs_malloc(sizeof(*key), "uct_cuda_mgi_rkey");
-    if (key == NULL) {
+    remote = ucs_malloc(sizeof(*remote), "uct_cuda_mgi_remote");
+    if (remote == NULL) {
         ucs_error("cuda_mgi: failed to allocate a remote key");
         return UCS_ERR_NO_MEMORY;
     }
 
-    *key = *packed;
-
     /* Map now: an unmappable handle (peer GPU not visible here, no peer
      * access) makes the remote memory unreachable rather than failing the
-     * first put.  The mapping stays in the cache for the operations. */
-    status = uct_cuda_ipc_map_memhandle(&key->ipc, &mapped);
+     * first put.  The mapping stays with the key for the operations. */
+    remote->key = *packed;
+    remote->ctx = ctx;
+    status      = uct_cuda_mgi_ipc_map(&remote->key, ctx, &remote->mapping);
     if (status != UCS_OK) {
-        ucs_debug("cuda_mgi: cannot map memory of pid %d GPU%d (0x%llx): %s",
-                  key->ipc.pid, key->ipc.dev_num,
-                  (unsigned long long)key->ipc.d_bptr,
+        ucs_debug("cuda_mgi: cannot map memory of pid %d (0x%llx): %s",
+                  packed->pid, (unsigned long long)packed->base,
                   ucs_status_string(status));
-        ucs_free(key);
+        ucs_free(remote);
         return UCS_ERR_UNREACHABLE;
     }
 
-    uct_cuda_ipc_unmap_memhandle(key->ipc.pid, key->ipc.d_bptr, mapped, 1);
-
     *handle_p = NULL;
-    *rkey_p   = (uintptr_t)key;
+    *rkey_p   = (uintptr_t)remote;
     return UCS_OK;
 }
 
@@ -321,7 +341,12 @@ static ucs_status_t
 uct_cuda_mgi_rkey_release(uct_component_t *component, uct_rkey_t rkey,
                           void *handle)
 {
-    ucs_free((void*)rkey);
+    uct_cuda_mgi_remote_t *remote = (uct_cuda_mgi_remote_t*)rkey;
+
+    if (remote->mapping != NULL) {
+        uct_cuda_mgi_ipc_unmap(remote->mapping);
+    }
+    ucs_free(remote);
     return UCS_OK;
 }
 
@@ -342,7 +367,17 @@ uct_cuda_mgi_md_open(uct_component_t *component, const char *md_name,
         .mkey_pack              = uct_cuda_mgi_mkey_pack,
         .mem_reg                = uct_cuda_mgi_mem_reg,
         .mem_dereg              = uct_cuda_mgi_mem_dereg,
+#if UCT_CUDA_MGI_HAVE_MD_SOCKADDR
         .is_sockaddr_accessible = ucs_empty_function_return_zero_int,
+#endif
+#if UCT_CUDA_MGI_HAVE_MD_MEM_ATTACH
+        .mem_attach             = (uct_md_mem_attach_func_t)
+                                  ucs_empty_function_return_unsupported,
+#endif
+#if UCT_CUDA_MGI_HAVE_MD_MEM_ELEM_PACK
+        .mem_elem_pack          = (uct_md_mem_elem_pack_func_t)
+                                  ucs_empty_function_return_unsupported,
+#endif
         .detect_memory_type     = uct_cuda_mgi_md_detect_memory_type,
         /* an MD that detects a memory type answers mem_query too: UCP
          * calls it without a check for NULL */
@@ -366,10 +401,15 @@ uct_cuda_mgi_md_open(uct_component_t *component, const char *md_name,
 uct_component_t uct_cuda_mgi_component = {
     .query_md_resources = uct_cuda_mgi_query_md_resources,
     .md_open            = uct_cuda_mgi_md_open,
-    .cm_open            = ucs_empty_function_return_unsupported,
+    .cm_open            = (uct_component_cm_open_func_t)
+                          ucs_empty_function_return_unsupported,
     .rkey_unpack        = uct_cuda_mgi_rkey_unpack,
-    .rkey_ptr           = ucs_empty_function_return_unsupported,
+    .rkey_ptr           = (uct_component_rkey_ptr_func_t)
+                          ucs_empty_function_return_unsupported,
     .rkey_release       = uct_cuda_mgi_rkey_release,
+#if UCT_CUDA_MGI_HAVE_RKEY_COMPARE
+    .rkey_compare       = uct_base_rkey_compare,
+#endif
     .name               = UCT_CUDA_MGI_COMPONENT_NAME,
     .md_config          = {
         .name           = "CUDA-MGI memory domain",

@@ -6,37 +6,29 @@
 #ifndef UCT_CUDA_MGI_MD_H
 #define UCT_CUDA_MGI_MD_H
 
+#include "cuda_mgi_compat.h"
+#include "cuda_mgi_ipc.h"
+
 #include <uct/base/uct_md.h>
-#include <uct/cuda/cuda_ipc/cuda_ipc_md.h>
 #include <ucs/config/types.h>
 
 
 #define UCT_CUDA_MGI_COMPONENT_NAME "cuda_mgi"
 #define UCT_CUDA_MGI_TL_NAME        "cuda_mgi"
+#define UCT_CUDA_MGI_DEV_NAME       "cuda"
 
 
 /**
- * What a memory key describes.  Host memory is registered too (with no
- * handle), only because UCX 1.13's RMA protocols look for lanes whose MD
- * registers host memory; such keys are unreachable from other processes, so
- * UCP never sends host-memory RMA through this transport.
+ * An unpacked remote key: the peer's key, and its mapping in the context
+ * that was current when it was unpacked (NULL if none was, or the memory
+ * could not be mapped then).  Operations from that context use the
+ * mapping without a cache lookup.
  */
-typedef enum {
-    UCT_CUDA_MGI_KEY_HOST = 0x6d67690aU, /* "mgi\n": no handle */
-    UCT_CUDA_MGI_KEY_CUDA = 0x6d676943U  /* "mgiC": CUDA IPC handle */
-} uct_cuda_mgi_key_type_t;
-
-
-/**
- * Memory handle and packed remote key.  The CUDA part is UCX's own cuda_ipc
- * key, so that mappings of a remote allocation are shared with cuda_ipc
- * through its handle cache (opening one IPC handle twice in a context fails).
- */
-typedef struct uct_cuda_mgi_key {
-    uint32_t           type;    /* uct_cuda_mgi_key_type_t */
-    uint32_t           padding;
-    uct_cuda_ipc_key_t ipc;     /* valid for UCT_CUDA_MGI_KEY_CUDA */
-} uct_cuda_mgi_key_t;
+typedef struct uct_cuda_mgi_remote {
+    uct_cuda_mgi_rkey_t    key;
+    CUcontext              ctx;      /* current at unpack */
+    uct_cuda_mgi_mapping_t *mapping; /* made for ctx then, held */
+} uct_cuda_mgi_remote_t;
 
 
 typedef struct uct_cuda_mgi_md_config {

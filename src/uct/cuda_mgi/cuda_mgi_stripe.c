@@ -13,8 +13,6 @@
 #include "cuda_mgi_plan.h"
 #include "cuda_mgi_share.h"
 
-#include <uct/cuda/base/cuda_iface.h>
-#include <uct/cuda/cuda_ipc/cuda_ipc_cache.h>
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/math.h>
@@ -282,16 +280,15 @@ static int uct_cuda_mgi_route_from_plan(uct_cuda_mgi_iface_t *iface,
 
 uct_cuda_mgi_route_t *
 uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
-                          const uct_cuda_mgi_key_t *key)
+                          const uct_cuda_mgi_rkey_t *key)
 {
     uct_cuda_mgi_stripe_t *st = &iface->stripe;
     uct_cuda_mgi_route_t *route;
-    double total;
     unsigned i;
 
     for (i = 0; i < st->num_routes; ++i) {
-        if (!memcmp(&st->routes[i]->uuid, &key->ipc.uuid,
-                    sizeof(key->ipc.uuid))) {
+        if (!memcmp(&st->routes[i]->uuid, &key->uuid,
+                    sizeof(key->uuid))) {
             return st->routes[i];
         }
     }
@@ -306,8 +303,8 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
         return NULL;
     }
 
-    route->uuid            = key->ipc.uuid;
-    route->peer            = uct_cuda_mgi_stripe_find_gpu(st, &key->ipc.uuid);
+    route->uuid            = key->uuid;
+    route->peer            = uct_cuda_mgi_stripe_find_gpu(st, &key->uuid);
     route->direct_capacity = iface->config.bandwidth;
 
     if (uct_cuda_mgi_route_from_plan(iface, route)) {
@@ -319,7 +316,7 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
     } else if (iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_HOST)) {
         ucs_debug("cuda_mgi iface %p: no host path to GPU of pid %d: that "
                   "GPU is not visible in this process (CUDA_VISIBLE_DEVICES)",
-                  iface, key->ipc.pid);
+                  iface, key->pid);
     }
 
     if (iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_GPU)) {
@@ -340,19 +337,16 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
         }
     }
 
-    total = route->direct_capacity;
+    uct_cuda_mgi_lane_init(&route->lane[0], route->direct_capacity);
     for (i = 0; i < route->num_staged; ++i) {
-        total += route->staged[i].capacity;
-    }
-    for (i = 0; i < route->num_staged; ++i) {
-        route->staged[i].share = route->staged[i].capacity / total;
+        uct_cuda_mgi_lane_init(&route->lane[1 + i], route->staged[i].capacity);
         ucs_info("cuda_mgi iface %p: route to GPU %s of pid %d: direct %.1f "
-                 "GB/s + %s path via CUDA device %d, %.1f GB/s, share %.3f",
-                 iface, (route->peer != NULL) ? route->peer->pci : "?",
-                 key->ipc.pid, route->direct_capacity / 1e9,
-                  uct_cuda_mgi_path_kind_names[route->staged[i].kind],
-                  (int)route->staged[i].far->dev,
-                  route->staged[i].capacity / 1e9, route->staged[i].share);
+                 "GB/s + %s path via CUDA device %d, %.1f GB/s", iface,
+                 (route->peer != NULL) ? route->peer->pci : "?", key->pid,
+                 route->direct_capacity / 1e9,
+                 uct_cuda_mgi_path_kind_names[route->staged[i].kind],
+                 (int)route->staged[i].far->dev,
+                 route->staged[i].capacity / 1e9);
     }
 
     st->routes[st->num_routes++] = route;
@@ -530,14 +524,14 @@ static void uct_cuda_mgi_route_log(uct_cuda_mgi_iface_t *iface,
         }
         ucs_info("cuda_mgi iface %p: route to GPU %s: %s path via CUDA "
                  "device %d in %lu of them, %.0f KB landing after %.1f us "
-                 "(%.1f GB/s); share now %.3f", iface,
+                 "(%.1f GB/s); its rate now %.1f GB/s", iface,
                  (route->peer != NULL) ? route->peer->pci : "?",
                  uct_cuda_mgi_path_kind_names[route->staged[p].kind],
                  (int)route->staged[p].far->dev, route->num_staged_timed[p],
                  route->sum_staged_len[p] / route->num_staged_timed[p] / 1e3,
                  route->sum_staged[p] / route->num_staged_timed[p] * 1e6,
                  route->sum_staged_len[p] / route->sum_staged[p] / 1e9,
-                 route->staged[p].share);
+                 route->lane[1 + p].rate / 1e9);
     }
 }
 
@@ -708,32 +702,26 @@ uct_cuda_mgi_stage_post(uct_cuda_mgi_iface_t *iface,
  * op; returns its index there (its event's) */
 static unsigned uct_cuda_mgi_op_add_part(uct_cuda_mgi_stripe_op_t *op,
                                          unsigned i,
-                                         uct_cuda_mgi_stage_path_t *path,
-                                         void *mapped, size_t len)
+                                         uct_cuda_mgi_mapping_t *map,
+                                         size_t len)
 {
     unsigned n = op->num_parts++;
 
     op->path[n]       = i;
-    op->far_ctx[n]    = path->far->ctx;
-    op->far_mapped[n] = mapped;
+    op->far_map[n]    = map;
     op->length[n]     = len;
     op->done_time[n]  = 0;
     return n;
 }
 
 
-/* Unmap the far ends of op's staged parts */
-static void uct_cuda_mgi_op_unmap_far(uct_cuda_mgi_iface_t *iface,
-                                      const uct_cuda_mgi_stripe_op_t *op,
-                                      pid_t pid, uintptr_t d_bptr)
+/* Release the far ends of op's staged parts */
+static void uct_cuda_mgi_op_unmap_far(const uct_cuda_mgi_stripe_op_t *op)
 {
     unsigned i;
 
     for (i = 1; i < op->num_parts; ++i) {
-        if (uct_cuda_mgi_ctx_push(iface, op->far_ctx[i]) == UCS_OK) {
-            uct_cuda_ipc_unmap_memhandle(pid, d_bptr, op->far_mapped[i], 1);
-            uct_cuda_mgi_ctx_pop();
-        }
+        uct_cuda_mgi_ipc_unmap(op->far_map[i]);
     }
 }
 
@@ -742,8 +730,7 @@ static void uct_cuda_mgi_op_unmap_far(uct_cuda_mgi_iface_t *iface,
  * caller releases the memory they use), then unmap the far mappings */
 static void uct_cuda_mgi_stripe_abort(uct_cuda_mgi_iface_t *iface,
                                       uct_cuda_mgi_stripe_op_t *op,
-                                      CUstream direct_stream, int is_put,
-                                      pid_t pid, uintptr_t d_bptr)
+                                      CUstream direct_stream, int is_put)
 {
     uct_cuda_mgi_stage_ring_t *ring;
     unsigned i, hop;
@@ -758,7 +745,7 @@ static void uct_cuda_mgi_stripe_abort(uct_cuda_mgi_iface_t *iface,
             }
         }
     }
-    uct_cuda_mgi_op_unmap_far(iface, op, pid, d_bptr);
+    uct_cuda_mgi_op_unmap_far(op);
     op->num_parts = 1;
 }
 
@@ -766,51 +753,43 @@ static void uct_cuda_mgi_stripe_abort(uct_cuda_mgi_iface_t *iface,
 /* The far hop needs the remote memory mapped in the far context */
 static ucs_status_t uct_cuda_mgi_map_far(uct_cuda_mgi_iface_t *iface,
                                          uct_cuda_mgi_stage_path_t *path,
-                                         const uct_cuda_mgi_key_t *key,
-                                         void **mapped_p)
+                                         const uct_cuda_mgi_rkey_t *key,
+                                         uct_cuda_mgi_mapping_t **map_p)
 {
     ucs_status_t status;
 
     status = uct_cuda_mgi_gpu_open(iface, path->far);
-    if (status == UCS_OK) {
-        status = uct_cuda_mgi_ctx_push(iface, path->far->ctx);
+    if (status != UCS_OK) {
+        return status;
     }
-    if (status == UCS_OK) {
-        status = uct_cuda_ipc_map_memhandle(&key->ipc, mapped_p);
-        uct_cuda_mgi_ctx_pop();
-    }
-    return status;
+    return uct_cuda_mgi_ipc_map(key, path->far->ctx, map_p);
 }
 
 
 ucs_status_t
 uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                          uct_cuda_mgi_route_t *route,
-                         const uct_cuda_mgi_key_t *key, CUdeviceptr local,
+                         const uct_cuda_mgi_rkey_t *key, CUdeviceptr local,
                          CUdeviceptr remote_mapped, uint64_t remote_addr,
                          size_t length, int is_put, CUstream direct_stream,
                          CUevent *events, uct_cuda_mgi_stripe_op_t *op)
 {
     int direct_ok = !!(iface->config.paths & UCS_BIT(UCT_CUDA_MGI_PATH_DIRECT));
-    double shares[UCT_CUDA_MGI_MAX_STAGED];
     size_t part[UCT_CUDA_MGI_MAX_PATHS];
     size_t offset;
     ucs_status_t status;
     unsigned i, n;
+    uct_cuda_mgi_mapping_t *map;
     CUresult cu_err;
-    void *mapped;
 
     /* horizontal split (see uct_cuda_mgi_share_split) */
     op->num_parts = 1;
     op->route     = route;
     op->post_time = ucs_time_to_sec(ucs_get_time());
-    for (i = 0; i < route->num_staged; ++i) {
-        shares[i] = route->staged[i].share;
-    }
-    uct_cuda_mgi_share_split(length, shares, route->num_staged, direct_ok,
-                             iface->config.chunk_size, part);
+    uct_cuda_mgi_share_split(length, route->lane, 1 + route->num_staged,
+                             direct_ok, iface->config.chunk_size, part);
     op->length[0]    = part[0];
-    op->far_ctx[0]   = NULL;
+    op->far_map[0]   = NULL;
     op->done_time[0] = 0;
 
     offset = part[0];
@@ -836,14 +815,15 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
             continue;
         }
 
-        status = uct_cuda_mgi_map_far(iface, path, key, &mapped);
+        status = uct_cuda_mgi_map_far(iface, path, key, &map);
         if (status != UCS_OK) {
             /* this part cannot go staged: send it directly after all */
             ucs_debug("cuda_mgi iface %p: %s path unavailable (%s), %zu bytes "
                       "go direct", iface,
                       uct_cuda_mgi_path_kind_names[path->kind],
                       ucs_status_string(status), part[i + 1]);
-            path->share = 0;
+            route->lane[1 + i].rate = route->lane[1 + i].capacity *
+                                      UCT_CUDA_MGI_RATE_FLOOR;
             cu_err      = uct_cuda_mgi_copy_d2d(is_put, local + offset,
                                                 remote_mapped + offset,
                                                 part[i + 1], direct_stream);
@@ -856,19 +836,22 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
             continue;
         }
 
-        n      = uct_cuda_mgi_op_add_part(op, i, path, mapped, part[i + 1]);
+        n      = uct_cuda_mgi_op_add_part(op, i, map, part[i + 1]);
         status = uct_cuda_mgi_stage_post(
                 iface, path, is_put, local + offset,
-                (CUdeviceptr)mapped + (remote_addr - key->ipc.d_bptr) + offset,
+                map->ptr + (remote_addr - key->base) + offset,
                 part[i + 1], events[n]);
         if (status != UCS_OK) {
-            uct_cuda_mgi_stripe_abort(iface, op, direct_stream, is_put,
-                                      key->ipc.pid, key->ipc.d_bptr);
+            uct_cuda_mgi_stripe_abort(iface, op, direct_stream, is_put);
             return status;
         }
         offset += part[i + 1];
     }
 
+    uct_cuda_mgi_lane_post(&route->lane[0], op->length[0]);
+    for (i = 1; i < op->num_parts; ++i) {
+        uct_cuda_mgi_lane_post(&route->lane[1 + op->path[i]], op->length[i]);
+    }
     ++route->num_striped;
     op->issue_time = ucs_time_to_sec(ucs_get_time());
     return UCS_OK;
@@ -876,43 +859,20 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
 
 
 void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
-                              uct_cuda_mgi_stripe_op_t *op,
-                              pid_t pid, uintptr_t d_bptr)
+                              uct_cuda_mgi_stripe_op_t *op)
 {
     uct_cuda_mgi_route_t *route = op->route;
-    double t_direct, total, initial;
-    unsigned i, p;
+    unsigned i;
 
-    uct_cuda_mgi_op_unmap_far(iface, op, pid, d_bptr);
-    t_direct = op->done_time[0] - op->post_time;
+    uct_cuda_mgi_op_unmap_far(op);
     if (route->num_striped > UCT_CUDA_MGI_WARMUP_OPS) {
-        uct_cuda_mgi_route_time(route, op, t_direct);
+        uct_cuda_mgi_route_time(route, op, op->done_time[0] - op->post_time);
     }
 
-    if (!iface->config.adapt || (op->length[0] == 0)) {
-        return;
-    }
-
-    /* Move each staged share towards the point where its part lands
-     * together with the direct part */
+    uct_cuda_mgi_lane_done(&route->lane[0], op->length[0], op->post_time,
+                           op->done_time[0]);
     for (i = 1; i < op->num_parts; ++i) {
-        uct_cuda_mgi_stage_path_t *path = &route->staged[op->path[i]];
-
-        path->share = uct_cuda_mgi_share_adapt(
-                path->share, t_direct, op->done_time[i] - op->post_time);
-    }
-
-    /* a path that fell out of use is tried again now and then */
-    if ((route->num_striped % UCT_CUDA_MGI_PROBE_INTERVAL) == 0) {
-        total = route->direct_capacity;
-        for (p = 0; p < route->num_staged; ++p) {
-            total += route->staged[p].capacity;
-        }
-        for (p = 0; p < route->num_staged; ++p) {
-            initial = route->staged[p].capacity / total;
-            if (route->staged[p].share < UCT_CUDA_MGI_MIN_SHARE) {
-                route->staged[p].share = initial / 4;
-            }
-        }
+        uct_cuda_mgi_lane_done(&route->lane[1 + op->path[i]], op->length[i],
+                               op->post_time, op->done_time[i]);
     }
 }

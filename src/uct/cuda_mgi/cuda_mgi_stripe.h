@@ -11,15 +11,19 @@
  *   gpu     local GPU -> staging buffer on relay GPU k -> peer GPU
  *
  * Each part writes a disjoint range of the destination; the operation
- * completes when every part has landed.  Shares start from the paths'
- * capacities and then follow which part lands last (a slow or busy path gets
- * less), so both GPUs sending at once back off from the shared host path.
+ * completes when every part has landed.  Each operation is split so that
+ * every path would finish what it already has queued and its new part at
+ * the same time, at the rates the paths were measured to move
+ * (cuda_mgi_share.h): a slow or busy path (the host path while both GPUs
+ * send) gets less, and many operations in flight do not pile up on it.
  *
  * See file LICENSE for terms.
  */
 
 #ifndef UCT_CUDA_MGI_STRIPE_H
 #define UCT_CUDA_MGI_STRIPE_H
+
+#include "cuda_mgi_share.h"
 
 #include <uct/api/uct.h>
 #include <ucs/type/status.h>
@@ -51,7 +55,8 @@ extern const char *uct_cuda_mgi_path_kind_names[];
 
 typedef struct uct_cuda_mgi_iface uct_cuda_mgi_iface_t;
 typedef struct uct_cuda_mgi_ep    uct_cuda_mgi_ep_t;
-typedef struct uct_cuda_mgi_key   uct_cuda_mgi_key_t;
+typedef struct uct_cuda_mgi_rkey  uct_cuda_mgi_rkey_t;
+typedef struct uct_cuda_mgi_mapping uct_cuda_mgi_mapping_t;
 
 
 /* A GPU of this host, seen from this process */
@@ -85,7 +90,6 @@ typedef struct uct_cuda_mgi_stage_path {
                                             far hop: the peer (host path)
                                             or the relay (gpu path) */
     double                    capacity;  /* bytes/s, from the topology */
-    double                    share;     /* of a striped operation */
     uct_cuda_mgi_stage_ring_t ring[2];   /* [0] put, [1] get */
 } uct_cuda_mgi_stage_path_t;
 
@@ -97,6 +101,9 @@ typedef struct uct_cuda_mgi_route {
     double                    direct_capacity;
     unsigned                  num_staged;
     uct_cuda_mgi_stage_path_t staged[UCT_CUDA_MGI_MAX_STAGED];
+    /* [0] the direct path, [1 + i] staged[i]: rates and queues for the
+     * split (cuda_mgi_share.h) */
+    uct_cuda_mgi_lane_t       lane[UCT_CUDA_MGI_MAX_PATHS];
     unsigned long             num_striped; /* operations striped so far */
     /* where striped operations spent their time, for the info log at
      * cleanup: seconds summed over num_timed operations */
@@ -119,8 +126,7 @@ typedef struct uct_cuda_mgi_stripe_op {
     double                    done_time[UCT_CUDA_MGI_MAX_PATHS];
     size_t                    length[UCT_CUDA_MGI_MAX_PATHS];
     unsigned                  path[UCT_CUDA_MGI_MAX_PATHS]; /* staged[] */
-    CUcontext                 far_ctx[UCT_CUDA_MGI_MAX_PATHS];
-    void                      *far_mapped[UCT_CUDA_MGI_MAX_PATHS];
+    uct_cuda_mgi_mapping_t    *far_map[UCT_CUDA_MGI_MAX_PATHS]; /* held */
 } uct_cuda_mgi_stripe_op_t;
 
 
@@ -155,7 +161,7 @@ void uct_cuda_mgi_stripe_cleanup(uct_cuda_mgi_iface_t *iface);
 /* The route to the GPU that owns key, created on first use */
 uct_cuda_mgi_route_t *
 uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
-                          const uct_cuda_mgi_key_t *key);
+                          const uct_cuda_mgi_rkey_t *key);
 
 /* Split [local, +length) <-> [remote, +length) over the route's paths.
  * remote_mapped is the remote address mapped in the local context; the
@@ -163,14 +169,13 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
 ucs_status_t
 uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                          uct_cuda_mgi_route_t *route,
-                         const uct_cuda_mgi_key_t *key, CUdeviceptr local,
+                         const uct_cuda_mgi_rkey_t *key, CUdeviceptr local,
                          CUdeviceptr remote_mapped, uint64_t remote_addr,
                          size_t length, int is_put, CUstream direct_stream,
                          CUevent *events, uct_cuda_mgi_stripe_op_t *op);
 
-/* All parts of op have landed: release mappings and adapt the shares */
+/* All parts of op have landed: release mappings, measure the paths */
 void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
-                              uct_cuda_mgi_stripe_op_t *op, pid_t pid,
-                              uintptr_t d_bptr);
+                              uct_cuda_mgi_stripe_op_t *op);
 
 #endif
