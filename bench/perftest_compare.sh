@@ -7,17 +7,22 @@
 #   UCT put_bw:  ucx_perftest -d cuda -x <tl> -t put_bw -m cuda -D zcopy
 #   UCP tag_bw:  UCX_TLS=sm,<tl>,cuda_copy ucx_perftest -t tag_bw -m cuda
 #   UCT put_lat: ucx_perftest -d cuda -x <tl> -t put_lat -m cuda -D zcopy
+#   UCP tag_lat: UCX_TLS=sm,<tl>,cuda_copy ucx_perftest -t tag_lat -m cuda
 #   bidir_put_bw: two put_bw pairs at once, GPU0->GPU1 and GPU1->GPU0 (sum)
 #
-# MGI_PERF_MODES picks the tests (default: put_bw tag_bw put_lat bidir_put_bw).
+# MGI_PERF_ARGS adds ucx_perftest options to every client (e.g. "-O 1" for
+# one operation in flight at a time).
+# MGI_PERF_MODES picks the tests (default: put_bw tag_bw put_lat tag_lat
+# bidir_put_bw); the latency tests run at 8 B and 64 KiB.
 #
 # GB/s = 1e9 bytes/s.  Output: one line per measurement, then a JSON line.
 #
 # Usage: perftest_compare.sh [SIZES] [REPEAT]
-#        SIZES: comma-separated byte counts (default 1 MiB, 64 MiB, 256 MiB)
+#        SIZES: comma-separated byte counts (default 64 KiB, 1, 4, 16, 64 and
+#               256 MiB)
 set -uo pipefail
 
-sizes=${1:-1048576,67108864,268435456}
+sizes=${1:-65536,1048576,4194304,16777216,67108864,268435456}
 repeat=${2:-3}
 port=${MGI_PERF_PORT:-13337}
 export UCX_WARN_UNUSED_ENV_VARS=n
@@ -38,21 +43,21 @@ run_one() {
     put_bw|put_lat)
         srv=(ucx_perftest -d cuda -x "$tl" -p $port)
         cli=(ucx_perftest 127.0.0.1 -p $port -d cuda -x "$tl" -t "$mode"
-             -m cuda -D zcopy -s "$size" -n "$n")
+             -m cuda -D zcopy -s "$size" -n "$n" ${MGI_PERF_ARGS:-})
         envs=() ;;
-    tag_bw)
+    tag_bw|tag_lat)
         srv=(ucx_perftest -p $port)
-        cli=(ucx_perftest 127.0.0.1 -p $port -t tag_bw -m cuda -s "$size"
-             -n "$n")
+        cli=(ucx_perftest 127.0.0.1 -p $port -t "$mode" -m cuda -s "$size"
+             -n "$n" ${MGI_PERF_ARGS:-})
         envs=(UCX_TLS=sm,$tl,cuda_copy) ;;
     esac
     timeout 150 env "${envs[@]}" "${srv[@]}" >/dev/null 2>&1 &
     local spid=$!
-    sleep 2
+    sleep 1
     out=$(timeout 120 env "${envs[@]}" "${cli[@]}" 2>&1)
     wait $spid 2>/dev/null
     # Final: iters typ.lat avg.lat overall.lat bw.avg bw.overall mr.avg mr.overall
-    if [ "$mode" = put_lat ]; then
+    if [ "$mode" = put_lat ] || [ "$mode" = tag_lat ]; then
         echo "$out" | awk '/Final:/ {print $4}'
     else
         echo "$out" | awk '/Final:/ {printf "%.2f\n", $6 * 1048576 / 1e9}'
@@ -89,11 +94,12 @@ run_bidir() {
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else print a[int((NR + 1) / 2)]}'; }
 
-modes=${MGI_PERF_MODES:-put_bw tag_bw put_lat bidir_put_bw}
+modes=${MGI_PERF_MODES:-put_bw tag_bw put_lat tag_lat bidir_put_bw}
+echo "# $(ucx_info -v | sed -n 's/^# *\(Library version\|Version\)/UCX/p' | head -1)"
 json="["
 for mode in $modes; do
     msizes=$sizes
-    [ "$mode" = put_lat ] && msizes=8,4096,65536
+    case $mode in *_lat) msizes=8,65536 ;; esac
     for size in ${msizes//,/ }; do
         mgi=(); ipc=()
         for ((r = 0; r < repeat; r++)); do
@@ -108,7 +114,7 @@ for mode in $modes; do
         m=$(printf '%s\n' "${mgi[@]}" | median)
         i=$(printf '%s\n' "${ipc[@]}" | median)
         ratio=$(awk -v a="$m" -v b="$i" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "nan"}')
-        unit=GB/s; [ "$mode" = put_lat ] && unit=us
+        unit=GB/s; case $mode in *_lat) unit=us ;; esac
         printf '%-8s %10s B  cuda_mgi %9s %s  cuda_ipc %9s %s  ratio %s  (runs: mgi %s | ipc %s)\n' \
                "$mode" "$size" "$m" "$unit" "$i" "$unit" "$ratio" "${mgi[*]}" "${ipc[*]}"
         json+="{\"test\":\"$mode\",\"size\":$size,\"unit\":\"$unit\",\"cuda_mgi\":$m,\"cuda_ipc\":$i,\"ratio\":$ratio},"

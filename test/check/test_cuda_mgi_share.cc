@@ -20,11 +20,15 @@ namespace {
 const size_t MiB = 1024 * 1024;
 const double GB  = 1e9;
 
-std::vector<uct_cuda_mgi_lane_t> lanes_of(std::vector<double> capacities)
+/* Lanes of these capacities; the staged ones (all but the first) with
+ * latency staged_latency */
+std::vector<uct_cuda_mgi_lane_t> lanes_of(std::vector<double> capacities,
+                                          double staged_latency = 0)
 {
     std::vector<uct_cuda_mgi_lane_t> lanes(capacities.size());
     for (size_t i = 0; i < capacities.size(); ++i) {
-        uct_cuda_mgi_lane_init(&lanes[i], capacities[i]);
+        uct_cuda_mgi_lane_init(&lanes[i], capacities[i],
+                               (i > 0) ? staged_latency : 0);
     }
     return lanes;
 }
@@ -121,7 +125,7 @@ TEST(cuda_mgi_share, without_direct_everything_is_staged) {
 TEST(cuda_mgi_share, rates_follow_what_landed) {
     uct_cuda_mgi_lane_t lane;
 
-    uct_cuda_mgi_lane_init(&lane, 55 * GB);
+    uct_cuda_mgi_lane_init(&lane, 55 * GB, 0);
     uct_cuda_mgi_lane_post(&lane, 64 * MiB);
     /* it moved at 25 GB/s: the rate moves a quarter of the way there */
     uct_cuda_mgi_lane_done(&lane, 64 * MiB, 1.0, 1.0 + 64.0 * MiB / (25 * GB));
@@ -171,10 +175,11 @@ namespace {
  * per second delivered over `ops` operations. */
 double model(std::vector<double> planned, std::vector<double> truth,
              size_t length, unsigned window, unsigned ops,
-             std::vector<uct_cuda_mgi_lane_t> *out_lanes = nullptr)
+             std::vector<uct_cuda_mgi_lane_t> *out_lanes = nullptr,
+             double latency = 0)
 {
     struct part_ev { double t; unsigned op, lane; size_t len; double post; };
-    auto lanes = lanes_of(planned);
+    auto lanes = lanes_of(planned, latency);
     unsigned n = (unsigned)planned.size();
     std::vector<double> free_at(n, 0.0);
     std::vector<part_ev> events;          /* parts not landed yet */
@@ -183,14 +188,15 @@ double model(std::vector<double> planned, std::vector<double> truth,
     double now = 0;
 
     auto post = [&](double t) {
-        size_t parts[8];
+        size_t parts[8] = {};
         uct_cuda_mgi_share_split(length, lanes.data(), n, 1, 2 * MiB, parts);
         for (unsigned i = 0; i < n; ++i) {
             if (parts[i] == 0) {
                 continue;
             }
             uct_cuda_mgi_lane_post(&lanes[i], parts[i]);
-            free_at[i] = std::max(free_at[i], t) + parts[i] / truth[i];
+            free_at[i] = std::max(free_at[i], t + ((i > 0) ? latency : 0)) +
+                         parts[i] / truth[i];
             events.push_back({free_at[i], posted, i, parts[i], t});
             ++left[posted];
         }
@@ -254,4 +260,34 @@ TEST(cuda_mgi_share, a_busy_path_backs_off) {
 
     EXPECT_GT(bw, 0.97 * 390 * GB) << bw / GB << " GB/s";
     EXPECT_LT(lanes[1].rate, 20 * GB);
+}
+
+
+/* The staged path's latency keeps it out of an operation that finds
+ * nothing in flight and would end sooner direct, and lets it in once the
+ * direct path has a queue that hides it */
+TEST(cuda_mgi_share, latency_keeps_small_idle_operations_direct) {
+    auto lanes = lanes_of({397 * GB, 55 * GB}, 10e-6);
+    size_t parts[2];
+
+    uct_cuda_mgi_share_split(4 * MiB, lanes.data(), 2, 1, 64 * 1024, parts);
+    EXPECT_EQ(0u, parts[1]);
+
+    lanes[0].queued = 31.0 * MiB;
+    uct_cuda_mgi_share_split(4 * MiB, lanes.data(), 2, 1, 64 * 1024, parts);
+    EXPECT_GT(parts[1], 0u);
+    EXPECT_EQ(4 * MiB, parts[0] + parts[1]);
+}
+
+
+/* 32 operations of 64 MiB in flight with the staged path's latency: the
+ * rates still add up; one at a time, the latency costs little */
+TEST(cuda_mgi_share, latency_and_many_in_flight) {
+    double bw = model({397 * GB, 55 * GB}, {390 * GB, 50 * GB}, 64 * MiB, 32,
+                      800, nullptr, 10e-6);
+    EXPECT_GT(bw, 0.97 * 440 * GB) << bw / GB << " GB/s";
+
+    bw = model({397 * GB, 55 * GB}, {390 * GB, 50 * GB}, 64 * MiB, 1, 200,
+               nullptr, 10e-6);
+    EXPECT_GT(bw, 1.05 * 390 * GB) << bw / GB << " GB/s";
 }

@@ -329,6 +329,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     desc->done_mask   = 0;
     desc->stream_bit  = UCS_BIT(stream_idx);
     desc->status      = UCS_OK;
+    desc->stripe.route = NULL;
     route             = uct_cuda_mgi_ep_route(iface, local_cuda, target.key,
                                               length);
     if (route != NULL) {
@@ -340,7 +341,13 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
             goto err_put_desc;
         }
         desc->num_events = desc->stripe.num_parts;
-        desc->stream_bit = 0;     /* its parts are on several streams */
+        if (desc->stripe.length[0] == 0) {
+            /* no direct part: its event was not recorded */
+            desc->done_mask  = UCS_BIT(0);
+            desc->stream_bit = 0;
+        } else if (desc->num_events > 1) {
+            desc->stream_bit = 0;     /* its parts are on several streams */
+        }
         cu_err           = CUDA_SUCCESS;
     } else if (local_cuda && uct_cuda_mgi_iface_batching(iface)) {
         /* posted with the next ones, its event after them */

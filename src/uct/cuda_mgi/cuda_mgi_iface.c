@@ -446,8 +446,9 @@ static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
             return cu_err;
         }
         desc->done_mask |= UCS_BIT(i);
-        if (desc->num_events > 1) {
-            desc->stripe.done_time[i] = ucs_time_to_sec(ucs_get_time());
+        if (desc->stripe.route != NULL) {
+            uct_cuda_mgi_stripe_part_done(&desc->stripe, i,
+                                          ucs_time_to_sec(ucs_get_time()));
         }
     }
 
@@ -484,7 +485,7 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
 
         ucs_queue_del_iter(&iface->outstanding_q, iter);
         --iface->outstanding;
-        if (desc->num_events > 1) {
+        if (desc->stripe.route != NULL) {
             uct_cuda_mgi_stripe_done(iface, &desc->stripe);
         }
         if (cu_err != CUDA_SUCCESS) {

@@ -21,11 +21,13 @@ static size_t uct_cuda_mgi_align_down(size_t n, size_t align)
 }
 
 
-void uct_cuda_mgi_lane_init(uct_cuda_mgi_lane_t *lane, double capacity)
+void uct_cuda_mgi_lane_init(uct_cuda_mgi_lane_t *lane, double capacity,
+                            double latency)
 {
     memset(lane, 0, sizeof(*lane));
     lane->capacity = (capacity > 0) ? capacity : 1.0;
     lane->rate     = lane->capacity;
+    lane->latency  = (latency > 0) ? latency : 0;
 }
 
 
@@ -35,7 +37,7 @@ void uct_cuda_mgi_share_split(size_t length, uct_cuda_mgi_lane_t *lanes,
 {
     double x[UCT_CUDA_MGI_MAX_LANES];
     int active[UCT_CUDA_MGI_MAX_LANES];
-    double rate, queued, t;
+    double rate, work, t;
     unsigned i, widest = 0, fastest = 1;
     size_t staged = 0;
     int changed;
@@ -50,27 +52,29 @@ void uct_cuda_mgi_share_split(size_t length, uct_cuda_mgi_lane_t *lanes,
         x[i]      = 0;
     }
 
-    /* Water filling: all active lanes end at t; a lane whose queue alone
-     * outlasts t takes nothing and leaves the set */
+    /* Water filling: all active lanes end at t; a lane whose latency and
+     * queue alone outlast t takes nothing and leaves the set.  With lane i
+     * ending at latency_i + (queued_i + x_i) / rate_i = t for all active
+     * lanes and the x_i adding up to length: */
     do {
         rate    = 0;
-        queued  = 0;
+        work    = 0;
         changed = 0;
         for (i = 0; i < num_lanes; ++i) {
             if (active[i]) {
-                rate   += lanes[i].rate;
-                queued += lanes[i].queued;
+                rate += lanes[i].rate;
+                work += lanes[i].queued + lanes[i].latency * lanes[i].rate;
             }
         }
         if (rate <= 0) {
             break;
         }
-        t = ((double)length + queued) / rate;
+        t = ((double)length + work) / rate;
         for (i = 0; i < num_lanes; ++i) {
             if (!active[i]) {
                 continue;
             }
-            x[i] = t * lanes[i].rate - lanes[i].queued;
+            x[i] = (t - lanes[i].latency) * lanes[i].rate - lanes[i].queued;
             if (x[i] < 0) {
                 active[i] = 0;
                 x[i]      = 0;

@@ -3,12 +3,13 @@
  * Pure arithmetic, tested on the CPU.
  *
  * Each path (a lane: the direct path, or a staged one) is a server with a
- * measured rate and a queue of bytes posted to it that have not landed.  A
- * new operation is split so that every lane it uses would finish its queue
- * and its part at the same time (water filling): with nothing in flight
- * that is a split in proportion to the rates; with many operations in
- * flight a lane whose queue is long gets less, so a slow staged path never
- * holds the operations behind it.  Rates follow what each lane delivered.
+ * measured rate, a fixed latency and a queue of bytes posted to it that
+ * have not landed.  A large operation is split so that every lane it uses
+ * would finish its queue and its part at the same time (water filling):
+ * with nothing in flight that is a split in proportion to the rates, less
+ * the staged paths' latency; with many operations in flight a lane whose
+ * queue is long gets less, so a slow staged path never holds the
+ * operations behind it.  Rates follow what each lane delivered.
  *
  * See file LICENSE for terms.
  */
@@ -34,6 +35,7 @@
 
 typedef struct uct_cuda_mgi_lane {
     double   capacity;   /* bytes/s, from the planner */
+    double   latency;    /* s, from posting to the first byte landing */
     double   rate;       /* bytes/s, measured */
     double   queued;     /* bytes posted that have not landed */
     double   last_done;  /* when its latest part landed (s), 0: never */
@@ -41,8 +43,9 @@ typedef struct uct_cuda_mgi_lane {
 } uct_cuda_mgi_lane_t;
 
 
-/* A lane of a planned capacity, idle */
-void uct_cuda_mgi_lane_init(uct_cuda_mgi_lane_t *lane, double capacity);
+/* A lane of a planned capacity and latency, idle */
+void uct_cuda_mgi_lane_init(uct_cuda_mgi_lane_t *lane, double capacity,
+                            double latency);
 
 /**
  * Divide length bytes among lanes: parts[0] goes to lane 0 (the direct

@@ -337,9 +337,10 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
         }
     }
 
-    uct_cuda_mgi_lane_init(&route->lane[0], route->direct_capacity);
+    uct_cuda_mgi_lane_init(&route->lane[0], route->direct_capacity, 0);
     for (i = 0; i < route->num_staged; ++i) {
-        uct_cuda_mgi_lane_init(&route->lane[1 + i], route->staged[i].capacity);
+        uct_cuda_mgi_lane_init(&route->lane[1 + i], route->staged[i].capacity,
+                               UCT_CUDA_MGI_STAGED_LATENCY);
         ucs_info("cuda_mgi iface %p: route to GPU %s of pid %d: direct %.1f "
                  "GB/s + %s path via CUDA device %d, %.1f GB/s", iface,
                  (route->peer != NULL) ? route->peer->pci : "?", key->pid,
@@ -804,8 +805,6 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                       iface, part[0], uct_cuda_mgi_cu_error(cu_err));
             return UCS_ERR_IO_ERROR;
         }
-    } else {
-        cuEventRecord(events[0], direct_stream);
     }
 
     for (i = 0; i < route->num_staged; ++i) {
@@ -858,21 +857,25 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
 }
 
 
+void uct_cuda_mgi_stripe_part_done(uct_cuda_mgi_stripe_op_t *op, unsigned i,
+                                   double t)
+{
+    uct_cuda_mgi_route_t *route = op->route;
+
+    op->done_time[i] = t;
+    uct_cuda_mgi_lane_done(&route->lane[(i == 0) ? 0 : (1 + op->path[i])],
+                           op->length[i], op->post_time, t);
+}
+
+
 void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
                               uct_cuda_mgi_stripe_op_t *op)
 {
     uct_cuda_mgi_route_t *route = op->route;
-    unsigned i;
 
     uct_cuda_mgi_op_unmap_far(op);
-    if (route->num_striped > UCT_CUDA_MGI_WARMUP_OPS) {
+    if ((op->num_parts > 1) &&
+        (route->num_striped > UCT_CUDA_MGI_WARMUP_OPS)) {
         uct_cuda_mgi_route_time(route, op, op->done_time[0] - op->post_time);
-    }
-
-    uct_cuda_mgi_lane_done(&route->lane[0], op->length[0], op->post_time,
-                           op->done_time[0]);
-    for (i = 1; i < op->num_parts; ++i) {
-        uct_cuda_mgi_lane_done(&route->lane[1 + op->path[i]], op->length[i],
-                               op->post_time, op->done_time[i]);
     }
 }

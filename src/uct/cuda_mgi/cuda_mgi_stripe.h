@@ -41,6 +41,11 @@
  * ones open contexts, map memory and allocate staging */
 #define UCT_CUDA_MGI_WARMUP_OPS    16
 
+/* What a staged path adds to an operation before its first byte lands:
+ * the first chunk's copy out and copy in, each launched on its own
+ * stream, and the cross-context wait between them */
+#define UCT_CUDA_MGI_STAGED_LATENCY 10e-6
+
 
 typedef enum {
     UCT_CUDA_MGI_PATH_DIRECT,
@@ -165,7 +170,8 @@ uct_cuda_mgi_stripe_route(uct_cuda_mgi_iface_t *iface,
 
 /* Split [local, +length) <-> [remote, +length) over the route's paths.
  * remote_mapped is the remote address mapped in the local context; the
- * direct part is issued on direct_stream.  Fills op and the events. */
+ * direct part, if any, is issued on direct_stream.  Fills op and the
+ * events (events[0] only when op->length[0] > 0). */
 ucs_status_t
 uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                          uct_cuda_mgi_route_t *route,
@@ -174,7 +180,11 @@ uct_cuda_mgi_stripe_post(uct_cuda_mgi_iface_t *iface,
                          size_t length, int is_put, CUstream direct_stream,
                          CUevent *events, uct_cuda_mgi_stripe_op_t *op);
 
-/* All parts of op have landed: release mappings, measure the paths */
+/* Part i of op (events[i]) was seen landed at time t (seconds) */
+void uct_cuda_mgi_stripe_part_done(uct_cuda_mgi_stripe_op_t *op, unsigned i,
+                                   double t);
+
+/* All parts of op have landed: release its mappings */
 void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
                               uct_cuda_mgi_stripe_op_t *op);
 
