@@ -98,6 +98,15 @@ AC_DEFUN([MGI_UCX_FEATURES], [
     CPPFLAGS=$mgi_save_CPPFLAGS
     CFLAGS=$mgi_save_CFLAGS
 
+    # Whether UCP selects protocols with its second protocol layer unless
+    # UCX_PROTO_ENABLE says otherwise: the first one looks for RMA lanes
+    # only among MDs that register host memory
+    AC_MSG_CHECKING([whether UCP's new protocol selection is its default])
+    AS_IF([grep -q '"PROTO_ENABLE", "y"' "$with_ucx_src/src/ucp/core/ucp_context.c"],
+          [AC_MSG_RESULT([yes]); MGI_UCX_PROTO_V2_DEFAULT=1],
+          [AC_MSG_RESULT([no]);  MGI_UCX_PROTO_V2_DEFAULT=0])
+    AC_SUBST([MGI_UCX_PROTO_V2_DEFAULT])
+
     # Module discovery: UCX that scans its module directory finds
     # libuct_cuda_mgi.so there; older UCX opens only the modules its
     # config.h names (uct_cuda_MODULES)

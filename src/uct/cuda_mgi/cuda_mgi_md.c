@@ -18,6 +18,7 @@
 #include <ucs/sys/topo/base/topo.h>
 #include <ucs/type/class.h>
 #include <string.h>
+#include <strings.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -63,8 +64,10 @@ uct_cuda_mgi_query_md_resources(uct_component_t *component,
 
 
 static ucs_status_t
-uct_cuda_mgi_md_query(uct_md_h md, uct_cuda_mgi_md_attr_t *md_attr)
+uct_cuda_mgi_md_query(uct_md_h uct_md, uct_cuda_mgi_md_attr_t *md_attr)
 {
+    uct_cuda_mgi_md_t *md = ucs_derived_of(uct_md, uct_cuda_mgi_md_t);
+
 #if UCT_CUDA_MGI_HAVE_MD_ATTR_V2
     uct_md_base_md_query(md_attr);
 #else
@@ -73,10 +76,9 @@ uct_cuda_mgi_md_query(uct_md_h md, uct_cuda_mgi_md_attr_t *md_attr)
     UCT_CUDA_MGI_MD_CAP(md_attr, flags)            = UCT_MD_FLAG_REG       |
                                                     UCT_MD_FLAG_NEED_RKEY |
                                                     UCT_MD_FLAG_INVALIDATE;
-    /* Host registration only makes UCX 1.13's RMA lane lookup accept this
-     * transport for CUDA memory; host keys are never reachable remotely. */
     UCT_CUDA_MGI_MD_CAP(md_attr, reg_mem_types)    =
-            UCS_BIT(UCS_MEMORY_TYPE_HOST) | UCS_BIT(UCS_MEMORY_TYPE_CUDA);
+            UCS_BIT(UCS_MEMORY_TYPE_CUDA) |
+            (md->reg_host ? UCS_BIT(UCS_MEMORY_TYPE_HOST) : 0);
     UCT_CUDA_MGI_MD_CAP(md_attr, alloc_mem_types)  = 0;
     UCT_CUDA_MGI_MD_CAP(md_attr, access_mem_types) =
             UCS_BIT(UCS_MEMORY_TYPE_CUDA);
@@ -357,6 +359,23 @@ static void uct_cuda_mgi_md_close(uct_md_h uct_md)
 }
 
 
+/* UCP's first protocol layer takes an RMA lane for CUDA memory only from an
+ * MD that registers host memory too (such keys are never reachable from
+ * another process).  Its second layer needs no such thing, and there a
+ * host registration would offer UCP this transport for host-memory
+ * messages (staged through GPU fragments), which it must not take. */
+static int uct_cuda_mgi_md_reg_host(void)
+{
+    const char *proto = getenv("UCX_PROTO_ENABLE");
+
+    if ((proto == NULL) || (proto[0] == '\0')) {
+        return !UCT_CUDA_MGI_HAVE_PROTO_V2_DEFAULT;
+    }
+    return (strchr("nN0", proto[0]) != NULL) ||
+           (strncasecmp(proto, "off", 3) == 0);
+}
+
+
 static ucs_status_t
 uct_cuda_mgi_md_open(uct_component_t *component, const char *md_name,
                      const uct_md_config_t *config, uct_md_h *md_p)
@@ -393,6 +412,7 @@ uct_cuda_mgi_md_open(uct_component_t *component, const char *md_name,
 
     md->super.ops       = &md_ops;
     md->super.component = &uct_cuda_mgi_component;
+    md->reg_host        = uct_cuda_mgi_md_reg_host();
     *md_p               = &md->super;
     return UCS_OK;
 }

@@ -38,6 +38,7 @@ typedef struct uct_cuda_mgi_md_config {
 
 typedef struct uct_cuda_mgi_md {
     uct_md_t super;
+    int      reg_host;   /* register host memory too (see md_query) */
 } uct_cuda_mgi_md_t;
 
 
