@@ -1,0 +1,5 @@
+/* UCX's endpoint tests on cuda_mgi: see cuda_mgi_gtest.h */
+#include "cuda_mgi_gtest.h"
+#include <uct/test_uct_ep.cc>
+
+CUDA_MGI_INSTANTIATE_ALL(test_uct_ep)
