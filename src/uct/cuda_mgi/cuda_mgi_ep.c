@@ -148,10 +148,19 @@ uct_cuda_mgi_ep_target(uct_cuda_mgi_ep_t *ep, uct_rkey_t rkey,
     uct_cuda_mgi_iface_t *iface   = ucs_derived_of(ep->super.super.iface,
                                                    uct_cuda_mgi_iface_t);
     uct_cuda_mgi_remote_t *remote = (uct_cuda_mgi_remote_t*)rkey;
-    const uct_cuda_mgi_rkey_t *key = &remote->key;
-    uint64_t base                 = key->base;
+    const uct_cuda_mgi_rkey_t *key;
+    uint64_t base;
     ucs_status_t status;
 
+    if ((rkey == UCT_INVALID_RKEY) || (remote == NULL)) {
+        ucs_error("cuda_mgi ep %p: %zu bytes at 0x%"PRIx64" with no remote "
+                  "key (memory this transport did not register)", ep, length,
+                  remote_addr);
+        return UCS_ERR_INVALID_PARAM;
+    }
+
+    key  = &remote->key;
+    base = key->base;
     if ((remote_addr < base) || (length > key->length) ||
         (remote_addr - base > key->length - length)) {
         ucs_error("cuda_mgi ep %p: %zu bytes at 0x%"PRIx64" fall outside the "

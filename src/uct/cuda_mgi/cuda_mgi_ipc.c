@@ -473,7 +473,9 @@ static void uct_cuda_mgi_ipc_close(uct_cuda_mgi_mapping_t *map)
 {
     CUresult cu_err;
 
-    if (map->handle_type == UCT_CUDA_MGI_HANDLE_LEGACY) {
+    if (map->own) {
+        return;
+    } else if (map->handle_type == UCT_CUDA_MGI_HANDLE_LEGACY) {
         cu_err = cuIpcCloseMemHandle(map->ptr);
     } else {
         cu_err = cuMemUnmap(map->ptr, map->length);
@@ -593,8 +595,10 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
                                   CUcontext ctx,
                                   uct_cuda_mgi_mapping_t **map_p)
 {
-    int is_vmm = (key->handle_type == UCT_CUDA_MGI_HANDLE_POSIX_FD) ||
-                 (key->handle_type == UCT_CUDA_MGI_HANDLE_FABRIC);
+    int is_own = uct_cuda_mgi_ipc_key_is_own(key);
+    int is_vmm = !is_own &&
+                 ((key->handle_type == UCT_CUDA_MGI_HANDLE_POSIX_FD) ||
+                  (key->handle_type == UCT_CUDA_MGI_HANDLE_FABRIC));
     uct_cuda_mgi_mapping_t *map = NULL;
     CUcontext cur = NULL, popped;
     uct_cuda_mgi_map_key_t mkey;
@@ -621,7 +625,7 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
         goto out_pop;
     }
 
-    mkey.ctx        = is_vmm ? NULL : ctx;
+    mkey.ctx        = (is_vmm || is_own) ? NULL : ctx;
     mkey.pid        = key->pid;
     mkey.proc_start = key->proc_start;
     mkey.base       = key->base;
@@ -640,9 +644,13 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
 
     if (map == NULL) {
         uct_cuda_mgi_ipc_evict_overlaps(key, mkey.ctx);
-        status = uct_cuda_mgi_ipc_open(key, device, &ptr);
-        if (status != UCS_OK) {
-            goto out_unlock;
+        if (is_own) {
+            ptr = key->base;
+        } else {
+            status = uct_cuda_mgi_ipc_open(key, device, &ptr);
+            if (status != UCS_OK) {
+                goto out_unlock;
+            }
         }
 
         map = ucs_calloc(1, sizeof(*map), "uct_cuda_mgi_mapping");
@@ -660,6 +668,7 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
         map->length      = key->length;
         map->buffer_id   = key->buffer_id;
         map->handle_type = key->handle_type;
+        map->own         = is_own;
         map->access_mask = (is_vmm && (device < 64)) ? UCS_BIT(device) : 0;
         map->refcount    = 1;    /* the cache's */
         iter = kh_put(uct_cuda_mgi_map, &uct_cuda_mgi_ipc.hash, mkey, &ret);

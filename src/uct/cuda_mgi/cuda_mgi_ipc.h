@@ -94,6 +94,7 @@ struct uct_cuda_mgi_mapping {
     uint64_t    length;
     uint64_t    buffer_id;
     uint8_t     handle_type;
+    int         own;           /* this process's memory, used in place */
     uint64_t    access_mask;   /* VMM: devices given access so far */
     unsigned    refcount;      /* the cache's own + users' */
     int         stale;         /* out of the cache: closed at refcount 0 */
@@ -132,7 +133,8 @@ ucs_status_t uct_cuda_mgi_ipc_check_key(const void *packed);
 int uct_cuda_mgi_ipc_key_is_own(const uct_cuda_mgi_rkey_t *key);
 
 /* Map key's allocation for use from ctx (pushed if not current) and take a
- * reference to the mapping; repeated calls find it in the cache */
+ * reference to the mapping; repeated calls find it in the cache.  Memory
+ * of this process itself is used at its own address. */
 ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
                                   CUcontext ctx,
                                   uct_cuda_mgi_mapping_t **map_p);

@@ -299,11 +299,13 @@ uct_cuda_mgi_rkey_unpack(uct_component_t *component, const void *rkey_buffer,
         return status;
     }
 
+    /* The process's own GPU memory unpacks too (it is used in place): UCP
+     * never asks, since is_reachable calls a process unreachable from
+     * itself and cuda_copy serves it, but a UCT user with both ends in one
+     * process may */
     if ((packed->handle_type == UCT_CUDA_MGI_HANDLE_NONE) ||
-        (packed->system_id != ucs_get_system_id()) ||
-        uct_cuda_mgi_ipc_key_is_own(packed)) {
-        /* host memory, memory no handle exports, another host's memory, or
-         * the process's own memory (cuda_copy serves it) */
+        (packed->system_id != ucs_get_system_id())) {
+        /* host memory, memory no handle exports, another host's memory */
         return UCS_ERR_UNREACHABLE;
     }
 
