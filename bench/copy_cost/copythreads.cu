@@ -1,6 +1,9 @@
 // Do copy issues scale over host threads? T threads, each its own stream,
 // issue copies of one size (an event record each); GB/s of the whole and
 // host us per copy per thread. Same device, or GPU0 -> GPU1 with two GPUs.
+// Build and run from the repository root (bench/RESULTS.md, copy-issue):
+//   nvcc -O2 -o /tmp/copythreads bench/copy_cost/copythreads.cu
+//   /tmp/copythreads
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>

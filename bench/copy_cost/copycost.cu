@@ -2,6 +2,9 @@
 // (+ an event record each, or one per 32), cuMemcpyDtoDAsync, and
 // cudaMemcpyBatchAsync of B copies; GB/s of the whole. Same device, or
 // GPU0 -> GPU1 with two GPUs.
+// Build and run from the repository root (bench/RESULTS.md, copy-issue):
+//   nvcc -O2 -o /tmp/copycost bench/copy_cost/copycost.cu -lcuda
+//   /tmp/copycost
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>

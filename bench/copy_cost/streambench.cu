@@ -2,6 +2,9 @@
 // event record (as a UCT put or a mover flush does), round robin over S
 // streams: GB/s and host us per (copy + record). Same device, or peer
 // (src device 0, dst device 1) when two GPUs are visible.
+// Build and run from the repository root (bench/RESULTS.md, copy-issue):
+//   nvcc -O2 -o /tmp/streambench bench/copy_cost/streambench.cu
+//   /tmp/streambench [0]      (0: within GPU 0 where two GPUs are visible)
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
