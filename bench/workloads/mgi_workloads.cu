@@ -200,7 +200,7 @@ static __global__ void wl_histogram(const mgi_wl_tuple_t *in, uint64_t n,
  * made the partition ~20 % slower: 3.0 against 2.5 ms between two H100),
  * with an array each a pointer (an index into the destination's own
  * array made the peer variant's scatter ~10 % slower: 4.0 against 3.6
- * ms; bench/results/2026-11-26-x2-paths/ run1570). */
+ * ms between two H100). */
 typedef struct {
     typedef unsigned long long base_t;
     mgi_wl_tuple_t *p;
@@ -357,8 +357,8 @@ wl_lanes_sum64(unsigned lanes, unsigned long long v)
  * warp, not one a tuple.  A skewed key's hot groups had taken every
  * variant's inserts to 81.8 ms at Zipf 1.5 and 19.7-20.6 at 1.0, all on
  * a few addresses; with the sum 7.6 and 10.4-10.7 ms, uniform 4.62-4.67
- * against 4.51-4.53 (2 x H200, bench/results/2026-11-27-h200x2-land/
- * run2120).  Returns 0 if no slot was left for a new group. */
+ * against 4.51-4.53 (2 x H200).  Returns 0 if no slot was left for a new
+ * group. */
 static __device__ __forceinline__ int wl_group_add(wl_slot_t *tab,
                                                    uint64_t mask, int64_t k,
                                                    int64_t v)
@@ -500,21 +500,17 @@ typedef struct {
  * 2 x H200 64 user + 64 sorter blocks moved the Exchange at 305-314 GB/s
  * against 275-283 with 48 + 48, 271 with 48 user + 64 sorter blocks, 279
  * with 72 + 56 and 233 with 96 + 32, GroupBy 18.7-19.1 against 20.5 ms,
- * Join 22.8-22.9 against 27.4-27.6 ms
- * (bench/results/2026-11-26-h200x2-final/, section 3; the code of
- * 2026-11-24 had moved it at 118-122 GB/s with 48 + 48 against 108 with
- * 64 + 64, bench/results/2026-11-24-h200x2-lane-pass/). With one GPU every
+ * Join 22.8-22.9 against 27.4-27.6 ms (the code of 2026-11-24 had moved
+ * it at 118-122 GB/s with 48 + 48 against 108 with 64 + 64). With one
+ * GPU every
  * segment goes whole to the final rings, and more user blocks paid: on
  * one H100 with 32 sorter blocks the Exchange step took 2.99-3.04 ms with
  * 96 against 4.36-4.40 with 48 (3.74 with 64, 3.05-3.08 with 100),
- * GroupBy 4.3-4.6 against 5.8 ms, Join 7.7-8.0 against 9.5 ms
- * (bench/results/2026-11-24-h100x1-lane-pass/, run102-103). Threads
+ * GroupBy 4.3-4.6 against 5.8 ms, Join 7.7-8.0 against 9.5 ms. Threads
  * of 1024 for every op: on 2 x H200 the Exchange moved
  * 80.4 against 67.7 GB/s with 64 x 256, GroupBy took 55.9 against 68.0 ms
- * and Join 80.0 against 99.4 ms (bench/results/2026-11-24-h200x2-targets/,
- * run65); many-to-one and point-to-point took them already (13.9 and 47.7
- * GB/s cross against 8.8 and 34.4 with 64 x 256,
- * bench/results/2026-11-22-h200x2-sorter-room.txt) */
+ * and Join 80.0 against 99.4 ms; many-to-one and point-to-point took them
+ * already (13.9 and 47.7 GB/s cross against 8.8 and 34.4 with 64 x 256) */
 #define WL_MGI_THREADS  1024   /* default ($MGI_WL_MGI_THREADS) */
 #define WL_MGI_MAX_THREADS 1024
 #define WL_MGI_RECV_MAX (1u << 22) /* MGI_WL_MGI_RECV_TUPLES at most */
@@ -556,13 +552,13 @@ enum {  /* wl_mgi_res_t::flags: what went wrong in the shuffle kernel */
  * per key and warp, cooperative_groups::labeled_partition, was slower
  * still: 5.5-5.8 ms).  At Zipf 1.5 GroupBy fused took 13.4 against 14.3
  * ms (26.5 against 38.3-39.7): the separate kernel's atomics pile onto
- * the hot groups; bench/results/2026-11-24-h100x1-fused-join/.  On 2 x
+ * the hot groups.  On 2 x
  * H200 with direct rings, both inserts adding up a warp's tuples of a
  * group first (wl_group_add): fused 8.84-8.89 against 8.48-8.58 ms, at
  * Zipf 1.0 13.6 against 14.4-14.6, at 1.5 13.9 against 12.4-12.5 (before
  * that sum, fused 7.78 against 8.43 ms uniform, 86 against 87 at Zipf
  * 1.5: the sum's match in every receive costs more there than in the
- * separate kernel); bench/results/2026-11-27-h200x2-land/ run2120. */
+ * separate kernel). */
 enum {
     WL_FUSE_NONE,   /* 0: every operator after its shuffles */
     WL_FUSE_JOIN,   /* 1: the Join (default) */
@@ -1943,8 +1939,7 @@ static int wl_mgi_init(wl_rank_t *w)
          * 163.1-163.7 GB/s against 121.6-122.2 with one group, many-to-one
          * 40.3 against 27.6 and one-to-many 52.2 against 43.0 GB/s; not
          * point-to-point, whose one destination needs none (78.4 against
-         * 143.0 GB/s) (bench/results/2026-11-24-h200x2-lane-pass/, run115
-         * to run117) */
+         * 143.0 GB/s) */
         p.stage_groups = (w->spec.pattern == MGI_WL_PATTERN_P2P) ? 1u :
                          (unsigned)std::min(w->G, MGI_STAGE_GROUPS_MAX);
     }

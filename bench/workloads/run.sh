@@ -120,20 +120,17 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # unless the caller sets them (src/ucp_ext/README.md, Tunables).
 # With 32 user blocks of 1024 threads, deeper receive lanes and final
 # rings and 4 sort rings per hop took GroupBy from 71.5 to 56.4 ms and
-# Join from 103.9 to 79.6 ms on 2 x H200, the Exchange 60.3 to 70.9 GB/s
-# (bench/results/2026-11-24-h200x2-targets/summary.txt, section 5)
+# Join from 103.9 to 79.6 ms on 2 x H200, the Exchange 60.3 to 70.9 GB/s.
 # 64 sorter blocks a GPU beside the program's 64 user blocks, and whole
 # stage segments put by the mover straight from the stage rings
 # (MGI_SEND_ZCOPY=1, stage rings of 32): on 2 x H200 the Exchange moved
 # 358-376 GB/s against 275-283 with 48 + 48 blocks and the mover's
 # copies, GroupBy 16.6-16.9 against 20.0-20.5 ms, the Join 22.6 against
-# 27.4-28.1 ms
-# (bench/results/2026-11-26-h200x2-final/summary.txt). Since the owners of
-# the receive lanes take no stage rings (MGI_LANE_APART), 40 sorter blocks
-# beside 92 user blocks (the program's default: what fits) moved the
-# Exchange at 421-422 against 411-415 GB/s with 64 + 64, GroupBy 14.9
-# against 15.1 ms, the Join 19.0 against 23.2 ms; 32 + 100 lost
-# (368-372 GB/s) (bench/results/2026-11-26-h200x2-poll/, run500)
+# 27.4-28.1 ms. Since the owners of the receive lanes take no stage rings
+# (MGI_LANE_APART), 40 sorter blocks beside 92 user blocks (the program's
+# default: what fits) moved the Exchange at 421-422 against 411-415 GB/s
+# with 64 + 64, GroupBy 14.9 against 15.1 ms, the Join 19.0 against 23.2
+# ms; 32 + 100 lost (368-372 GB/s).
 # Direct rings (MGI_DIRECT_RINGS=1, the default here): every user block
 # stores its tuples in a ring of its own in each destination GPU's memory,
 # read there by the destination's user blocks, so no sorter and no mover
@@ -141,8 +138,8 @@ export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
 # threads, two an SM, so one block's stores go on while the other waits
 # for a publish (MGI_DIRECT_PUBLISH_KB): on 2 x H200 the Exchange moved
 # 1019.5-1063.9 GB/s against 991.2-992.6 with 128 blocks of 1024 threads
-# (bench/results/2026-11-27-h200x2-publish/, run1930; 384 of 256 threads,
-# 192 or 262 of 512 were slower, run1910). 0 runs the settings below
+# (384 of 256 threads, 192 or 262 of 512 were slower). 0 runs the settings
+# below
 export MGI_DIRECT_RINGS=${MGI_DIRECT_RINGS:-1}
 if [ "$MGI_DIRECT_RINGS" = 1 ]; then
     export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-1}
@@ -159,7 +156,7 @@ export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
 # more (about two standard deviations of four shares) took the Exchange
 # from 460.1-460.6 to 486.8-492.1 GB/s, 76.6 k stage segments a GPU to
 # 66.4 k, GroupBy 15.15 to 14.61 ms, the Join 17.89 to 17.53 ms on 2 x H100
-# (bench/results/2026-11-26-x2-mend/, run1420; 139264: 477-480 GB/s)
+# (139264: 477-480 GB/s)
 export MGI_SEG_SIZE=${MGI_SEG_SIZE:-133120}
 export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-32}
 export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-1024}
@@ -170,7 +167,7 @@ export MGI_SORT_RINGS=${MGI_SORT_RINGS:-4}
 # MGI_PEER_DIRECT (the GPU endpoints append to each other's receive lanes)
 # stays off: faster between two ranks on one H100, but between two H200
 # over NVLink the Exchange moved 109-139 against 232-238 GB/s through the
-# mover (bench/results/2026-11-24-h200x2-peer-lanes/)
+# mover
 export CUDA_MODULE_LOADING=EAGER
 # the CPU reference runs in every rank: share the cores
 ncpu=$(nproc 2>/dev/null || echo 2)

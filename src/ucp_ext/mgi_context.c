@@ -196,9 +196,8 @@ static int mgi_machine_has_gpu(void)
 
 /* The ring settings of gpu_defaults: 1, sized for GPU endpoints (on 2 x
  * H200 device send of 64-byte tuples 86-89 GB/s against 1.8-1.9 with the
- * CPU endpoints' set, run2150 / run2160 of
- * bench/results/2026-11-28-h200x2-defaults/: 128 KiB segments carried
- * half of it, the 16 sorter blocks most of the rest); 0, sized for CPU
+ * CPU endpoints' set: 128 KiB segments carried half of it, the 16 sorter
+ * blocks most of the rest); 0, sized for CPU
  * endpoints: segments for a warp of producers, 8 credits a sender. */
 static void mgi_params_ring_defaults(mgi_context_params_t *p, unsigned gpu)
 {
@@ -297,8 +296,7 @@ static int mgi_tls_names(const char *tls, const char *tl)
  * key, and UCP warns of it as unused), unless the user set the variable.
  * Between two processes on 2 x H200 the one-way flow of point-to-point
  * moved 205-206 against 167.5 GB/s with it, many-to-one and one-to-many
- * 4-5 % more, the Exchange the same
- * (bench/results/2026-11-27-h200x2-mover-puts/, run1780). */
+ * 4-5 % more, the Exchange the same. */
 static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
                                  const char *tls)
 {

@@ -492,8 +492,8 @@ static inline int mgi_mover_route_cuda(const mgi_route_t *route)
  * route's GPUs (a lane's routes may come from endpoints on several GPUs:
  * each route's pair). Done when the route appears, not at its first
  * segment: there, enabling peer access and creating the streams had held
- * a channel's first tuples ~0.2 ms (device send between two H100, run1240
- * of bench/results/2026-11-26-x2-eof-runs/). The CUDA state and peer
+ * a channel's first tuples ~0.2 ms (device send between two H100). The
+ * CUDA state and peer
  * access outlive a restart of the mover (ctx->mover_cuda). */
 static ucs_status_t mgi_mover_route_setup(mgi_mover_t *m, mgi_route_t *route)
 {

@@ -152,8 +152,7 @@ MGI_SDEV_INLINE unsigned long long mgi_gtime(void)
 #ifndef MGI_GPU_LANE_JOBS
 #  define MGI_GPU_LANE_JOBS     128    /* whole moves in flight per lane
                                         * (-D for trials: 256 measured no
-                                        * faster, bench/results/
-                                        * 2026-11-26-h200x2-owner-steps/) */
+                                        * faster between two GPUs) */
 #endif
 #define MGI_GPU_HELP_JOBS       8      /* whole moves a block copies a round */
 #define MGI_GPU_CLAIM_TRIES     4      /* looks of a claim that lost its

@@ -2014,7 +2014,7 @@ int main(int argc, char **argv)
      * call every 16 block sends made the exchange of 16-byte tuples 1.45x
      * (46-47 against 30-33 GB/s) and of 64-byte ones 1.1x, the tuned
      * sorter benchmark (per-block rings) 55.5 against 36.4 GB/s (-P 0
-     * keeps the old way; bench/results/2026-11-23-h100x1-walk-slices/) */
+     * keeps the old way) */
     o.recv_every = 16;
     optind      = 2;
     while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:C:HDL:")) != -1) {

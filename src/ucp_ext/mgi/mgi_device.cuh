@@ -2275,8 +2275,7 @@ __host__ __device__ static inline int mgi_dev_tile_of_fits(
  * 200-205 GB/s; with the one path (0.26-0.39 MB), 9.2 k and 256-262
  * GB/s. Keeping the generic send as a call out of line for what the typed
  * one does not serve still cost most of that (217-231 GB/s): the call
- * alone made the kernel's frame and spills
- * (bench/results/2026-11-25-h100x1-quiesce/ sections 7 to 9). */
+ * alone made the kernel's frame and spills. */
 template <unsigned TS, unsigned SLOTS = MGI_DEV_TILE_ANY>
 __device__ static inline unsigned mgi_dev_send_block_tile_of(
         const mgi_dev_ch_t *h, const void *tuples, unsigned n, int dst,

@@ -679,7 +679,7 @@ MGI_INLINE int mgi_ring_tail_seg(mgi_ring_t *r, uint32_t *t_p,
  * (the add, RTail and STail, the help, RTail and STail again), now two
  * that overlap. On one H100 a GPU sorter's whole-segment moves reserved
  * in 7.9 k cycles against 9.5 k; its walked passes rarely met a closed
- * slot (bench/results/2026-11-23-h100x1-place-barrier/).
+ * slot.
  */
 MGI_INLINE int mgi_ring_append_reserve(mgi_ring_t *r, uint32_t sz,
                                        mgi_seg_hdr_t **seg_p,
