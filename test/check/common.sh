@@ -19,9 +19,12 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 
 fails=0
 passes=0
+skips=0
 pass() { echo "PASS: $*"; passes=$((passes + 1)); }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# a check that cannot run here: say so, and why
+skip() { echo "SKIP: $*"; skips=$((skips + 1)); }
 finish() {
-    echo "$passes passed, $fails failed"
+    echo "$passes passed, $fails failed, $skips skipped"
     [ "$fails" -eq 0 ]
 }
