@@ -1,38 +1,129 @@
 #!/usr/bin/env bash
 #
-# The tests: set up (first time only) and build, then `make check` (CPU:
-# the module loads and configures, the planner, the channels), then, where
-# the machine has a GPU, the GPU suite (every byte checked).
+# The tests, against each UCX cuda_mgi supports here: set up (first time
+# only) and build, then `make check` (CPU: the module loads and configures,
+# the planner, the channels), then, where the machine has a GPU, the GPU
+# suite (every byte checked).
 #
-set -euo pipefail
+#   UCX 1.13.1 (Debian's)  in this tree
+#   UCX 1.22.0             in a copy of it, $MGI_DEPS/tree-1.22.0, from
+#                          ../shared/deps/ucx-1.22.0.tar.xz (SKIPPED where
+#                          that is absent)
+#
+# MGI_TEST_UCX_SRC replaces the second list: UCX source trees or tarballs,
+# separated by spaces (contrib/setup.sh's MGI_UCX_SRC).
+#
+# The copies' UCX and cuda_mgi are built while this tree is built and
+# checked.  Their GPU programs, which make check does not run, are compiled
+# to PTX for one architecture, not to machine code for two: most of the
+# build's time.
+#
+# Each version's results are labelled; the last line sums them:
+# `N passed, N failed, N skipped`.
+#
+set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/contrib/setup.sh"
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+deps=${MGI_DEPS:-$top/.deps}
+jobs=${MGI_JOBS:-$(nproc)}
+others=${MGI_TEST_UCX_SRC-$top/../shared/deps/ucx-1.22.0.tar.xz}
+setup=$top/contrib/setup.sh
+export MGI_DEPS=$deps
+unset MGI_UCX_SRC MGI_TREE
+mkdir -p "$deps"
 
-cd "$top"
-rc=0
-make -j"${MGI_JOBS:-$(nproc)}" check || rc=$?
-if [ $rc -ne 0 ]; then
-    for log in $(find test src -name 'test-suite.log'); do
-        echo "==== $log"; cat "$log"
-    done
+say() { printf '[test] %3d:%02d %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
+"$setup" deps || exit 1
+
+# --- the copies: their UCX and cuda_mgi, in the background ------------------
+labels=() trees=() notes=()
+for s in $others; do
+    if [ ! -e "$s" ]; then
+        notes+=("SKIPPED: cuda_mgi against the UCX of $s (no such file: the \
+UCX source trees live in the shared folder's deps/, beside this repository)")
+        continue
+    fi
+    v=$(MGI_UCX_SRC=$s "$setup" version) || exit 1
+    labels+=("UCX $v") trees+=("$deps/tree-$v")
+done
+copies_log=$deps/test-copies.log
+rm -f "$deps"/test-copy-*.status
+if [ ${#trees[@]} -gt 0 ]; then
+    say "building the copies in the background (log: $copies_log)"
+    (for s in $others; do
+         [ -e "$s" ] || continue
+         v=$(MGI_UCX_SRC=$s "$setup" version)
+         MGI_UCX_SRC=$s MGI_TREE=1 \
+         NVCCFLAGS="-O3 -gencode=arch=compute_90,code=compute_90" \
+             "$setup"
+         echo $? > "$deps/test-copy-$v.status"
+     done) >"$copies_log" 2>&1 &
+    copies_pid=$!
 fi
 
-skipped_gpu=0
-ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-if [ "${ngpus:-0}" -ge 1 ]; then
-    echo "== GPU suite ($ngpus GPUs)"
-    "$top/test/gtest_cuda_mgi" || rc=1
-else
-    echo "SKIPPED: GPU suite (test/gtest_cuda_mgi): needs a GPU, this machine has none"
-    skipped_gpu=1
-fi
+# --- this tree: UCX 1.13.1 --------------------------------------------------
+main_v=$("$setup" version)
+"$setup" || { [ -n "${copies_pid:-}" ] && wait "$copies_pid"; exit 1; }
+say "built against UCX $main_v"
 
-# One closing line for every test program make check ran
-results=$(find test src -name '*.trs' -exec grep -h '^:test-result:' {} + || true)
-npass=$(echo "$results" | grep -c ' PASS' || true)
-nfail=$(echo "$results" | grep -cE ' (FAIL|ERROR|XPASS)' || true)
-nskip=$(echo "$results" | grep -c ' SKIP' || true)
-echo "$npass passed, $nfail failed, $((nskip + skipped_gpu)) skipped"
-[ "$nfail" -eq 0 ] || rc=1
-exit $rc
+total_pass=0 total_fail=0 total_skip=0
+# make check in TREE, labelled LABEL; its results are the .trs files it
+# writes
+check() {  # LABEL TREE
+    local label=$1 tree=$2 rc=0 results npass nfail nskip gpu_skip=0 ngpus
+    local marker=$deps/check-start
+    touch "$marker"
+    say "== $label: make check in $tree"
+    make -C "$tree" -k -j"$jobs" check || rc=$?
+    if [ $rc -ne 0 ]; then
+        find "$tree/test" "$tree/src" "$tree/bench" -name 'test-suite.log' \
+             -newer "$marker" | while read -r log; do
+            echo "==== $label: $log"; cat "$log"
+        done
+    fi
+    ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    if [ "${ngpus:-0}" -ge 1 ]; then
+        say "== $label: GPU suite ($ngpus GPUs)"
+        "$tree/test/gtest_cuda_mgi" || rc=1
+    else
+        echo "SKIPPED: $label: GPU suite (test/gtest_cuda_mgi): needs a GPU, this machine has none"
+        gpu_skip=1
+    fi
+    results=$(find "$tree/test" "$tree/src" "$tree/bench" -name '*.trs' \
+                   -newer "$marker" -exec grep -h '^:test-result:' {} + || true)
+    npass=$(echo "$results" | grep -c ' PASS' || true)
+    nfail=$(echo "$results" | grep -cE ' (FAIL|ERROR|XPASS)' || true)
+    nskip=$(( $(echo "$results" | grep -c ' SKIP' || true) + gpu_skip ))
+    [ $rc -ne 0 ] && [ "$nfail" -eq 0 ] && nfail=1  # failed to build
+    say "== $label: $npass passed, $nfail failed, $nskip skipped"
+    total_pass=$((total_pass + npass))
+    total_fail=$((total_fail + nfail))
+    total_skip=$((total_skip + nskip))
+}
+
+check "UCX $main_v" "$top"
+
+# --- the copies --------------------------------------------------------------
+if [ -n "${copies_pid:-}" ]; then
+    say "waiting for the copies' build"
+    wait "$copies_pid"
+    say "copies built"
+    sed 's/^/    /' "$copies_log"
+fi
+for k in "${!trees[@]}"; do
+    v=${labels[$k]#UCX }
+    if [ "$(cat "$deps/test-copy-$v.status" 2>/dev/null)" != 0 ]; then
+        echo "FAILED: ${labels[$k]}: set-up or build (log: $copies_log)"
+        total_fail=$((total_fail + 1))
+        continue
+    fi
+    check "${labels[$k]}" "${trees[$k]}"
+done
+
+for n in "${notes[@]}"; do
+    echo "$n"
+    total_skip=$((total_skip + 1))
+done
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$total_fail" -eq 0 ]
