@@ -6,8 +6,8 @@
 # suite (every byte checked).
 #
 #   UCX 1.13.1 (Debian's)  in this tree
-#   UCX 1.22.0             in a copy of it, $MGI_DEPS/tree-1.22.0, from
-#                          ../shared/deps/ucx-1.22.0.tar.xz (SKIPPED where
+#   UCX 1.22.0, 1.18.1     each in a copy of it, $MGI_DEPS/tree-VERSION, from
+#                          ../shared/deps/ucx-VERSION.tar.xz (SKIPPED where
 #                          that is absent)
 #
 # MGI_TEST_UCX_SRC replaces the second list: UCX source trees or tarballs,
@@ -18,7 +18,7 @@
 # to PTX for one architecture, not to machine code for two: most of the
 # build's time.
 #
-# Each version's results are labelled; the last line sums them:
+# Each version's results are labelled; the last line sums them over all:
 # `N passed, N failed, N skipped`.
 #
 set -uo pipefail
@@ -26,7 +26,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 deps=${MGI_DEPS:-$top/.deps}
 jobs=${MGI_JOBS:-$(nproc)}
-others=${MGI_TEST_UCX_SRC-$top/../shared/deps/ucx-1.22.0.tar.xz}
+others=${MGI_TEST_UCX_SRC-$top/../shared/deps/ucx-1.22.0.tar.xz $top/../shared/deps/ucx-1.18.1.tar.xz}
 setup=$top/contrib/setup.sh
 export MGI_DEPS=$deps
 unset MGI_UCX_SRC MGI_TREE
