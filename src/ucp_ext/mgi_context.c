@@ -297,16 +297,40 @@ static int mgi_tls_names(const char *tls, const char *tl)
  * Between two processes on 2 x H200 the one-way flow of point-to-point
  * moved 205-206 against 167.5 GB/s with it, many-to-one and one-to-many
  * 4-5 % more, the Exchange the same. */
+/* Set a transport's setting `field` (its name without the transport's
+ * prefix `tl`) in UCP's configuration unless the user set UCX_<TL>_<FIELD>.
+ * UCP hands the key to each interface's configuration; before UCX 1.17 it
+ * is matched against the field names without the transport's prefix, from
+ * 1.17 on with it. */
+static void mgi_ucp_config_tl(mgi_context_t *ctx, ucp_config_t *config,
+                              const char *tl, const char *field,
+                              const char *value, const char *why)
+{
+    unsigned major, minor, release;
+    char key[64], env[80];
+    ucs_status_t status;
+
+    snprintf(key, sizeof(key), "%s_%s", tl, field);
+    snprintf(env, sizeof(env), "UCX_%s", key);
+    if (getenv(env) != NULL) {
+        return;
+    }
+    ucp_get_version(&major, &minor, &release);
+    status = ucp_config_modify(config,
+                               ((major > 1) || (minor >= 17)) ? key : field,
+                               value);
+    if (status != UCS_OK) {
+        ucs_debug("mgi context %p: %s=%s refused by UCP (%s): %s", ctx, key,
+                  value, ucs_status_string(status), why);
+    }
+}
+
 static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
                                  const char *tls)
 {
-    unsigned major, minor, release;
-    ucs_status_t status;
-    const char *key;
     int ndev = 0;
 
-    if (!mgi_tls_names(tls, "cuda_mgi") ||
-        (getenv("UCX_CUDA_MGI_BATCH") != NULL)) {
+    if (!mgi_tls_names(tls, "cuda_mgi")) {
         return;
     }
     if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
@@ -316,18 +340,9 @@ static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
     if (ndev == 0) {
         return;
     }
-    /* UCP hands the key to each interface's configuration; before UCX
-     * 1.17 it is matched against the field names without the transport's
-     * prefix (no other transport there has a BATCH field), from 1.17 on
-     * with it */
-    ucp_get_version(&major, &minor, &release);
-    key    = ((major > 1) || (minor >= 17)) ? "CUDA_MGI_BATCH" : "BATCH";
-    status = ucp_config_modify(config, key, "y");
-    if (status != UCS_OK) {
-        ucs_debug("mgi context %p: %s=y refused by UCP (%s): the mover's "
-                  "copies go one by one", ctx, key,
-                  ucs_status_string(status));
-    }
+    /* no other transport has a BATCH field */
+    mgi_ucp_config_tl(ctx, config, "CUDA_MGI", "BATCH", "y",
+                      "the mover's copies go one by one");
 }
 
 static int mgi_is_pow2(unsigned v)
@@ -549,6 +564,30 @@ void mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds)
     }
 }
 
+/* UCP's notice that the endpoint to a rank failed (the rank ended or
+ * cannot be reached): the mover stops on it at its next round. */
+static void mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    mgi_context_t *ctx = arg;
+    int r;
+
+    for (r = 0; (r < ctx->size) && (ctx->peers[r] != ep); ++r) {
+    }
+    if (ctx->leaving) {
+        ucs_debug("mgi context %p: endpoint to rank %d failed during the "
+                  "destroy: %s", ctx, r, ucs_status_string(status));
+    } else {
+        ucs_error("mgi context %p: the endpoint to rank %d failed (%s): "
+                  "this context delivers nothing any more; its calls fail "
+                  "with %s: destroy it", ctx, r, ucs_status_string(status),
+                  ucs_status_string(UCS_ERR_CONNECTION_RESET));
+    }
+    if ((r < ctx->size) && (ctx->peer_procs != NULL)) {
+        ctx->peer_procs[r].ended = 1;
+    }
+    __atomic_store_n(&ctx->ep_failed, 1, __ATOMIC_RELEASE);
+}
+
 static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
 {
     ucp_worker_attr_t wattr = {.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS};
@@ -593,6 +632,25 @@ static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
     for (r = 0; r < ctx->size; ++r) {
         ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
         ep_params.address    = (ucp_address_t*)(addrs + r * max_len);
+        if (r != ctx->rank) {
+            /* without peer error handling UCP aborts the process when a
+             * transfer from a rank that ended fails */
+            ep_params.field_mask    |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                                       UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep_params.err_mode       = UCP_ERR_HANDLING_MODE_PEER;
+            ep_params.err_handler.cb = mgi_context_ep_failed;
+            ep_params.err_handler.arg = ctx;
+            status = ucp_ep_create(ctx->worker, &ep_params, &ctx->peers[r]);
+            if (status == UCS_OK) {
+                ctx->peer_err_mode[r] = 1;
+                continue;
+            }
+            ucs_warn("mgi context %p rank %d: no transport of UCX_TLS "
+                     "reaches rank %d with peer failure handling (%s): if "
+                     "that rank ends, UCX may abort this one", ctx,
+                     ctx->rank, r, ucs_status_string(status));
+            ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        }
         status = ucp_ep_create(ctx->worker, &ep_params, &ctx->peers[r]);
         if (status != UCS_OK) {
             ucs_error("mgi context %p rank %d: cannot connect to rank %d: %s",
@@ -750,6 +808,33 @@ ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx)
     return UCS_OK;
 }
 
+/* how long a transfer's error waits for its cause to show */
+#define MGI_ERROR_CAUSE_GRACE_NS 200000000ull
+
+ucs_status_t mgi_context_error_cause(mgi_context_t *ctx, ucs_status_t status)
+{
+    const uint64_t deadline = mgi_time_ns() + MGI_ERROR_CAUSE_GRACE_NS;
+    ucs_status_t peers;
+
+    if ((status == UCS_OK) || (status == UCS_ERR_CONNECTION_RESET)) {
+        return status;
+    }
+    do {
+        /* UCP reports a failed endpoint from its progress */
+        ucp_worker_progress(ctx->worker);
+        if (__atomic_load_n(&ctx->ep_failed, __ATOMIC_ACQUIRE)) {
+            return UCS_ERR_CONNECTION_RESET;
+        }
+        ctx->peers_seen_ns = 0;     /* look now */
+        peers = mgi_context_peers_alive(ctx);
+        if (peers != UCS_OK) {
+            return peers;
+        }
+        usleep(1000);
+    } while (mgi_time_ns() < deadline);
+    return status;
+}
+
 ucs_status_t mgi_context_failed(mgi_context_t *ctx, const char *what,
                                 unsigned ch, mgi_ep_id_t ep)
 {
@@ -834,20 +919,28 @@ static ucs_status_t mgi_context_agree(mgi_context_t *ctx)
  * error handling); ucp_worker_destroy releases those endpoints. */
 static void mgi_context_disconnect(mgi_context_t *ctx, int apart)
 {
-    ucp_request_param_t param = {.op_attr_mask = 0};
-    int r;
+    ucp_request_param_t param;
+    int r, lost;
 
     for (r = 0; r < ctx->size; ++r) {
-        if (ctx->peers[r] != NULL) {
-            if (apart ||
-                ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended)) {
-                ctx->peers[r] = NULL;
-                continue;
-            }
-            mgi_ucp_wait(ctx, ucp_ep_close_nbx(ctx->peers[r], &param),
-                         "ep close", ctx->peers[r]);
-            ctx->peers[r] = NULL;
+        if (ctx->peers[r] == NULL) {
+            continue;
         }
+        lost = apart || (ctx->mover_status != UCS_OK) ||
+               ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended);
+        param.op_attr_mask = 0;
+        if (lost && (ctx->peer_err_mode != NULL) && ctx->peer_err_mode[r]) {
+            /* a forced close discards the transfers still queued to it */
+            param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+            param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
+        } else if (lost && (r != ctx->rank)) {
+            /* no confirmation can come: ucp_worker_destroy releases it */
+            ctx->peers[r] = NULL;
+            continue;
+        }
+        mgi_ucp_wait(ctx, ucp_ep_close_nbx(ctx->peers[r], &param),
+                     "ep close", ctx->peers[r]);
+        ctx->peers[r] = NULL;
     }
 }
 
@@ -900,10 +993,12 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     }
 
     ctx->peers    = calloc(ctx->size, sizeof(*ctx->peers));
+    ctx->peer_err_mode = calloc(ctx->size, sizeof(*ctx->peer_err_mode));
     ctx->peer_eps = calloc(MGI_MAX_EPS, sizeof(*ctx->peer_eps));
     ctx->lanes    = calloc(MGI_MAX_EPS, sizeof(*ctx->lanes));
     ctx->chs      = calloc(params->max_channels, sizeof(*ctx->chs));
-    if ((ctx->peers == NULL) || (ctx->peer_eps == NULL) ||
+    if ((ctx->peers == NULL) || (ctx->peer_err_mode == NULL) ||
+        (ctx->peer_eps == NULL) ||
         (ctx->chs == NULL) || (ctx->lanes == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_arrays;
@@ -923,6 +1018,12 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
             goto err_arrays;
         }
     }
+    /* Shared memory offers peer failure handling only when asked: without
+     * it UCP cannot create endpoints that survive a rank that ends (it
+     * aborts the process when a transfer from that rank fails), and no
+     * other transport has an ERROR_HANDLING field */
+    mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", "y",
+                      "a rank that ends may abort the others");
     mgi_ucp_config_batch(ctx, config,
                          ((params->ucx_tls != NULL) &&
                           (params->ucx_tls[0] != '\0')) ?
@@ -1014,6 +1115,7 @@ err_arrays:
     free(ctx->chs);
     free(ctx->peer_eps);
     free(ctx->peers);
+    free(ctx->peer_err_mode);
     free(ctx->peer_procs);
 err_bootstrap:
     mgi_bootstrap_fini(&ctx->bs);
@@ -1104,6 +1206,7 @@ void mgi_context_destroy(mgi_context_h ctx)
     free(ctx->chs);
     free(ctx->peer_eps);
     free(ctx->peers);
+    free(ctx->peer_err_mode);
     free(ctx->peer_procs);
     free(ctx);
 }

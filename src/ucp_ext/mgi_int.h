@@ -326,6 +326,9 @@ struct mgi_context {
     }                *peer_procs;
     uint64_t         peers_seen_ns;    /* the mover's last look at them */
     volatile int     leaving;          /* mgi_context_destroy has begun */
+    int              ep_failed;        /* UCP said an endpoint failed */
+    uint8_t          *peer_err_mode;   /* [rank]: its endpoint has peer
+                                          error handling */
     uint32_t         *fail_word;       /* mapped host memory, with the
                                           first GPU endpoint: 1 once the
                                           mover stopped on an error, for
@@ -344,6 +347,11 @@ uint64_t     mgi_time_ns(void);
  * once the process of another rank on this host has ended (before the
  * context's destroy began) */
 ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx);
+/* The cause of a transfer's error `status`: UCS_ERR_CONNECTION_RESET,
+ * said, where a rank ended or UCP reported its endpoint failed within a
+ * short grace period (a process's memory goes before its exit shows),
+ * else `status` */
+ucs_status_t mgi_context_error_cause(mgi_context_t *ctx, ucs_status_t status);
 /* UCS_OK, or the mover's error once it stopped: the context delivers
  * nothing any more (said once, naming the call) */
 ucs_status_t mgi_context_failed(mgi_context_t *ctx, const char *what,

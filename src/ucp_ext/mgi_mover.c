@@ -1437,6 +1437,10 @@ static void *mgi_mover_thread(void *arg)
             mgi_gpu_bind_thread(bound);
         }
         status = mgi_context_peers_alive(ctx);
+        if ((status == UCS_OK) &&
+            __atomic_load_n(&ctx->ep_failed, __ATOMIC_ACQUIRE)) {
+            status = UCS_ERR_CONNECTION_RESET;
+        }
         if (status != UCS_OK) {
             ctx->mover_status = status;
             break;
@@ -1458,6 +1462,7 @@ static void *mgi_mover_thread(void *arg)
         }
         ret = mgi_mover_round(m, 1);
         if (ret < 0) {
+            ret = mgi_context_error_cause(ctx, (ucs_status_t)ret);
             ucs_error("mgi context %p mover (rank %d): stopped on error %s",
                       ctx, ctx->rank, ucs_status_string(ret));
             ctx->mover_status = (ucs_status_t)ret;
