@@ -10,6 +10,8 @@
 #     lib           UCX's libraries, libmgi and the carried libraries
 #     lib/ucx       UCX's modules, libuct_cuda_mgi.so among them
 #     run           the scripts that run the GPU suite and the benchmarks
+#     openmpi       Debian's Open MPI, relocatable (contrib/mpi-bundle.sh),
+#                   with bin/mgi_mpi_test and run/mpi-gpu.sh
 #   OUTDIR-VERSION  for each copy built against another UCX
 #                   ($MGI_DEPS/tree-VERSION, made by MGI_TREE=1
 #                   contrib/setup.sh): that UCX, cuda_mgi, ucx_info,
@@ -124,6 +126,15 @@ cp "$top/bench/workloads/plot.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/bench/perftest_compare.sh" \
    "$top/bench/multipath_sweep.sh" "$out/run/"
 finish_bundle "$out"
+# Open MPI and the MPI test, where this tree built it (configure found
+# Debian's Open MPI): the GPU suite runs it beside cuda_ipc
+if [ -x "$top/test/mpi/mgi_mpi_test" ]; then
+    "$top/contrib/mpi-bundle.sh" "$out" ||
+        die "contrib/mpi-bundle.sh $out failed"
+else
+    echo "bundle: no test/mpi/mgi_mpi_test (configure found no Open MPI):" \
+         "the bundle has no MPI test" >&2
+fi
 
 # --- copies built against another UCX: the transport and its tests ----------
 main_v=$(ucx_version "$ucx")

@@ -2,7 +2,8 @@
 #
 # The GPU suite, run from the bundle on a machine with 2 or more GPUs:
 # the machine's topology, ucx_info's view of cuda_mgi, the gtest suite
-# (every byte checked), then the ucx_perftest comparison with cuda_ipc.
+# (every byte checked), then, where the bundle carries Open MPI, the MPI
+# test on device buffers with cuda_mgi and cuda_ipc in one invocation.
 #
 # Usage: bundle/run/gpu-suite.sh [OUTDIR] [gtest-filter]
 #
@@ -28,4 +29,16 @@ echo "== GPU suite"
 rc=0
 gtest_cuda_mgi --gtest_filter="$filter" \
     --gtest_output="json:$out/gtest.json" 2>&1 | tee "$out/gtest.log" || rc=1
+
+if [ -x "$here/run/mpi-gpu.sh" ] && [ "$filter" = "*" ]; then
+    echo "== Open MPI over pml ucx: cuda_mgi and cuda_ipc (run/mpi-gpu.sh)"
+    "$here/run/mpi-gpu.sh" "$out/mpi" 2>&1 | tee "$out/mpi.log"
+    mrc=${PIPESTATUS[0]}
+    [ -f "$out/mpi/compare.txt" ] && cat "$out/mpi/compare.txt"
+    case $mrc in
+        0) ;;
+        77) echo "== MPI test skipped (exit 77): see $out/mpi.log" ;;
+        *) rc=1 ;;
+    esac
+fi
 exit $rc
