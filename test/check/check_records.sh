@@ -7,8 +7,8 @@
 # bench/*/README.md, test/ and contrib/.  bench/RESULTS.md itself is not checked: its raw-output column
 # names the old files by their paths in git history.
 #
-# A run id is "run" and 3 or 4 digits as a word of its own: "rerun",
-# "run1" or "mgi_run1000" do not count.
+# A run id is "run" and 3 or 4 digits as a word of its own: "rerun" or
+# "run1" do not count, nor "run" and digits inside a longer name.
 
 set -u
 top=${MGI_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
