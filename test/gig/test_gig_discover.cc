@@ -14,9 +14,7 @@ TEST(gig_discover, live_graph_is_consistent)
     gig_graph_t *g = NULL;
     gig_plan_t *plan;
 
-    unsetenv("UCX_CUDA_MGI_TOPO_FILE");
-    unsetenv("UCX_CUDA_MGI_TOPO_SYNTH");
-    ASSERT_EQ(UCS_OK, gig_graph_from_env(&g));
+    ASSERT_EQ(UCS_OK, gig_graph_load(NULL, "", &g));
     EXPECT_GE(gig_graph_count(g, GIG_VTX_CPU), 1);
     EXPECT_LE(gig_graph_count(g, GIG_VTX_NVSWITCH), 1);
     for (int i = 0; i < g->nv; ++i) {
@@ -34,15 +32,13 @@ TEST(gig_discover, live_graph_is_consistent)
     gig_graph_destroy(g);
 }
 
-TEST(gig_discover, synthetic_from_env_and_unknown_name)
+TEST(gig_discover, synthetic_by_name_and_unknown_name)
 {
     gig_graph_t *g = NULL;
 
-    setenv("UCX_CUDA_MGI_TOPO_SYNTH", "hgx-h200", 1);
-    ASSERT_EQ(UCS_OK, gig_graph_from_env(&g));
+    ASSERT_EQ(UCS_OK, gig_graph_load("", "hgx-h200", &g));
     EXPECT_EQ(8, gig_graph_count(g, GIG_VTX_GPU));
     gig_graph_destroy(g);
-    unsetenv("UCX_CUDA_MGI_TOPO_SYNTH");
     g = NULL;
     EXPECT_EQ(UCS_ERR_INVALID_PARAM, gig_synth_create("dgx-9000", &g));
     EXPECT_EQ(UCS_ERR_INVALID_PARAM, gig_synth_create("cluster:10", &g));

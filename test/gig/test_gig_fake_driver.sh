@@ -20,7 +20,7 @@ check() {   # name, pattern, file
     fi
 }
 
-unset UCX_CUDA_MGI_TOPO_FILE UCX_CUDA_MGI_TOPO_SYNTH
+unset UCX_CUDA_MGI_TOPO_FILE
 LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$topo" > "$dir/switch.out"
 check "two GPUs discovered" "(2 GPU, .* 1 NVSwitch" "$dir/switch.out"

@@ -160,13 +160,11 @@ int main(int argc, char **argv)
         cmd = argv[optind++];
     }
 
-    if (topo != NULL) {
-        status = gig_topofile_load(topo, &g);
-    } else if (synth != NULL) {
-        status = gig_synth_create(synth, &g);
-    } else {
-        status = gig_graph_from_env(&g);
+    if ((topo == NULL) && (synth == NULL)) {
+        /* the transport's topology file, so that both see one graph */
+        topo = getenv("UCX_CUDA_MGI_TOPO_FILE");
     }
+    status = gig_graph_load(topo, synth, &g);
     if (status != UCS_OK) {
         fprintf(stderr, "mgi_topo: no graph: %s\n",
                 ucs_status_string(status));

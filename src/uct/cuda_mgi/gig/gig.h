@@ -11,7 +11,8 @@
  *     const gig_pathset_t *ps;
  *     int a, b;
  *
- *     gig_graph_from_env(&g);          // UCX_CUDA_MGI_TOPO_FILE / _SYNTH
+ *     gig_graph_load(file, NULL, &g);  // a topology file, a synthetic
+                                     //   graph
  *     gig_plan_create(g, &plan);       //   or live discovery
  *     a = gig_graph_find_cuda(g, 0);   // or gig_graph_find_pci(g, "18:00.0")
  *     b = gig_graph_find_cuda(g, 1);
@@ -195,9 +196,12 @@ ucs_status_t gig_discover(gig_graph_t **graph_p);
  * UCX_CUDA_MGI_TOPO_FILE. */
 ucs_status_t gig_calibrate(gig_graph_t *graph, size_t bytes);
 
-/* UCX_CUDA_MGI_TOPO_FILE if set, else UCX_CUDA_MGI_TOPO_SYNTH if set (a
- * synthetic name, for simulation), else gig_discover() */
-ucs_status_t gig_graph_from_env(gig_graph_t **graph_p);
+/* The graph of topology file `topo_file` if it is set (not NULL, not
+ * empty), else the synthetic one named `synth` if that is set (for
+ * simulation), else gig_discover().  The planner reads no environment: the
+ * caller passes what its configuration says. */
+ucs_status_t gig_graph_load(const char *topo_file, const char *synth,
+                            gig_graph_t **graph_p);
 
 /* -------------------------------------------------------------- planning */
 

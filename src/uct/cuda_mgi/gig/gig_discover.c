@@ -735,11 +735,9 @@ ucs_status_t gig_discover(gig_graph_t **graph_p)
     return UCS_OK;
 }
 
-ucs_status_t gig_graph_from_env(gig_graph_t **graph_p)
+ucs_status_t gig_graph_load(const char *file, const char *synth,
+                            gig_graph_t **graph_p)
 {
-    const char *file  = getenv("UCX_CUDA_MGI_TOPO_FILE");
-    const char *synth = getenv("UCX_CUDA_MGI_TOPO_SYNTH");
-
     if ((file != NULL) && (file[0] != '\0')) {
         return gig_topofile_load(file, graph_p);
     }
