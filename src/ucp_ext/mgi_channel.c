@@ -61,38 +61,6 @@ enum {
     MGI_SRC_FLUSHED     = 3
 };
 
-mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id)
-{
-    if (id >= ctx->params.max_channels) {
-        return NULL;
-    }
-    return __atomic_load_n(&ctx->chs[id], __ATOMIC_ACQUIRE);
-}
-
-int mgi_ch_dst_index(const mgi_channel_t *ch, mgi_ep_id_t ep)
-{
-    unsigned i;
-
-    for (i = 0; i < ch->ndst; ++i) {
-        if (ch->dst[i] == ep) {
-            return i;
-        }
-    }
-    return -1;
-}
-
-int mgi_ch_src_index(const mgi_channel_t *ch, mgi_ep_id_t ep)
-{
-    unsigned i;
-
-    for (i = 0; i < ch->nsrc; ++i) {
-        if (ch->src[i] == ep) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 /* Local GPU endpoint number i of the channel (sources and destinations,
  * each once), or NULL past the end. */
 static mgi_ep_t *mgi_ch_gpu_ep(const mgi_channel_t *ch, unsigned *i)

@@ -100,16 +100,6 @@ void mgi_ep_final_nomem(mgi_ep_t *ep, unsigned ch, unsigned i, unsigned n)
               mgi_ep_defaults_hint(ctx));
 }
 
-mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
-{
-    unsigned idx = id % MGI_MAX_LOCAL_EPS;
-
-    if ((MGI_EP_RANK(id) != ctx->rank) || (idx >= ctx->neps)) {
-        return NULL;
-    }
-    return ctx->eps[idx];
-}
-
 /* Register a region movers of other processes reach with UCP RMA and pack
  * its rkey (at most MGI_RKEY_MAX bytes: it travels in the channel-creation
  * allgather). `what` names the region in errors. */

@@ -341,8 +341,26 @@ struct mgi_context {
                                           copies inside this process */
 };
 
-/* context helpers */
+/* helpers for every layer (mgi_util.c) */
 uint64_t     mgi_time_ns(void);
+/* Time for the next info-level speed log of a sorter or mover thread
+ * (MGI_LOG_INTERVAL_MS since *last_ns)? If so, *dt_p is the seconds since
+ * then and *last_ns is now. */
+int          mgi_log_due(const mgi_context_t *ctx, uint64_t *last_ns,
+                         double *dt_p);
+/* Wait for UCP request `req` (progressing the worker) for at most
+ * MGI_TIMEOUT_MS; its error is said naming `what` and `obj` */
+ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
+                          const char *what, const void *obj);
+/* One idle round of a polling loop: spin, then sleep MGI_IDLE_US or yield */
+void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
+
+/* the context's peers (mgi_peers.c) */
+/* Collective: which ranks run on this host, and which of their processes
+ * the mover can watch */
+ucs_status_t mgi_context_hosts(mgi_context_t *ctx);
+/* UCP's error callback of the endpoints to other ranks (arg: the context) */
+void         mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status);
 /* The mover, every MGI_PEER_WATCH_MS: UCS_ERR_CONNECTION_RESET, said,
  * once the process of another rank on this host has ended (before the
  * context's destroy began) */
@@ -356,15 +374,17 @@ ucs_status_t mgi_context_error_cause(mgi_context_t *ctx, ucs_status_t status);
  * nothing any more (said once, naming the call) */
 ucs_status_t mgi_context_failed(mgi_context_t *ctx, const char *what,
                                 unsigned ch, mgi_ep_id_t ep);
-/* Time for the next info-level speed log of a sorter or mover thread
- * (MGI_LOG_INTERVAL_MS since *last_ns)? If so, *dt_p is the seconds since
- * then and *last_ns is now. */
-int          mgi_log_due(const mgi_context_t *ctx, uint64_t *last_ns,
-                         double *dt_p);
-ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
-                          const char *what, const void *obj);
-mgi_ep_t    *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id);
-void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
+/* This process's endpoint `id`, or NULL where it is another rank's or
+ * unknown */
+static inline mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
+{
+    unsigned idx = id % MGI_MAX_LOCAL_EPS;
+
+    if ((MGI_EP_RANK(id) != ctx->rank) || (idx >= ctx->neps)) {
+        return NULL;
+    }
+    return ctx->eps[idx];
+}
 
 /* channels */
 ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait);
@@ -466,9 +486,40 @@ void         mgi_mover_quiesce(mgi_context_t *ctx);
 void         mgi_mover_cuda_fini(mgi_context_t *ctx);
 
 /* channels */
-mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx, mgi_ch_id_t id);
-int            mgi_ch_dst_index(const mgi_channel_t *ch, mgi_ep_id_t ep);
-int            mgi_ch_src_index(const mgi_channel_t *ch, mgi_ep_id_t ep);
+static inline mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx,
+                                           mgi_ch_id_t id)
+{
+    if (id >= ctx->params.max_channels) {
+        return NULL;
+    }
+    return __atomic_load_n(&ctx->chs[id], __ATOMIC_ACQUIRE);
+}
+
+/* The index of endpoint `ep` among the channel's destinations (sources),
+ * or -1 */
+static inline int mgi_ch_dst_index(const mgi_channel_t *ch, mgi_ep_id_t ep)
+{
+    unsigned i;
+
+    for (i = 0; i < ch->ndst; ++i) {
+        if (ch->dst[i] == ep) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static inline int mgi_ch_src_index(const mgi_channel_t *ch, mgi_ep_id_t ep)
+{
+    unsigned i;
+
+    for (i = 0; i < ch->nsrc; ++i) {
+        if (ch->src[i] == ep) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
 void           mgi_channel_free(mgi_channel_t *ch);
 
 #ifdef __cplusplus

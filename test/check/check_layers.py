@@ -21,7 +21,9 @@ import sys
 # own layer or below.
 LAYERS = {
     "libmgi (src/ucp_ext)": [
+        ["mgi_util"],
         ["mgi_bootstrap"],
+        ["mgi_peers"],
         ["mgi_route"],
         ["mgi_sorter"],                 # the CUDA host code
         ["mgi_sorter_host"],
@@ -47,29 +49,8 @@ OPS_TABLE = {("cuda_mgi_iface", "cuda_mgi_ep")}
 
 # Upward calls that exist today (from, to, symbol): debt to remove.
 KNOWN = {
-    ("mgi_bootstrap", "mgi_context", "mgi_time_ns"),
-    ("mgi_channel", "mgi_context", "mgi_context_failed"),
-    ("mgi_channel", "mgi_context", "mgi_idle"),
-    ("mgi_channel", "mgi_context", "mgi_time_ns"),
     ("mgi_endpoint", "mgi_channel", "mgi_ch_reap"),
-    ("mgi_mover", "mgi_context", "mgi_context_error_cause"),
-    ("mgi_mover", "mgi_context", "mgi_context_peers_alive"),
-    ("mgi_mover", "mgi_context", "mgi_idle"),
-    ("mgi_mover", "mgi_context", "mgi_log_due"),
-    ("mgi_mover", "mgi_context", "mgi_time_ns"),
-    ("mgi_mover", "mgi_context", "mgi_ucp_wait"),
-    ("mgi_mover", "mgi_endpoint", "mgi_ep_lookup"),
-    ("mgi_sorter", "mgi_channel", "mgi_ch_dst_index"),
-    ("mgi_sorter", "mgi_channel", "mgi_ch_src_index"),
-    ("mgi_sorter", "mgi_context", "mgi_time_ns"),
     ("mgi_sorter", "mgi_endpoint", "mgi_ep_final_nomem"),
-    ("mgi_sorter", "mgi_endpoint", "mgi_ep_lookup"),
-    ("mgi_sorter_host", "mgi_channel", "mgi_ch_dst_index"),
-    ("mgi_sorter_host", "mgi_channel", "mgi_ch_lookup"),
-    ("mgi_sorter_host", "mgi_channel", "mgi_ch_src_index"),
-    ("mgi_sorter_host", "mgi_context", "mgi_idle"),
-    ("mgi_sorter_host", "mgi_context", "mgi_log_due"),
-    ("mgi_sorter_host", "mgi_context", "mgi_time_ns"),
 }
 
 
