@@ -882,6 +882,7 @@ void mgi_context_destroy(mgi_context_h ctx)
         free(all);
     }
 
+    mgi_region_fini_all(ctx);   /* their proxies use the worker */
     for (i = 0; i < ctx->neps; ++i) {
         if (ctx->eps[i] != NULL) {
             mgi_sorter_stop(ctx->eps[i]);

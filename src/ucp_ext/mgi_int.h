@@ -339,6 +339,8 @@ struct mgi_context {
                                           MGI_EP_HOST */
     void             *mover_cuda;      /* the mover's CUDA streams for
                                           copies inside this process */
+    struct mgi_region *regions;        /* registered, not deregistered
+                                          (mgi_region.c), under lock */
 };
 
 /* helpers for every layer (mgi_util.c) */
@@ -484,6 +486,10 @@ ucs_status_t mgi_mover_start(mgi_context_t *ctx);
 void         mgi_mover_stop(mgi_context_t *ctx);
 void         mgi_mover_quiesce(mgi_context_t *ctx);
 void         mgi_mover_cuda_fini(mgi_context_t *ctx);
+
+/* regions: free those left at the context's destroy (before its
+ * endpoints close) */
+void           mgi_region_fini_all(mgi_context_t *ctx);
 
 /* channels */
 static inline mgi_channel_t *mgi_ch_lookup(mgi_context_t *ctx,

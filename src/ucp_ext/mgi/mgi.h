@@ -398,4 +398,7 @@ ucs_status_t mgi_ch_device_handle(mgi_context_h ctx, mgi_ch_id_t ch,
 }
 #endif
 
+/* regions: one-sided access (needs the declarations above) */
+#include "mgi_region.h"
+
 #endif
