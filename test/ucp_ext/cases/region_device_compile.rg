@@ -1,0 +1,1 @@
+compile=1

@@ -1,0 +1,1 @@
+np=1; args=host

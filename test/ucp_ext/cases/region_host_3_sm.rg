@@ -1,0 +1,1 @@
+np=3; args=host

@@ -1,0 +1,1 @@
+np=2; tls=tcp,self; args=proxy
