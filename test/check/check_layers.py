@@ -29,7 +29,7 @@ LAYERS = {
         ["mgi_sorter_host"],
         ["mgi_mover"],
         ["mgi_endpoint"],
-        ["mgi_channel"],
+        ["mgi_channel", "mgi_region"],  # the two peer APIs
         ["mgi_context"],
     ],
     "cuda_mgi (src/uct/cuda_mgi)": [
