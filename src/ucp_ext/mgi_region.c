@@ -515,7 +515,7 @@ static ucs_status_t mgi_region_handle_init(mgi_region_t *reg,
         lens[r] = recs[r].len;
         if (r == ctx->rank) {
             ptrs[r] = (char*)reg->addr;
-        } else if (reg->cuda) {
+        } else if (reg->cuda && !(reg->flags & MGI_REGION_F_PROXY_ONLY)) {
             ptrs[r] = mgi_region_map_peer(reg, r, &recs[r], host);
         }
         reg->peers[r].dptr = ptrs[r];
@@ -667,9 +667,18 @@ static ucs_status_t mgi_region_check_params(mgi_region_t *reg,
                   "address, or length 0 to offer nothing", p->length);
         return UCS_ERR_INVALID_PARAM;
     }
-    if ((p->flags & ~MGI_REGION_F_NO_PROXY) != 0) {
+    if ((p->flags & ~(MGI_REGION_F_NO_PROXY | MGI_REGION_F_PROXY_ONLY)) !=
+        0) {
         ucs_error("mgi region: unknown flags 0x%x (known: "
-                  "MGI_REGION_F_NO_PROXY)", p->flags);
+                  "MGI_REGION_F_NO_PROXY, MGI_REGION_F_PROXY_ONLY)",
+                  p->flags);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((p->flags & MGI_REGION_F_NO_PROXY) &&
+        (p->flags & MGI_REGION_F_PROXY_ONLY)) {
+        ucs_error("mgi region: MGI_REGION_F_NO_PROXY and "
+                  "MGI_REGION_F_PROXY_ONLY together leave kernels no path "
+                  "to the other ranks");
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->length != 0) {
@@ -910,6 +919,14 @@ int mgi_region_direct(mgi_region_h reg, int rank)
         return 0;
     }
     return reg->peers[rank].dptr != NULL;
+}
+
+void *mgi_region_peer_ptr(mgi_region_h reg, int rank)
+{
+    if ((reg == NULL) || (rank < 0) || (rank >= reg->ctx->size)) {
+        return NULL;
+    }
+    return reg->peers[rank].dptr;
 }
 
 /* ---------------------------------------------------------- host RMA */

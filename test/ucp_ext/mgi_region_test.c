@@ -14,7 +14,8 @@
  *                           RMA), this rank directly; put_signal, put +
  *                           fence + signal, get + quiet, bad arguments
  *   mgi_region_test refuse  a rank refusing its part (NULL address, bad
- *                           flags): every rank returns the refusal
+ *                           or contradictory flags): every rank returns
+ *                           the refusal
  *
  * Ranks come from the TCP bootstrap (mgi_launch). Exit status 0 when every
  * check passed.
@@ -464,6 +465,11 @@ static int run_refuse(mgi_context_h ctx)
     rp.addr  = buf;
     rp.flags = (rank == 0) ? 0x80 : 0;
     CHECK_ST(mgi_region_register(ctx, &rp, &reg), UCS_ERR_INVALID_PARAM);
+    /* contradictory flags at the last rank */
+    rp.flags = (rank == nranks - 1) ?
+               (MGI_REGION_F_NO_PROXY | MGI_REGION_F_PROXY_ONLY) : 0;
+    CHECK_ST(mgi_region_register(ctx, &rp, &reg), UCS_ERR_INVALID_PARAM);
+    rp.flags = 0;
     CHECK_ST(mgi_region_register(NULL, &rp, &reg), UCS_ERR_INVALID_PARAM);
     CHECK_ST(mgi_region_register(ctx, NULL, &reg), UCS_ERR_INVALID_PARAM);
     CHECK_ST(mgi_region_deregister(NULL), UCS_ERR_INVALID_PARAM);

@@ -41,6 +41,10 @@ typedef struct mgi_region *mgi_region_h;
                                      queue or thread even where a kernel
                                      could not reach a rank directly
                                      (host calls only there) */
+#define MGI_REGION_F_PROXY_ONLY 2u /* kernels reach every other rank
+                                     through the proxy, mapped or not (as
+                                     across hosts): to compare the two
+                                     paths on one host */
 
 typedef struct mgi_region_params {
     void     *addr;        /* this rank's part: host or device memory
@@ -67,6 +71,11 @@ void        *mgi_region_local(mgi_region_h reg);
 /* 1 where a kernel of this rank reaches rank `rank`'s part by loads and
  * stores, 0 where its requests go through the proxy. */
 int          mgi_region_direct(mgi_region_h reg, int rank);
+
+/* Rank `rank`'s part as mapped for this rank's GPU (its own part, or
+ * another GPU's reached by peer access: a pointer for cudaMemcpyAsync and
+ * kernels of this GPU), NULL where not mapped. */
+void        *mgi_region_peer_ptr(mgi_region_h reg, int rank);
 
 /* Store len bytes at src into rank `peer`'s part at offset `off`. */
 ucs_status_t mgi_region_put(mgi_region_h reg, int peer, size_t off,
