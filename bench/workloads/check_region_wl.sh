@@ -1,0 +1,53 @@
+#!/bin/sh
+#
+# The region workloads on the CPU (--cpu: the region code on host threads
+# over host memory, the proxy and UCP carrying the remote parts): MGG's
+# aggregation over 2 and 3 ranks and PROACT's push and bulk, every answer
+# checked against the CPU reference ("checked=yes"); then the command
+# lines' refusals (status 2, a line naming the option and the value).
+#
+set -u
+rc=0
+export UCX_WARN_UNUSED_ENV_VARS=n MGI_GPU_DEFAULTS=0 MGI_TIMEOUT_MS=60000
+for p in ./mgi_mgg ./mgi_proact; do
+    [ -x "$p" ] || { echo "SKIP: no $p"; exit 77; }
+done
+run() {  # the name, the transports, then the command; every line checked
+    name=$1; tls=$2; shift 2
+    out=$(UCX_TLS=$tls timeout 300 "$@" 2>&1)
+    st=$?
+    if [ $st -eq 0 ] && printf '%s\n' "$out" | grep -q "checked=yes" &&
+       ! printf '%s\n' "$out" | grep -q "checked=NO"; then
+        echo "PASS: $name"
+        printf '%s\n' "$out" | grep "checked="
+    else
+        echo "FAIL: $name (exit $st)"; printf '%s\n' "$out" | tail -20; rc=1
+    fi
+}
+run "mgg --cpu 2 ranks sm" sm,self ./mgi_mgg --cpu --gpus 2 --scale 10 --dim 32
+run "mgg --cpu 3 ranks tcp" tcp,self ./mgi_mgg --cpu --gpus 3 --scale 9 \
+    --dim 20 --ps 3 --dist 0
+run "proact --cpu sm" sm,self ./mgi_proact --cpu --mib 2 --tiles 16K,512K
+run "proact --cpu tcp" tcp,self ./mgi_proact --cpu --mib 1 --tiles 64K \
+    --work 1
+bad() {  # what the error must say, the program, then the arguments
+    want=$1; shift
+    out=$(timeout 30 "$@" 2>&1)
+    st=$?
+    if [ $st -eq 2 ] && printf '%s\n' "$out" | grep -qF -- "$want"; then
+        echo "PASS: $* -> $want"
+    else
+        echo "FAIL: $* -> exit $st, said: $out"; rc=1
+    fi
+}
+bad "--dim 0: not a whole number from 1 to 256" ./mgi_mgg --dim 0
+bad "--gpus x: not a whole number" ./mgi_mgg --gpus x
+bad "--ps 33: not a whole number from 1 to 32" ./mgi_mgg --ps 33
+bad "no variant 'foo'" ./mgi_mgg --variant region,foo
+bad "usage:" ./mgi_mgg --scale
+bad "--mib 0: not a whole number from 1" ./mgi_proact --mib 0
+bad "'3K' is not a power of two" ./mgi_proact --tiles 16K,3K
+bad "is not a multiple of the tile" ./mgi_proact --mib 1 --tiles 2M
+bad "--variant stores needs GPUs" ./mgi_proact --cpu --variant stores
+bad "usage:" ./mgi_proact --bogus 1
+exit $rc

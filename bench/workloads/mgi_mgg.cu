@@ -1,0 +1,855 @@
+/**
+ * mgi_mgg: MGG's GNN neighbour aggregation (../shared/papers/
+ * mgg-gnn-pipeline.txt) over MGI regions. out[v] = sum of emb[u] over v's
+ * in-neighbours u, embeddings of dimension --dim, on an R-MAT power-law
+ * graph (mgi_graph.h, deterministic from --seed) split over --gpus GPUs
+ * by edges. Every variant runs on the same graph in one invocation and its
+ * answer is checked against the CPU reference, exactly (integer-valued
+ * embeddings):
+ *
+ *   region  each GPU's embedding rows registered as a region; one kernel,
+ *           a warp per neighbour partition (MGG's warp-based mapping):
+ *           local partitions read the local rows, remote ones fetch their
+ *           rows with mgi_dev_region_get_warp (a load over NVLink where
+ *           the peer is mapped, the proxy otherwise) into shared memory,
+ *           remote and local partitions interleaved (--dist) so warps of
+ *           one SM overlap fetches with aggregation (MGG's pipeline)
+ *   proxy   the same with every remote row through the regions' proxy
+ *           and UCP (MGI_REGION_F_PROXY_ONLY), the path across hosts
+ *   nccl    all-gather of the embeddings first (grouped ncclSend /
+ *           ncclRecv), then the same kernel on the full local table
+ *   uvm     one process, one managed table, each part preferred on its
+ *           GPU and accessed by all, the same kernel on every GPU; run
+ *           only where the table fits every GPU's free memory (an
+ *           oversubscribed managed table can hang a GPU)
+ *   single  the whole table and graph on GPU 0
+ *
+ * --cpu: the region variant's code on host threads over host memory (the
+ * thread-level region calls through the proxy, UCP over UCX_TLS), checked
+ * the same way: make check runs it.
+ *
+ * Usage: mgi_mgg [--gpus G] [--scale S] [--deg D] [--dim D] [--seed S]
+ *                [--ps P] [--dist K] [--iters N]
+ *                [--variant region,proxy,nccl,uvm,single|all] [--cpu]
+ * Output: one line per variant: median ms over the iterations (the slowest
+ * GPU's), GB of remote rows per second, checked yes / NO.
+ */
+#include "mgi_graph.h"
+#include "mgi_region_wl.h"
+
+#include <mgi/mgi_region_device.cuh>
+
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <pthread.h>
+
+#define MGG_WARPS     8        /* warps per block */
+#define MGG_MAX_DIM   256
+#define MGG_MAX_PS    32
+
+typedef struct mgg_opts {
+    int      gpus, scale, deg, dim, ps, dist, iters, cpu;
+    uint64_t seed;
+    char     variant[128];
+} mgg_opts_t;
+
+typedef struct mgg_shared {
+    mgg_opts_t  o;
+    mgi_graph_t g;
+    uint32_t    lo[MGI_GRAPH_MAX_PARTS + 1];
+} mgg_shared_t;
+
+/* ------------------------------------------------------------- kernels */
+
+__global__ void mgg_fill(float *rows, uint32_t v0, uint32_t nv, int dim,
+                         uint64_t seed)
+{
+    const uint64_t n = (uint64_t)nv * dim;
+
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        rows[i] = mgi_graph_emb(seed, v0 + (uint32_t)(i / dim),
+                                (uint32_t)(i % dim));
+    }
+}
+
+__device__ static unsigned mgg_owner(const uint32_t *lo, unsigned n,
+                                     uint32_t v)
+{
+    unsigned a = 0, b = n - 1, m;
+
+    while (a < b) {
+        m = (a + b + 1) / 2;
+        if (lo[m] <= v) {
+            a = m;
+        } else {
+            b = m - 1;
+        }
+    }
+    return a;
+}
+
+/* One warp per neighbour partition (grid-stride). full != NULL: every
+ * row is read there (nccl, uvm, single); else local rows from h.base,
+ * remote rows fetched with warp gets into this warp's shared slots. */
+__global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
+                              const mgi_graph_np_t *np, uint64_t nnp,
+                              const uint32_t *nbr, const uint32_t *lo,
+                              unsigned nparts, unsigned me, int dim, int ps,
+                              float *out, int *err)
+{
+    extern __shared__ float mgg_slots[];
+    const unsigned lane = threadIdx.x % 32, wib = threadIdx.x / 32;
+    const uint64_t warps = (uint64_t)gridDim.x * MGG_WARPS;
+    float *slot = mgg_slots + (size_t)wib * ps * dim;
+    const uint32_t v0 = lo[me];
+    const int per = (dim + 31) / 32;
+    float acc[MGG_MAX_DIM / 32];
+
+    for (uint64_t k = blockIdx.x * (uint64_t)MGG_WARPS + wib; k < nnp;
+         k += warps) {
+        const mgi_graph_np_t p = np[k];
+        ucs_status_t st = UCS_OK;
+        int proxied = 0;
+
+        for (int j = 0; j < per; ++j) {
+            acc[j] = 0;
+        }
+        if ((full != NULL) || !p.remote) {
+            const float *base = (full != NULL) ? full :
+                                (const float*)h.base;
+            const uint32_t off = (full != NULL) ? 0 : v0;
+            for (uint32_t i = 0; i < p.cnt; ++i) {
+                const float *row = base + (size_t)(nbr[p.start + i] - off) *
+                                   dim;
+                for (int j = 0; j < per; ++j) {
+                    const int d = lane + 32 * j;
+                    acc[j] += (d < dim) ? row[d] : 0.0f;
+                }
+            }
+        } else {
+            /* the partition's remote rows: their gets go out together */
+            for (uint32_t i = 0; (i < p.cnt) && (st == UCS_OK); ++i) {
+                const uint32_t u = nbr[p.start + i];
+                const unsigned o = mgg_owner(lo, nparts, u);
+                proxied |= (h.ptrs[o] == NULL);
+                st = mgi_dev_region_get_warp(&h, slot + (size_t)i * dim, o,
+                                             (uint64_t)(u - lo[o]) * dim *
+                                             sizeof(float),
+                                             dim * sizeof(float));
+            }
+            if ((st == UCS_OK) && proxied) {
+                st = mgi_dev_region_quiet_warp(&h);
+            }
+            __syncwarp();
+            for (uint32_t i = 0; i < p.cnt; ++i) {
+                for (int j = 0; j < per; ++j) {
+                    const int d = lane + 32 * j;
+                    acc[j] += (d < dim) ? slot[(size_t)i * dim + d] : 0.0f;
+                }
+            }
+            __syncwarp();
+            if ((st != UCS_OK) && (lane == 0)) {
+                atomicExch(err, (int)st);
+            }
+        }
+        for (int j = 0; j < per; ++j) {
+            const int d = lane + 32 * j;
+            if (d < dim) {
+                atomicAdd(&out[(size_t)(p.v - v0) * dim + d], acc[j]);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------- helpers */
+
+typedef struct mgg_dev_work {
+    mgi_graph_np_t *np;
+    uint32_t       *nbr;
+    uint32_t       *lo;
+    uint64_t       nnp;
+} mgg_dev_work_t;
+
+static int mgg_work_to_dev(const mgi_graph_work_t *w, const uint32_t *lo,
+                           unsigned nparts, mgg_dev_work_t *d)
+{
+    RWL_CUDA(cudaMalloc(&d->np, (w->nnp + 1) * sizeof(*d->np)));
+    RWL_CUDA(cudaMalloc(&d->nbr, (w->nnbr + 1) * sizeof(*d->nbr)));
+    RWL_CUDA(cudaMalloc(&d->lo, (nparts + 1) * sizeof(*d->lo)));
+    RWL_CUDA(cudaMemcpy(d->np, w->np, w->nnp * sizeof(*d->np),
+                        cudaMemcpyHostToDevice));
+    RWL_CUDA(cudaMemcpy(d->nbr, w->nbr, w->nnbr * sizeof(*d->nbr),
+                        cudaMemcpyHostToDevice));
+    RWL_CUDA(cudaMemcpy(d->lo, lo, (nparts + 1) * sizeof(*d->lo),
+                        cudaMemcpyHostToDevice));
+    d->nnp = w->nnp;
+    return 0;
+}
+
+static void mgg_work_free_dev(mgg_dev_work_t *d)
+{
+    cudaFree(d->np);
+    cudaFree(d->nbr);
+    cudaFree(d->lo);
+}
+
+static size_t mgg_smem(const mgg_opts_t *o)
+{
+    return (size_t)MGG_WARPS * o->ps * o->dim * sizeof(float);
+}
+
+static int mgg_launch(const mgg_opts_t *o, const mgi_dev_region_t *h,
+                      const float *full, const mgg_dev_work_t *d,
+                      unsigned nparts, unsigned me, float *out, int *err,
+                      cudaStream_t s)
+{
+    int sms = 0, dev = 0;
+    unsigned blocks;
+
+    RWL_CUDA(cudaGetDevice(&dev));
+    RWL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                    dev));
+    blocks = (unsigned)std::min<uint64_t>((d->nnp + MGG_WARPS - 1) /
+                                          MGG_WARPS + 1, (uint64_t)sms * 8);
+    mgg_aggregate<<<blocks, MGG_WARPS * 32, mgg_smem(o), s>>>(
+        *h, full, d->np, d->nnp, d->nbr, d->lo, nparts, me, o->dim, o->ps,
+        out, err);
+    RWL_CUDA(cudaGetLastError());
+    return 0;
+}
+
+/* The rows [v0, v1) of out against the reference; prints the first
+ * difference. */
+static int mgg_check(const mgg_shared_t *sh, uint32_t v0, uint32_t v1,
+                     const float *out, const char *variant, int rank)
+{
+    uint32_t first = 0;
+    uint64_t bad = mgi_graph_check(&sh->g, sh->o.seed, sh->o.dim, v0, v1,
+                                   out, &first);
+
+    if (bad != 0) {
+        fprintf(stderr, "mgi_mgg rank %d: %s: %llu of %u rows wrong, the "
+                "first vertex %u\n", rank, variant, (unsigned long long)bad,
+                v1 - v0, first);
+    }
+    return bad == 0;
+}
+
+static void mgg_line(const mgg_shared_t *sh, const char *variant, double ms,
+                     double remote_bytes, int ok)
+{
+    printf("mgg variant=%-6s gpus=%d nv=%u ne=%llu dim=%d ps=%d dist=%d "
+           "ms=%.3f remote_GBps=%.1f checked=%s\n", variant, sh->o.gpus,
+           sh->g.nv, (unsigned long long)sh->g.ne, sh->o.dim, sh->o.ps,
+           sh->o.dist, ms, (ms > 0) ? remote_bytes / ms / 1e6 : 0.0,
+           ok ? "yes" : "NO");
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------- CPU check mode */
+
+typedef struct mgg_cpu_arg {
+    const mgg_shared_t *sh;
+    const mgi_graph_work_t *w;
+    mgi_dev_region_t h;
+    unsigned me, t, nt;
+    float *out;
+    int failed;
+} mgg_cpu_arg_t;
+
+/* the kernel's work on a host thread: the partitions of the vertices
+ * v % nt == t (no two threads add into one row) */
+static void *mgg_cpu_thread(void *a)
+{
+    mgg_cpu_arg_t *x = (mgg_cpu_arg_t*)a;
+    const int dim = x->sh->o.dim;
+    const uint32_t *lo = x->sh->lo;
+    std::vector<float> slot((size_t)MGG_MAX_PS * dim);
+
+    for (uint64_t k = 0; k < x->w->nnp; ++k) {
+        const mgi_graph_np_t p = x->w->np[k];
+        float *o = x->out + (size_t)(p.v - lo[x->me]) * dim;
+        ucs_status_t st = UCS_OK;
+
+        if (p.v % x->nt != x->t) {
+            continue;
+        }
+        for (uint32_t i = 0; (i < p.cnt) && (st == UCS_OK); ++i) {
+            const uint32_t u = x->w->nbr[p.start + i];
+            const unsigned q = mgi_graph_owner(lo, x->sh->o.gpus, u);
+            st = mgi_dev_region_get(&x->h, &slot[(size_t)i * dim], q,
+                                    (uint64_t)(u - lo[q]) * dim * 4,
+                                    dim * 4);
+        }
+        if (st == UCS_OK) {
+            st = mgi_dev_region_quiet(&x->h);
+        }
+        if (st != UCS_OK) {
+            fprintf(stderr, "mgi_mgg rank %u thread %u: partition %llu: "
+                    "%s\n", x->me, x->t, (unsigned long long)k,
+                    ucs_status_string(st));
+            x->failed = 1;
+            return NULL;
+        }
+        for (uint32_t i = 0; i < p.cnt; ++i) {
+            for (int d = 0; d < dim; ++d) {
+                o[d] += slot[(size_t)i * dim + d];
+            }
+        }
+    }
+    return NULL;
+}
+
+static int mgg_rank_cpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
+                        mgi_context_h ctx, const mgi_graph_work_t *w)
+{
+    const unsigned me = boot->rank, nt = 4;
+    const uint32_t nown = sh->lo[me + 1] - sh->lo[me];
+    std::vector<float> rows((size_t)nown * sh->o.dim + 1),
+        out((size_t)nown * sh->o.dim + 1, 0.0f);
+    mgi_region_params_t rp = {};
+    mgg_cpu_arg_t args[4];
+    pthread_t th[4];
+    mgi_region_h reg;
+    double t0, ms;
+    int ok = 1;
+
+    for (size_t i = 0; i < (size_t)nown * sh->o.dim; ++i) {
+        rows[i] = mgi_graph_emb(sh->o.seed, sh->lo[me] + i / sh->o.dim,
+                                i % sh->o.dim);
+    }
+    rp.addr   = rows.data();
+    rp.length = (size_t)nown * sh->o.dim * sizeof(float);
+    if (mgi_region_register(ctx, &rp, &reg) != UCS_OK) {
+        return -1;
+    }
+    t0 = rwl_now_ms();
+    for (unsigned t = 0; t < nt; ++t) {
+        args[t] = {sh, w, {}, me, t, nt, out.data(), 0};
+        ok &= (mgi_region_device_handle(reg, &args[t].h) == UCS_OK);
+        pthread_create(&th[t], NULL, mgg_cpu_thread, &args[t]);
+    }
+    for (unsigned t = 0; t < nt; ++t) {
+        pthread_join(th[t], NULL);
+        ok &= !args[t].failed;
+    }
+    ms = rwl_now_ms() - t0;
+    ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], out.data(), "cpu",
+                    boot->rank);
+    ok  = rwl_all(boot, ok);
+    ms  = rwl_max(boot, ms);
+    if (me == 0) {
+        mgg_line(sh, "cpu", ms, 0, ok);
+    }
+    if (mgi_region_deregister(reg) != UCS_OK) {
+        ok = 0;
+    }
+    return ok ? 0 : -1;
+}
+
+/* -------------------------------------------------------- GPU variants */
+
+static int mgg_nccl_allgather(mgi_wl_nccl_t *n, ncclComm_t comm,
+                              const mgg_shared_t *sh, const float *mine,
+                              float *full, unsigned me, cudaStream_t s)
+{
+    const size_t row = sh->o.dim;
+
+    if (n->GroupStart() != ncclSuccess) {
+        return -1;
+    }
+    for (int p = 0; p < sh->o.gpus; ++p) {
+        if ((unsigned)p == me) {
+            continue;
+        }
+        n->Send(mine, (size_t)(sh->lo[me + 1] - sh->lo[me]) * row, ncclFloat,
+                p, comm, s);
+        n->Recv(full + (size_t)sh->lo[p] * row,
+                (size_t)(sh->lo[p + 1] - sh->lo[p]) * row, ncclFloat, p, comm,
+                s);
+    }
+    if (n->GroupEnd() != ncclSuccess) {
+        return -1;
+    }
+    RWL_CUDA(cudaMemcpyAsync(full + (size_t)sh->lo[me] * row, mine,
+                             (size_t)(sh->lo[me + 1] - sh->lo[me]) * row *
+                             sizeof(float), cudaMemcpyDeviceToDevice, s));
+    return 0;
+}
+
+static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
+                        mgi_context_h ctx, const mgi_graph_work_t *w)
+{
+    const mgg_opts_t *o = &sh->o;
+    const unsigned me = boot->rank;
+    const uint32_t nown = sh->lo[me + 1] - sh->lo[me];
+    const size_t own_bytes = (size_t)nown * o->dim * sizeof(float);
+    const double remote_bytes = (double)w->nremote * o->dim * sizeof(float);
+    std::vector<float> host_out((size_t)nown * o->dim + 1);
+    mgi_region_params_t rp = {};
+    mgi_dev_region_t h = {};
+    mgg_dev_work_t d = {};
+    mgi_region_h reg;
+    float *rows, *out, *full = NULL;
+    cudaEvent_t e0, e1;
+    cudaStream_t s;
+    int *err, herr = 0, ok;
+    float ms;
+
+    RWL_CUDA(cudaMalloc(&rows, own_bytes + 16));
+    RWL_CUDA(cudaMalloc(&out, own_bytes + 16));
+    RWL_CUDA(cudaMalloc(&err, sizeof(int)));
+    RWL_CUDA(cudaStreamCreate(&s));
+    RWL_CUDA(cudaEventCreate(&e0));
+    RWL_CUDA(cudaEventCreate(&e1));
+    RWL_CUDA(cudaFuncSetAttribute(mgg_aggregate,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)mgg_smem(o)));
+    mgg_fill<<<1024, 256>>>(rows, sh->lo[me], nown, o->dim, o->seed);
+    RWL_CUDA(cudaDeviceSynchronize());
+    if (mgg_work_to_dev(w, sh->lo, o->gpus, &d) != 0) {
+        return -1;
+    }
+    /* (a) region: mapped peers where there are (proxy: every remote row
+     * through the proxy and UCP, as across hosts) */
+    for (int pv = 0; pv < 2; ++pv) {
+        const char *name = pv ? "proxy" : "region";
+        std::vector<double> t;
+
+        if (!rwl_listed(o->variant, name)) {
+            continue;
+        }
+        rp.addr   = rows;
+        rp.length = own_bytes;
+        rp.flags  = pv ? MGI_REGION_F_PROXY_ONLY : 0;
+        if ((mgi_region_register(ctx, &rp, &reg) != UCS_OK) ||
+            (mgi_region_device_handle(reg, &h) != UCS_OK)) {
+            return -1;
+        }
+        if ((me == 0) && (pv == 0)) {
+            for (int p = 0; p < o->gpus; ++p) {
+                printf("# rank 0 reaches rank %d's rows %s\n", p,
+                       mgi_region_direct(reg, p) ? "by loads (mapped)" :
+                       "through the proxy (UCP)");
+            }
+        }
+        ok = 1;
+        for (int it = 0; it < o->iters + 1; ++it) {
+            RWL_CUDA(cudaMemsetAsync(out, 0, own_bytes, s));
+            RWL_CUDA(cudaMemsetAsync(err, 0, sizeof(int), s));
+            RWL_CUDA(cudaStreamSynchronize(s));
+            mgi_wl_barrier(boot);
+            RWL_CUDA(cudaEventRecord(e0, s));
+            if (mgg_launch(o, &h, NULL, &d, o->gpus, me, out, err, s) != 0) {
+                return -1;
+            }
+            RWL_CUDA(cudaEventRecord(e1, s));
+            RWL_CUDA(cudaStreamSynchronize(s));
+            RWL_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+            if (it > 0) {
+                t.push_back(ms);   /* the first run warms up */
+            }
+        }
+        RWL_CUDA(cudaMemcpy(&herr, err, sizeof(int), cudaMemcpyDeviceToHost));
+        if (herr != 0) {
+            fprintf(stderr, "mgi_mgg rank %u: %s: a device call returned "
+                    "%s\n", me, name,
+                    ucs_status_string((ucs_status_t)herr));
+            ok = 0;
+        }
+        RWL_CUDA(cudaMemcpy(host_out.data(), out, own_bytes,
+                            cudaMemcpyDeviceToHost));
+        ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], host_out.data(),
+                        name, me);
+        ok  = rwl_all(boot, ok);
+        ms  = (float)rwl_max(boot, rwl_median(t));
+        double rb = rwl_max(boot, remote_bytes);
+        if (me == 0) {
+            mgg_line(sh, name, ms, rb, ok);
+        }
+        mgi_wl_barrier(boot);
+        if (mgi_region_deregister(reg) != UCS_OK) {
+            return -1;
+        }
+    }
+
+    /* (b) NCCL all-gather, then the local kernel */
+    if (rwl_listed(o->variant, "nccl")) {
+        mgi_wl_nccl_t n = {};
+        ncclUniqueId id, all[MGI_WL_MAX_RANKS];
+        ncclComm_t comm;
+        int loaded = (mgi_wl_nccl_load(&n) == 0);
+        std::vector<double> t;
+
+        if (!rwl_all(boot, loaded)) {
+            if (me == 0) {
+                printf("mgg variant=nccl absent: NCCL not loaded on every "
+                       "rank (set MGI_NCCL_LIB)\n");
+            }
+        } else {
+            memset(&id, 0, sizeof(id));
+            if (me == 0) {
+                n.GetUniqueId(&id);
+            }
+            mgi_wl_allgather(boot, &id, sizeof(id), all);
+            if (n.CommInitRank(&comm, o->gpus, all[0], me) != ncclSuccess) {
+                return -1;
+            }
+            RWL_CUDA(cudaMalloc(&full, (size_t)sh->g.nv * o->dim *
+                                       sizeof(float) + 16));
+            ok = 1;
+            for (int it = 0; it < o->iters + 1; ++it) {
+                RWL_CUDA(cudaMemsetAsync(out, 0, own_bytes, s));
+                RWL_CUDA(cudaStreamSynchronize(s));
+                mgi_wl_barrier(boot);
+                RWL_CUDA(cudaEventRecord(e0, s));
+                if ((mgg_nccl_allgather(&n, comm, sh, rows, full, me, s) !=
+                     0) ||
+                    (mgg_launch(o, &h, full, &d, o->gpus, me, out, err, s) !=
+                     0)) {
+                    return -1;
+                }
+                RWL_CUDA(cudaEventRecord(e1, s));
+                RWL_CUDA(cudaStreamSynchronize(s));
+                RWL_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+                if (it > 0) {
+                    t.push_back(ms);
+                }
+            }
+            RWL_CUDA(cudaMemcpy(host_out.data(), out, own_bytes,
+                                cudaMemcpyDeviceToHost));
+            ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], host_out.data(),
+                            "nccl", me);
+            ok  = rwl_all(boot, ok);
+            ms  = (float)rwl_max(boot, rwl_median(t));
+            if (me == 0) {
+                mgg_line(sh, "nccl", ms, 0, ok);
+            }
+            n.CommDestroy(comm);
+            cudaFree(full);
+        }
+    }
+    mgi_wl_barrier(boot);
+    mgg_work_free_dev(&d);
+    cudaFree(rows);
+    cudaFree(out);
+    cudaFree(err);
+    return 0;
+}
+
+/* The graph and its split, said once (say) */
+static int mgg_graph(mgg_shared_t *sh, int say)
+{
+    const mgg_opts_t *o = &sh->o;
+
+    if (mgi_graph_rmat(&sh->g, o->scale, o->deg, o->seed) != 0) {
+        fprintf(stderr, "mgi_mgg: no memory for a graph of scale %d\n",
+                o->scale);
+        return -1;
+    }
+    mgi_graph_split(&sh->g, o->gpus, sh->lo);
+    if (say) {
+        printf("# mgg: R-MAT scale %d (%u vertices, %llu edges, max "
+               "in-degree %u), seed %llu, %d parts, embeddings %zu MiB\n",
+               o->scale, sh->g.nv, (unsigned long long)sh->g.ne,
+               sh->g.max_deg, (unsigned long long)o->seed, o->gpus,
+               ((size_t)sh->g.nv * o->dim * sizeof(float)) >> 20);
+    }
+    return 0;
+}
+
+static int mgg_rank_main(mgi_wl_boot_t *boot, void *arg)
+{
+    mgg_shared_t *sh = (mgg_shared_t*)arg;
+    mgi_graph_work_t w;
+    mgi_context_h ctx;
+    int ndev = 0, ret;
+
+    rwl_rank = boot->rank;
+    if (mgg_graph(sh, boot->rank == 0) != 0) {
+        return 1;
+    }
+    if (!sh->o.cpu) {
+        RWL_CUDA(cudaGetDeviceCount(&ndev));
+        RWL_CUDA(cudaSetDevice(boot->rank % ndev));
+    }
+    if (mgi_graph_work_build(&sh->g, sh->lo, sh->o.gpus, boot->rank,
+                             sh->o.ps, sh->o.dist, &w) != 0) {
+        fprintf(stderr, "mgi_mgg rank %d: no memory for its work\n",
+                boot->rank);
+        return 1;
+    }
+    if (rwl_context(boot, &ctx) != 0) {
+        return 1;
+    }
+    ret = sh->o.cpu ? mgg_rank_cpu(boot, sh, ctx, &w) :
+          mgg_rank_gpu(boot, sh, ctx, &w);
+    mgi_context_destroy(ctx);
+    mgi_graph_work_free(&w);
+    return (ret == 0) ? 0 : 1;
+}
+
+/* ------------------------------------------------ one-process variants */
+
+/* (c) managed memory over every GPU, (d) GPU 0 alone */
+static int mgg_in_process(mgg_shared_t *sh)
+{
+    const mgg_opts_t *o = &sh->o;
+    const size_t table = (size_t)sh->g.nv * o->dim * sizeof(float);
+    const unsigned G = o->gpus;
+    mgi_dev_region_t none = {};
+    int ndev = 0, ok;
+    size_t fr, tot, min_free = SIZE_MAX;
+
+    rwl_rank = -1;
+    RWL_CUDA(cudaGetDeviceCount(&ndev));
+    if (ndev < (int)G) {
+        printf("mgg variant=uvm absent: %d GPUs visible, %u asked\n", ndev,
+               G);
+        return 0;
+    }
+    for (unsigned p = 0; p < G; ++p) {
+        RWL_CUDA(cudaSetDevice(p));
+        RWL_CUDA(cudaMemGetInfo(&fr, &tot));
+        min_free = std::min(min_free, fr);
+    }
+
+    if (rwl_listed(o->variant, "uvm")) {
+        if (table + (64ull << 20) > min_free) {
+            printf("mgg variant=uvm absent: the table (%zu MiB) does not fit "
+                   "the smallest free GPU memory (%zu MiB): managed memory "
+                   "would oversubscribe it\n", table >> 20, min_free >> 20);
+        } else {
+            std::vector<mgg_dev_work_t> d(G);
+            std::vector<float*> out(G);
+            std::vector<cudaStream_t> s(G);
+            std::vector<double> t;
+            float *full;
+            int *err;
+
+            RWL_CUDA(cudaSetDevice(0));
+            RWL_CUDA(cudaMallocManaged(&full, table));
+            RWL_CUDA(cudaMallocManaged(&err, sizeof(int)));
+            for (unsigned p = 0; p < G; ++p) {
+                const size_t off = (size_t)sh->lo[p] * o->dim;
+                const size_t len = (size_t)(sh->lo[p + 1] - sh->lo[p]) *
+                                   o->dim * sizeof(float);
+                cudaMemLocation loc = {cudaMemLocationTypeDevice, (int)p};
+                mgi_graph_work_t w;
+
+                RWL_CUDA(cudaSetDevice(p));
+                RWL_CUDA(cudaMemAdvise(full + off, len,
+                                       cudaMemAdviseSetPreferredLocation,
+                                       loc));
+                for (unsigned q = 0; q < G; ++q) {
+                    cudaMemLocation lq = {cudaMemLocationTypeDevice, (int)q};
+                    RWL_CUDA(cudaMemAdvise(full + off, len,
+                                           cudaMemAdviseSetAccessedBy, lq));
+                }
+                mgg_fill<<<1024, 256>>>(full + off, sh->lo[p],
+                                        sh->lo[p + 1] - sh->lo[p], o->dim,
+                                        o->seed);
+                RWL_CUDA(cudaStreamCreate(&s[p]));
+                RWL_CUDA(cudaMalloc(&out[p], len + 16));
+                RWL_CUDA(cudaFuncSetAttribute(
+                    mgg_aggregate,
+                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                    (int)mgg_smem(o)));
+                if ((mgi_graph_work_build(&sh->g, sh->lo, G, p, o->ps,
+                                          o->dist, &w) != 0) ||
+                    (mgg_work_to_dev(&w, sh->lo, G, &d[p]) != 0)) {
+                    return -1;
+                }
+                mgi_graph_work_free(&w);
+                RWL_CUDA(cudaDeviceSynchronize());
+            }
+            *err = 0;
+            for (int it = 0; it < o->iters + 1; ++it) {
+                double t0 = rwl_now_ms();
+                for (unsigned p = 0; p < G; ++p) {
+                    RWL_CUDA(cudaSetDevice(p));
+                    RWL_CUDA(cudaMemsetAsync(out[p], 0,
+                                             (size_t)(sh->lo[p + 1] -
+                                                      sh->lo[p]) * o->dim *
+                                             sizeof(float), s[p]));
+                    if (mgg_launch(o, &none, full, &d[p], G, p, out[p], err,
+                                   s[p]) != 0) {
+                        return -1;
+                    }
+                }
+                for (unsigned p = 0; p < G; ++p) {
+                    RWL_CUDA(cudaStreamSynchronize(s[p]));
+                }
+                if (it > 0) {
+                    t.push_back(rwl_now_ms() - t0);
+                }
+            }
+            ok = 1;
+            for (unsigned p = 0; p < G; ++p) {
+                const uint32_t n = sh->lo[p + 1] - sh->lo[p];
+                std::vector<float> h((size_t)n * o->dim + 1);
+                RWL_CUDA(cudaSetDevice(p));
+                RWL_CUDA(cudaMemcpy(h.data(), out[p], (size_t)n * o->dim *
+                                    sizeof(float), cudaMemcpyDeviceToHost));
+                ok &= mgg_check(sh, sh->lo[p], sh->lo[p + 1], h.data(),
+                                "uvm", p);
+                cudaFree(out[p]);
+                mgg_work_free_dev(&d[p]);
+                cudaStreamDestroy(s[p]);
+            }
+            mgg_line(sh, "uvm", rwl_median(t), 0, ok);
+            cudaFree(full);
+            cudaFree(err);
+        }
+    }
+
+    if (rwl_listed(o->variant, "single")) {
+        uint32_t lo1[2] = {0, sh->g.nv};
+        mgi_graph_work_t w;
+        mgg_dev_work_t d;
+        std::vector<double> t;
+        std::vector<float> h((size_t)sh->g.nv * o->dim + 1);
+        float *full, *out, ms;
+        cudaEvent_t e0, e1;
+        int *err;
+
+        RWL_CUDA(cudaSetDevice(0));
+        RWL_CUDA(cudaMemGetInfo(&fr, &tot));
+        if (2 * table + (256ull << 20) > fr) {
+            printf("mgg variant=single absent: table and output (%zu MiB) "
+                   "exceed GPU 0's free memory (%zu MiB)\n",
+                   (2 * table) >> 20, fr >> 20);
+            return 0;
+        }
+        RWL_CUDA(cudaMalloc(&full, table));
+        RWL_CUDA(cudaMalloc(&out, table));
+        RWL_CUDA(cudaMalloc(&err, sizeof(int)));
+        RWL_CUDA(cudaEventCreate(&e0));
+        RWL_CUDA(cudaEventCreate(&e1));
+        RWL_CUDA(cudaFuncSetAttribute(
+            mgg_aggregate, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int)mgg_smem(o)));
+        mgg_fill<<<1024, 256>>>(full, 0, sh->g.nv, o->dim, o->seed);
+        if ((mgi_graph_work_build(&sh->g, lo1, 1, 0, o->ps, o->dist, &w) !=
+             0) || (mgg_work_to_dev(&w, lo1, 1, &d) != 0)) {
+            return -1;
+        }
+        mgi_graph_work_free(&w);
+        for (int it = 0; it < o->iters + 1; ++it) {
+            RWL_CUDA(cudaMemset(out, 0, table));
+            RWL_CUDA(cudaEventRecord(e0, 0));
+            if (mgg_launch(o, &none, full, &d, 1, 0, out, err, 0) != 0) {
+                return -1;
+            }
+            RWL_CUDA(cudaEventRecord(e1, 0));
+            RWL_CUDA(cudaEventSynchronize(e1));
+            RWL_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+            if (it > 0) {
+                t.push_back(ms);
+            }
+        }
+        RWL_CUDA(cudaMemcpy(h.data(), out, table, cudaMemcpyDeviceToHost));
+        ok = mgg_check(sh, 0, sh->g.nv, h.data(), "single", 0);
+        mgg_line(sh, "single", rwl_median(t), 0, ok);
+        mgg_work_free_dev(&d);
+        cudaFree(full);
+        cudaFree(out);
+        cudaFree(err);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void mgg_usage(const char *argv0)
+{
+    fprintf(stderr,
+            "usage: %s [--gpus G] [--scale S] [--deg D] [--dim D] "
+            "[--seed S]\n"
+            "          [--ps P] [--dist K] [--iters N]\n"
+            "          [--variant region,proxy,nccl,uvm,single|all] [--cpu]\n",
+            argv0);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const variants[] = {"region", "proxy", "nccl",
+                                           "uvm", "single", NULL};
+    static mgg_shared_t sh;
+    mgg_opts_t *o = &sh.o;
+    int scale_set = 0, ret = 0, ran = 0;
+
+    rwl_prog = "mgi_mgg";
+    *o = {2, 20, 16, 128, 8, 2, 5, 0, 42, "all"};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--cpu")) {
+            o->cpu = 1;
+            continue;
+        }
+        if (v == NULL) {
+            mgg_usage(argv[0]);
+            return 2;
+        }
+        ++i;
+        long long x = 0;
+        if (!strcmp(a, "--variant")) {
+            snprintf(o->variant, sizeof(o->variant), "%s", v);
+            if (!rwl_list_valid(o->variant, variants)) {
+                return 2;
+            }
+            continue;
+        }
+        struct {
+            const char *name;
+            long long  lo, hi;
+            int        *dst;
+        } const num[] = {
+            {"--gpus", 1, MGI_GRAPH_MAX_PARTS, &o->gpus},
+            {"--scale", 4, 28, &o->scale}, {"--deg", 1, 1024, &o->deg},
+            {"--dim", 1, MGG_MAX_DIM, &o->dim}, {"--ps", 1, MGG_MAX_PS, &o->ps},
+            {"--dist", 0, 1024, &o->dist}, {"--iters", 1, 1000, &o->iters}
+        };
+        int found = 0;
+        for (const auto &n : num) {
+            if (!strcmp(a, n.name)) {
+                if (!rwl_int(a, v, n.lo, n.hi, &x)) {
+                    return 2;
+                }
+                *n.dst    = (int)x;
+                found     = 1;
+                scale_set |= !strcmp(a, "--scale");
+            }
+        }
+        if (!strcmp(a, "--seed")) {
+            if (!rwl_int(a, v, 0, LLONG_MAX, &x)) {
+                return 2;
+            }
+            o->seed = (uint64_t)x;
+            found   = 1;
+        }
+        if (!found) {
+            mgg_usage(argv[0]);
+            return 2;
+        }
+    }
+    if (o->cpu && !scale_set) {
+        o->scale = 12;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    /* the ranks fork before this process makes any CUDA call, and before
+     * it runs OpenMP (whose threads a fork's child would wait for): each
+     * generates the graph itself */
+    if (o->cpu || rwl_listed(o->variant, "region") ||
+        rwl_listed(o->variant, "proxy") || rwl_listed(o->variant, "nccl")) {
+        ret = mgi_wl_boot_run(o->gpus, mgg_rank_main, &sh);
+        ran = 1;
+    }
+    if ((ret == 0) && !o->cpu &&
+        (rwl_listed(o->variant, "uvm") || rwl_listed(o->variant, "single"))) {
+        ret = (mgg_graph(&sh, !ran) != 0) || (mgg_in_process(&sh) != 0);
+    }
+    mgi_graph_free(&sh.g);
+    return ret;
+}
