@@ -106,7 +106,9 @@ int gig_frags_intern(gig_frags_t *f, const int *v, int n)
     }
     id              = f->n++;
     f->start[id]    = f->nvert;
-    memcpy(f->vert + f->nvert, v, n * sizeof(int));
+    if (n > 0) {               /* v may be NULL for an empty sequence */
+        memcpy(f->vert + f->nvert, v, n * sizeof(int));
+    }
     f->nvert       += n;
     f->start[id + 1] = f->nvert;
     f->slot[h]      = id;

@@ -372,8 +372,10 @@ static int *gig_fwd_unique(const int *v, int n, int *n_p)
     if (u == NULL) {
         return NULL;
     }
-    memcpy(u, v, n * sizeof(int));
-    qsort(u, n, sizeof(int), gig_fwd_cmp_int);
+    if (n > 0) {               /* v may be NULL for an empty list */
+        memcpy(u, v, n * sizeof(int));
+        qsort(u, n, sizeof(int), gig_fwd_cmp_int);
+    }
     for (i = 0; i < n; ++i) {
         if ((k == 0) || (u[k - 1] != u[i])) {
             u[k++] = u[i];

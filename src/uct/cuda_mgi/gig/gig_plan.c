@@ -305,7 +305,9 @@ static ucs_status_t gig_plan_commit(gig_plan_t *plan, int s, int t,
     ps->npaths = plan->ntmp;
     ps->paths  = (gig_path_t*)(ext + 1);
     ps->total  = 0;
-    memcpy(ps->paths, plan->tmp, plan->ntmp * sizeof(gig_path_t));
+    if (plan->ntmp > 0) {      /* plan->tmp is NULL until a path is found */
+        memcpy(ps->paths, plan->tmp, plan->ntmp * sizeof(gig_path_t));
+    }
     for (i = 0; i < ps->npaths; ++i) {
         ps->total += ps->paths[i].capacity;
     }
