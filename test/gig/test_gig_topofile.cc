@@ -1,17 +1,24 @@
 /*
  * Topology files: round trip of every synthetic topology, a table of
  * malformed files each rejected with its line and reason, and random
- * mutations of a valid file that must never crash the parser.
+ * mutations of a valid file that must never crash the parser, merged links
+ * held to the limits of one, a write of whatever was read that reads back
+ * to the same text, loading in linear time, and only regular files read.
  */
 #include <gig.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -327,4 +334,170 @@ TEST(gig_topofile, fuzz_mutations_never_crash)
     printf("  fuzz: 20000 mutated files, %d parsed, %d rejected\n", ok,
            rejected);
     EXPECT_GT(rejected, 1000);
+}
+
+/* ------------------------------------- merged links and the round trip */
+
+/* Parallel links add up; their sums are held to one line's limits, so that
+ * the writer never writes a merged link the reader refuses */
+TEST(gig_topofile, merged_links_held_to_one_lines_limits)
+{
+    const std::string two = H + "vertex g0 gpu server=0\n"
+                                "vertex g1 gpu server=0\n";
+    gig_graph_t *g = NULL, *h = NULL;
+    std::string err;
+
+    /* 2 x 1e9 GB/s: the sum is beyond the limit of one line */
+    EXPECT_EQ(UCS_ERR_INVALID_PARAM,
+              parse(two + "link g0 g1 nvlink 1 1e9\n"
+                          "link g0 g1 nvlink 1 1e9\n", &g, &err));
+    EXPECT_NE(std::string::npos, err.find("t.topo:5:")) << err;
+    EXPECT_NE(std::string::npos, err.find("capacity")) << err;
+
+    /* counts that would wrap a 32-bit count: refused at the second line */
+    std::string many = two;
+    for (int i = 0; i < 42950; ++i) {
+        many += "link g0 g1 nvlink 100000 1\n";
+    }
+    EXPECT_EQ(UCS_ERR_INVALID_PARAM, parse(many, &g, &err));
+    EXPECT_NE(std::string::npos, err.find("t.topo:5:")) << err;
+    EXPECT_NE(std::string::npos, err.find("count")) << err;
+
+    /* within the limits: merged, written as one line, read back */
+    ASSERT_EQ(UCS_OK, parse(two + "link g0 g1 nvlink 1 4e8\n"
+                                  "link g0 g1 nvlink 2 5e8 1\n", &g, &err))
+        << err;
+    std::string text = to_text(g);
+    ASSERT_EQ(UCS_OK, parse(text, &h, &err)) << err << "\n" << text;
+    int e = gig_graph_edge(h, 0, 1);
+    ASSERT_NE(GIG_NONE, e);
+    EXPECT_EQ(3u, h->e[e].count);
+    EXPECT_DOUBLE_EQ(9e8, h->e[e].capacity);
+    EXPECT_EQ(text, to_text(h));
+    gig_graph_destroy(g);
+    gig_graph_destroy(h);
+
+    /* the two directions of different types or counts: written apart, read
+     * back the same */
+    ASSERT_EQ(UCS_OK, parse(two + "link g0 g1 nvlink 1 5 0\n"
+                                  "link g1 g0 pcie 2 7 0\n"
+                                  "link g0 g1 nvlink 3 0 4\n", &g, &err))
+        << err;
+    text = to_text(g);
+    ASSERT_EQ(UCS_OK, parse(text, &h, &err)) << err << "\n" << text;
+    for (int i = 0; i < g->ne; ++i) {
+        e = gig_graph_edge(h, g->e[i].src, g->e[i].dst);
+        ASSERT_NE(GIG_NONE, e);
+        EXPECT_EQ(g->e[i].link, h->e[e].link);
+        EXPECT_EQ(g->e[i].count, h->e[e].count);
+        EXPECT_DOUBLE_EQ(g->e[i].capacity, h->e[e].capacity);
+    }
+    EXPECT_EQ(text, to_text(h));
+    gig_graph_destroy(g);
+    gig_graph_destroy(h);
+}
+
+/* Random files of a few vertices and many parallel links, near the limits:
+ * whatever parses is written, read back, and written again to the same
+ * text */
+TEST(gig_topofile, random_files_round_trip)
+{
+    static const char *caps[] = {"0", "1", "1e9", "5e8", "999999999.5",
+                                 "0.1", "3.3333333333", "1e-300", "7e8"};
+    static const char *counts[] = {"1", "2", "99999", "100000", "50000"};
+    static const char *types[] = {"nvlink", "pcie", "xpi", "gpudirect"};
+    std::mt19937 rng(4242);
+    int ok = 0, rejected = 0;
+
+    for (int it = 0; it < 20000; ++it) {
+        std::string s = H;
+        int nv = 2 + rng() % 4;
+        for (int v = 0; v < nv; ++v) {
+            s += "vertex v" + std::to_string(v) + " gpu server=0\n";
+        }
+        int nl = 1 + rng() % 6;
+        for (int l = 0; l < nl; ++l) {
+            int a = rng() % nv, b = (a + 1 + rng() % (nv - 1)) % nv;
+            s += "link v" + std::to_string(a) + " v" + std::to_string(b) +
+                 " " + types[rng() % 4] + " " + counts[rng() % 5] + " " +
+                 caps[rng() % 9];
+            if (rng() % 2) {
+                s += std::string(" ") + caps[rng() % 9];
+            }
+            s += "\n";
+        }
+        gig_graph_t *g = NULL, *h = NULL;
+        std::string err;
+        if (parse(s, &g, &err) != UCS_OK) {
+            ++rejected;
+            continue;
+        }
+        std::string text = to_text(g);
+        ASSERT_EQ(UCS_OK, parse(text, &h, &err)) << err << "\nread:\n" << s
+                                                 << "written:\n" << text;
+        ASSERT_EQ(text, to_text(h)) << s;
+        gig_graph_destroy(g);
+        gig_graph_destroy(h);
+        ++ok;
+    }
+    printf("  round trip: 20000 random files, %d read back, %d rejected\n",
+           ok, rejected);
+    EXPECT_GT(ok, 1000);
+}
+
+/* 100000 vertices and 100000 links load in linear time: a name lookup that
+ * scanned every vertex took minutes here */
+TEST(gig_topofile, large_file_loads_in_linear_time)
+{
+    const int n = 100000;
+    std::string s = H;
+    s.reserve(n * 64);
+    s += "vertex cpu cpu server=0\n";
+    for (int i = 0; i < n; ++i) {
+        s += "vertex g" + std::to_string(i) + " gpu server=" +
+             std::to_string(i / 8) + " cuda=" + std::to_string(i % 8) + "\n";
+    }
+    for (int i = 0; i < n; ++i) {
+        s += "link g" + std::to_string(i) + " g" +
+             std::to_string(i ^ 1) + " nvlink 1 25 0\n";
+    }
+    gig_graph_t *g = NULL;
+    std::string err;
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(UCS_OK, parse(s, &g, &err)) << err;
+    double sec = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - t0).count();
+    printf("  %d vertices and %d links parsed in %.2f s\n", n + 1, n, sec);
+    EXPECT_EQ(n + 1, g->nv);
+    EXPECT_EQ(n, g->ne);
+    EXPECT_LT(sec, 10.0);
+    gig_graph_destroy(g);
+}
+
+/* A device, a FIFO or an oversized file is refused at once, not read */
+TEST(gig_topofile, only_regular_files_of_bounded_size)
+{
+    char dir[] = "/tmp/gig_topo_XXXXXX";
+    gig_graph_t *g = NULL;
+
+    ASSERT_NE((char*)NULL, mkdtemp(dir));
+    std::string fifo = std::string(dir) + "/fifo";
+    std::string big  = std::string(dir) + "/big";
+    ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+    int fd = open(big.c_str(), O_CREAT | O_WRONLY, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(0, ftruncate(fd, (off_t)65 << 20)); /* sparse: no disk used */
+    close(fd);
+
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(UCS_ERR_INVALID_PARAM, gig_topofile_load("/dev/zero", &g));
+    EXPECT_EQ(UCS_ERR_INVALID_PARAM, gig_topofile_load(fifo.c_str(), &g));
+    EXPECT_EQ(UCS_ERR_INVALID_PARAM, gig_topofile_load(dir, &g));
+    EXPECT_EQ(UCS_ERR_INVALID_PARAM, gig_topofile_load(big.c_str(), &g));
+    EXPECT_EQ(NULL, g);
+    EXPECT_LT(std::chrono::duration<double>(
+                  std::chrono::steady_clock::now() - t0).count(), 2.0);
+    unlink(fifo.c_str());
+    unlink(big.c_str());
+    rmdir(dir);
 }

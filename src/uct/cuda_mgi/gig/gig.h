@@ -105,6 +105,8 @@ typedef struct gig_graph {
     int               *out_edge;   /* ne, edges sorted by src */
     int               *ehash;      /* (src, dst) -> edge, open addressing */
     int               ehash_cap;
+    int               *vhash;      /* name -> vertex, open addressing */
+    int               vhash_cap;
     int               finalized;
 } gig_graph_t;
 

@@ -102,6 +102,7 @@ void gig_graph_destroy(gig_graph_t *g)
     free(g->out_start);
     free(g->out_edge);
     free(g->ehash);
+    free(g->vhash);
     free(g);
 }
 
@@ -179,16 +180,73 @@ err_nomem:
     return UCS_ERR_NO_MEMORY;
 }
 
+static unsigned gig_graph_name_hash(const char *name, int cap)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+
+    for (; *name != '\0'; ++name) {
+        h = (h ^ (unsigned char)*name) * 16777619u;
+    }
+    return h & (unsigned)(cap - 1);
+}
+
+static void gig_graph_name_insert(gig_graph_t *g, int id)
+{
+    unsigned h = gig_graph_name_hash(g->v[id].name, g->vhash_cap);
+
+    while (g->vhash[h] >= 0) {
+        h = (h + 1) & (unsigned)(g->vhash_cap - 1);
+    }
+    g->vhash[h] = id;
+}
+
+/* A table at most half full, so that a topology file of n vertices loads
+ * in O(n) instead of comparing every name with every other */
+static ucs_status_t gig_graph_grow_names(gig_graph_t *g, int nv)
+{
+    int *hash, cap, i;
+
+    if (2 * nv <= g->vhash_cap) {
+        return UCS_OK;
+    }
+    cap = (g->vhash_cap == 0) ? 64 : 2 * g->vhash_cap;
+    while (2 * nv > cap) {
+        cap *= 2;
+    }
+    hash = malloc(cap * sizeof(*hash));
+    if (hash == NULL) {
+        ucs_error("gig graph '%s': out of memory for %d vertex names",
+                  g->origin, nv);
+        return UCS_ERR_NO_MEMORY;
+    }
+    memset(hash, 0xff, cap * sizeof(*hash));
+    free(g->vhash);
+    g->vhash     = hash;
+    g->vhash_cap = cap;
+    for (i = 0; i < g->nv; ++i) {
+        gig_graph_name_insert(g, i);
+    }
+    return UCS_OK;
+}
+
 int gig_graph_find_name(const gig_graph_t *g, const char *name)
 {
-    int i;
+    unsigned h;
+    int id;
 
-    for (i = 0; i < g->nv; ++i) {
-        if (strcmp(g->v[i].name, name) == 0) {
-            return i;
+    if (g->vhash_cap == 0) {
+        return GIG_NONE;
+    }
+    for (h = gig_graph_name_hash(name, g->vhash_cap);;
+         h = (h + 1) & (unsigned)(g->vhash_cap - 1)) {
+        id = g->vhash[h];
+        if (id < 0) {
+            return GIG_NONE;
+        }
+        if (strcmp(g->v[id].name, name) == 0) {
+            return id;
         }
     }
-    return GIG_NONE;
 }
 
 ucs_status_t gig_graph_add_vertex(gig_graph_t *g, gig_vertex_type_t type,
@@ -223,6 +281,9 @@ ucs_status_t gig_graph_add_vertex(gig_graph_t *g, gig_vertex_type_t type,
         return UCS_ERR_INVALID_PARAM;
     }
 
+    if (gig_graph_grow_names(g, g->nv + 1) != UCS_OK) {
+        return UCS_ERR_NO_MEMORY;
+    }
     if (g->nv == g->v_cap) {
         cap = (g->v_cap == 0) ? 32 : 2 * g->v_cap;
         v   = realloc(g->v, cap * sizeof(*v));
@@ -242,6 +303,7 @@ ucs_status_t gig_graph_add_vertex(gig_graph_t *g, gig_vertex_type_t type,
     v->numa     = GIG_NONE;
     v->cuda_dev = GIG_NONE;
     snprintf(v->name, sizeof(v->name), "%s", name);
+    gig_graph_name_insert(g, g->nv);
     if (type == GIG_VTX_NET) {
         g->net = g->nv;
     } else if (server >= g->nservers) {

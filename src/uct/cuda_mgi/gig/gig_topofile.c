@@ -10,8 +10,11 @@
  *   link <a> <b> <nvlink|pcie|xpi|net|gpudirect> <count> <GB/s a->b>
  *        [<GB/s b->a>]            (default: the same both ways; 0: none)
  *
- * The network vertex takes no server.  Links of the same ends add up.
- * Anything else is rejected with "<file>:<line>: <reason>".
+ * The network vertex takes no server.  Links of the same ends add up, and
+ * their sums are held to the same limits as one line's, so that whatever
+ * the reader accepts the writer writes back in a form the reader accepts.
+ * Anything else is rejected with "<file>:<line>: <reason>".  Only a
+ * regular file of at most GIG_TOPO_FILE_MAX bytes is read.
  */
 #include "gig.h"
 #include "gig_int.h"
@@ -19,23 +22,83 @@
 #include <ucs/debug/log_def.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GIG_TOPO_LINE_MAX   1024
 #define GIG_TOPO_TOK_MAX    16
 #define GIG_TOPO_CAP_MAX    1e9     /* GB/s: beyond any link by far */
 #define GIG_TOPO_COUNT_MAX  100000
 #define GIG_TOPO_ID_MAX     1000000
+/* a million vertices and links written out stay well below this */
+#define GIG_TOPO_FILE_MAX   ((size_t)64 << 20)
 
 typedef struct {
     const char  *name;
     unsigned    line;
     char        *errbuf;
     size_t      errlen;
+    /* (server, cuda) of the GPUs read so far -> vertex, open addressing:
+     * a duplicate CUDA index is found without a scan of every vertex */
+    int         *cuda_hash;
+    int         cuda_cap, ncuda;
 } gig_topo_ctx_t;
+
+static unsigned gig_topo_cuda_slot(long server, long cuda, int cap)
+{
+    uint64_t k = ((uint64_t)server << 16) ^ (uint64_t)cuda;
+
+    k *= 0x9e3779b97f4a7c15ull;
+    return (unsigned)(k >> 32) & (unsigned)(cap - 1);
+}
+
+/* the GPU already at (server, cuda), GIG_NONE if none, or -2 out of memory;
+ * else records id there */
+static int gig_topo_cuda_claim(gig_topo_ctx_t *c, const gig_graph_t *g,
+                               long server, long cuda, int id)
+{
+    int *hash, cap, i, v;
+    unsigned h;
+
+    if (2 * (c->ncuda + 1) > c->cuda_cap) {
+        cap  = (c->cuda_cap == 0) ? 64 : 2 * c->cuda_cap;
+        hash = malloc(cap * sizeof(*hash));
+        if (hash == NULL) {
+            return -2;
+        }
+        memset(hash, 0xff, cap * sizeof(*hash));
+        for (i = 0; i < c->cuda_cap; ++i) {
+            v = c->cuda_hash[i];
+            if (v < 0) {
+                continue;
+            }
+            for (h = gig_topo_cuda_slot(g->v[v].server, g->v[v].cuda_dev, cap);
+                 hash[h] >= 0; h = (h + 1) & (unsigned)(cap - 1)) {
+            }
+            hash[h] = v;
+        }
+        free(c->cuda_hash);
+        c->cuda_hash = hash;
+        c->cuda_cap  = cap;
+    }
+    for (h = gig_topo_cuda_slot(server, cuda, c->cuda_cap);
+         c->cuda_hash[h] >= 0; h = (h + 1) & (unsigned)(c->cuda_cap - 1)) {
+        v = c->cuda_hash[h];
+        if ((g->v[v].server == server) && (g->v[v].cuda_dev == cuda)) {
+            return v;
+        }
+    }
+    if (id != GIG_NONE) {
+        c->cuda_hash[h] = id;
+        ++c->ncuda;
+    }
+    return GIG_NONE;
+}
 
 static ucs_status_t gig_topo_err(gig_topo_ctx_t *c, const char *fmt, ...)
 {
@@ -170,11 +233,12 @@ static ucs_status_t gig_topo_vertex(gig_topo_ctx_t *c, gig_graph_t *g,
         return gig_topo_err(c, "vertex '%s': cuda= on a %s", tok[1], tok[2]);
     }
     if ((type == GIG_VTX_GPU) && (cuda >= 0)) {
-        for (v = 0; v < g->nv; ++v) {
-            if ((g->v[v].cuda_dev == cuda) && (g->v[v].server == server)) {
-                return gig_topo_err(c, "vertex '%s': cuda=%ld already is "
-                                    "'%s'", tok[1], cuda, g->v[v].name);
-            }
+        v = gig_topo_cuda_claim(c, g, server, cuda, GIG_NONE);
+        if (v == -2) {
+            return gig_topo_err(c, "vertex '%s': out of memory", tok[1]);
+        } else if (v != GIG_NONE) {
+            return gig_topo_err(c, "vertex '%s': cuda=%ld already is "
+                                "'%s'", tok[1], cuda, g->v[v].name);
         }
     }
     status = gig_graph_add_vertex(g, type, tok[1], server, &id);
@@ -184,6 +248,9 @@ static ucs_status_t gig_topo_vertex(gig_topo_ctx_t *c, gig_graph_t *g,
     }
     g->v[id].numa     = numa;
     g->v[id].cuda_dev = cuda;
+    if ((type == GIG_VTX_GPU) && (cuda >= 0)) {
+        gig_topo_cuda_claim(c, g, server, cuda, id);
+    }
     if (pci != NULL) {
         snprintf(g->v[id].pci_bus_id, sizeof(g->v[id].pci_bus_id), "%s",
                  pci);
@@ -201,7 +268,7 @@ static ucs_status_t gig_topo_link(gig_topo_ctx_t *c, gig_graph_t *g,
                                  "count", "capacity"};
     double cap[2];
     ucs_status_t status;
-    int end[2], link, i, r;
+    int end[2], link, i, r, e;
     long count;
 
     if (ntok < 6) {
@@ -257,6 +324,24 @@ static ucs_status_t gig_topo_link(gig_topo_ctx_t *c, gig_graph_t *g,
                             "meet only through the network)", tok[1], tok[2],
                             g->v[end[0]].server, g->v[end[1]].server);
     }
+    for (i = 0; i < 2; ++i) {
+        e = gig_graph_edge(g, end[i], end[1 - i]);
+        if ((cap[i] == 0) || (e == GIG_NONE)) {
+            continue;
+        }
+        if (g->e[e].count + count > GIG_TOPO_COUNT_MAX) {
+            return gig_topo_err(c, "link %s-%s: with the earlier links of "
+                                "these ends, count %u + %ld exceeds %d",
+                                tok[1 + i], tok[2 - i], g->e[e].count, count,
+                                GIG_TOPO_COUNT_MAX);
+        }
+        if (g->e[e].capacity + cap[i] > GIG_TOPO_CAP_MAX) {
+            return gig_topo_err(c, "link %s-%s: with the earlier links of "
+                                "these ends, capacity %.9g + %.9g GB/s "
+                                "exceeds %g", tok[1 + i], tok[2 - i],
+                                g->e[e].capacity, cap[i], GIG_TOPO_CAP_MAX);
+        }
+    }
     status = gig_graph_add_link(g, end[0], end[1], link, count, cap[0],
                                 cap[1]);
     if (status != UCS_OK) {
@@ -270,7 +355,7 @@ ucs_status_t gig_topofile_parse(const char *text, size_t len,
                                 const char *name, gig_graph_t **graph_p,
                                 char *errbuf, size_t errlen)
 {
-    gig_topo_ctx_t c = {name, 0, errbuf, errlen};
+    gig_topo_ctx_t c = {name, 0, errbuf, errlen, NULL, 0, 0};
     char line[GIG_TOPO_LINE_MAX + 1];
     char *tok[GIG_TOPO_TOK_MAX + 1];
     char origin[128];
@@ -382,10 +467,12 @@ ucs_status_t gig_topofile_parse(const char *text, size_t len,
                               ucs_status_string(status));
         goto err;
     }
+    free(c.cuda_hash);
     *graph_p = g;
     return UCS_OK;
 
 err:
+    free(c.cuda_hash);
     gig_graph_destroy(g);
     return UCS_ERR_INVALID_PARAM;
 }
@@ -394,37 +481,57 @@ ucs_status_t gig_topofile_load(const char *path, gig_graph_t **graph_p)
 {
     char errbuf[512];
     ucs_status_t status;
-    size_t len, cap = 0;
-    char *text = NULL, *t;
-    FILE *f;
+    size_t len = 0;
+    struct stat st;
+    char *text;
+    ssize_t n;
+    int fd;
 
-    f = fopen(path, "r");
-    if (f == NULL) {
+    /* O_NONBLOCK: a FIFO must not block the open (it is refused below) */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         ucs_error("gig topology file '%s': cannot open: %m", path);
         return UCS_ERR_NO_ELEM;
     }
-    len = 0;
-    do {
-        if (len == cap) {
-            cap = (cap == 0) ? 65536 : 2 * cap;
-            t   = realloc(text, cap);
-            if (t == NULL) {
-                free(text);
-                fclose(f);
-                ucs_error("gig topology file '%s': out of memory", path);
-                return UCS_ERR_NO_MEMORY;
-            }
-            text = t;
-        }
-        len += fread(text + len, 1, cap - len, f);
-    } while (!feof(f) && !ferror(f) && (len < (size_t)256 << 20));
-    if (ferror(f)) {
-        ucs_error("gig topology file '%s': read error", path);
-        free(text);
-        fclose(f);
+    if (fstat(fd, &st) != 0) {
+        ucs_error("gig topology file '%s': cannot stat: %m", path);
+        close(fd);
         return UCS_ERR_IO_ERROR;
     }
-    fclose(f);
+    if (!S_ISREG(st.st_mode)) {
+        ucs_error("gig topology file '%s': not a regular file", path);
+        close(fd);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if ((size_t)st.st_size > GIG_TOPO_FILE_MAX) {
+        ucs_error("gig topology file '%s': %lld bytes, more than the %zu a "
+                  "topology file may have", path, (long long)st.st_size,
+                  GIG_TOPO_FILE_MAX);
+        close(fd);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    text = malloc(st.st_size + 1);
+    if (text == NULL) {
+        ucs_error("gig topology file '%s': out of memory", path);
+        close(fd);
+        return UCS_ERR_NO_MEMORY;
+    }
+    /* a file that grows while read is cut at its size at the fstat */
+    while (len < (size_t)st.st_size) {
+        n = read(fd, text + len, st.st_size - len);
+        if ((n < 0) && (errno == EINTR)) {
+            continue;
+        } else if (n < 0) {
+            ucs_error("gig topology file '%s': read error: %m", path);
+            free(text);
+            close(fd);
+            return UCS_ERR_IO_ERROR;
+        } else if (n == 0) {
+            break;
+        }
+        len += n;
+    }
+    close(fd);
 
     status = gig_topofile_parse(text, len, path, graph_p, errbuf,
                                 sizeof(errbuf));
@@ -437,6 +544,7 @@ ucs_status_t gig_topofile_load(const char *path, gig_graph_t **graph_p)
 
 ucs_status_t gig_topofile_write(const gig_graph_t *g, FILE *f)
 {
+    char cap[32], cap_back[32];
     const gig_vertex_t *v;
     const gig_edge_t *e;
     int i, back;
@@ -463,19 +571,26 @@ ucs_status_t gig_topofile_write(const gig_graph_t *g, FILE *f)
     for (i = 0; i < g->ne; ++i) {
         e    = &g->e[i];
         back = gig_graph_edge(g, e->dst, e->src);
+        /* one line for both directions only where they share type and
+         * count; else each direction on a line of its own */
+        if ((back != GIG_NONE) && ((g->e[back].link != e->link) ||
+                                   (g->e[back].count != e->count))) {
+            back = GIG_NONE;
+        }
         if ((back != GIG_NONE) && (back < i)) {
             continue;
         }
-        fprintf(f, "link %s %s %s %u %.9g", g->v[e->src].name,
-                g->v[e->dst].name, gig_link_type_str(e->link), e->count,
-                e->capacity);
-        if (back == GIG_NONE) {
-            fprintf(f, " 0\n");
-        } else if (g->e[back].capacity != e->capacity) {
-            fprintf(f, " %.9g\n", g->e[back].capacity);
-        } else {
-            fprintf(f, "\n");
+        /* the capacities compared as written: two that differ only
+         * beyond the digits written read back as one */
+        snprintf(cap, sizeof(cap), "%.9g", e->capacity);
+        snprintf(cap_back, sizeof(cap_back), "%.9g",
+                 (back == GIG_NONE) ? 0.0 : g->e[back].capacity);
+        fprintf(f, "link %s %s %s %u %s", g->v[e->src].name,
+                g->v[e->dst].name, gig_link_type_str(e->link), e->count, cap);
+        if (strcmp(cap, cap_back) != 0) {
+            fprintf(f, " %s", cap_back);
         }
+        fprintf(f, "\n");
     }
     return ferror(f) ? UCS_ERR_IO_ERROR : UCS_OK;
 }
