@@ -500,7 +500,7 @@ static ucs_status_t mgi_region_handle_init(mgi_region_t *reg,
     char **ptrs, host[MGI_HOST_NAME_MAX] = "";
     uint64_t *lens;
     void *dq = NULL;
-    int r, need_proxy = 0;
+    int r, need_proxy = 0, prev_dev = -1;
 
     ptrs = calloc(ctx->size, sizeof(*ptrs));
     lens = calloc(ctx->size, sizeof(*lens));
@@ -511,6 +511,17 @@ static ucs_status_t mgi_region_handle_init(mgi_region_t *reg,
         return UCS_ERR_NO_MEMORY;
     }
     gethostname(host, sizeof(host) - 1);
+    if (reg->cuda) {
+        /* the handle's memory and peer access belong to the part's GPU */
+        if ((cudaGetDevice(&prev_dev) != cudaSuccess) ||
+            (MGI_CUDA_CALL(cudaSetDevice(reg->device), "region %p: device "
+                           "%d", reg, reg->device) != UCS_OK)) {
+            cudaGetLastError();
+            free(ptrs);
+            free(lens);
+            return UCS_ERR_IO_ERROR;
+        }
+    }
     for (r = 0; r < ctx->size; ++r) {
         lens[r] = recs[r].len;
         if (r == ctx->rank) {
@@ -571,12 +582,18 @@ static ucs_status_t mgi_region_handle_init(mgi_region_t *reg,
     reg->h.proxy      = (mgi_region_proxy_t*)dq;
     reg->h.timeout_ns = (uint64_t)ctx->params.timeout_ms * 1000000ull;
     reg->has_h        = 1;
+    if (prev_dev >= 0) {
+        cudaSetDevice(prev_dev);
+    }
     return UCS_OK;
 
 err:
     if (reg->cuda) {
         free(ptrs);
         free(lens);
+    }
+    if (prev_dev >= 0) {
+        cudaSetDevice(prev_dev);
     }
     mgi_region_handle_fini(reg);  /* what was made of the handle */
     ucs_error("mgi region %p: no memory for its handle", reg);
@@ -866,10 +883,7 @@ ucs_status_t mgi_region_deregister(mgi_region_h reg)
         return UCS_ERR_INVALID_PARAM;
     }
     ctx    = reg->ctx;
-    status = mgi_region_quiet(reg);
-    if ((reg->proxy != NULL) && (status == UCS_OK)) {
-        status = mgi_region_proxy_quiet(&reg->h);
-    }
+    status = mgi_region_quiet(reg);   /* the proxy's requests too */
     all = calloc(ctx->size, sizeof(int));
     st  = (all == NULL) ? UCS_ERR_NO_MEMORY :
           mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
@@ -986,6 +1000,22 @@ ucs_status_t mgi_region_put_signal(mgi_region_h reg, int peer, size_t off,
                         "region signal", reg);
 }
 
+/* The proxy's requests posted so far complete (the queue read at its
+ * host address), bounded. */
+static ucs_status_t mgi_region_quiet_proxy(mgi_region_t *reg)
+{
+    mgi_dev_region_t hh = reg->h;
+    ucs_status_t status;
+
+    hh.proxy = reg->proxy;
+    status   = mgi_region_proxy_quiet(&hh);
+    if (status != UCS_OK) {
+        ucs_error("mgi region %p: its proxy's requests did not complete: "
+                  "%s", reg, ucs_status_string(status));
+    }
+    return status;
+}
+
 ucs_status_t mgi_region_quiet(mgi_region_h reg)
 {
     ucs_status_t status = UCS_OK, st;
@@ -1020,6 +1050,9 @@ ucs_status_t mgi_region_quiet(mgi_region_h reg)
     st     = mgi_region_flush_peers(reg, dirty, "region flush");
     status = (status == UCS_OK) ? st : status;
     free(dirty);
+    if ((status == UCS_OK) && reg->proxy_running) {
+        status = mgi_region_quiet_proxy(reg);
+    }
     return status;
 }
 

@@ -90,7 +90,8 @@ ucs_status_t mgi_region_put_signal(mgi_region_h reg, int peer, size_t off,
                                    const void *src, size_t len,
                                    size_t sig_off, uint64_t value);
 /* Every put, get and signal this rank started on the region is complete
- * at its target (bounded). */
+ * at its target (bounded): the host calls', and the requests its kernels
+ * or threads had posted to the region's proxy by then. */
 ucs_status_t mgi_region_quiet(mgi_region_h reg);
 /* Puts to a rank started after the fence land after those started before
  * it (here: their completion, as mgi_region_quiet). */

@@ -35,6 +35,12 @@
  *     rank only after quiet. Use quiet before reading a get's buffer.
  *   - nothing orders region accesses against a kernel of the target that
  *     reads without acquiring: read a signal word first.
+ *
+ * Buffers: a get's destination and a put's source that may go through
+ * the proxy (mgi_region_direct() is 0 for the rank) must be global memory
+ * (cudaMalloc, or mapped host memory): the proxy's host thread copies
+ * them with UCP, and cannot reach shared memory, registers or local
+ * arrays. To mapped ranks any memory the thread can address will do.
  */
 #ifndef MGI_REGION_DEVICE_CUH_
 #define MGI_REGION_DEVICE_CUH_
