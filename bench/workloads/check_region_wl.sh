@@ -44,6 +44,7 @@ bad "--dim 0: not a whole number from 1 to 256" ./mgi_mgg --dim 0
 bad "--gpus x: not a whole number" ./mgi_mgg --gpus x
 bad "--ps 33: not a whole number from 1 to 32" ./mgi_mgg --ps 33
 bad "no variant 'foo'" ./mgi_mgg --variant region,foo
+bad "exceeds 200 KiB: lower --ps" ./mgi_mgg --ps 32 --dim 256
 bad "usage:" ./mgi_mgg --scale
 bad "--mib 0: not a whole number from 1" ./mgi_proact --mib 0
 bad "'3K' is not a power of two" ./mgi_proact --tiles 16K,3K

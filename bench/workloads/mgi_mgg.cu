@@ -96,12 +96,17 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
                               const mgi_graph_np_t *np, uint64_t nnp,
                               const uint32_t *nbr, const uint32_t *lo,
                               unsigned nparts, unsigned me, int dim, int ps,
-                              float *out, int *err)
+                              float *gstage, float *out, int *err)
 {
     extern __shared__ float mgg_slots[];
     const unsigned lane = threadIdx.x % 32, wib = threadIdx.x / 32;
     const uint64_t warps = (uint64_t)gridDim.x * MGG_WARPS;
+    /* a mapped row lands in shared memory; a proxied one in this warp's
+     * global staging slots (the proxy's UCP get cannot reach shared
+     * memory) */
     float *slot = mgg_slots + (size_t)wib * ps * dim;
+    float *gslot = (gstage == NULL) ? NULL :
+                   gstage + ((size_t)blockIdx.x * MGG_WARPS + wib) * ps * dim;
     const uint32_t v0 = lo[me];
     const int per = (dim + 31) / 32;
     float acc[MGG_MAX_DIM / 32];
@@ -129,11 +134,19 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
             }
         } else {
             /* the partition's remote rows: their gets go out together */
+            uint32_t via = 0;   /* bit i: row i came through the proxy */
             for (uint32_t i = 0; (i < p.cnt) && (st == UCS_OK); ++i) {
                 const uint32_t u = nbr[p.start + i];
                 const unsigned o = mgg_owner(lo, nparts, u);
-                proxied |= (h.ptrs[o] == NULL);
-                st = mgi_dev_region_get_warp(&h, slot + (size_t)i * dim, o,
+                const int px = (h.ptrs[o] == NULL);
+                float *dst = (px ? gslot : slot) + (size_t)i * dim;
+                if (px && (gslot == NULL)) {
+                    st = UCS_ERR_UNREACHABLE;
+                    break;
+                }
+                via     |= (uint32_t)px << i;
+                proxied |= px;
+                st = mgi_dev_region_get_warp(&h, dst, o,
                                              (uint64_t)(u - lo[o]) * dim *
                                              sizeof(float),
                                              dim * sizeof(float));
@@ -143,9 +156,11 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
             }
             __syncwarp();
             for (uint32_t i = 0; i < p.cnt; ++i) {
+                const float *row = (((via >> i) & 1) ? gslot : slot) +
+                                   (size_t)i * dim;
                 for (int j = 0; j < per; ++j) {
                     const int d = lane + 32 * j;
-                    acc[j] += (d < dim) ? slot[(size_t)i * dim + d] : 0.0f;
+                    acc[j] += (d < dim) ? row[d] : 0.0f;
                 }
             }
             __syncwarp();
@@ -199,22 +214,34 @@ static size_t mgg_smem(const mgg_opts_t *o)
     return (size_t)MGG_WARPS * o->ps * o->dim * sizeof(float);
 }
 
-static int mgg_launch(const mgg_opts_t *o, const mgi_dev_region_t *h,
-                      const float *full, const mgg_dev_work_t *d,
-                      unsigned nparts, unsigned me, float *out, int *err,
-                      cudaStream_t s)
+/* Blocks of the kernel: enough for every partition, at most 8 per SM (the
+ * staging slots of the proxied path are sized for that many) */
+static int mgg_blocks(uint64_t nnp, unsigned *blocks_p)
 {
     int sms = 0, dev = 0;
-    unsigned blocks;
 
     RWL_CUDA(cudaGetDevice(&dev));
     RWL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                     dev));
-    blocks = (unsigned)std::min<uint64_t>((d->nnp + MGG_WARPS - 1) /
-                                          MGG_WARPS + 1, (uint64_t)sms * 8);
+    *blocks_p = (unsigned)std::min<uint64_t>((nnp + MGG_WARPS - 1) /
+                                             MGG_WARPS + 1,
+                                             (uint64_t)sms * 8);
+    return 0;
+}
+
+static int mgg_launch(const mgg_opts_t *o, const mgi_dev_region_t *h,
+                      const float *full, const mgg_dev_work_t *d,
+                      unsigned nparts, unsigned me, float *gstage,
+                      float *out, int *err, cudaStream_t s)
+{
+    unsigned blocks;
+
+    if (mgg_blocks(d->nnp, &blocks) != 0) {
+        return -1;
+    }
     mgg_aggregate<<<blocks, MGG_WARPS * 32, mgg_smem(o), s>>>(
         *h, full, d->np, d->nnp, d->nbr, d->lo, nparts, me, o->dim, o->ps,
-        out, err);
+        gstage, out, err);
     RWL_CUDA(cudaGetLastError());
     return 0;
 }
@@ -391,7 +418,8 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
     mgi_dev_region_t h = {};
     mgg_dev_work_t d = {};
     mgi_region_h reg;
-    float *rows, *out, *full = NULL;
+    float *rows, *out, *full = NULL, *gstage;
+    unsigned blocks;
     cudaEvent_t e0, e1;
     cudaStream_t s;
     int *err, herr = 0, ok;
@@ -408,9 +436,12 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                                   (int)mgg_smem(o)));
     mgg_fill<<<1024, 256>>>(rows, sh->lo[me], nown, o->dim, o->seed);
     RWL_CUDA(cudaDeviceSynchronize());
-    if (mgg_work_to_dev(w, sh->lo, o->gpus, &d) != 0) {
+    if ((mgg_work_to_dev(w, sh->lo, o->gpus, &d) != 0) ||
+        (mgg_blocks(d.nnp, &blocks) != 0)) {
         return -1;
     }
+    RWL_CUDA(cudaMalloc(&gstage, (size_t)blocks * MGG_WARPS * o->ps *
+                                 o->dim * sizeof(float)));
     /* (a) region: mapped peers where there are (proxy: every remote row
      * through the proxy and UCP, as across hosts) */
     for (int pv = 0; pv < 2; ++pv) {
@@ -441,7 +472,8 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
             RWL_CUDA(cudaStreamSynchronize(s));
             mgi_wl_barrier(boot);
             RWL_CUDA(cudaEventRecord(e0, s));
-            if (mgg_launch(o, &h, NULL, &d, o->gpus, me, out, err, s) != 0) {
+            if (mgg_launch(o, &h, NULL, &d, o->gpus, me, gstage, out, err,
+                           s) != 0) {
                 return -1;
             }
             RWL_CUDA(cudaEventRecord(e1, s));
@@ -463,6 +495,7 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
         ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], host_out.data(),
                         name, me);
         ok  = rwl_all(boot, ok);
+        rwl_wrong |= !ok;
         ms  = (float)rwl_max(boot, rwl_median(t));
         double rb = rwl_max(boot, remote_bytes);
         if (me == 0) {
@@ -506,8 +539,8 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                 RWL_CUDA(cudaEventRecord(e0, s));
                 if ((mgg_nccl_allgather(&n, comm, sh, rows, full, me, s) !=
                      0) ||
-                    (mgg_launch(o, &h, full, &d, o->gpus, me, out, err, s) !=
-                     0)) {
+                    (mgg_launch(o, &h, full, &d, o->gpus, me, NULL, out, err,
+                                s) != 0)) {
                     return -1;
                 }
                 RWL_CUDA(cudaEventRecord(e1, s));
@@ -522,6 +555,7 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
             ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], host_out.data(),
                             "nccl", me);
             ok  = rwl_all(boot, ok);
+            rwl_wrong |= !ok;
             ms  = (float)rwl_max(boot, rwl_median(t));
             if (me == 0) {
                 mgg_line(sh, "nccl", ms, 0, ok);
@@ -532,10 +566,11 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
     }
     mgi_wl_barrier(boot);
     mgg_work_free_dev(&d);
+    cudaFree(gstage);
     cudaFree(rows);
     cudaFree(out);
     cudaFree(err);
-    return 0;
+    return rwl_wrong ? -1 : 0;
 }
 
 /* The graph and its split, said once (say) */
@@ -604,19 +639,17 @@ static int mgg_in_process(mgg_shared_t *sh)
 
     rwl_rank = -1;
     RWL_CUDA(cudaGetDeviceCount(&ndev));
-    if (ndev < (int)G) {
-        printf("mgg variant=uvm absent: %d GPUs visible, %u asked\n", ndev,
-               G);
-        return 0;
-    }
-    for (unsigned p = 0; p < G; ++p) {
+    for (unsigned p = 0; p < std::min(G, (unsigned)ndev); ++p) {
         RWL_CUDA(cudaSetDevice(p));
         RWL_CUDA(cudaMemGetInfo(&fr, &tot));
         min_free = std::min(min_free, fr);
     }
 
     if (rwl_listed(o->variant, "uvm")) {
-        if (table + (64ull << 20) > min_free) {
+        if (ndev < (int)G) {
+            printf("mgg variant=uvm absent: %d GPUs visible, %u asked\n",
+                   ndev, G);
+        } else if (table + (64ull << 20) > min_free) {
             printf("mgg variant=uvm absent: the table (%zu MiB) does not fit "
                    "the smallest free GPU memory (%zu MiB): managed memory "
                    "would oversubscribe it\n", table >> 20, min_free >> 20);
@@ -673,8 +706,8 @@ static int mgg_in_process(mgg_shared_t *sh)
                                              (size_t)(sh->lo[p + 1] -
                                                       sh->lo[p]) * o->dim *
                                              sizeof(float), s[p]));
-                    if (mgg_launch(o, &none, full, &d[p], G, p, out[p], err,
-                                   s[p]) != 0) {
+                    if (mgg_launch(o, &none, full, &d[p], G, p, NULL, out[p],
+                                   err, s[p]) != 0) {
                         return -1;
                     }
                 }
@@ -699,6 +732,7 @@ static int mgg_in_process(mgg_shared_t *sh)
                 cudaStreamDestroy(s[p]);
             }
             mgg_line(sh, "uvm", rwl_median(t), 0, ok);
+            rwl_wrong |= !ok;
             cudaFree(full);
             cudaFree(err);
         }
@@ -739,7 +773,7 @@ static int mgg_in_process(mgg_shared_t *sh)
         for (int it = 0; it < o->iters + 1; ++it) {
             RWL_CUDA(cudaMemset(out, 0, table));
             RWL_CUDA(cudaEventRecord(e0, 0));
-            if (mgg_launch(o, &none, full, &d, 1, 0, out, err, 0) != 0) {
+            if (mgg_launch(o, &none, full, &d, 1, 0, NULL, out, err, 0) != 0) {
                 return -1;
             }
             RWL_CUDA(cudaEventRecord(e1, 0));
@@ -751,13 +785,14 @@ static int mgg_in_process(mgg_shared_t *sh)
         }
         RWL_CUDA(cudaMemcpy(h.data(), out, table, cudaMemcpyDeviceToHost));
         ok = mgg_check(sh, 0, sh->g.nv, h.data(), "single", 0);
+        rwl_wrong |= !ok;
         mgg_line(sh, "single", rwl_median(t), 0, ok);
         mgg_work_free_dev(&d);
         cudaFree(full);
         cudaFree(out);
         cudaFree(err);
     }
-    return 0;
+    return rwl_wrong ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -833,6 +868,13 @@ int main(int argc, char **argv)
             mgg_usage(argv[0]);
             return 2;
         }
+    }
+    if ((size_t)MGG_WARPS * o->ps * o->dim * sizeof(float) > (200u << 10)) {
+        fprintf(stderr, "mgi_mgg: --ps %d x --dim %d: %d warps' staging "
+                "(%zu KiB of shared memory a block) exceeds 200 KiB: lower "
+                "--ps\n", o->ps, o->dim, MGG_WARPS,
+                ((size_t)MGG_WARPS * o->ps * o->dim * sizeof(float)) >> 10);
+        return 2;
     }
     if (o->cpu && !scale_set) {
         o->scale = 12;

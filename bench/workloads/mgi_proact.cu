@@ -81,9 +81,12 @@ __global__ void pro_produce(mgi_dev_region_t h, uint32_t peer,
             if (threadIdx.x == 0) {
                 st = mgi_dev_region_signal(&h, peer, 8 * t, epoch);
             }
+            st = mgi_region_block_bcast(st);
         }
-        if ((st != UCS_OK) && (threadIdx.x == 0)) {
-            atomicExch(err, (int)st);
+        if (st != UCS_OK) {     /* the same in every thread: all leave */
+            if (threadIdx.x == 0) {
+                atomicExch(err, (int)st);
+            }
             return;
         }
     }
@@ -431,11 +434,8 @@ static int pro_rank_gpu(mgi_wl_boot_t *boot, pro_opts_t *o,
                 if (it > 0) {
                     t.push_back(rwl_now_ms() - t0);  /* the first warms */
                 }
-                if (me == 0) {
-                    mgi_region_quiet(reg);
-                    if (mgi_dev_region_quiet(&h) != UCS_OK) {
-                        ok = 0;
-                    }
+                if ((me == 0) && (mgi_region_quiet(reg) != UCS_OK)) {
+                    ok = 0;     /* the proxy's requests, drained */
                 }
                 mgi_wl_barrier(boot);
             }
@@ -455,6 +455,7 @@ static int pro_rank_gpu(mgi_wl_boot_t *boot, pro_opts_t *o,
                 ok &= pro_check(ref, hsums.data(), names[v], tile);
             }
             ok = rwl_all(boot, ok);
+            rwl_wrong |= !ok;
             /* the consumer's time: it ends last */
             double ms = rwl_max(boot, (me == 1) ? rwl_median(t) : 0.0);
             if (me == 1) {
@@ -469,7 +470,7 @@ static int pro_rank_gpu(mgi_wl_boot_t *boot, pro_opts_t *o,
     cudaFree(part);
     cudaFree(sums);
     cudaFree(err);
-    return 0;
+    return rwl_wrong ? -1 : 0;
 }
 
 static int pro_rank_main(mgi_wl_boot_t *boot, void *arg)

@@ -30,6 +30,7 @@
 
 static const char *rwl_prog = "mgi_region_wl";
 static int rwl_rank = -1;
+static int rwl_wrong;       /* an answer was wrong: the exit status says */
 
 static int rwl_oob_allgather(const void *sbuf, void *rbuf, size_t len,
                              void *arg)

@@ -97,6 +97,11 @@
 #                 partition kernel's two kinds of scatter); many-to-one in
 #                 tiles routed by its rule (mgi_dev_send_block_tile_map)
 #                 and untiled
+#   regions_*     two GPUs: bench/workloads' region programs on small data
+#                 (where BINDIR has them), every answer checked: MGG's
+#                 aggregation (in-kernel gets mapped and through the proxy,
+#                 NCCL all-gather, managed memory, one GPU) and PROACT's
+#                 push / bulk / remote stores
 #   mover_puts_*  two GPUs: the workloads' point-to-point between two
 #                 processes, whose mover's copies libmgi batches
 #                 (UCX_CUDA_MGI_BATCH=y on its own UCP context), and not
@@ -473,6 +478,12 @@ step workloads_join_peer_variant 100 "${wl[@]}" --op join \
 # key modulo the destinations: tile sends with a destination per tuple by
 # the rule (mgi_dev_send_block_tile_map); without tiles, block sends of a
 # tuple a thread, each naming its destination
+if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
+    UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg 150 \
+        mgi_mgg --gpus 2 --scale 16 --dim 128 --iters 2
+    UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_proact 150 \
+        mgi_proact --mib 64 --iters 2 --tiles 16K,1M
+fi
 step workloads_many2one_tile_map 100 "${wl[@]}" --op many2one
 MGI_WL_MGI_TILE=0 step workloads_many2one_untiled 100 "${wl[@]}" \
     --op many2one
