@@ -64,6 +64,10 @@ struct mgi_region {
     char               **h_ptrs;
     uint64_t           *h_lens;
     mgi_region_proxy_t *proxy;       /* host address */
+    uint64_t           *ticket_dev;  /* the GPU's ticket counter */
+    cudaStream_t       stream;       /* reads of it (never waits for the
+                                        application's kernels) */
+    pthread_mutex_t    stream_lock;
     pthread_t          proxy_thread;
     int                proxy_running;
     volatile int       proxy_stop;
@@ -308,6 +312,25 @@ static ucs_status_t mgi_region_flush_peers(mgi_region_t *reg, int *dirty,
 
 /* ---------------------------------------------------------------- proxy */
 
+/* Tickets taken so far (~0 where they cannot be read) */
+static uint64_t mgi_region_tickets(mgi_region_t *reg)
+{
+    uint64_t t = ~0ull;
+
+    if (!reg->cuda) {
+        return mgi_region_ld_acq(&reg->proxy->head);
+    }
+    pthread_mutex_lock(&reg->stream_lock);
+    if ((cudaMemcpyAsync(&t, reg->ticket_dev, sizeof(t),
+                         cudaMemcpyDeviceToHost, reg->stream) !=
+         cudaSuccess) || (cudaStreamSynchronize(reg->stream) != cudaSuccess)) {
+        cudaGetLastError();
+        t = ~0ull;
+    }
+    pthread_mutex_unlock(&reg->stream_lock);
+    return t;
+}
+
 /* Wait for every request the proxy started, flush the ranks they went to
  * and publish `upto` as done. */
 static ucs_status_t mgi_region_proxy_complete(mgi_region_t *reg,
@@ -409,7 +432,7 @@ static void *mgi_region_proxy_main(void *arg)
     mgi_region_t *reg = arg;
     mgi_region_proxy_t *q = reg->proxy;
     void *reqs[2 * MGI_REGION_PROXY_BATCH + 2];
-    uint64_t next = 0, wait_since = 0;
+    uint64_t next = 0, wait_since = 0, taken;
     unsigned nreqs = 0, started = 0, idle = 0;
     ucs_status_t status = UCS_OK;
     mgi_region_req_t *r;
@@ -447,8 +470,10 @@ static void *mgi_region_proxy_main(void *arg)
             }
             continue;
         }
-        if (mgi_region_ld_acq(&q->head) > next) {
-            /* a ticket taken but not filled yet */
+        taken = (idle % 1024 == 1023) ? mgi_region_tickets(reg) : 0;
+        if ((taken > next) && (taken != ~0ull)) {
+            /* a ticket taken but not filled yet (looked at now and then:
+             * a GPU's counter is read with a copy) */
             if (wait_since == 0) {
                 wait_since = mgi_time_ns();
             } else if (mgi_time_ns() - wait_since > reg->h.timeout_ns) {
@@ -547,6 +572,17 @@ static ucs_status_t mgi_region_handle_init(mgi_region_t *reg,
         }
         reg->h_lens = (uint64_t*)((char*)reg->h_ptrs + nptr);
         if (need_proxy &&
+            ((MGI_CUDA_CALL(cudaMalloc((void**)&reg->ticket_dev,
+                                       sizeof(uint64_t)),
+                            "region %p: ticket counter", reg) != UCS_OK) ||
+             (MGI_CUDA_CALL(cudaMemset(reg->ticket_dev, 0, sizeof(uint64_t)),
+                            "region %p: ticket counter", reg) != UCS_OK) ||
+             (MGI_CUDA_CALL(cudaStreamCreateWithFlags(&reg->stream,
+                                                      cudaStreamNonBlocking),
+                            "region %p: stream", reg) != UCS_OK))) {
+            goto err;
+        }
+        if (need_proxy &&
             ((MGI_CUDA_CALL(cudaHostAlloc((void**)&reg->proxy,
                                           sizeof(*reg->proxy),
                                           cudaHostAllocMapped |
@@ -580,6 +616,8 @@ static ucs_status_t mgi_region_handle_init(mgi_region_t *reg,
     reg->h.ptrs       = reg->h_ptrs;
     reg->h.lens       = reg->h_lens;
     reg->h.proxy      = (mgi_region_proxy_t*)dq;
+    reg->h.ticket     = reg->cuda ? reg->ticket_dev :
+                        ((reg->proxy != NULL) ? &reg->proxy->head : NULL);
     reg->h.timeout_ns = (uint64_t)ctx->params.timeout_ms * 1000000ull;
     reg->has_h        = 1;
     if (prev_dev >= 0) {
@@ -617,6 +655,10 @@ static void mgi_region_handle_fini(mgi_region_t *reg)
             }
         }
         cudaFree(reg->h_ptrs);
+        cudaFree(reg->ticket_dev);
+        if (reg->stream != NULL) {
+            cudaStreamDestroy(reg->stream);
+        }
         if (reg->proxy != NULL) {
             cudaFreeHost(reg->proxy);
         }
@@ -626,9 +668,11 @@ static void mgi_region_handle_fini(mgi_region_t *reg)
         free(reg->h_lens);
         free(reg->proxy);
     }
-    reg->h_ptrs = NULL;
-    reg->h_lens = NULL;
-    reg->proxy  = NULL;
+    reg->h_ptrs     = NULL;
+    reg->h_lens     = NULL;
+    reg->proxy      = NULL;
+    reg->ticket_dev = NULL;
+    reg->stream     = NULL;
     reg->has_h  = 0;
 }
 
@@ -744,6 +788,7 @@ ucs_status_t mgi_region_register(mgi_context_h ctx,
     reg->flags  = params->flags;
     reg->device = MGI_EP_HOST;
     pthread_mutex_init(&reg->lock, NULL);
+    pthread_mutex_init(&reg->stream_lock, NULL);
 
     /* a rank that refuses its part still takes part in the exchange, so
      * that every rank returns the refusal instead of waiting */
@@ -866,6 +911,7 @@ static void mgi_region_free(mgi_region_t *reg)
         ucp_mem_unmap(reg->ctx->ucp, reg->memh);
     }
     pthread_mutex_destroy(&reg->lock);
+    pthread_mutex_destroy(&reg->stream_lock);
     free(reg->reqs);
     free(reg->peers);
     free(reg);
@@ -1004,16 +1050,31 @@ ucs_status_t mgi_region_put_signal(mgi_region_h reg, int peer, size_t off,
  * host address), bounded. */
 static ucs_status_t mgi_region_quiet_proxy(mgi_region_t *reg)
 {
-    mgi_dev_region_t hh = reg->h;
-    ucs_status_t status;
+    const uint64_t upto = mgi_region_tickets(reg);
+    uint64_t deadline = mgi_time_ns() + reg->h.timeout_ns, st;
+    unsigned idle = 0;
 
-    hh.proxy = reg->proxy;
-    status   = mgi_region_proxy_quiet(&hh);
-    if (status != UCS_OK) {
-        ucs_error("mgi region %p: its proxy's requests did not complete: "
-                  "%s", reg, ucs_status_string(status));
+    if (upto == ~0ull) {
+        ucs_error("mgi region %p: its GPU's ticket counter cannot be read",
+                  reg);
+        return UCS_ERR_IO_ERROR;
     }
-    return status;
+    while (mgi_region_ld_acq(&reg->proxy->done) < upto) {
+        st = mgi_region_ld_acq(&reg->proxy->status);
+        if (st != 0) {
+            return (ucs_status_t)(int64_t)st;
+        }
+        if (mgi_time_ns() > deadline) {
+            ucs_error("mgi region %p: its proxy completed %llu of %llu "
+                      "requests in %llu ms", reg,
+                      (unsigned long long)reg->proxy->done,
+                      (unsigned long long)upto,
+                      (unsigned long long)(reg->h.timeout_ns / 1000000));
+            return UCS_ERR_TIMED_OUT;
+        }
+        mgi_idle(reg->ctx, &idle);
+    }
+    return UCS_OK;
 }
 
 ucs_status_t mgi_region_quiet(mgi_region_h reg)

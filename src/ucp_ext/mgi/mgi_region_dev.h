@@ -6,8 +6,10 @@
  * mgi_region_device.cuh.
  *
  * The proxy queue is a ring of request slots in pinned host memory mapped
- * into the GPU. A device thread takes a ticket (an atomic add on `head` at
- * system scope), waits until its slot is free (ticket - done < depth),
+ * into the GPU. A device thread takes a ticket (an atomic add on a counter
+ * in the GPU's own memory, mgi_dev_region_t.ticket: atomics on mapped host
+ * memory would need PCIe atomics), waits until its slot is free (ticket -
+ * done < depth),
  * fills the slot and publishes it by storing ticket + 1 in the slot's `seq`
  * with a release at system scope. The host proxy takes slots in ticket
  * order, carries them out with UCP RMA and advances `done` (a release)
@@ -68,7 +70,9 @@ typedef struct mgi_region_req {
 } mgi_region_req_t;
 
 typedef struct mgi_region_proxy {
-    uint64_t head;                   /* tickets taken (device) */
+    uint64_t head;                   /* tickets taken, for a part in host
+                                        memory (host threads); a GPU's
+                                        are counted in its memory */
     uint8_t  pad0[MGI_RING_LINE - 8];
     uint64_t done;                   /* tickets complete (host) */
     uint64_t status;                 /* 0, or the first failed request's
@@ -97,6 +101,8 @@ typedef struct mgi_dev_region {
                                       for a part on a GPU); NULL: no
                                       proxy (every rank mapped, or
                                       MGI_REGION_F_NO_PROXY) */
+    uint64_t           *ticket;    /* tickets taken: device memory of
+                                      this GPU, or the queue's head */
     uint64_t           timeout_ns; /* bound of the device waits
                                       (MGI_TIMEOUT_MS of the context) */
 } mgi_dev_region_t;
@@ -149,9 +155,10 @@ MGI_INLINE void mgi_region_st_rel(volatile uint64_t *p, uint64_t v)
     asm volatile("st.release.sys.u64 [%0], %1;" :: "l"(p), "l"(v)
                  : "memory");
 }
+/* the ticket counter is in this GPU's memory, taken by its threads only */
 MGI_INLINE uint64_t mgi_region_fadd(uint64_t *p, uint64_t v)
 {
-    return atomicAdd_system((unsigned long long*)p, v);
+    return atomicAdd((unsigned long long*)p, v);
 }
 MGI_INLINE uint64_t mgi_region_now_ns(void)
 {
@@ -230,7 +237,7 @@ MGI_INLINE ucs_status_t mgi_region_proxy_post(const mgi_dev_region_t *h,
     mgi_region_req_t *r;
     ucs_status_t st;
 
-    t = mgi_region_fadd(&q->head, 1);
+    t = mgi_region_fadd(h->ticket, 1);
     while (t - mgi_region_ld_acq(&q->done) >= MGI_REGION_PROXY_DEPTH) {
         st = mgi_region_proxy_status(h);
         if (st != UCS_OK) {
@@ -260,7 +267,7 @@ MGI_INLINE ucs_status_t mgi_region_proxy_post(const mgi_dev_region_t *h,
 MGI_INLINE ucs_status_t mgi_region_proxy_quiet(const mgi_dev_region_t *h)
 {
     mgi_region_proxy_t *q = h->proxy;
-    uint64_t upto = mgi_region_ld_acq(&q->head), deadline = 0;
+    uint64_t upto = mgi_region_ld_acq(h->ticket), deadline = 0;
     ucs_status_t st;
 
     while (mgi_region_ld_acq(&q->done) < upto) {
