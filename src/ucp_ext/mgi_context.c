@@ -490,6 +490,9 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
 }
 
 
+/* the most bytes a rank's UCP worker address may have */
+#define MGI_WORKER_ADDR_MAX (1 << 20)
+
 static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
 {
     ucp_worker_attr_t wattr = {.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS};
@@ -517,6 +520,15 @@ static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
         goto out_free_lens;
     }
     for (r = 0; r < ctx->size; ++r) {
+        /* bounded before it sizes an allocation: a worker address is a few
+         * kilobytes, and only ranks that know the job token got here */
+        if ((lens[r] == 0) || (lens[r] > MGI_WORKER_ADDR_MAX)) {
+            ucs_error("mgi context %p: rank %d's UCP worker address has "
+                      "%llu bytes, not 1 to %d", ctx, r,
+                      (unsigned long long)lens[r], MGI_WORKER_ADDR_MAX);
+            status = UCS_ERR_INVALID_PARAM;
+            goto out_free_lens;
+        }
         max_len = (lens[r] > max_len) ? lens[r] : max_len;
     }
     addrs = calloc(ctx->size + 1, max_len);
