@@ -34,6 +34,7 @@ LAYERS = {
     ],
     "cuda_mgi (src/uct/cuda_mgi)": [
         ["gig"],                        # the planner, all its files
+        ["cuda_mgi_config"],            # the settings' range checks
         ["cuda_mgi_ipc"],
         ["cuda_mgi_md"],
         ["cuda_mgi_share", "cuda_mgi_plan"],

@@ -837,69 +837,9 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
         return UCS_ERR_NO_DEVICE;
     }
 
-    if ((config->max_streams == 0) ||
-        (config->max_streams > UCT_CUDA_MGI_MAX_STREAMS)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_STREAMS=%u is out of range "
-                  "1..%d", config->max_streams, UCT_CUDA_MGI_MAX_STREAMS);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if ((config->peer_streams == 0) ||
-        (config->peer_streams > config->max_streams)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_PEER_STREAMS=%u is out of range "
-                  "1..%u: a peer's streams come from UCX_CUDA_MGI_MAX_STREAMS "
-                  "(%u); lower the one or raise the other (up to %d)",
-                  config->peer_streams, config->max_streams,
-                  config->max_streams, UCT_CUDA_MGI_MAX_STREAMS);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if ((config->max_poll == 0) || (config->max_outstanding == 0)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_POLL and "
-                  "UCX_CUDA_MGI_MAX_OUTSTANDING must be at least 1");
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if ((config->max_bcopy == 0) || (config->max_bcopy > UCS_GBYTE)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_BCOPY=%zu is out of range "
-                  "1..1g", config->max_bcopy);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if (config->max_short > UINT_MAX) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_SHORT=%zu exceeds %u (the "
-                  "length type of short operations)", config->max_short,
-                  UINT_MAX);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if ((config->chunk_size < 4096) || (config->chunk_size > UCS_GBYTE)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_CHUNK_SIZE=%zu is out of range "
-                  "4k..1g", config->chunk_size);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if ((config->stage_bufs < 2) ||
-        (config->stage_bufs > UCT_CUDA_MGI_MAX_STAGE_BUFS)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_STAGE_BUFS=%u is out of range "
-                  "2..%d", config->stage_bufs, UCT_CUDA_MGI_MAX_STAGE_BUFS);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if (config->paths == 0) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_PATHS names no path");
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if (config->latency < 0) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_LAT must not be negative");
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if (config->relays.count > UCT_CUDA_MGI_MAX_GPUS) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_RELAY_GPUS names more than %d GPUs",
-                  UCT_CUDA_MGI_MAX_GPUS);
-        return UCS_ERR_INVALID_PARAM;
+    status = uct_cuda_mgi_iface_config_check(config);
+    if (status != UCS_OK) {
+        return status;
     }
 
     for (i = 0; i < config->relays.count; ++i) {
@@ -934,11 +874,6 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
             UCT_CUDA_MGI_CONFIG_IS_AUTO(config->host_bandwidth);
     self->config.host_bandwidth   = self->config.host_bandwidth_auto ?
                                     pcie_bw : config->host_bandwidth;
-    if (strlen(config->topo_file) >= sizeof(self->config.topo_file)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_TOPO_FILE is longer than %zu "
-                  "characters", sizeof(self->config.topo_file) - 1);
-        return UCS_ERR_INVALID_PARAM;
-    }
     strcpy(self->config.topo_file, config->topo_file);
 
     status = uct_cuda_mgi_mpool_init(&self->event_mp,

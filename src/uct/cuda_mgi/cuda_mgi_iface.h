@@ -53,6 +53,11 @@ typedef struct uct_cuda_mgi_iface_config {
     int                batch;
 } uct_cuda_mgi_iface_config_t;
 
+/* Every range check of the settings, naming the variable (no CUDA call:
+ * make check runs it without a GPU) */
+ucs_status_t
+uct_cuda_mgi_iface_config_check(const uct_cuda_mgi_iface_config_t *config);
+
 
 /**
  * One asynchronous copy in flight: completes when its event has fired.
