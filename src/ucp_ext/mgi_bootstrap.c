@@ -276,6 +276,27 @@ ucs_status_t mgi_bootstrap_parse_addr(const char *addr, char *host,
     return UCS_OK;
 }
 
+ucs_status_t mgi_bootstrap_addr_lens_check(const uint64_t *lens, int size,
+                                           uint64_t *max_p, char *errbuf,
+                                           size_t errlen)
+{
+    uint64_t max = 0;
+    int r;
+
+    for (r = 0; r < size; ++r) {
+        if ((lens[r] == 0) || (lens[r] > MGI_WORKER_ADDR_MAX)) {
+            return mgi_boot_err(errbuf, errlen, UCS_ERR_INVALID_PARAM,
+                                "rank %d's UCP worker address has %llu "
+                                "bytes, not 1 to %d", r,
+                                (unsigned long long)lens[r],
+                                MGI_WORKER_ADDR_MAX);
+        }
+        max = (lens[r] > max) ? lens[r] : max;
+    }
+    *max_p = max;
+    return UCS_OK;
+}
+
 static ucs_status_t mgi_tcp_io(int fd, void *buf, size_t len, int send_dir,
                                unsigned timeout_ms)
 {

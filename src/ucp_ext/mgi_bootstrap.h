@@ -68,4 +68,15 @@ ucs_status_t mgi_bootstrap_parse_addr(const char *addr, char *host,
                                       size_t host_len, int *port_p,
                                       char *errbuf, size_t errlen);
 
+/* The most bytes a rank's UCP worker address may have: a few kilobytes in
+ * practice */
+#define MGI_WORKER_ADDR_MAX  (1 << 20)
+
+/* Checks the worker address lengths of `size` ranks, as allgathered before
+ * the addresses: each 1 to MGI_WORKER_ADDR_MAX bytes, so that the longest,
+ * returned in *max_p, may size an allocation of (size + 1) times it. */
+ucs_status_t mgi_bootstrap_addr_lens_check(const uint64_t *lens, int size,
+                                           uint64_t *max_p, char *errbuf,
+                                           size_t errlen);
+
 #endif

@@ -3,6 +3,7 @@
  * connections to every process of the job.
  */
 #include "mgi_int.h"
+#include "mgi_bootstrap.h"
 
 #include <cuda_runtime.h>
 
@@ -490,15 +491,12 @@ static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
 }
 
 
-/* the most bytes a rank's UCP worker address may have */
-#define MGI_WORKER_ADDR_MAX (1 << 20)
-
 static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
 {
     ucp_worker_attr_t wattr = {.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS};
     ucp_ep_params_t ep_params;
     uint64_t len, max_len = 0, *lens;
-    char *addrs = NULL;
+    char *addrs = NULL, errbuf[256];
     ucs_status_t status;
     int r;
 
@@ -519,17 +517,14 @@ static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
     if (status != UCS_OK) {
         goto out_free_lens;
     }
-    for (r = 0; r < ctx->size; ++r) {
-        /* bounded before it sizes an allocation: a worker address is a few
-         * kilobytes, and only ranks that know the job token got here */
-        if ((lens[r] == 0) || (lens[r] > MGI_WORKER_ADDR_MAX)) {
-            ucs_error("mgi context %p: rank %d's UCP worker address has "
-                      "%llu bytes, not 1 to %d", ctx, r,
-                      (unsigned long long)lens[r], MGI_WORKER_ADDR_MAX);
-            status = UCS_ERR_INVALID_PARAM;
-            goto out_free_lens;
-        }
-        max_len = (lens[r] > max_len) ? lens[r] : max_len;
+    /* bounded before it sizes an allocation: only ranks that know the job
+     * token (or the application's allgather) got here, but a rank that
+     * runs other code must not make this one allocate terabytes */
+    status = mgi_bootstrap_addr_lens_check(lens, ctx->size, &max_len, errbuf,
+                                           sizeof(errbuf));
+    if (status != UCS_OK) {
+        ucs_error("mgi context %p: %s", ctx, errbuf);
+        goto out_free_lens;
     }
     addrs = calloc(ctx->size + 1, max_len);
     if (addrs == NULL) {

@@ -13,7 +13,8 @@
  * another MGI_NRANKS or a duplicate MGI_RANK fails the job at once, naming
  * the variable; MGI_NRANKS=2147483647 is refused before any allocation;
  * malformed host:port values and a missing or short token are refused at
- * once, naming the problem.
+ * once, naming the problem; a peer's worker address length of 2^40 is
+ * refused before it sizes an allocation.
  */
 #include "mgi_int.h"
 #include "mgi_bootstrap.h"
@@ -391,6 +392,55 @@ static void hello_check_refuses_each_flip(void)
            "rank)\n", sizeof(h) * 8, accepted);
 }
 
+/* An application's allgather for a job of two in one process: rank 1
+ * mirrors rank 0, except that the first 8-byte exchange (the worker
+ * address lengths) gives rank 1's as 2^40 */
+static int poisoned_calls;
+
+static int poisoned_allgather(const void *sbuf, void *rbuf, size_t len,
+                              void *arg)
+{
+    uint64_t huge = 1ull << 40;
+
+    memcpy(rbuf, sbuf, len);
+    memcpy((char*)rbuf + len, sbuf, len);
+    if ((len == sizeof(uint64_t)) && (poisoned_calls++ == 0)) {
+        memcpy((char*)rbuf + len, &huge, sizeof(huge));
+    }
+    return 0;
+}
+
+static void huge_address_length_refused(void)
+{
+    mgi_context_params_t p;
+    uint64_t lens[3] = {100, 1ull << 40, 50}, max;
+    mgi_context_h ctx;
+    char err[256];
+    double t0 = now_s();
+
+    CHECK(mgi_bootstrap_addr_lens_check(lens, 3, &max, err, sizeof(err)) ==
+          UCS_ERR_INVALID_PARAM, "a 2^40-byte address length accepted");
+    CHECK(strstr(err, "rank 1") != NULL, "the message names no rank: %s",
+          err);
+    lens[1] = 0;
+    CHECK(mgi_bootstrap_addr_lens_check(lens, 3, &max, err, sizeof(err)) !=
+          UCS_OK, "an empty address accepted");
+    lens[1] = 70;
+    CHECK((mgi_bootstrap_addr_lens_check(lens, 3, &max, err, sizeof(err)) ==
+           UCS_OK) && (max == 100), "good lengths refused: %s", err);
+
+    mgi_context_params_init(&p);
+    p.oob.allgather = poisoned_allgather;
+    p.oob.rank      = 0;
+    p.oob.size      = 2;
+    setenv("UCX_TLS", "self,sm", 0);
+    CHECK(mgi_context_create(&p, &ctx) == UCS_ERR_INVALID_PARAM,
+          "a context whose peer gave a 2^40-byte address was not refused");
+    CHECK(poisoned_calls == 1, "the address lengths were not exchanged");
+    CHECK(now_s() - t0 < 10, "refused after %.1f s", now_s() - t0);
+    printf("huge address length: refused before any allocation\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *r = getenv("MGI_RANK"), *n = getenv("MGI_NRANKS");
@@ -409,6 +459,7 @@ int main(int argc, char **argv)
     strangers_refused_job_goes_on();
     misconfigured_rank_fails_job(2, 1, "MGI_NRANKS");
     misconfigured_rank_fails_job(3, 1, "MGI_RANK");
+    huge_address_length_refused();
     printf("%s: %d failure(s)\n", argv[0], failures);
     return failures ? 1 : 0;
 }
