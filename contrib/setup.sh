@@ -131,7 +131,7 @@ fi
 apt_packages="build-essential autoconf automake libtool pkg-config dpkg-dev
               libhwloc-dev hwloc libnuma-dev librdmacm-dev libibverbs-dev
               googletest libgtest-dev graphviz patchelf python3 rsync
-              xz-utils file openmpi-bin libopenmpi-dev"
+              xz-utils file openmpi-bin libopenmpi-dev clang"
 apt_packages=$(echo $apt_packages)
 if ! same apt "$apt_packages" && [ "${MGI_NO_APT:-0}" != 1 ]; then
     command -v apt-get >/dev/null || die "apt-get not found: install the \
