@@ -50,5 +50,6 @@ bad "--mib 0: not a whole number from 1" ./mgi_proact --mib 0
 bad "'3K' is not a power of two" ./mgi_proact --tiles 16K,3K
 bad "is not a multiple of the tile" ./mgi_proact --mib 1 --tiles 2M
 bad "--variant stores needs GPUs" ./mgi_proact --cpu --variant stores
+bad "--bw needs GPUs" ./mgi_proact --cpu --bw
 bad "usage:" ./mgi_proact --bogus 1
 exit $rc

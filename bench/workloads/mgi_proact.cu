@@ -25,8 +25,13 @@
  * region calls through the proxy), checked the same way: make check runs
  * it.
  *
+ * --bw: the device API's bandwidth instead: rank 0's block-level puts to
+ * and gets from rank 1's part, 64 KiB - 64 MiB, against the copy engine
+ * (cudaMemcpyAsync to the mapped part), the bytes checked.
+ *
  * Usage: mgi_proact [--mib M] [--tiles 16K,64K,...] [--work W] [--seed S]
  *                   [--iters N] [--variant push,bulk,stores|all] [--cpu]
+ *        mgi_proact --bw
  */
 #include "mgi_graph.h"
 #include "mgi_region_wl.h"
@@ -44,7 +49,7 @@ enum { PRO_LOCAL = 0, PRO_PUSH = 1, PRO_STORES = 2 };
 typedef struct pro_opts {
     uint64_t bytes;
     uint64_t tiles[PRO_MAX_TILES];
-    int      ntiles, work, iters, cpu;
+    int      ntiles, work, iters, cpu, bw;
     uint64_t seed;
     char     variant[128];
 } pro_opts_t;
@@ -473,6 +478,136 @@ static int pro_rank_gpu(mgi_wl_boot_t *boot, pro_opts_t *o,
     return rwl_wrong ? -1 : 0;
 }
 
+/* ------------------------------------------------- get / put bandwidth */
+
+/* One transfer of `len` bytes split over the grid: block b moves its
+ * share with the block-level call (put: here -> rank peer; get: rank
+ * peer -> here) */
+__global__ void pro_bw(mgi_dev_region_t h, uint32_t peer, uint64_t off,
+                       uint64_t len, uint64_t get_dst, int get, int reps,
+                       int *err)
+{
+    const uint64_t share = ((len / gridDim.x) + 15) & ~15ull;
+    const uint64_t b0 = blockIdx.x * share;
+    const uint64_t n = (b0 >= len) ? 0 : ((len - b0 < share) ? len - b0 :
+                                          share);
+    ucs_status_t st = UCS_OK;
+
+    for (int r = 0; (r < reps) && (n > 0) && (st == UCS_OK); ++r) {
+        st = get ? mgi_dev_region_get_block(&h, h.base + get_dst + b0,
+                                            peer, off + b0, n) :
+                   mgi_dev_region_put_block(&h, peer, off + b0,
+                                            h.base + off + b0, n);
+    }
+    if (st == UCS_OK) {
+        st = mgi_dev_region_quiet_block(&h);
+    }
+    if ((st != UCS_OK) && (threadIdx.x == 0)) {
+        atomicExch(err, (int)st);
+    }
+}
+
+/* --bw: rank 0's device put and get to / from rank 1's part against the
+ * copy engine (cudaMemcpyAsync to the mapped part) at each size, the
+ * bytes checked after each; rank 1 waits. */
+static int pro_rank_bw(mgi_wl_boot_t *boot, pro_opts_t *o,
+                       mgi_context_h ctx)
+{
+    static const uint64_t sizes[] = {64u << 10, 256u << 10, 1u << 20,
+                                     4u << 20, 16u << 20, 64u << 20};
+    const uint64_t max = sizes[5], len = 2 * max + 4096;
+    const int me = boot->rank, reps = 20;
+    mgi_region_params_t rp = {};
+    std::vector<char> a, b;
+    mgi_dev_region_t h;
+    mgi_region_h reg;
+    cudaEvent_t e0, e1;
+    cudaStream_t s;
+    int *err, sms = 0, dev = 0, herr = 0, ok = 1;
+    char *part, *rpart;
+    float ms;
+
+    RWL_CUDA(cudaGetDevice(&dev));
+    RWL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                    dev));
+    RWL_CUDA(cudaMalloc(&part, len));
+    RWL_CUDA(cudaMemset(part, me + 1, len));
+    RWL_CUDA(cudaMalloc(&err, sizeof(int)));
+    RWL_CUDA(cudaMemset(err, 0, sizeof(int)));
+    RWL_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    RWL_CUDA(cudaEventCreate(&e0));
+    RWL_CUDA(cudaEventCreate(&e1));
+    rp.addr   = part;
+    rp.length = len;
+    if ((mgi_region_register(ctx, &rp, &reg) != UCS_OK) ||
+        (mgi_region_device_handle(reg, &h) != UCS_OK)) {
+        return -1;
+    }
+    rpart = (char*)mgi_region_peer_ptr(reg, 1);
+    if (me == 0) {
+        /* a pattern to move: byte i of the first max bytes is i * 7 + 3 */
+        a.resize(max);
+        for (uint64_t i = 0; i < max; ++i) {
+            a[i] = (char)(i * 7 + 3);
+        }
+        RWL_CUDA(cudaMemcpy(part, a.data(), max, cudaMemcpyHostToDevice));
+        for (uint64_t sz : sizes) {
+            double t_put, t_get, t_ce = 0;
+            for (int k = 0; k < 3; ++k) {      /* put, get, copy engine */
+                if ((k == 2) && (rpart == NULL)) {
+                    break;
+                }
+                RWL_CUDA(cudaEventRecord(e0, s));
+                if (k < 2) {
+                    pro_bw<<<sms * 2, 512, 0, s>>>(h, 1, 0, sz, max, k == 1,
+                                                   reps, err);
+                    RWL_CUDA(cudaGetLastError());
+                } else {
+                    for (int r = 0; r < reps; ++r) {
+                        RWL_CUDA(cudaMemcpyAsync(rpart, part, sz,
+                                                 cudaMemcpyDeviceToDevice,
+                                                 s));
+                    }
+                }
+                RWL_CUDA(cudaEventRecord(e1, s));
+                RWL_CUDA(cudaEventSynchronize(e1));
+                RWL_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+                (k == 0 ? t_put : k == 1 ? t_get : t_ce) = ms / reps;
+            }
+            /* the bytes: put landed at rank 1, get brought them back */
+            b.assign(sz, 0);
+            if (rpart != NULL) {
+                RWL_CUDA(cudaMemcpy(b.data(), rpart, sz,
+                                    cudaMemcpyDeviceToHost));
+                ok &= (memcmp(a.data(), b.data(), sz) == 0);
+            }
+            RWL_CUDA(cudaMemcpy(b.data(), part + max, sz,
+                                cudaMemcpyDeviceToHost));
+            ok &= (memcmp(a.data(), b.data(), sz) == 0);
+            printf("proact bw size=%llu put_GBps=%.1f get_GBps=%.1f "
+                   "copy_engine_GBps=%.1f put/ce=%.2f get/ce=%.2f "
+                   "checked=%s\n", (unsigned long long)sz, sz / t_put / 1e6,
+                   sz / t_get / 1e6, (t_ce > 0) ? sz / t_ce / 1e6 : 0.0,
+                   (t_ce > 0) ? t_ce / t_put : 0.0,
+                   (t_ce > 0) ? t_ce / t_get : 0.0, ok ? "yes" : "NO");
+        }
+        RWL_CUDA(cudaMemcpy(&herr, err, sizeof(int), cudaMemcpyDeviceToHost));
+        if (herr != 0) {
+            fprintf(stderr, "mgi_proact: bw: a device call returned %s\n",
+                    ucs_status_string((ucs_status_t)herr));
+            ok = 0;
+        }
+    }
+    ok = rwl_all(boot, ok);
+    rwl_wrong |= !ok;
+    if (mgi_region_deregister(reg) != UCS_OK) {
+        return -1;
+    }
+    cudaFree(part);
+    cudaFree(err);
+    return ok ? 0 : -1;
+}
+
 static int pro_rank_main(mgi_wl_boot_t *boot, void *arg)
 {
     pro_opts_t *o = (pro_opts_t*)arg;
@@ -492,7 +627,8 @@ static int pro_rank_main(mgi_wl_boot_t *boot, void *arg)
     if (rwl_context(boot, &ctx) != 0) {
         return 1;
     }
-    ret = o->cpu ? pro_rank_cpu(boot, o, ctx) : pro_rank_gpu(boot, o, ctx);
+    ret = o->cpu ? pro_rank_cpu(boot, o, ctx) :
+          o->bw ? pro_rank_bw(boot, o, ctx) : pro_rank_gpu(boot, o, ctx);
     mgi_context_destroy(ctx);
     return (ret == 0) ? 0 : 1;
 }
@@ -504,7 +640,8 @@ static void pro_usage(const char *argv0)
     fprintf(stderr,
             "usage: %s [--mib M] [--tiles 16K,64K,256K,1M,4M] [--work W] "
             "[--seed S]\n"
-            "          [--iters N] [--variant push,bulk,stores|all] [--cpu]\n",
+            "          [--iters N] [--variant push,bulk,stores|all] [--cpu]\n"
+            "       %s --bw\n", argv0,
             argv0);
 }
 
@@ -554,6 +691,10 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = (i + 1 < argc) ? argv[i + 1] : NULL;
         if (!strcmp(a, "--cpu")) {
             o.cpu = 1;
+            continue;
+        }
+        if (!strcmp(a, "--bw")) {
+            o.bw = 1;
             continue;
         }
         if (v == NULL) {
@@ -608,6 +749,10 @@ int main(int argc, char **argv)
                     "tile %llu\n", mib, (unsigned long long)o.tiles[t]);
             return 2;
         }
+    }
+    if (o.cpu && o.bw) {
+        fprintf(stderr, "mgi_proact: --bw needs GPUs (no --cpu)\n");
+        return 2;
     }
     if (o.cpu && rwl_listed(o.variant, "stores") && strcmp(o.variant, "all")) {
         fprintf(stderr, "mgi_proact: --variant stores needs GPUs (--cpu "

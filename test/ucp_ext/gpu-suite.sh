@@ -101,7 +101,8 @@
 #                 (where BINDIR has them), every answer checked: MGG's
 #                 aggregation (in-kernel gets mapped and through the proxy,
 #                 NCCL all-gather, managed memory, one GPU) and PROACT's
-#                 push / bulk / remote stores
+#                 push / bulk / remote stores; the device get / put
+#                 bandwidth against the copy engine
 #   mover_puts_*  two GPUs: the workloads' point-to-point between two
 #                 processes, whose mover's copies libmgi batches
 #                 (UCX_CUDA_MGI_BATCH=y on its own UCP context), and not
@@ -483,6 +484,7 @@ if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
         mgi_mgg --gpus 2 --scale 16 --dim 128 --iters 2
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_proact 150 \
         mgi_proact --mib 64 --iters 2 --tiles 16K,1M
+    UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_bw 100 mgi_proact --bw
 fi
 step workloads_many2one_tile_map 100 "${wl[@]}" --op many2one
 MGI_WL_MGI_TILE=0 step workloads_many2one_untiled 100 "${wl[@]}" \
