@@ -3,6 +3,7 @@
  * Recv) of CPU endpoints, with the paper's semantics (§3.1).
  */
 #include "mgi_int.h"
+#include "mgi_policy.h"
 
 #include <ucs/sys/math.h>
 
@@ -136,6 +137,12 @@ static ucs_status_t mgi_ch_check_params(mgi_context_t *ctx,
         (p->dst == NULL)) {
         ucs_error("mgi context %p: a channel needs source and destination "
                   "endpoints", ctx);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    if (p->flags & ~MGI_CH_FLAGS_ALL) {
+        ucs_error("mgi context %p: channel flags 0x%x: unknown bits 0x%x "
+                  "(MGI_CH_FLAG_*, zero the params before setting them)",
+                  ctx, p->flags, p->flags & ~MGI_CH_FLAGS_ALL);
         return UCS_ERR_INVALID_PARAM;
     }
     if (p->nsrc > MGI_MAX_CH_SRC) {
@@ -277,6 +284,7 @@ static uint64_t mgi_ch_signature(mgi_context_t *ctx, const mgi_channel_t *ch)
     h = mgi_hash(h, ch->tuple_size);
     h = mgi_hash(h, ch->max_tuple);
     h = mgi_hash(h, (uint64_t)(int64_t)ch->part_key);
+    h = mgi_hash(h, ch->flags);     /* direct rings or not, alike */
     /* the ring geometry (segment size, receive depth, direct rings) is
      * the same at every rank: mgi_context_create checked it */
     return h;
@@ -302,6 +310,7 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
     ch->nsrc     = p->nsrc;
     ch->ndst     = p->ndst;
     ch->part_key = p->part_key;
+    ch->flags    = p->flags;
     memcpy(ch->src, p->src, p->nsrc * sizeof(*p->src));
     ch->dst  = calloc(p->ndst, sizeof(*ch->dst));
     ch->ldst = calloc(p->ndst, sizeof(*ch->ldst));
@@ -634,42 +643,43 @@ static const mgi_ch_wire_ep_t *mgi_ch_wire_find(const mgi_context_t *ctx,
     return NULL;
 }
 
-/* Does the channel get direct rings (MGI_DIRECT_RINGS=1)? Every
- * endpoint a GPU endpoint, every rank on this host, a schema, up to
- * MGI_DIRECT_MAX_DSTS destinations: the same answer at every rank (the
- * allgather's entries, the same parameters). *nin: the source blocks. */
+/* Does the channel get direct rings (mgi_direct_why_not: by default
+ * where every endpoint is a GPU endpoint and every rank on this host)?
+ * The same answer at every rank (the allgather's entries, the same
+ * parameters). *nin: the source blocks. */
 static int mgi_ch_direct_wanted(const mgi_context_t *ctx,
                                 const mgi_channel_t *ch,
                                 const mgi_ch_wire_t *all, unsigned *nin)
 {
+    mgi_direct_in_t in;
     const mgi_ch_wire_ep_t *w;
-    const char *why = NULL;
+    const char *why;
     unsigned i;
     int r;
 
-    *nin = 0;
-    if (!ctx->params.direct_rings) {
-        return 0;
-    }
-    if (ch->tuple_size == 0) {
-        why = "it is schemaless";
-    } else if (ch->ndst > MGI_DIRECT_MAX_DSTS) {
-        why = "it has more destinations than MGI_DIRECT_MAX_DSTS (64)";
-    } else if (ctx->host_peers != ctx->size - 1) {
-        why = "its ranks are on several hosts";
-    }
-    for (i = 0; (why == NULL) && (i < ch->nsrc + ch->ndst); ++i) {
+    in.ctx_direct = ctx->params.direct_rings;
+    in.opt_out    = !!(ch->flags & MGI_CH_FLAG_NO_DIRECT);
+    in.tuple_size = ch->tuple_size;
+    in.ndst       = ch->ndst;
+    in.one_host   = (ctx->host_peers == ctx->size - 1);
+    in.all_gpu    = 1;
+    *nin          = 0;
+    for (i = 0; i < ch->nsrc + ch->ndst; ++i) {
         w = mgi_ch_wire_find(ctx, all, (i < ch->nsrc) ? ch->src[i] :
                                        ch->dst[i - ch->nsrc], &r);
         if ((w == NULL) || !(w->flags & MGI_WIRE_EP_GPU)) {
-            why = "an endpoint of it is no GPU endpoint";
+            in.all_gpu = 0;
         } else if (i < ch->nsrc) {
             *nin += w->blocks;
         }
     }
+    why = mgi_direct_why_not(&in);
     if (why != NULL) {
-        ucs_info("mgi channel %u: no direct rings (MGI_DIRECT_RINGS=1): %s; "
-                 "through stage rings, sorters and movers", ch->id, why);
+        /* a channel of CPU endpoints never has them: no news there */
+        ucs_log(in.all_gpu ? UCS_LOG_LEVEL_INFO : UCS_LOG_LEVEL_DEBUG,
+                "mgi channel %u: no direct rings: %s; through stage rings, "
+                "sorters and movers", ch->id, why);
+        *nin = 0;
         return 0;
     }
     return 1;
@@ -716,7 +726,7 @@ static ucs_status_t mgi_ch_dmap(mgi_context_t *ctx, mgi_ep_t *ep,
     return status;
 }
 
-/* MGI_DIRECT_RINGS=1, a channel that takes them (mgi_ch_direct_wanted):
+/* A channel that takes direct rings (mgi_ch_direct_wanted):
  * each local GPU destination endpoint makes its rings, the ranks trade
  * their IPC handles (a collective: every rank takes part whatever
  * `status` it brings), and each local source endpoint is given where its

@@ -224,7 +224,7 @@ void mgi_context_params_init(mgi_context_params_t *p)
     p->eof_alone        = 1;
     p->ctl_shm          = 1;
     p->peer_direct      = 0;
-    p->direct_rings     = 0;
+    p->direct_rings     = 1;
     p->direct_ring_kb   = 512;
     p->direct_publish_kb = 128;
     p->peer_watch_ms    = 100;

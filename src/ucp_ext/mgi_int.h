@@ -263,6 +263,7 @@ struct mgi_channel {
     size_t         tuple_size;   /* 0: schemaless */
     size_t         max_tuple;
     int            part_key;
+    unsigned       flags;        /* mgi_ch_params_t.flags */
     size_t         key_off, key_size;
     mgi_ch_dst_t   *ldst;        /* [ndst], ep == NULL where not local */
     mgi_ch_src_t   *lsrc;        /* [nsrc], ep == NULL where not local */

@@ -223,13 +223,11 @@ typedef struct mgi_context_params {
     unsigned    direct_rings;     /* GPU endpoints: 1: a channel whose
                                      endpoints are all GPU endpoints of
                                      one host (a schema, at most 64
-                                     destinations) gets direct rings: a
-                                     user block stores its tuples in a
-                                     ring of its own in each destination
-                                     GPU's memory, which the destination's
-                                     user blocks read there (no sorter,
-                                     no mover; block-level device calls
-                                     only); 0: none, 0 [MGI_DIRECT_RINGS] */
+                                     destinations) gets direct rings
+                                     unless its creator opts out
+                                     (MGI_CH_FLAG_NO_DIRECT); 0: no
+                                     channel of the context gets them, 1
+                                     [MGI_DIRECT_RINGS] */
     unsigned    direct_ring_kb;   /* KiB of tuples of a direct ring (its
                                      tuples a power of two), 512
                                      [MGI_DIRECT_RING_KB] */
@@ -284,7 +282,7 @@ typedef struct mgi_ch_params {
     int                part_key;     /* attribute index, or -1 */
     size_t             max_tuple;    /* schemaless: largest tuple, bytes */
     /* Landing buffers, for a channel that gets direct rings
-     * (MGI_DIRECT_RINGS=1): NULL, or [ndst] in the order of dst. Where
+     * (MGI_CH_FLAG_NO_DIRECT below): NULL, or [ndst] in the order of dst. Where
      * land[i] is set for a destination endpoint of this process (other
      * ranks' entries are not read), it is device memory of that
      * endpoint's GPU (cudaMalloc) with room for land_tuples[i] tuples, and
@@ -303,7 +301,20 @@ typedef struct mgi_ch_params {
      * there. */
     void *const        *land;
     const uint64_t     *land_tuples;
+    unsigned           flags;        /* MGI_CH_FLAG_*, 0 by default; the
+                                        same at every rank */
 } mgi_ch_params_t;
+
+/* mgi_ch_params_t.flags. A channel whose endpoints are all GPU endpoints
+ * of one host (every rank on it), with a schema and at most 64
+ * destinations, gets direct rings by default: each user block of a
+ * source stores its tuples in a ring of its own in each destination
+ * GPU's memory, read there by the destination's user blocks (no sorter,
+ * no mover). Every other channel goes through stage rings, sorters and
+ * movers. The device calls of mgi_device.cuh serve both kinds. */
+#define MGI_CH_FLAG_NO_DIRECT 1u    /* through the sorters and movers even
+                                       where direct rings would serve */
+#define MGI_CH_FLAGS_ALL      MGI_CH_FLAG_NO_DIRECT
 
 typedef struct mgi_ch_attr {
     size_t   tuple_size;      /* 0: schemaless */
