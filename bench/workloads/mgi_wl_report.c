@@ -4,6 +4,7 @@
 #include "mgi_wl_report.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static int mgi_wl_cmp_double(const void *a, const void *b)
@@ -121,6 +122,8 @@ int mgi_wl_report_json(const mgi_wl_report_t *rep, const char *path)
     fprintf(f, ",\n  \"nccl_version\": %d,\n  \"ucx_tls\": ",
             rep->nccl_version);
     mgi_wl_json_str(f, rep->ucx_tls);
+    fprintf(f, ",\n  \"mgi_settings\": ");
+    mgi_wl_json_str(f, rep->mgi_settings);
     fprintf(f, ",\n  \"absent\": [");
     for (k = 0; k < rep->nabsent; ++k) {
         fprintf(f, "%s{\"variant\": ", k ? ", " : "");
@@ -156,4 +159,36 @@ int mgi_wl_report_json(const mgi_wl_report_t *rep, const char *path)
     }
     fprintf(f, "  ]\n}\n");
     return (fclose(f) == 0) ? 0 : -1;
+}
+
+extern char **environ;
+
+void mgi_wl_mgi_settings(char *buf, size_t len)
+{
+    size_t at = 0;
+    char **e;
+    int n;
+
+    buf[0] = '\0';
+    for (e = environ; (e != NULL) && (*e != NULL); ++e) {
+        if ((strncmp(*e, "MGI_", 4) != 0) ||
+            (strncmp(*e, "MGI_WL_", 7) == 0) ||
+            (strncmp(*e, "MGI_NCCL_LIB=", 13) == 0)) {
+            continue;
+        }
+        n = snprintf(buf + at, len - at, "%s%s", at ? " " : "", *e);
+        if ((n < 0) || ((size_t)n >= len - at)) {
+            break;          /* the rest does not fit: what fits is shown */
+        }
+        at += (size_t)n;
+    }
+}
+
+const char *mgi_wl_mgi_settings_line(const char *settings, char *line,
+                                     size_t len)
+{
+    snprintf(line, len, "libmgi settings: %s",
+             (settings[0] == '\0') ? "none (no MGI_* set: its defaults)" :
+             settings);
+    return line;
 }

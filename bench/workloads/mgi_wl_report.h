@@ -42,6 +42,8 @@ typedef struct mgi_wl_report {
     char            device[128];
     int             nccl_version; /* 0: NCCL not loaded */
     char            ucx_tls[128];
+    char            mgi_settings[512]; /* libmgi's MGI_* variables set
+                                          (mgi_wl_mgi_settings), "" none */
     int             nresults;
     mgi_wl_result_t results[MGI_WL_MAX_RESULTS];
     int             nabsent;
@@ -58,6 +60,13 @@ void mgi_wl_report_add(mgi_wl_report_t *rep, const mgi_wl_result_t *r,
 /* Record and print that a variant did not run, and why. */
 void mgi_wl_report_absent(mgi_wl_report_t *rep, const char *variant,
                           const char *why, FILE *out);
+/* libmgi's MGI_* variables set in this process's environment, as
+ * "NAME=VALUE ..." into buf ("" when none; the harness's own MGI_WL_*
+ * and MGI_NCCL_LIB are not libmgi's), and a line for the tables:
+ * "libmgi settings: none (its defaults)" or "libmgi settings: ...". */
+void mgi_wl_mgi_settings(char *buf, size_t len);
+const char *mgi_wl_mgi_settings_line(const char *settings, char *line,
+                                     size_t len);
 /* Write the JSON; returns 0 or -1. */
 int mgi_wl_report_json(const mgi_wl_report_t *rep, const char *path);
 

@@ -197,6 +197,11 @@ def plot_zipf(runs, out_dir):
 def table(runs, out=sys.stdout):
     """One row per (op, zipf, variant): the figure that matters, and its
     ratio against nccl and ucx of the same run (>1: better than them)."""
+    sets = sorted({r.get("mgi_settings", "") for r in runs})
+    print("# libmgi settings: %s" % ("; ".join(s or "none" for s in sets)
+                                     if sets != [""] else
+                                     "none (no MGI_* set: its defaults)"),
+          file=out)
     print("%-9s %-5s %-8s %10s %8s %8s %s" % (
         "op", "zipf", "variant", "value", "x_nccl", "x_ucx", "verified"),
         file=out)

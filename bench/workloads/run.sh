@@ -22,20 +22,13 @@
 #                    (default sm,self,cuda_copy,cuda_ipc)
 #   MGI_WL_MGI_TLS   transports of the mgi variant's UCP context (the
 #                    program's default: sm,self,cuda_copy,cuda_mgi)
-#   MGI_DIRECT_RINGS 1 (default): the mgi variant's channels get libmgi's
-#                    direct rings (then 1 sorter block and 256 user blocks
-#                    of 512 threads unless MGI_SORTER_BLOCKS /
-#                    MGI_WL_MGI_BLOCKS / MGI_WL_MGI_THREADS are set);
-#                    0: through the sorters and movers
 #   MGI_WL_MGI_BLOCKS  user blocks per GPU of the mgi variant (default 256
-#                    with direct rings, else 92, or what fits beside the
-#                    sorter blocks)
+#                    with direct rings, libmgi's default between the GPUs
+#                    of one host, else 92; or what fits beside the sorter)
 #   MGI_WL_MGI_THREADS threads per user block (default 512 with direct
 #                    rings, else 1024)
 #   MGI_WL_MGI_TILE  tuples per thread of a tile send (default 4; 0: a
 #                    tuple per thread per mgi_dev_send_block)
-#   MGI_DEV_TILE_BATCH payload bytes of a tile send's messages (the
-#                    program's default 65528; 0: a message per tuple)
 #   MGI_WL_MGI_RECV_TUPLES  most tuples a receive call takes (default
 #                    65536)
 #   MGI_WL_MGI_DYNAMIC 1 (default): user blocks claim input tiles as they
@@ -48,8 +41,9 @@
 #                    rings
 #   MGI_WL_MGI_RECV_EVERY  a receive after every N sends of a user block
 #                    (default 8; 0: only when its stage ring is full)
-#                    MGI_* variables of libmgi (MGI_SORTER_BLOCKS,
-#                    MGI_TIMEOUT_MS, ...) pass through
+#   libmgi's own MGI_* variables are not set here: the runs take
+#                    libmgi's defaults, and machine.txt and the tables
+#                    say which are set where the caller set some
 #   MGI_WL_FORCE     set: go on to the large runs after a failed smoke run
 #   MGI_WL_TIMEOUT   seconds one run may take (default 300)
 #   MGI_WL_PHASES    which parts, default "gencheck smoke ops patterns zipf";
@@ -115,59 +109,6 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 # segments GPU to GPU), and its sorter is a persistent kernel, so every
 # kernel loads up front (mgi_workloads sets this too when mgi runs)
 export MGI_WL_MGI_TLS=${MGI_WL_MGI_TLS:-sm,self,cuda_copy,cuda_mgi}
-# libmgi's ring defaults on a GPU machine are its set for GPU endpoints
-# (MGI_GPU_DEFAULTS); the mgi variant runs the larger settings below
-# unless the caller sets them (src/ucp_ext/README.md, Tunables).
-# With 32 user blocks of 1024 threads, deeper receive lanes and final
-# rings and 4 sort rings per hop took GroupBy from 71.5 to 56.4 ms and
-# Join from 103.9 to 79.6 ms on 2 x H200, the Exchange 60.3 to 70.9 GB/s.
-# 64 sorter blocks a GPU beside the program's 64 user blocks, and whole
-# stage segments put by the mover straight from the stage rings
-# (MGI_SEND_ZCOPY=1, stage rings of 32): on 2 x H200 the Exchange moved
-# 358-376 GB/s against 275-283 with 48 + 48 blocks and the mover's
-# copies, GroupBy 16.6-16.9 against 20.0-20.5 ms, the Join 22.6 against
-# 27.4-28.1 ms. Since the owners of the receive lanes take no stage rings
-# (MGI_LANE_APART), 40 sorter blocks beside 92 user blocks (the program's
-# default: what fits) moved the Exchange at 421-422 against 411-415 GB/s
-# with 64 + 64, GroupBy 14.9 against 15.1 ms, the Join 19.0 against 23.2
-# ms; 32 + 100 lost (368-372 GB/s).
-# Direct rings (MGI_DIRECT_RINGS=1, the default here): every user block
-# stores its tuples in a ring of its own in each destination GPU's memory,
-# read there by the destination's user blocks, so no sorter and no mover
-# carry them and one sorter block a GPU is enough. 256 user blocks of 512
-# threads, two an SM, so one block's stores go on while the other waits
-# for a publish (MGI_DIRECT_PUBLISH_KB): on 2 x H200 the Exchange moved
-# 1019.5-1063.9 GB/s against 991.2-992.6 with 128 blocks of 1024 threads
-# (384 of 256 threads, 192 or 262 of 512 were slower). 0 runs the settings
-# below
-export MGI_DIRECT_RINGS=${MGI_DIRECT_RINGS:-1}
-if [ "$MGI_DIRECT_RINGS" = 1 ]; then
-    export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-1}
-    export MGI_WL_MGI_BLOCKS=${MGI_WL_MGI_BLOCKS:-256}
-    export MGI_WL_MGI_THREADS=${MGI_WL_MGI_THREADS:-512}
-fi
-export MGI_SORTER_BLOCKS=${MGI_SORTER_BLOCKS:-40}
-export MGI_SEND_ZCOPY=${MGI_SEND_ZCOPY:-1}
-export MGI_SORTER_THREADS=${MGI_SORTER_THREADS:-512}
-# Stage segments of 133120 bytes, not 131072: with a stage group per GPU a
-# 64 KB tile of 16-byte tuples reserves ~32776 bytes a group, and four of
-# those overran a 131072-byte segment's 131056 about half of the time, the
-# rest of the segment then padded and put to the other GPU with it; 2 KB
-# more (about two standard deviations of four shares) took the Exchange
-# from 460.1-460.6 to 486.8-492.1 GB/s, 76.6 k stage segments a GPU to
-# 66.4 k, GroupBy 15.15 to 14.61 ms, the Join 17.89 to 17.53 ms on 2 x H100
-# (139264: 477-480 GB/s)
-export MGI_SEG_SIZE=${MGI_SEG_SIZE:-133120}
-export MGI_STAGE_DEPTH=${MGI_STAGE_DEPTH:-32}
-export MGI_RECV_DEPTH=${MGI_RECV_DEPTH:-1024}
-export MGI_SORT_DEPTH=${MGI_SORT_DEPTH:-256}
-export MGI_MOVER_BATCH=${MGI_MOVER_BATCH:-32}
-export MGI_FINAL_DEPTH=${MGI_FINAL_DEPTH:-64}
-export MGI_SORT_RINGS=${MGI_SORT_RINGS:-4}
-# MGI_PEER_DIRECT (the GPU endpoints append to each other's receive lanes)
-# stays off: faster between two ranks on one H100, but between two H200
-# over NVLink the Exchange moved 109-139 against 232-238 GB/s through the
-# mover
 export CUDA_MODULE_LOADING=EAGER
 # the CPU reference runs in every rank: share the cores
 ncpu=$(nproc 2>/dev/null || echo 2)
@@ -181,7 +122,9 @@ failed=0
     echo "# bin $bin"
     echo "# MGI_NCCL_LIB=$MGI_NCCL_LIB UCX_TLS=$UCX_TLS" \
          "MGI_WL_MGI_TLS=$MGI_WL_MGI_TLS OMP_NUM_THREADS=$OMP_NUM_THREADS"
-    env | grep '^MGI_' | sort | sed 's/^/# /'    # libmgi's tunables too
+    mgi_env=$(env | grep '^MGI_' | grep -v '^MGI_WL_\|^MGI_NCCL_LIB=' | sort)
+    echo "# libmgi settings: ${mgi_env:-none (no MGI_* set: its defaults)}" |
+        tr '\n' ' '; echo
     nvidia-smi -L
     nvidia-smi topo -m 2>&1 | head -20
 } > "$out/machine.txt" 2>&1
@@ -236,8 +179,10 @@ if phase zipf; then
     done
 fi
 
-grep -hE '^(gencheck|[a-z0-9]+ +[a-z_]+ +(gpus=|absent))' "$out"/*.txt \
-    > "$out/summary.txt"
+{
+    grep -h '^# libmgi settings:' "$out/machine.txt"
+    grep -hE '^(gencheck|[a-z0-9]+ +[a-z_]+ +(gpus=|absent))' "$out"/*.txt
+} > "$out/summary.txt"
 echo "== summary"
 cat "$out/summary.txt"
 if grep -q 'verify=FAILED' "$out/summary.txt"; then

@@ -18,7 +18,8 @@ echo "PASS: $(ls "$dir"/json/*.json | wc -l) JSON files parse"
 "$py" "$(dirname "$0")/plot.py" --table "$dir/json" > "$dir/table.txt"
 grep -q '^exchange  -     ucx_mgi' "$dir/table.txt" &&
     grep -q '^groupby   -     single' "$dir/table.txt" &&
-    grep -q 'absent: MGI channels' "$dir/table.txt" ||
+    grep -q 'absent: MGI channels' "$dir/table.txt" &&
+    grep -q '^# libmgi settings: none (no MGI_\* set' "$dir/table.txt" ||
     { echo "FAIL: plot.py --table"; cat "$dir/table.txt"; exit 1; }
 echo "PASS: plot.py --table"
 if ! "$py" -c 'import matplotlib' 2>/dev/null; then
