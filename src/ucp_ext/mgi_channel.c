@@ -1108,8 +1108,29 @@ ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait)
     }
 }
 
+uint32_t mgi_context_device_error(mgi_context_h ctx, char *why, size_t len)
+{
+    const volatile uint32_t *w = ctx->fail_word;
+    uint32_t code, at, block;
+
+    code = (w != NULL) ? w[1] : MGI_DEV_ERR_NONE;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    at    = (w != NULL) ? w[2] : 0;
+    block = (w != NULL) ? w[3] : 0;
+    if ((why != NULL) && (len > 0)) {
+        if (code == MGI_DEV_ERR_NONE) {
+            snprintf(why, len, "%s", mgi_dev_err_string(code));
+        } else {
+            snprintf(why, len, "channel %u, GPU endpoint %u, block %u: %s",
+                     at >> 16, at & 0xffffu, block, mgi_dev_err_string(code));
+        }
+    }
+    return code;
+}
+
 ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
 {
+    char why[320];
     mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
     ucs_status_t status;
     uint64_t t[4];
@@ -1124,6 +1145,11 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
     for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
         status = mgi_gpu_ch_check_done(ep, ch);
         if (status != UCS_OK) {
+            if (mgi_context_device_error(ctx, why, sizeof(why)) !=
+                MGI_DEV_ERR_NONE) {
+                ucs_error("mgi channel %u: a device call gave up first: %s",
+                          id, why);
+            }
             return status;
         }
     }

@@ -693,12 +693,43 @@ static void mgi_context_disconnect(mgi_context_t *ctx, int apart)
     }
 }
 
+/* The transports of the context's own UCP: the caller's (ucx_tls,
+ * MGI_UCX_TLS) as they are; else UCX_TLS, with cuda_mgi added where GPU
+ * endpoints of several processes of this host will need it (a GPU here,
+ * another rank on this host) and the list names transports without it:
+ * UCX_TLS is the application's choice for its own UCP, and without
+ * cuda_mgi the movers' puts of GPU memory to the other processes have no
+ * transport (mgi_ep_create refuses then). NULL: UCP's own choice. */
+static const char *mgi_context_tls(mgi_context_t *ctx,
+                                   const mgi_context_params_t *params,
+                                   char *buf, size_t len)
+{
+    const char *env = getenv("UCX_TLS");
+
+    if ((params->ucx_tls != NULL) && (params->ucx_tls[0] != '\0')) {
+        return params->ucx_tls;
+    }
+    if ((env == NULL) || (env[0] == '\0') || (env[0] == '^') ||
+        mgi_tls_names(env, "cuda_mgi") || mgi_tls_names(env, "all") ||
+        (ctx->host_peers == 0) || !mgi_machine_has_gpu()) {
+        return NULL;
+    }
+    snprintf(buf, len, "%s,cuda_mgi", env);
+    ucs_info("mgi context %p: transports %s: cuda_mgi added to UCX_TLS=%s "
+             "for the GPU endpoints of the %d other process(es) on this "
+             "host (MGI_UCX_TLS sets the context's own list)", ctx, buf, env,
+             ctx->host_peers);
+    return buf;
+}
+
 ucs_status_t mgi_context_create(const mgi_context_params_t *params,
                                 mgi_context_h *ctx_p)
 {
     ucp_params_t ucp_params;
     ucp_worker_params_t wparams;
     ucp_config_t *config;
+    char tls_buf[512];
+    const char *tls;
     mgi_context_t *ctx;
     ucs_status_t status;
     int dummy = 0, *all;
@@ -753,16 +784,22 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
         goto err_arrays;
     }
 
+    /* who shares this host decides the transports the context needs */
+    status = mgi_context_hosts(ctx);
+    if (status != UCS_OK) {
+        goto err_arrays;
+    }
+    tls = mgi_context_tls(ctx, params, tls_buf, sizeof(tls_buf));
     status = ucp_config_read(NULL, NULL, &config);
     if (status != UCS_OK) {
         goto err_arrays;
     }
-    if ((params->ucx_tls != NULL) && (params->ucx_tls[0] != '\0')) {
-        status = ucp_config_modify(config, "TLS", params->ucx_tls);
+    if (tls != NULL) {
+        status = ucp_config_modify(config, "TLS", tls);
         if (status != UCS_OK) {
             ucs_error("mgi context %p: transports \"%s\" (ucx_tls, "
-                      "MGI_UCX_TLS) refused by UCP: %s", ctx,
-                      params->ucx_tls, ucs_status_string(status));
+                      "MGI_UCX_TLS, else UCX_TLS) refused by UCP: %s", ctx,
+                      tls, ucs_status_string(status));
             ucp_config_release(config);
             goto err_arrays;
         }
@@ -774,9 +811,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", "y",
                       "a rank that ends may abort the others");
     mgi_ucp_config_batch(ctx, config,
-                         ((params->ucx_tls != NULL) &&
-                          (params->ucx_tls[0] != '\0')) ?
-                         params->ucx_tls : getenv("UCX_TLS"));
+                         (tls != NULL) ? tls : getenv("UCX_TLS"));
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |
                                    UCP_PARAM_FIELD_MT_WORKERS_SHARED;
@@ -803,10 +838,6 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     }
 
     ctx->has_cuda_mgi = mgi_context_has_tl(ctx, "cuda_mgi");
-    status = mgi_context_hosts(ctx);
-    if (status != UCS_OK) {
-        goto err_worker;
-    }
     status = mgi_context_agree(ctx);
     if (status != UCS_OK) {
         goto err_worker;

@@ -71,11 +71,16 @@ ucs_status_t mgi_bootstrap_allgather(mgi_bootstrap_t *bs, const void *sbuf,
         cudaError_t _e = (_call); \
         if (_e != cudaSuccess) { \
             cudaGetLastError(); \
-            ucs_error("mgi " _fmt ": %s failed: %s", ##__VA_ARGS__, #_call, \
-                      cudaGetErrorString(_e)); \
+            ucs_error("mgi " _fmt ": %s failed: " MGI_CUDA_ERR_FMT, \
+                      ##__VA_ARGS__, #_call, MGI_CUDA_ERR_ARGS(_e)); \
         } \
         (_e == cudaSuccess) ? UCS_OK : UCS_ERR_IO_ERROR; \
     })
+
+/* A CUDA runtime error in a message: its name and the runtime's string
+ * (both static strings, for every code) */
+#define MGI_CUDA_ERR_FMT      "%s: %s"
+#define MGI_CUDA_ERR_ARGS(_e) cudaGetErrorName(_e), cudaGetErrorString(_e)
 
 /* Control words of a GPU endpoint's receive lane, in pinned host memory
  * that is mapped into the GPU and registered with UCP: the lane's producer
@@ -475,6 +480,12 @@ void         mgi_gpu_ch_unpublish(mgi_ep_t *ep, mgi_channel_t *ch);
 void         mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
                                mgi_dev_ch_t *h);
+/* What a GPU endpoint's sorter kernel holds of each SM it runs on: its
+ * blocks, threads a block, registers a thread, shared memory bytes a
+ * block (mgi_context_user_blocks). */
+void         mgi_gpu_sorter_use(mgi_context_t *ctx, unsigned *blocks,
+                                unsigned *threads, unsigned *regs,
+                                size_t *smem);
 ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep);
 void         mgi_gpu_sorter_stop(mgi_ep_t *ep);
 uint32_t     mgi_gpu_quiesce_request(mgi_ep_t *ep);

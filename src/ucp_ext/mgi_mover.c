@@ -373,8 +373,8 @@ static void mgi_mover_cuda_peer(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
         ucs_warn("mgi context %p mover: device %d cannot access device %d: "
                  "copies between them go through host memory", ctx, a, b);
     } else if (e != cudaSuccess) {
-        ucs_warn("mgi context %p mover: peer access of device %d to %d: %s",
-                 ctx, a, b, cudaGetErrorString(e));
+        ucs_warn("mgi context %p mover: peer access of device %d to %d: "
+                 MGI_CUDA_ERR_FMT, ctx, a, b, MGI_CUDA_ERR_ARGS(e));
     } else {
         ucs_debug("mgi context %p mover: peer access of device %d to %d",
                   ctx, a, b);
@@ -749,9 +749,9 @@ static ucs_status_t mgi_mover_post_copies(mgi_mover_t *m,
              * too (a runtime or driver without it refuses every batch) */
             (void)cudaGetLastError();
             ucs_diag("context %p mover: cudaMemcpyBatchAsync refused a "
-                     "batch of %u copies (%s); the mover posts its copies "
-                     "one by one from now on", ctx, e->ncopies,
-                     cudaGetErrorString(ce));
+                     "batch of %u copies (" MGI_CUDA_ERR_FMT "); the mover "
+                     "posts its copies one by one from now on", ctx,
+                     e->ncopies, MGI_CUDA_ERR_ARGS(ce));
             ctx->params.mover_copy_batch = 0;
         }
     }
@@ -1166,8 +1166,8 @@ static int mgi_mover_test(mgi_mover_t *m, mgi_mover_epoch_t *e)
         }
         if (ce != cudaSuccess) {
             ucs_error("mgi context %p mover: copies of %u segments inside "
-                      "the process: %s", ctx, e->segs,
-                      cudaGetErrorString(ce));
+                      "the process: " MGI_CUDA_ERR_FMT, ctx, e->segs,
+                      MGI_CUDA_ERR_ARGS(ce));
             return UCS_ERR_IO_ERROR;
         }
     }

@@ -597,7 +597,8 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
     if ((ctx->fail_word == NULL) && (g->status != NULL)) {
         /* the context's failure word (under ctx->lock, as every endpoint's
          * create): set already where the mover stopped before */
-        uint32_t *w = (uint32_t*)mgi_gpu_host_alloc(ep, sizeof(*w));
+        uint32_t *w = (uint32_t*)mgi_gpu_host_alloc(ep, MGI_DEV_ERR_WORDS *
+                                                    sizeof(*w));
         if (w != NULL) {
             /* the mover sets its status, then reads this pointer: looked
              * at after the pointer is out, a stop at any time is seen by
@@ -816,8 +817,9 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
     while ((started = mgi_gpu_started(g)) < g->nblocks) {
         if (cudaStreamQuery(g->stream) != cudaErrorNotReady) {
-            ucs_error("mgi ep %u: sorter kernel ended at start: %s", ep->id,
-                      cudaGetErrorString(cudaStreamQuery(g->stream)));
+            ucs_error("mgi ep %u: sorter kernel ended at start: "
+                      MGI_CUDA_ERR_FMT, ep->id,
+                      MGI_CUDA_ERR_ARGS(cudaStreamQuery(g->stream)));
             g->running = 0;
             return UCS_ERR_IO_ERROR;
         }
@@ -1034,8 +1036,8 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
         usleep(100);
     }
     if (e != cudaSuccess) {
-        ucs_error("mgi ep %u: sorter kernel failed: %s", ep->id,
-                  cudaGetErrorString(e));
+        ucs_error("mgi ep %u: sorter kernel failed: " MGI_CUDA_ERR_FMT,
+                  ep->id, MGI_CUDA_ERR_ARGS(e));
     }
     mgi_gpu_sorter_report(ep);
     for (i = 0; i < g->nblocks; ++i) {
@@ -1688,6 +1690,9 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
     h->failed     = (ep->ctx->fail_word == NULL) ? NULL :
                     (const volatile uint32_t*)mgi_gpu_host_dev_ptr(
                             ep, ep->ctx->fail_word);
+    h->dev_err    = (h->failed == NULL) ? NULL :
+                    (volatile uint32_t*)h->failed + 1;
+    h->timeout_ns = (uint64_t)ep->ctx->params.timeout_ms * 1000000ull;
     if (gc->nfinal > 0) {
         h->final       = (mgi_ring_t**)(dc + 1);
         h->final_lock  = (uint32_t*)(h->final + gc->nfinal);
@@ -1721,6 +1726,23 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
         }
     }
     return UCS_OK;
+}
+
+void mgi_gpu_sorter_use(mgi_context_t *ctx, unsigned *blocks,
+                        unsigned *threads, unsigned *regs, size_t *smem)
+{
+    cudaFuncAttributes fa;
+
+    if (cudaFuncGetAttributes(&fa, mgi_sorter_kernel) != cudaSuccess) {
+        cudaGetLastError();
+        fa.numRegs         = 255;  /* at worst */
+        fa.sharedSizeBytes = 0;
+    }
+    /* as mgi_gpu_ep_create makes them */
+    *blocks  = ctx->params.sorter_blocks;
+    *threads = ctx->params.sorter_threads;
+    *regs    = (unsigned)fa.numRegs;
+    *smem    = mgi_gpu_smem(ctx->seg_size) + fa.sharedSizeBytes;
 }
 
 /* Zeroed device memory of ep's GPU, NULL on failure (said). */

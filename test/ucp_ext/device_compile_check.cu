@@ -1,7 +1,8 @@
 /**
  * Compile-only check of the MGI device API (mgi/mgi_device.cuh) and the
  * shared ring protocol under nvcc: a GroupBy kernel after the paper's
- * Fig. 3, using thread-, warp- and block-level calls. Not run (no GPU in
+ * Fig. 3, using thread-, warp- and block-level calls (each of them
+ * serves both channel kinds, direct rings and sorters). Not run (no GPU in
  * CI); the GPU suite runs the real thing.
  */
 #include <mgi/mgi_device.cuh>
@@ -58,13 +59,21 @@ __global__ void group_by(mgi_dev_ch_t ch, const tuple *part, unsigned n,
     /* a destination per tuple by the caller's rule, not the key modulo */
     mgi_dev_send_block_tile_map<2 * sizeof(long)>(&ch, buf, 4, odd_val(),
                                                   sent_to);
-    mgi_dev_flush(&ch, 0);
+    if (mgi_dev_flush(&ch, 0) != 0) {
+        return;     /* timed out or failed: the host learns why */
+    }
+    /* a receive loop with a bound: the kernel's own wait reports */
+    const uint64_t dl = mgi_dev_deadline(&ch);
     do {
         ret = mgi_dev_recv(&ch, buf, sizeof(buf));
         for (int k = 0; k < ret / (int)sizeof(tuple); ++k) {
             atomicAdd(&agg[buf[k].key % nbuckets], buf[k].val);
         }
-    } while (ret != MGI_DEV_EOF);
+        if ((ret == 0) && mgi_dev_past(dl)) {
+            mgi_dev_report(&ch, MGI_DEV_ERR_KERNEL_TIMEOUT);
+            return;
+        }
+    } while ((ret != MGI_DEV_EOF) && (mgi_dev_reported(&ch) == 0));
     /* block-level receives: copied, and in place */
     ret = mgi_dev_recv_block(&ch, buf, sizeof(buf));
     ret = mgi_dev_recv_block_each(&ch, 1u << 20,

@@ -397,6 +397,45 @@ ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t ch,
                           mgi_ep_id_t src);
 
 /**
+ * Why a device call of this context gave up (mgi_device.cuh: a flush or
+ * send that passed MGI_TIMEOUT_MS, or a kernel's own mgi_dev_report):
+ * the first report's MGI_DEV_ERR_* code, MGI_DEV_ERR_NONE if none, and
+ * in why (may be NULL) a sentence naming its channel, GPU endpoint and
+ * block. mgi_ch_delete logs it too when it finds a channel busy.
+ */
+uint32_t     mgi_context_device_error(mgi_context_h ctx, char *why,
+                                      size_t len);
+
+/**
+ * Before the endpoint's create and the kernel's launch: how many blocks
+ * of `threads` threads of `kernel` (a __global__ function, with `smem`
+ * bytes of dynamic shared memory) are resident at once on CUDA device
+ * `device` beside a GPU endpoint's sorter kernel there (an SM for each of
+ * its MGI_SORTER_BLOCKS blocks at worst, with what such a block leaves of
+ * its SM; the rest as cudaOccupancyMaxActiveBlocksPerMultiprocessor
+ * counts). Every user block of a channel's kernel must be resident: they
+ * wait for each other's tuples and EOFs. Give the endpoint at most that
+ * many user blocks (mgi_ep_params_t.blocks) and launch that many;
+ * divide by the endpoints where several share the device.
+ * UCS_ERR_INVALID_PARAM for a kernel that cannot run with these threads.
+ */
+ucs_status_t mgi_context_user_blocks(mgi_context_h ctx, int device,
+                                     const void *kernel, unsigned threads,
+                                     size_t smem, unsigned *blocks_p);
+
+/**
+ * Before a kernel's launch: can the typed tile send
+ * (mgi_dev_send_block_tile_of<tuple_size, slots>, slots MGI_DEV_TILE_ANY
+ * 0, _ONE 1 or _MANY 2) send channel ch's tiles from GPU endpoint ep to
+ * dst (an endpoint or MGI_DST_AUTO)? 1 yes, 0 no (the generic
+ * mgi_dev_send_block_tile then serves), with a debug line that says
+ * why. The same answer as mgi_dev_tile_of_fits on the device handle.
+ */
+int          mgi_ch_tile_fits(mgi_context_h ctx, mgi_ch_id_t ch,
+                              mgi_ep_id_t ep, unsigned tuple_size,
+                              unsigned slots, int dst);
+
+/**
  * Device handle of a channel at a local GPU endpoint (a source or a
  * destination of the channel), for the device calls of mgi_device.cuh.
  * Valid until the channel is deleted. UCS_ERR_INVALID_PARAM for a CPU

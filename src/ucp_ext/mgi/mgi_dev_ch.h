@@ -12,14 +12,57 @@
 #define MGI_DIRECT_MAX_DSTS  64 /* destinations of a channel with direct
                                  * rings, at most (a tile send's counts
                                  * per destination in shared memory) */
-#define MGI_DRING_PROD_WORDS 4  /* a producer's record of one of its
+#define MGI_DRING_PROD_WORDS 5  /* a producer's record of one of its
                                  * rings (mgi_dev_ch_t.dprod): the tail it
                                  * wrote to, the head it last read, the
                                  * tail it published, 1 once a
                                  * reservation in the destination's
-                                 * landing buffer failed */
+                                 * landing buffer failed, and the lock of
+                                 * the block's thread- and warp-level
+                                 * sends to the ring */
 
-/* A direct ring (MGI_DIRECT_RINGS=1): the tuples of one user block of a
+/* What a device call reports to the host when it gives up (the first
+ * report of the context is kept: mgi_context_device_error). */
+#define MGI_DEV_ERR_NONE          0u
+#define MGI_DEV_ERR_FLUSH_TIMEOUT 1u  /* a flush waited the context's
+                                         timeout for its tuples to be
+                                         delivered */
+#define MGI_DEV_ERR_SEND_TIMEOUT  2u  /* a thread- or warp-level send to
+                                         a direct ring waited the timeout
+                                         for the ring's lock */
+#define MGI_DEV_ERR_KERNEL_TIMEOUT 3u /* the kernel's own wait gave up
+                                         (mgi_dev_report) */
+#define MGI_DEV_ERR_LAST          4u
+#define MGI_DEV_ERR_WORDS         4   /* the context's failure words: 1
+                                         once it delivers nothing more
+                                         (mgi_dev_ch_t.failed), then the
+                                         first report's code, channel <<
+                                         16 | endpoint, and block */
+
+MGI_INLINE const char *mgi_dev_err_string(uint32_t code)
+{
+    switch (code) {
+    case MGI_DEV_ERR_NONE:
+        return "no device call gave up";
+    case MGI_DEV_ERR_FLUSH_TIMEOUT:
+        return "a kernel's flush waited MGI_TIMEOUT_MS for its tuples to be "
+               "delivered: every destination must keep receiving until EOF, "
+               "and every user block must be resident beside the sorter "
+               "(mgi_ep_user_blocks)";
+    case MGI_DEV_ERR_SEND_TIMEOUT:
+        return "a thread- or warp-level send waited MGI_TIMEOUT_MS for its "
+               "direct ring's lock";
+    case MGI_DEV_ERR_KERNEL_TIMEOUT:
+        return "a kernel's own wait passed its deadline (mgi_dev_deadline) "
+               "and reported it: a destination that stopped receiving, a "
+               "source that never flushed, or user blocks that are not all "
+               "resident";
+    default:
+        return "unknown device error code";
+    }
+}
+
+/* A direct ring (mgi_ch_params_t.flags): the tuples of one user block of a
  * source endpoint for one destination endpoint, in the destination GPU's
  * memory. The block stores its tuples there itself (over NVLink or PCIe:
  * peer access, CUDA IPC between processes), then their count at tail; the
@@ -127,6 +170,12 @@ typedef struct mgi_dev_ch {
     const volatile uint32_t *failed; /* nonzero once the context delivers
                                        nothing any more (mapped host
                                        memory; mgi_dev_failed), or NULL */
+    volatile uint32_t *dev_err;     /* the words after it: the first
+                                       report of a device call that gave
+                                       up (MGI_DEV_ERR_WORDS), or NULL */
+    uint64_t         timeout_ns;    /* bound of every wait of a device
+                                       call (MGI_TIMEOUT_MS), and of
+                                       mgi_dev_deadline */
 } mgi_dev_ch_t;
 
 #endif

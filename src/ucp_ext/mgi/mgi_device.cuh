@@ -65,15 +65,72 @@ __device__ static inline mgi_ring_t *mgi_dev_stage(const mgi_dev_ch_t *h)
     return mgi_dev_stage_of(h, 0);
 }
 
-/* A call that a channel with direct rings does not serve (below). */
-__device__ static inline void mgi_dev_dring_refuse(const mgi_dev_ch_t *h)
+/* ------------------------------------------------- bounds and reports
+ * Every wait of a device call ends by h->timeout_ns (the context's
+ * MGI_TIMEOUT_MS) and says why to the host (mgi_dev_report). A kernel's
+ * own loops (send until taken, receive until EOF) bound themselves the
+ * same way: take mgi_dev_deadline once, test mgi_dev_past in the loop,
+ * and report MGI_DEV_ERR_KERNEL_TIMEOUT before it gives up; the host then
+ * reads the reason with mgi_context_device_error. */
+#define MGI_DEV_TIMED_OUT (-1)  /* a wait of a device call passed its bound */
+#define MGI_DEV_FAILED    (-2)  /* the context delivers nothing any more */
+
+/* Nanoseconds of the GPU's global timer (the same on every SM). */
+__device__ static inline uint64_t mgi_dev_now(void)
 {
-    /* a thread- or warp-level call on a channel with direct rings
-     * (MGI_DIRECT_RINGS=1), which only block-level calls serve. No printf:
-     * a kernel with one waits, at its first launch, for the device to idle,
-     * which the persistent sorter never lets it do */
-    __trap();
+    uint64_t t;
+
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
+
+/* When a wait that starts now must end: the context's timeout from now. */
+__device__ static inline uint64_t mgi_dev_deadline(const mgi_dev_ch_t *h)
+{
+    return mgi_dev_now() + ((h->timeout_ns != 0) ? h->timeout_ns :
+                            60000000000ull);
+}
+
+__device__ static inline int mgi_dev_past(uint64_t deadline)
+{
+    return mgi_dev_now() > deadline;
+}
+
+/* Tell the host why a device call (or the kernel) gave up: the first
+ * report of the context is kept, with the channel, endpoint and block
+ * (mgi_context_device_error; mgi_ch_delete names it too). Plain stores
+ * to mapped host memory: two reports at once keep one of them. */
+__device__ static inline void mgi_dev_report(const mgi_dev_ch_t *h,
+                                             uint32_t code)
+{
+    volatile uint32_t *e = h->dev_err;
+
+    if ((e == NULL) || (e[0] != MGI_DEV_ERR_NONE)) {
+        return;
+    }
+    e[1] = ((uint32_t)h->ch << 16) | h->self;
+    e[2] = blockIdx.x;
+    __threadfence_system();
+    e[0] = code;
+    __threadfence_system();
+}
+
+/* The code of the context's first report, MGI_DEV_ERR_NONE if none. */
+__device__ static inline uint32_t mgi_dev_reported(const mgi_dev_ch_t *h)
+{
+    return (h->dev_err != NULL) ? h->dev_err[0] : MGI_DEV_ERR_NONE;
+}
+
+/* Thread- and warp-level calls on a channel with direct rings (defined
+ * with the direct rings below). */
+__device__ static inline int mgi_dev_dring_send_one(const mgi_dev_ch_t *h,
+                                                    const void *tuple,
+                                                    unsigned len, int dst);
+__device__ static inline int mgi_dev_dring_send_warp(const mgi_dev_ch_t *h,
+                                                     const void *tuple,
+                                                     unsigned len, int dst);
+__device__ static inline int mgi_dev_dring_recv_one(const mgi_dev_ch_t *h,
+                                                    void *buf, unsigned cap);
 
 /* A key's destination number, key % ndst (its index in h->dst). */
 __device__ static inline uint32_t mgi_dev_key_mod(const mgi_dev_ch_t *h,
@@ -278,7 +335,7 @@ __device__ static inline int mgi_dev_send(const mgi_dev_ch_t *h,
     unsigned g;
 
     if (h->direct) {
-        mgi_dev_dring_refuse(h);
+        return mgi_dev_dring_send_one(h, tuple, len, dst);
     }
     if ((len == 0) || (len > MGI_MSG_MAX_LEN)) {
         return 0;
@@ -310,7 +367,7 @@ __device__ static inline int mgi_dev_send_warp(const mgi_dev_ch_t *h,
     int ok = 0;
 
     if (h->direct) {
-        mgi_dev_dring_refuse(h);
+        return mgi_dev_dring_send_warp(h, tuple, len, dst);
     }
     /* route and mark key first: lane 0 marks beside the lanes' writes */
     if (sz > 0) {
@@ -426,15 +483,17 @@ __device__ static inline void mgi_dev_batch_put(char *msg0,
 }
 
 /* ------------------------------------------------------------ direct rings
- * MGI_DIRECT_RINGS=1 (h->direct): a user block stores its tuples straight
- * into its direct ring at each destination (mgi_dring_t, in the
- * destination GPU's memory), and the destination's user blocks read them
- * there: no stage ring, sorter, mover or final ring on the way. The block
- * is its rings' one producer, and a receive takes a ring's tuples in
- * order under the consuming block's lock, so only block-level calls serve
- * such a channel (block sends, tile sends, block receives, flushes):
- * mgi_dev_send, mgi_dev_send_warp and mgi_dev_recv trap there, as does
- * a sending kernel of more blocks than the endpoint's user blocks. */
+ * The default between the GPU endpoints of one host (h->direct): a user
+ * block stores its tuples straight into its direct ring at each
+ * destination (mgi_dring_t, in the destination GPU's memory), and the
+ * destination's user blocks read them there: no stage ring, sorter, mover
+ * or final ring on the way. The block is its rings' one producer: block
+ * and tile sends reserve without atomics, and a sending kernel of more
+ * blocks than the endpoint's user blocks traps there. Thread- and
+ * warp-level sends take the ring's lock (a word of the block's record,
+ * mgi_dev_dring_send_one), so any thread may call them, in a kernel of
+ * any size. A receive takes a ring's tuples in order under the consuming
+ * block's lock, at block or thread level. */
 
 /* Block level: a sending kernel runs at most the endpoint's user blocks
  * (block b is the one producer of its rings). */
@@ -829,6 +888,259 @@ __device__ static inline int mgi_dev_dring_recv_block(const mgi_dev_ch_t *h,
         atomicExch(&h->final_lock[c], 0u);
     }
     return (done > 0) ? (int)done : n;
+}
+
+/* Thread- and warp-level sends on direct rings. Block b % nblocks's
+ * record of its ring to destination i; its lock word serialises the
+ * thread- and warp-level sends to the ring (of any block that maps to
+ * it). Under the lock the record is read and written with volatile
+ * accesses: the blocks that share it may be on other SMs. */
+__device__ static inline volatile uint64_t *mgi_dev_dring_rec(
+        const mgi_dev_ch_t *h, unsigned i)
+{
+    return &h->dprod[MGI_DRING_PROD_WORDS *
+                     ((uint64_t)i * h->nblocks + blockIdx.x % h->nblocks)];
+}
+
+__device__ static inline mgi_dring_t *mgi_dev_dring_of(const mgi_dev_ch_t *h,
+                                                       unsigned i)
+{
+    return (mgi_dring_t*)(h->dbase[i] +
+                          (uint64_t)(h->dfirst + blockIdx.x % h->nblocks) *
+                          h->dstride);
+}
+
+/* Take ring i's lock by the deadline (0: passed, said to the host). */
+__device__ static inline int mgi_dev_dring_lock(const mgi_dev_ch_t *h,
+                                                unsigned i, uint64_t dl)
+{
+    unsigned long long *w =
+            (unsigned long long*)&mgi_dev_dring_rec(h, i)[4];
+    unsigned n = 0;
+
+    while (atomicCAS(w, 0ull, 1ull) != 0ull) {
+        if ((++n % 256 == 0) && mgi_dev_past(dl)) {
+            mgi_dev_report(h, MGI_DEV_ERR_SEND_TIMEOUT);
+            return 0;
+        }
+    }
+    __threadfence();
+    return 1;
+}
+
+/* Release ring i's lock: the tuples written under it reach every scope
+ * first, so the next holder's publish covers them. */
+__device__ static inline void mgi_dev_dring_unlock(const mgi_dev_ch_t *h,
+                                                   unsigned i)
+{
+    __threadfence_system();
+    atomicExch((unsigned long long*)&mgi_dev_dring_rec(h, i)[4], 0ull);
+}
+
+/* Under ring i's lock: room for cnt more tuples; the tail they start at
+ * in *t. The head is read over the link only when the one read before
+ * leaves too little room. */
+__device__ static inline int mgi_dev_dring_room(const mgi_dev_ch_t *h,
+                                                unsigned i, uint32_t cnt,
+                                                uint64_t *t)
+{
+    volatile uint64_t *st = mgi_dev_dring_rec(h, i);
+    uint64_t hd           = st[1];
+
+    *t = st[0];
+    if (*t + cnt - hd > h->dcap) {
+        hd    = mgi_ld_acq64(&mgi_dev_dring_of(h, i)->head);
+        st[1] = hd;
+    }
+    return (*t + cnt - hd <= h->dcap);
+}
+
+/* Under ring i's lock, once cnt tuples were written at tail t (cnt 0:
+ * none, the ring was full): the new tail, published once the tuples not
+ * yet published reach h->dpub, or at once when the ring was full (its
+ * consumer may be waiting for them to make room). */
+__device__ static inline void mgi_dev_dring_advance(const mgi_dev_ch_t *h,
+                                                    unsigned i, uint64_t t,
+                                                    uint32_t cnt)
+{
+    volatile uint64_t *st = mgi_dev_dring_rec(h, i);
+
+    if (cnt > 0) {
+        st[0] = t + cnt;
+    }
+    if ((st[0] != st[2]) && ((cnt == 0) || (st[0] - st[2] >= h->dpub))) {
+        __threadfence_system();
+        mgi_st_rel64_sys(&mgi_dev_dring_of(h, i)->tail, st[0]);
+        st[2] = st[0];
+    }
+}
+
+/* The destinations a tuple goes to: [*lo, *hi) of the channel's, one for
+ * an explicit destination or the partition key, every one for a
+ * broadcast. */
+__device__ static inline void mgi_dev_dring_targets(const mgi_dev_ch_t *h,
+                                                    const void *tuple,
+                                                    int dst, unsigned *lo,
+                                                    unsigned *hi)
+{
+    if (dst >= 0) {
+        *lo = mgi_dev_dring_index(h, dst);
+        *hi = *lo + 1;
+    } else if (h->part_key >= 0) {
+        *lo = mgi_dev_key_index(h, tuple);
+        *hi = *lo + 1;
+    } else {
+        *lo = 0;
+        *hi = h->ndst;
+    }
+}
+
+/* mgi_dev_send on direct rings: one tuple of the schema's size into the
+ * calling block's ring at its destination (each destination's, for a
+ * broadcast: all or none), under the rings' locks taken in order.
+ * Returns len, or 0 when a ring is full or a lock was not had by the
+ * context's timeout (then reported: mgi_dev_reported). */
+__device__ static inline int mgi_dev_dring_send_one(const mgi_dev_ch_t *h,
+                                                    const void *tuple,
+                                                    unsigned len, int dst)
+{
+    const unsigned ts = h->tuple_size;
+    unsigned lo, hi, i, got;
+    uint64_t t, dl;
+    int ok = 1;
+
+    if (len == 0) {
+        return 0;
+    }
+    if (len != ts) {
+        __trap();   /* a tuple of another size than the schema's */
+    }
+    mgi_dev_dring_targets(h, tuple, dst, &lo, &hi);
+    dl = mgi_dev_deadline(h);
+    for (got = lo; (got < hi) && mgi_dev_dring_lock(h, got, dl); ++got) {
+    }
+    ok = (got == hi);
+    for (i = lo; ok && (i < hi); ++i) {
+        ok = mgi_dev_dring_room(h, i, 1, &t);
+    }
+    for (i = lo; i < got; ++i) {
+        t = mgi_dev_dring_rec(h, i)[0];
+        if (ok) {
+            mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_of(h, i), t),
+                           tuple, ts);
+        }
+        mgi_dev_dring_advance(h, i, t, ok ? 1 : 0);
+        mgi_dev_dring_unlock(h, i);
+    }
+    return ok ? (int)len : 0;
+}
+
+/* OR of v over the warp. */
+__device__ static inline uint64_t mgi_dev_warp_or64(uint64_t v)
+{
+    unsigned k;
+
+    for (k = 16; k > 0; k /= 2) {
+        v |= __shfl_xor_sync(0xffffffffu, v, k);
+    }
+    return v;
+}
+
+/* mgi_dev_send_warp on direct rings: every lane passes its tuple (len 0:
+ * none); lane 0 takes the locks of the rings the warp's tuples go to, in
+ * order, and finds room for each ring's count; the lanes then write their
+ * tuples side by side in each. All or nothing: every lane gets its len or
+ * 0. */
+__device__ static inline int mgi_dev_dring_send_warp(const mgi_dev_ch_t *h,
+                                                     const void *tuple,
+                                                     unsigned len, int dst)
+{
+    const unsigned lane = threadIdx.x % 32, ts = h->tuple_size;
+    const unsigned lt   = (1u << lane) - 1;
+    unsigned lo = 0, hi = 0, i, n, rank, bal;
+    unsigned long long mine = 0, all, taken = 0, rest;
+    uint64_t dl, t = 0;
+    int ok;
+
+    if ((len != 0) && (len != ts)) {
+        __trap();   /* a tuple of another size than the schema's */
+    }
+    if (len != 0) {
+        mgi_dev_dring_targets(h, tuple, dst, &lo, &hi);
+        mine = ((hi - lo == 64) ? ~0ull : ((1ull << (hi - lo)) - 1)) << lo;
+    }
+    all = mgi_dev_warp_or64(mine);
+    if (all == 0) {
+        return 0;
+    }
+    if (lane == 0) {
+        dl = mgi_dev_deadline(h);
+        for (rest = all; rest != 0; rest &= rest - 1) {
+            i = __ffsll(rest) - 1;
+            if (!mgi_dev_dring_lock(h, i, dl)) {
+                break;
+            }
+            taken |= 1ull << i;
+        }
+    }
+    taken = __shfl_sync(0xffffffffu, taken, 0);
+    ok    = (taken == all);
+    for (rest = taken; rest != 0; rest &= rest - 1) {
+        i = __ffsll(rest) - 1;
+        n = __popc(__ballot_sync(0xffffffffu, (mine >> i) & 1));
+        if ((lane == 0) && ok) {
+            ok = mgi_dev_dring_room(h, i, n, &t);
+        }
+    }
+    ok = __shfl_sync(0xffffffffu, ok, 0);
+    for (rest = taken; rest != 0; rest &= rest - 1) {
+        i    = __ffsll(rest) - 1;
+        bal  = __ballot_sync(0xffffffffu, (mine >> i) & 1);
+        n    = __popc(bal);
+        rank = __popc(bal & lt);
+        if (lane == 0) {
+            t = mgi_dev_dring_rec(h, i)[0];
+        }
+        t = __shfl_sync(0xffffffffu, (unsigned long long)t, 0);
+        if (ok && ((mine >> i) & 1)) {
+            mgi_copy_bytes(mgi_dev_dring_at(h, mgi_dev_dring_of(h, i),
+                                            t + rank), tuple, ts);
+        }
+        __syncwarp();
+        if (lane == 0) {
+            mgi_dev_dring_advance(h, i, t, ok ? n : 0);
+            mgi_dev_dring_unlock(h, i);
+        }
+    }
+    return ok ? (int)len : 0;
+}
+
+/* mgi_dev_recv on direct rings: one run of tuples from the calling
+ * block's rings (mgi_dev_dring_pick), as many as fit in cap, under the
+ * consuming block's lock (another thread of the block receiving: 0). */
+__device__ static inline int mgi_dev_dring_recv_one(const mgi_dev_ch_t *h,
+                                                    void *buf, unsigned cap)
+{
+    const unsigned c  = blockIdx.x % h->nblocks;
+    const unsigned ts = h->tuple_size;
+    mgi_dring_t *r;
+    uint64_t hd;
+    int n;
+
+    if ((cap < ts) || (atomicCAS(&h->final_lock[c], 0u, 1u) != 0u)) {
+        return 0;
+    }
+    __threadfence();
+    n = mgi_dev_dring_pick(h, c, cap / ts, &r, &hd);
+    if (n > 0) {
+        mgi_copy_bytes(buf, mgi_dev_dring_at(h, r, hd), (uint32_t)n * ts);
+        /* the reads are done before the producer may overwrite them */
+        __threadfence_system();
+        mgi_st_rel64_sys(&r->head, hd + (uint64_t)n);
+    }
+    __threadfence();
+    atomicExch(&h->final_lock[c], 0u);
+    return (n > 0) ? n * (int)ts : n;
 }
 
 /* The block copies `bytes` from src to dst: 8-byte words, consecutive
@@ -2453,9 +2765,11 @@ __device__ static inline int mgi_dev_failed(const mgi_dev_ch_t *h)
     return (h->failed != NULL) && (*h->failed != 0);
 }
 
-/* Block level: EOF for this block, then wait for delivery. Returns 0, -1
- * when it gave up after `spin_limit` polls (0: no limit), or -2 once the
- * context failed (mgi_dev_failed). */
+/* Block level: EOF for this block, then wait for delivery. Returns 0,
+ * MGI_DEV_TIMED_OUT when it gave up after `spin_limit` polls (0: at the
+ * context's timeout, MGI_TIMEOUT_MS, reported to the host as
+ * MGI_DEV_ERR_FLUSH_TIMEOUT), or MGI_DEV_FAILED once the context failed
+ * (mgi_dev_failed). The same in every thread. */
 __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
                                            unsigned long long spin_limit)
 {
@@ -2469,15 +2783,19 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
     }
     __syncthreads();
     if (threadIdx.x == 0) {
+        const uint64_t dl = mgi_dev_deadline(h);
+
         s_ret = 0;
         while (!mgi_dev_flush_step(h, &state)) {
             ++spins;
-            if (spin_limit && (spins > spin_limit)) {
-                s_ret = -1;
+            if ((spin_limit != 0) ? (spins > spin_limit) :
+                ((spins % 1024 == 0) && mgi_dev_past(dl))) {
+                s_ret = MGI_DEV_TIMED_OUT;
+                mgi_dev_report(h, MGI_DEV_ERR_FLUSH_TIMEOUT);
                 break;
             }
             if ((spins % 1024 == 0) && mgi_dev_failed(h)) {
-                s_ret = -2;
+                s_ret = MGI_DEV_FAILED;
                 break;
             }
             mgi_cpu_relax();
@@ -2534,7 +2852,7 @@ __device__ static inline int mgi_dev_recv(const mgi_dev_ch_t *h, void *buf,
     int eof;
 
     if (h->direct) {
-        mgi_dev_dring_refuse(h);
+        return mgi_dev_dring_recv_one(h, buf, cap);
     }
     if (mgi_dev_final_idle(h, b) ||
         (atomicCAS(&h->final_lock[b], 0u, 1u) != 0u)) {

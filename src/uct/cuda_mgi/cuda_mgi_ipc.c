@@ -105,19 +105,28 @@ const char *uct_cuda_mgi_handle_type_name(unsigned type)
 
 const char *uct_cuda_mgi_cu_error(CUresult cu_err)
 {
-    static __thread char buf[64];
-    const char *str = NULL;
+    static __thread char buf[256];
+    const char *name = NULL, *str = NULL;
 
-    if ((cuGetErrorString(cu_err, &str) == CUDA_SUCCESS) && (str != NULL)) {
-        return str;
+    /* each pointer is read only where its call said it set it */
+    if ((cuGetErrorName(cu_err, &name) != CUDA_SUCCESS) || (name == NULL)) {
+        name = NULL;
     }
-
-    /* the driver could not say (the toolkit's stub libcuda cannot) */
-    if (cu_err == CUDA_ERROR_STUB_LIBRARY) {
+    if ((cuGetErrorString(cu_err, &str) != CUDA_SUCCESS) || (str == NULL)) {
+        str = NULL;
+    }
+    if ((name == NULL) && (cu_err == CUDA_ERROR_STUB_LIBRARY)) {
+        /* the toolkit's stub libcuda can name nothing */
         return "CUDA_ERROR_STUB_LIBRARY: the stub libcuda.so is loaded, no "
                "NVIDIA driver is installed";
     }
-    snprintf(buf, sizeof(buf), "CUDA driver error %d", (int)cu_err);
+    if (name == NULL) {
+        snprintf(buf, sizeof(buf), "CUDA driver error %d%s%s", (int)cu_err,
+                 (str != NULL) ? ": " : "", (str != NULL) ? str : "");
+    } else {
+        snprintf(buf, sizeof(buf), "%s: %s", name,
+                 (str != NULL) ? str : "(the driver gave no description)");
+    }
     return buf;
 }
 

@@ -43,6 +43,8 @@ typedef struct {
     gig_cu_res_t (*cuMemcpyHtoD_v2)(gig_cu_ptr_t, const void*, size_t);
     gig_cu_res_t (*cuMemcpyPeer)(gig_cu_ptr_t, gig_cu_ctx_t, gig_cu_ptr_t,
                                  gig_cu_ctx_t, size_t);
+    gig_cu_res_t (*cuGetErrorName)(gig_cu_res_t, const char**);
+    gig_cu_res_t (*cuGetErrorString)(gig_cu_res_t, const char**);
 } gig_calib_cu_t;
 
 typedef struct {
@@ -61,11 +63,29 @@ static double gig_calib_now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* A driver error's name and string, never unset pointers ("?" where the
+ * driver cannot say) */
+static void gig_calib_cu_error(const gig_calib_cu_t *cu, gig_cu_res_t r,
+                               const char **name, const char **str)
+{
+    if ((cu->cuGetErrorName == NULL) || (cu->cuGetErrorName(r, name) != 0) ||
+        (*name == NULL)) {
+        *name = "?";
+    }
+    if ((cu->cuGetErrorString == NULL) ||
+        (cu->cuGetErrorString(r, str) != 0) || (*str == NULL)) {
+        *str = "?";
+    }
+}
+
 #define GIG_CALIB_CALL(_cu, _call) \
     ({ \
         gig_cu_res_t _r = (_cu)->_call; \
+        const char *_n, *_s; \
         if (_r != 0) { \
-            ucs_debug("gig calibration: %s failed: %d", #_call, _r); \
+            gig_calib_cu_error((_cu), _r, &_n, &_s); \
+            ucs_debug("gig calibration: %s failed: %d %s: %s", #_call, _r, \
+                      _n, _s); \
         } \
         _r; \
     })
@@ -166,6 +186,9 @@ ucs_status_t gig_calibrate(gig_graph_t *g, size_t bytes)
     GIG_CALIB_SYM(cuMemcpyDtoH_v2);
     GIG_CALIB_SYM(cuMemcpyHtoD_v2);
     GIG_CALIB_SYM(cuMemcpyPeer);
+    /* the error names are for messages only: not required */
+    *(void**)&cu.cuGetErrorName   = dlsym(lib, "cuGetErrorName");
+    *(void**)&cu.cuGetErrorString = dlsym(lib, "cuGetErrorString");
 #undef GIG_CALIB_SYM
     if ((cu.cuInit(0) != 0) || (cu.cuDeviceGetCount(&ndev) != 0)) {
         ucs_debug("gig calibration of '%s': no usable CUDA device",
