@@ -117,6 +117,8 @@ copy_program "$out" "$top/test/.libs/gtest_cuda_mgi" "$top/test/gtest_cuda_mgi" 
     die "no test/gtest_cuda_mgi: build this tree (make) first"
 copy_program "$out" "$top/bench/workloads/mgi_workloads" || true
 copy_program "$out" "$top/test/ucp_ext/gpu_ring_test" || true
+copy_program "$out" "$top/examples/.libs/shuffle" "$top/examples/shuffle" ||
+    true
 copy_program "$out" "$top/test/ucp_ext/.libs/mgi_gpu_test" || true
 copy_program "$out" "$top/test/ucp_ext/.libs/mgi_launch" \
                     "$top/test/ucp_ext/mgi_launch" || true

@@ -15,11 +15,17 @@
 # after that is reported SKIPPED, so one invocation fits a 10-minute slot
 # even when steps hang until their limits.
 #
-# BINDIR holds mgi_gpu_test, mgi_launch and gpu_ring_test (libmgi and UCX
-# found through their rpaths). Every step is bounded by timeout(1), prints
+# BINDIR holds mgi_gpu_test, mgi_launch, gpu_ring_test and shuffle (the
+# first example, examples/shuffle.cu; libmgi and UCX found through their
+# rpaths). Every step is bounded by timeout(1), prints
 # PASS/FAIL, and its JSON lines are collected in OUTDIR/results.jsonl.
 # Exit status: the number of failed steps.
 #
+#   example_shuffle_defaults  examples/shuffle.cu, the new user's program,
+#                 2 processes, with libmgi's defaults: no MGI_*, no UCX_TLS,
+#                 no CUDA_MODULE_LOADING set (it sets that itself)
+#   *_defaults    GPU steps with libmgi's defaults: direct rings between
+#                 the GPU endpoints, thread-level sends and receives there
 #   ring_*        ring protocol + device send calls (one GPU, no library)
 #   groupby_*     paper Fig. 3 GroupBy over the device API, checked against
 #                 a CPU reference: 2 processes x 1 GPU, 1 process x 2 GPUs,
@@ -129,6 +135,12 @@ export CUDA_MODULE_LOADING=EAGER
 export MGI_TIMEOUT_MS=${MGI_TIMEOUT_MS:-30000}
 T=${MGI_KERNEL_TIMEOUT_S:-60}   # device-side bound of every test kernel
 export NCCL_NVLS_ENABLE=0
+# The steps test the sorters and movers unless they say otherwise: those
+# named *_direct set MGI_DIRECT_RINGS=1, the *_defaults ones run with no
+# MGI_* at all (libmgi's default there: direct rings)
+export MGI_DIRECT_RINGS=${MGI_DIRECT_RINGS:-0}
+defaults=(env -u MGI_DIRECT_RINGS -u MGI_TIMEOUT_MS -u UCX_TLS
+          -u CUDA_MODULE_LOADING)
 
 fails=0
 skipped=0
@@ -171,6 +183,20 @@ for m in thread warp block batch; do
 done
 
 n=1000000
+# the first example with libmgi's defaults: every tuple checked, the rate
+# across per rank printed
+step example_shuffle_defaults 120 "${defaults[@]}" \
+    mgi_launch -n 2 -t 110 -- shuffle 4194304
+# thread-level receives (-R thread) and sends (peer_dies: thread 0 sends
+# 16 tuples, then waits for the other rank, which ends) on the default
+# channel kind between GPU endpoints: direct rings
+step peer_dies_2proc_defaults 60 "${defaults[@]}" \
+    mgi_launch -n 2 -t 55 -- mgi_gpu_test peer_dies
+step groupby_2proc_defaults_thread_recv 100 "${defaults[@]}" \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -R thread -T $T
+step groupby_1proc_2gpu_defaults 100 "${defaults[@]}" \
+    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+
 step groupby_2proc 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n $n -b 8 -T $T
 step groupby_1proc_2gpu 100 mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
