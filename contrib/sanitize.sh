@@ -54,7 +54,10 @@ export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
 # fast_unwind_on_malloc=0: whole stacks, so that a leak in a library
 # unloaded before the report still matches its suppression by the frames
 # below it
-export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0
+# allocator_may_return_null=1: tests that ask for more memory than there
+# is (ring_budget) check that the refusal is reported, which ASan would
+# turn into an abort
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:fast_unwind_on_malloc=0:allocator_may_return_null=1
 export LSAN_OPTIONS=suppressions=$top/contrib/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 rc=0
