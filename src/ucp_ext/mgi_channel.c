@@ -22,7 +22,7 @@ typedef struct mgi_ch_wire_ep {
     uint16_t ctl_rkey_len;
     uint16_t flags;             /* MGI_WIRE_EP_* */
     uint32_t blocks;            /* its user blocks */
-    uint32_t reserved;
+    int32_t  vertex;            /* in its host's graph (mgi_route.c), -1 */
     uint64_t rbase;
     uint64_t ctl_rbase;
     uint8_t  rkey[MGI_RKEY_MAX];
@@ -112,6 +112,7 @@ void mgi_channel_free(mgi_channel_t *ch)
             }
         }
     }
+    mgi_route_ch_fini(ch);
     free(ch->ldst);
     free(ch->lsrc);
     free(ch->dst);
@@ -459,35 +460,31 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
     return UCS_OK;
 }
 
-static ucs_status_t mgi_ch_make_routes(mgi_context_t *ctx, mgi_channel_t *ch)
+/* The channel's next hops and sort rings (mgi_route.c), from each
+ * endpoint's vertex in the allgather */
+static ucs_status_t mgi_ch_make_routes(mgi_context_t *ctx, mgi_channel_t *ch,
+                                       const mgi_ch_wire_t *all)
 {
-    mgi_route_t *route;
-    ucs_status_t status;
-    mgi_ep_id_t hop;
-    unsigned i, j;
+    int32_t *hvert = malloc(MGI_MAX_EPS * sizeof(*hvert));
+    uint8_t *gpu   = calloc(MGI_MAX_EPS, 1);
+    ucs_status_t status = UCS_ERR_NO_MEMORY;
+    const mgi_ch_wire_ep_t *w;
+    unsigned i;
+    int r;
 
-    for (i = 0; i < ch->nsrc; ++i) {
-        if (ch->lsrc[i].ep == NULL) {
-            continue;
-        }
-        for (j = 0; j < ch->ndst; ++j) {
-            hop = mgi_route_next_hop(ctx, ch->src[i], ch->dst[j]);
-            if (hop == ch->src[i]) {
-                continue; /* loopback: the sorter writes the receive ring */
-            }
-            if (!ctx->peer_eps[hop].valid) {
-                ucs_error("mgi channel %u: next hop %u of %u -> %u has no "
-                          "receive ring", ch->id, hop, ch->src[i],
-                          ch->dst[j]);
-                return UCS_ERR_UNREACHABLE;
-            }
-            status = mgi_ep_route_get(ch->lsrc[i].ep, hop, &route);
-            if (status != UCS_OK) {
-                return status;
+    if ((hvert != NULL) && (gpu != NULL)) {
+        memset(hvert, 0xff, MGI_MAX_EPS * sizeof(*hvert));
+        for (r = 0; r < ctx->size; ++r) {
+            for (i = 0, w = all[r].eps; i < all[r].nep; ++i, ++w) {
+                hvert[w->id] = w->vertex;
+                gpu[w->id]   = !!(w->flags & MGI_WIRE_EP_GPU);
             }
         }
+        status = mgi_route_ch_plan(ctx, ch, hvert, gpu);
     }
-    return UCS_OK;
+    free(hvert);
+    free(gpu);
+    return (status == UCS_OK) ? mgi_route_ch_rings(ctx, ch) : status;
 }
 
 /* Count the channel's local endpoints as used (delta 1, at its create)
@@ -897,6 +894,11 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         goto out_free;
     }
 
+    /* the GIG plan, at the first create (collective as the create) */
+    if ((ctx->route == NULL) && (mgi_route_init(ctx) != UCS_OK)) {
+        status = UCS_ERR_IO_ERROR;
+        goto out_free;
+    }
     /* the rings of deleted channels, for this one to reuse; a failure is
      * this rank's answer to the collective, as any other */
     local_status = mgi_ch_reap(ctx, 1);
@@ -924,6 +926,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         mine->eps[mine->nep].rkey_len = ep->rkey_len;
         mine->eps[mine->nep].rbase    = (uintptr_t)ep->recv_mem;
         mine->eps[mine->nep].blocks   = ep->nblocks;
+        mine->eps[mine->nep].vertex   = mgi_route_ep_vertex(ctx, ep);
         mine->eps[mine->nep].flags    =
                 (mgi_ep_is_gpu(ep) ? MGI_WIRE_EP_GPU : 0) |
                 ((mgi_ep_is_gpu(ep) && ctx->params.peer_direct) ?
@@ -978,7 +981,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     pthread_mutex_lock(&ctx->lock);
     status = mgi_ch_learn_peers(ctx, all);
     if (status == UCS_OK) {
-        status = mgi_ch_make_routes(ctx, ch);
+        status = mgi_ch_make_routes(ctx, ch, all);
     }
     for (i = 0; (status == UCS_OK) && ((ep = mgi_ch_gpu_ep(ch, &i)) != NULL);) {
         status = mgi_gpu_ch_routes(ep, ch);
@@ -1177,6 +1180,11 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
         }
     }
 
+    status = mgi_route_ch_busy(ctx, ch);
+    if (status != UCS_OK) {
+        return status;
+    }
+
     t[1] = mgi_time_ns();
     __atomic_store_n(&ctx->chs[id], NULL, __ATOMIC_RELEASE);
     for (i = 0; (ep = mgi_ch_gpu_ep(ch, &i)) != NULL;) {
@@ -1237,6 +1245,10 @@ ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t dst,
     pthread_mutex_lock(&d->recv_lock);
     attr->recv_tuples = d->recv_tuples;
     attr->recv_bytes  = d->recv_bytes;
+    attr->relayed_tuples = __atomic_load_n(&ch->relayed[d->ep->index],
+                                           __ATOMIC_RELAXED);
+    attr->relayed_eofs   = __atomic_load_n(&ch->relay_eofs[d->ep->index],
+                                           __ATOMIC_ACQUIRE);
     pthread_mutex_unlock(&d->recv_lock);
     for (i = 0; i < ch->nsrc; ++i) {
         attr->eof_count[i] = __atomic_load_n(&d->eof_count[i],

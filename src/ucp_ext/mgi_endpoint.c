@@ -410,6 +410,11 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     unsigned i, blocks;
 
     blocks = (params->blocks == 0) ? 1 : params->blocks;
+    if ((params->vertex != NULL) && (strlen(params->vertex) >= 32)) {
+        ucs_error("mgi context %p: vertex name '%.40s...' longer than 31",
+                  ctx, params->vertex);
+        return UCS_ERR_INVALID_PARAM;
+    }
     if ((params->device == MGI_EP_HOST) && (blocks > 1)) {
         ucs_error("mgi context %p: a CPU endpoint has one user block, not %u",
                   ctx, params->blocks);
@@ -453,6 +458,9 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     ep->index  = ctx->neps;
     ep->id     = MGI_EP_ID(ctx->rank, ep->index);
     ep->device = params->device;
+    if (params->vertex != NULL) {
+        strcpy(ep->vertex, params->vertex);
+    }
     ep->nblocks = blocks;
     ep->ngroups = (params->device == MGI_EP_HOST) ? 1 :
                   ctx->params.stage_groups;

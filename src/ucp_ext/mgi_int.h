@@ -46,6 +46,7 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 typedef struct mgi_context  mgi_context_t;
 typedef struct mgi_ep       mgi_ep_t;
 typedef struct mgi_channel  mgi_channel_t;
+typedef struct mgi_route_ctx mgi_route_ctx_t;
 
 /* ------------------------------------------------------------- bootstrap */
 
@@ -217,6 +218,7 @@ struct mgi_ep {
     volatile int  stop;
     uint32_t      sorter_epoch;
     unsigned      refcount;     /* channels using this endpoint */
+    char          vertex[32];   /* mgi_ep_params_t.vertex, "" if none */
     void          *gpu;         /* GPU endpoint state (mgi_sorter.cu) */
 };
 
@@ -280,6 +282,16 @@ struct mgi_channel {
     uint32_t       dead_mark[MGI_MAX_LOCAL_EPS];
     unsigned       dead_neps;    /* ctx->neps then: endpoint slots are not
                                     reused, so a later one never saw it */
+    /* GIG next hops (mgi_route.c): per local endpoint (by its index) the
+     * next hop towards each destination (in the order of dst), NULL where
+     * every one is the destination itself */
+    struct mgi_route_ch *route;
+    mgi_ep_id_t    *hops[MGI_MAX_LOCAL_EPS];
+    /* per local endpoint: tuples and EOFs it forwarded for other
+     * endpoints (its sorter), EOFs it is to forward */
+    uint64_t       relayed[MGI_MAX_LOCAL_EPS];
+    uint32_t       relay_eofs[MGI_MAX_LOCAL_EPS];
+    uint32_t       relay_expect[MGI_MAX_LOCAL_EPS];
 };
 
 /* ------------------------------------------------------------- context */
@@ -347,6 +359,8 @@ struct mgi_context {
                                           copies inside this process */
     struct mgi_region *regions;        /* registered, not deregistered
                                           (mgi_region.c), under lock */
+    mgi_route_ctx_t  *route;           /* the GIG plan (mgi_route.c), made
+                                          at the first mgi_ch_create */
 };
 
 /* helpers for every layer (mgi_util.c) */
@@ -408,9 +422,20 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                               mgi_route_t **route_p);
 void         mgi_ep_destroy(mgi_ep_t *ep);
 
-/* routing: the one place the GIG planner's forwarding tables plug in */
-mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, mgi_ep_id_t src,
-                                mgi_ep_id_t dst);
+/* routing (mgi_route.c): the GIG planner's graph and plan, collective at
+ * the first mgi_ch_create; a local endpoint's vertex for the channel
+ * allgather; a channel's next hops from the vertices of its endpoints
+ * (hvert[id], gpu[id] by endpoint id); the next hop of a local src */
+ucs_status_t mgi_route_init(mgi_context_t *ctx);
+void         mgi_route_fini(mgi_context_t *ctx);
+int32_t      mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep);
+ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
+                               const int32_t *hvert, const uint8_t *gpu);
+void         mgi_route_ch_fini(mgi_channel_t *ch);
+ucs_status_t mgi_route_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch);
+ucs_status_t mgi_route_ch_busy(mgi_context_t *ctx, const mgi_channel_t *ch);
+mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,
+                                mgi_ep_id_t src, mgi_ep_id_t dst);
 
 /* sorter (host threads) */
 ucs_status_t mgi_sorter_start(mgi_ep_t *ep);

@@ -1,14 +1,743 @@
 /**
- * MGI next-hop choice: the one function the GIG planner's forwarding tables
- * (src/uct/cuda_mgi/gig, paper §4.4) will plug into. Until then every
- * destination is its own next hop: one hop, directly over UCP.
+ * MGI next hops from the GIG planner (paper §4.3-4.4, src/uct/cuda_mgi/gig).
+ *
+ * At the context's first mgi_ch_create every rank contributes the graph of
+ * its host (UCX_CUDA_MGI_TOPO_FILE where set, else discovery) and its host
+ * name; the ranks of one host name are one server. Every rank merges the
+ * same records into the same graph (one server per host, each host's NICs
+ * joined to one network vertex; a host whose graph has no NIC gets one per
+ * network interface, a "host link"), so every rank plans alike with no
+ * further exchange. Each endpoint sits at a vertex of its host's graph
+ * (mgi_ep_params_t.vertex, else its GPU, else the host's first CPU).
+ *
+ * A channel's forwarding tables (gig_fwd_create over its endpoints'
+ * vertices) give each endpoint the next managed vertex towards each
+ * destination; the next hop is the channel's CPU endpoint at that vertex
+ * (the lowest id there), or the destination itself where the next vertex
+ * is the destination's or holds no CPU endpoint of the channel (the hop
+ * after it is taken then). Relays are CPU endpoints: a GPU endpoint sends
+ * and receives directly (its sorter kernel does not forward). A pair whose
+ * hops do not reach the destination within as many hops as the channel has
+ * endpoints is sent directly, for every source of that destination.
  */
 #include "mgi_int.h"
+#include "gig.h"
 
-mgi_ep_id_t mgi_route_next_hop(mgi_context_t *ctx, mgi_ep_id_t src,
-                               mgi_ep_id_t dst)
+#include <ucs/sys/math.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MGI_ROUTE_IFACES_MAX  8     /* host links taken per host */
+#define MGI_ROUTE_IFACE_GBIT  10.0  /* a link whose speed sysfs does not
+                                       say (veth, virtio): a 10 Gbit/s NIC */
+
+typedef struct mgi_route_rec {
+    char     host[MGI_HOST_NAME_MAX];
+    int32_t  status;
+    uint32_t len;                      /* topology text bytes */
+    uint32_t nif;
+    char     ifname[MGI_ROUTE_IFACES_MAX][16];
+    double   ifgbit[MGI_ROUTE_IFACES_MAX];
+} mgi_route_rec_t;
+
+struct mgi_route_ctx {
+    gig_graph_t *host;       /* this host's graph, as contributed */
+    gig_graph_t *graph;      /* all hosts; NULL: every hop direct */
+    gig_plan_t  *plan;
+    int         *rank_host;  /* [size] */
+    int         **vmap;      /* [nhosts]: host vertex -> graph vertex */
+    int         *vmap_len;
+    int         nhosts;
+};
+
+/* The network interfaces of this host (its links to the other hosts),
+ * loopback excluded, with their speed where sysfs has it. */
+static void mgi_route_ifaces(mgi_route_rec_t *rec)
 {
+    char path[300];
+    struct dirent *d;
+    FILE *f;
+    DIR *dir;
+    long mbit;
+
+    dir = opendir("/sys/class/net");
+    if (dir == NULL) {
+        return;
+    }
+    while (((d = readdir(dir)) != NULL) &&
+           (rec->nif < MGI_ROUTE_IFACES_MAX)) {
+        if ((d->d_name[0] == '.') || !strcmp(d->d_name, "lo") ||
+            (strlen(d->d_name) >= sizeof(rec->ifname[0]))) {
+            continue;
+        }
+        mbit = -1;
+        snprintf(path, sizeof(path), "/sys/class/net/%s/speed", d->d_name);
+        f = fopen(path, "r");
+        if (f != NULL) {
+            if (fscanf(f, "%ld", &mbit) != 1) {
+                mbit = -1;
+            }
+            fclose(f);
+        }
+        strcpy(rec->ifname[rec->nif], d->d_name);
+        rec->ifgbit[rec->nif] = (mbit > 0) ? mbit / 1000.0 :
+                                MGI_ROUTE_IFACE_GBIT;
+        rec->nif++;
+    }
+    closedir(dir);
+}
+
+static ucs_status_t mgi_route_host_graph(gig_graph_t **g_p)
+{
+    const char *file = getenv("UCX_CUDA_MGI_TOPO_FILE");
+
+    if ((file != NULL) && (file[0] != '\0')) {
+        return gig_topofile_load(file, g_p);
+    }
+    return gig_discover(g_p);
+}
+
+/* Host h's graph (text) into g as server h: with one host, the graph as it
+ * is; with several, its server 0, its NICs joined to g's network vertex
+ * (net), or NICs of its interfaces where it has none. */
+static ucs_status_t mgi_route_merge_host(mgi_route_ctx_t *rc, gig_graph_t *g,
+                                         int h, const char *text, size_t len,
+                                         const mgi_route_rec_t *rec, int net)
+{
+    char name[GIG_NAME_MAX + 16], err[256];
+    int multi = (rc->nhosts > 1), i, id, a, b, cpu = GIG_NONE, nic = 0;
+    const gig_vertex_t *v;
+    const gig_edge_t *e;
+    ucs_status_t status;
+    gig_graph_t *hg;
+
+    status = gig_topofile_parse(text, len, rec->host, &hg, err, sizeof(err));
+    if (status != UCS_OK) {
+        ucs_error("mgi routes: the topology of host %s: %s", rec->host, err);
+        return status;
+    }
+    rc->vmap[h]     = malloc(hg->nv * sizeof(int));
+    rc->vmap_len[h] = hg->nv;
+    if (rc->vmap[h] == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (i = 0; i < hg->nv; ++i) {
+        v             = &hg->v[i];
+        rc->vmap[h][i] = GIG_NONE;
+        if (multi && ((v->type == GIG_VTX_NET) || (v->server != 0))) {
+            rc->vmap[h][i] = (v->type == GIG_VTX_NET) ? net : GIG_NONE;
+            continue;
+        }
+        if (multi) {
+            snprintf(name, sizeof(name), "h%d.%s", h, v->name);
+        } else {
+            snprintf(name, sizeof(name), "%s", v->name);
+        }
+        status = gig_graph_add_vertex(g, v->type, name,
+                                      multi ? h : v->server, &id);
+        if (status != UCS_OK) {
+            goto out;
+        }
+        g->v[id].numa     = v->numa;
+        g->v[id].cuda_dev = v->cuda_dev;
+        memcpy(g->v[id].pci_bus_id, v->pci_bus_id, sizeof(v->pci_bus_id));
+        memcpy(g->v[id].model, v->model, sizeof(v->model));
+        rc->vmap[h][i] = id;
+        nic           += (v->type == GIG_VTX_NIC);
+        if ((cpu == GIG_NONE) && (v->type == GIG_VTX_CPU)) {
+            cpu = id;
+        }
+    }
+    for (i = 0; i < hg->ne; ++i) {
+        e = &hg->e[i];
+        a = rc->vmap[h][e->src];
+        b = rc->vmap[h][e->dst];
+        if ((a == GIG_NONE) || (b == GIG_NONE)) {
+            continue;
+        }
+        /* one direction at a time: the reverse edge comes on its own */
+        status = gig_graph_add_link(g, a, b, e->link, e->count, e->capacity,
+                                    0);
+        if (status != UCS_OK) {
+            goto out;
+        }
+    }
+    if (multi && (nic == 0) && (cpu != GIG_NONE)) {
+        for (i = 0; (unsigned)i < rec->nif; ++i) {
+            snprintf(name, sizeof(name), "h%d.%.15s", h, rec->ifname[i]);
+            status = gig_graph_add_vertex(g, GIG_VTX_NIC, name, h, &id);
+            if (status == UCS_OK) {
+                status = gig_graph_add_link(g, cpu, id, GIG_LINK_PCIE, 1,
+                                            gig_cap_pcie(3, 16),
+                                            gig_cap_pcie(3, 16));
+            }
+            if (status == UCS_OK) {
+                status = gig_graph_add_link(g, id, net, GIG_LINK_NET, 1,
+                                            gig_cap_nic(rec->ifgbit[i]),
+                                            gig_cap_nic(rec->ifgbit[i]));
+            }
+            if (status != UCS_OK) {
+                goto out;
+            }
+        }
+    }
+out:
+    gig_graph_destroy(hg);
+    return status;
+}
+
+/* Every rank's records and texts into one graph and its plan. */
+static ucs_status_t mgi_route_merge(mgi_context_t *ctx, mgi_route_ctx_t *rc,
+                                    const mgi_route_rec_t *recs,
+                                    const char *texts, size_t stride)
+{
+    ucs_status_t status;
+    int r, q, h, net = GIG_NONE;
+    gig_graph_t *g;
+
+    for (r = 0; r < ctx->size; ++r) {
+        for (q = 0; q < r; ++q) {
+            if (!strncmp(recs[q].host, recs[r].host, MGI_HOST_NAME_MAX)) {
+                break;
+            }
+        }
+        rc->rank_host[r] = (q < r) ? rc->rank_host[q] : rc->nhosts++;
+    }
+    rc->vmap     = calloc(rc->nhosts, sizeof(*rc->vmap));
+    rc->vmap_len = calloc(rc->nhosts, sizeof(*rc->vmap_len));
+    if ((rc->vmap == NULL) || (rc->vmap_len == NULL)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = gig_graph_create("mgi channels", &g);
+    if (status != UCS_OK) {
+        return status;
+    }
+    if (rc->nhosts > 1) {
+        status = gig_graph_add_vertex(g, GIG_VTX_NET, "net", GIG_NONE, &net);
+    }
+    for (r = 0, h = 0; (status == UCS_OK) && (r < ctx->size); ++r) {
+        if (rc->rank_host[r] == h) {   /* the first rank of host h */
+            status = mgi_route_merge_host(rc, g, h, texts + r * stride,
+                                          recs[r].len, &recs[r], net);
+            ++h;
+        }
+    }
+    if (status == UCS_OK) {
+        status = gig_graph_finalize(g);
+    }
+    if (status == UCS_OK) {
+        status = gig_plan_create(g, &rc->plan);
+    }
+    if (status != UCS_OK) {
+        gig_graph_destroy(g);
+        return status;
+    }
+    rc->graph = g;
+    return UCS_OK;
+}
+
+/* Collective, at the context's first mgi_ch_create. A failure anywhere
+ * leaves every rank without a plan (every hop direct), said once. */
+ucs_status_t mgi_route_init(mgi_context_t *ctx)
+{
+    mgi_route_rec_t mine, *recs = NULL;
+    mgi_route_ctx_t *rc;
+    ucs_status_t status;
+    char *text = NULL, *texts = NULL, *buf = NULL;
+    size_t len = 0, stride = 0;
+    uint64_t t0 = mgi_time_ns();
+    FILE *f;
+    int r;
+
+    rc = calloc(1, sizeof(*rc));
+    if (rc == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    rc->rank_host = calloc(ctx->size, sizeof(int));
+    memset(&mine, 0, sizeof(mine));
+    if ((rc->rank_host == NULL) ||
+        (gethostname(mine.host, sizeof(mine.host) - 1) != 0)) {
+        mine.status = UCS_ERR_NO_MEMORY;
+    } else {
+        mine.status = mgi_route_host_graph(&rc->host);
+    }
+    if (mine.status == UCS_OK) {
+        f = open_memstream(&text, &len);
+        if ((f == NULL) || (gig_topofile_write(rc->host, f) != UCS_OK)) {
+            mine.status = UCS_ERR_IO_ERROR;
+        }
+        if (f != NULL) {
+            fclose(f);
+        }
+        mine.len = (mine.status == UCS_OK) ? len : 0;
+    }
+    mgi_route_ifaces(&mine);
+
+    recs   = calloc(ctx->size, sizeof(*recs));
+    status = (recs == NULL) ? UCS_ERR_NO_MEMORY :
+             mgi_bootstrap_allgather(&ctx->bs, &mine, recs, sizeof(mine));
+    if (status != UCS_OK) {
+        goto out;   /* the bootstrap failed: the create fails too */
+    }
+    for (r = 0; r < ctx->size; ++r) {
+        stride = ucs_max(stride, recs[r].len + 1);
+        if (recs[r].status != UCS_OK) {
+            mine.status = recs[r].status;
+            ucs_error("mgi context %p: rank %d has no topology (%s): every "
+                      "channel goes directly, without the GIG planner's "
+                      "next hops", ctx, r,
+                      ucs_status_string((ucs_status_t)recs[r].status));
+            break;
+        }
+    }
+    if (mine.status == UCS_OK) {
+        buf   = calloc(1, stride);
+        texts = calloc(ctx->size, stride);
+        if ((buf == NULL) || (texts == NULL)) {
+            status = UCS_ERR_NO_MEMORY;
+            goto out;
+        }
+        memcpy(buf, text, mine.len);
+        status = mgi_bootstrap_allgather(&ctx->bs, buf, texts, stride);
+        if (status != UCS_OK) {
+            goto out;
+        }
+        if (mgi_route_merge(ctx, rc, recs, texts, stride) != UCS_OK) {
+            ucs_error("mgi context %p: the hosts' topologies do not merge "
+                      "into one graph: every channel goes directly", ctx);
+        }
+    }
+    ucs_info("mgi context %p: GIG plan of %d host(s), %d vertices (%s) in "
+             "%.3f ms", ctx, rc->nhosts,
+             (rc->graph != NULL) ? rc->graph->nv : 0,
+             (rc->host != NULL) ? rc->host->origin : "no topology",
+             (mgi_time_ns() - t0) / 1e6);
+out:
+    ctx->route = rc;
+    free(text);
+    free(texts);
+    free(buf);
+    free(recs);
+    return status;
+}
+
+void mgi_route_fini(mgi_context_t *ctx)
+{
+    mgi_route_ctx_t *rc = ctx->route;
+    int h;
+
+    if (rc == NULL) {
+        return;
+    }
+    if (rc->plan != NULL) {
+        gig_plan_destroy(rc->plan);
+    }
+    if (rc->graph != NULL) {
+        gig_graph_destroy(rc->graph);
+    }
+    if (rc->host != NULL) {
+        gig_graph_destroy(rc->host);
+    }
+    for (h = 0; (rc->vmap != NULL) && (h < rc->nhosts); ++h) {
+        free(rc->vmap[h]);
+    }
+    free(rc->vmap);
+    free(rc->vmap_len);
+    free(rc->rank_host);
+    free(rc);
+    ctx->route = NULL;
+}
+
+/* The vertex of a local endpoint in this host's graph, for the channel
+ * allgather; -1 where there is none (a name not in the graph is said). */
+int32_t mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep)
+{
+    const gig_graph_t *hg = (ctx->route != NULL) ? ctx->route->host : NULL;
+    int i;
+
+    if (hg == NULL) {
+        return -1;
+    }
+    if (ep->vertex[0] != '\0') {
+        i = gig_graph_find_name(hg, ep->vertex);
+        if (i == GIG_NONE) {
+            ucs_error("mgi ep %u: vertex '%s' is not in the topology of this "
+                      "host (%s); the endpoint is routed directly", ep->id,
+                      ep->vertex, hg->origin);
+        }
+        return i;
+    }
+    if (mgi_ep_is_gpu(ep) &&
+        ((i = gig_graph_find_cuda(hg, ep->device)) != GIG_NONE)) {
+        return i;
+    }
+    for (i = 0; i < hg->nv; ++i) {
+        if ((hg->v[i].type == GIG_VTX_CPU) && (hg->v[i].server == 0)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------- per channel */
+
+typedef struct mgi_route_ch {
+    gig_plan_t  *plan;       /* the context's */
+    gig_fwd_t   *fwd;
+    unsigned    neps;        /* the channel's endpoints, sources first */
+    mgi_ep_id_t *ids;
+    int         *vert;       /* graph vertex of each, or -1 */
+    uint8_t     *cpu;        /* a CPU endpoint */
+    uint8_t     *direct;     /* [ndst]: every source goes directly */
+} mgi_route_ch_t;
+
+static int mgi_route_ch_index(const mgi_route_ch_t *rt, mgi_ep_id_t id)
+{
+    unsigned i;
+
+    for (i = 0; i < rt->neps; ++i) {
+        if (rt->ids[i] == id) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* The next hop from endpoint number e of the channel to destination j */
+static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
+                                     const mgi_route_ch_t *rt, unsigned e,
+                                     unsigned j)
+{
+    mgi_ep_id_t d = ch->dst[j];
+    int k         = mgi_route_ch_index(rt, d);
+    const gig_fwd_entry_t *ent;
+    int v, dv, step;
+    unsigned i;
+
+    if ((rt->ids[e] == d) || rt->direct[j] || (k < 0) || !rt->cpu[e] ||
+        !rt->cpu[k] || (rt->vert[e] < 0) || (rt->vert[k] < 0) ||
+        (rt->vert[e] == rt->vert[k])) {
+        return d;
+    }
+    v  = rt->vert[e];
+    dv = rt->vert[k];
+    for (step = 0; step < (int)rt->neps; ++step) {
+        ent = gig_fwd_lookup(rt->fwd, v, dv);
+        if ((ent == NULL) || (ent->nnext == 0)) {
+            return d;
+        }
+        v = ent->next[0].next;     /* direct first, then by capacity */
+        if (v == dv) {
+            return d;
+        }
+        for (i = 0; i < rt->neps; ++i) {
+            if (rt->cpu[i] && (rt->vert[i] == v)) {
+                return rt->ids[i];
+            }
+        }
+    }
+    return d;
+}
+
+static void mgi_route_ch_free(mgi_route_ch_t *rt)
+{
+    if (rt == NULL) {
+        return;
+    }
+    if (rt->fwd != NULL) {
+        gig_fwd_destroy(rt->fwd);
+    }
+    free(rt->ids);
+    free(rt->vert);
+    free(rt->cpu);
+    free(rt->direct);
+    free(rt);
+}
+
+void mgi_route_ch_fini(mgi_channel_t *ch)
+{
+    unsigned i;
+
+    mgi_route_ch_free(ch->route);
+    ch->route = NULL;
+    for (i = 0; i < MGI_MAX_LOCAL_EPS; ++i) {
+        free(ch->hops[i]);
+        ch->hops[i] = NULL;
+    }
+}
+
+/* What the plan made of the channel: the pairs of different hosts (their
+ * paths through the network vertex) and the pairs that take a relay */
+static void mgi_route_ch_log(const mgi_channel_t *ch, const mgi_route_ch_t *rt,
+                             unsigned relayed)
+{
+    gig_plan_t *plan = NULL;
+    const gig_pathset_t *ps;
+    unsigned i, j, nnet = 0, nics = 0;
+    int sv, dv;
+
+    for (i = 0; i < ch->nsrc; ++i) {
+        for (j = 0; j < ch->ndst; ++j) {
+            sv = rt->vert[mgi_route_ch_index(rt, ch->src[i])];
+            dv = rt->vert[mgi_route_ch_index(rt, ch->dst[j])];
+            plan = rt->plan;
+            if ((sv < 0) || (dv < 0) || (sv == dv) ||
+                (gig_plan_paths(plan, sv, dv, &ps) != UCS_OK) ||
+                (ps->npaths == 0) ||
+                (ps->paths[0].kind != GIG_PATH_NETWORK)) {
+                continue;
+            }
+            ++nnet;
+            nics = ucs_max(nics, (unsigned)ps->npaths);
+        }
+    }
+    ucs_info("mgi channel %u: GIG plan: %u pair(s) of different hosts, "
+             "through the network vertex (up to %u path(s), NIC to NIC), "
+             "%u pair(s) through a relay", ch->id, nnet, nics, relayed);
+}
+
+/* ep id -> (vertex, cpu) from the channel allgather (vert[ep id]: the
+ * rank's host vertex, or -1; gpu[ep id]) */
+ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
+                               const int32_t *hvert, const uint8_t *gpu)
+{
+    mgi_route_ctx_t *rc = ctx->route;
+    int *srcv = NULL, *dstv = NULL;
+    mgi_route_ch_t *rt;
+    ucs_status_t status;
+    unsigned i, j, e, n = 0;
+    int h, lv, steps, walk;
+    mgi_ep_id_t id, hop;
+    unsigned relayed = 0;
+
+    if ((rc == NULL) || (rc->plan == NULL)) {
+        return UCS_OK;      /* no plan: every hop direct */
+    }
+    rt = calloc(1, sizeof(*rt));
+    if (rt == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    ch->route  = rt;
+    rt->plan   = rc->plan;
+    rt->ids    = calloc(ch->nsrc + ch->ndst, sizeof(*rt->ids));
+    rt->vert   = calloc(ch->nsrc + ch->ndst, sizeof(*rt->vert));
+    rt->cpu    = calloc(ch->nsrc + ch->ndst, 1);
+    rt->direct = calloc(ch->ndst, 1);
+    srcv       = calloc(ch->nsrc, sizeof(int));
+    dstv       = calloc(ch->ndst, sizeof(int));
+    if ((rt->ids == NULL) || (rt->vert == NULL) || (rt->cpu == NULL) ||
+        (rt->direct == NULL) || (srcv == NULL) || (dstv == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (i = 0; i < ch->nsrc + ch->ndst; ++i) {
+        id = (i < ch->nsrc) ? ch->src[i] : ch->dst[i - ch->nsrc];
+        if (mgi_route_ch_index(rt, id) >= 0) {
+            continue;
+        }
+        h  = rc->rank_host[MGI_EP_RANK(id)];
+        lv = hvert[id];
+        rt->ids[n]  = id;
+        rt->cpu[n]  = !gpu[id];
+        rt->vert[n] = ((lv >= 0) && (lv < rc->vmap_len[h])) ?
+                      rc->vmap[h][lv] : -1;
+        ++n;
+    }
+    rt->neps = n;
+    for (i = 0; i < ch->nsrc; ++i) {
+        srcv[i] = rt->vert[mgi_route_ch_index(rt, ch->src[i])];
+    }
+    for (j = 0; j < ch->ndst; ++j) {
+        dstv[j] = rt->vert[mgi_route_ch_index(rt, ch->dst[j])];
+    }
+    /* endpoints without a vertex take no part in the tables */
+    for (i = j = 0; i < ch->nsrc; ++i) {
+        if (srcv[i] >= 0) {
+            srcv[j++] = srcv[i];
+        }
+    }
+    for (i = e = 0; i < ch->ndst; ++i) {
+        if (dstv[i] >= 0) {
+            dstv[e++] = dstv[i];
+        }
+    }
+    status = gig_fwd_create(rc->plan, srcv, j, dstv, e, &rt->fwd);
+    if (status != UCS_OK) {
+        ucs_error("mgi channel %u: no forwarding tables (%s); every hop "
+                  "direct", ch->id, ucs_status_string(status));
+        mgi_route_ch_fini(ch);
+        status = UCS_OK;
+        goto out;
+    }
+    /* every source's hops must reach each destination */
+    for (j = 0; j < ch->ndst; ++j) {
+        for (i = 0; (i < ch->nsrc) && !rt->direct[j]; ++i) {
+            e = mgi_route_ch_index(rt, ch->src[i]);
+            for (steps = 0, walk = 1; (rt->ids[e] != ch->dst[j]) && walk;
+                 ++steps) {
+                hop  = mgi_route_ch_next(ch, rt, e, j);
+                walk = (steps <= (int)rt->neps);
+                e    = mgi_route_ch_index(rt, hop);
+            }
+            if (!walk) {
+                ucs_warn("mgi channel %u: the next hops towards endpoint %u "
+                         "do not reach it; its sources send directly",
+                         ch->id, ch->dst[j]);
+                rt->direct[j] = 1;
+            }
+        }
+    }
+    /* the rows of the local endpoints that forward anything elsewhere */
+    for (e = 0; e < rt->neps; ++e) {
+        if (MGI_EP_RANK(rt->ids[e]) != ctx->rank) {
+            continue;
+        }
+        for (j = 0; j < ch->ndst; ++j) {
+            hop = mgi_route_ch_next(ch, rt, e, j);
+            if (hop == ch->dst[j]) {
+                continue;
+            }
+            i = rt->ids[e] % MGI_MAX_LOCAL_EPS;
+            if (ch->hops[i] == NULL) {
+                ch->hops[i] = malloc(ch->ndst * sizeof(mgi_ep_id_t));
+                if (ch->hops[i] == NULL) {
+                    status = UCS_ERR_NO_MEMORY;
+                    goto out;
+                }
+                for (n = 0; n < ch->ndst; ++n) {
+                    ch->hops[i][n] = ch->dst[n];
+                }
+            }
+            ch->hops[i][j] = hop;
+            ucs_debug("mgi channel %u: endpoint %u reaches %u through %u",
+                      ch->id, rt->ids[e], ch->dst[j], hop);
+        }
+    }
+    /* what each local endpoint relays: one EOF per pair it carries (the
+     * sources are CPU endpoints, one producer each) */
+    for (j = 0; j < ch->ndst; ++j) {
+        for (i = 0; i < ch->nsrc; ++i) {
+            e = mgi_route_ch_index(rt, ch->src[i]);
+            relayed += (mgi_route_ch_next(ch, rt, e, j) != ch->dst[j]);
+            while (rt->ids[e] != ch->dst[j]) {
+                e = mgi_route_ch_index(rt, mgi_route_ch_next(ch, rt, e, j));
+                if ((rt->ids[e] != ch->dst[j]) &&
+                    (MGI_EP_RANK(rt->ids[e]) == ctx->rank)) {
+                    ch->relay_expect[rt->ids[e] % MGI_MAX_LOCAL_EPS]++;
+                }
+            }
+        }
+    }
+    if (ucs_log_is_enabled(UCS_LOG_LEVEL_INFO)) {
+        mgi_route_ch_log(ch, rt, relayed);
+    }
+out:
+    free(srcv);
+    free(dstv);
+    return status;
+}
+
+/* The hops of the channel from src to dst, both ends included: the same
+ * at every rank */
+int mgi_ch_path(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
+                mgi_ep_id_t dst, mgi_ep_id_t *path, int max)
+{
+    mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
+    const mgi_route_ch_t *rt;
+    int j, e, n = 0;
+
+    if ((ch == NULL) || (max < 1) || ((j = mgi_ch_dst_index(ch, dst)) < 0)) {
+        return -1;
+    }
+    path[n++] = src;
+    rt        = ch->route;
+    if (src == dst) {
+        return n;
+    }
+    if (rt == NULL) {
+        if (max < 2) {
+            return -1;
+        }
+        path[n++] = dst;
+        return n;
+    }
+    e = mgi_route_ch_index(rt, src);
+    while ((e >= 0) && (rt->ids[e] != dst)) {
+        if (n == max) {
+            return -1;
+        }
+        path[n] = mgi_route_ch_next(ch, rt, e, j);
+        e       = mgi_route_ch_index(rt, path[n++]);
+    }
+    return (e < 0) ? -1 : n;
+}
+
+mgi_ep_id_t mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,
+                               mgi_ep_id_t src, mgi_ep_id_t dst)
+{
+    const mgi_ep_id_t *row;
+    int j;
+
     (void)ctx;
-    (void)src;
-    return dst;
+    row = ch->hops[src % MGI_MAX_LOCAL_EPS];
+    if ((row == NULL) || ((j = mgi_ch_dst_index(ch, dst)) < 0)) {
+        return dst;
+    }
+    return row[j];
+}
+
+/* A sort ring from each local endpoint to each next hop it has: its
+ * sources' and, where the plan makes it a relay, those of the tuples it
+ * forwards (under ctx->lock). */
+ucs_status_t mgi_route_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch)
+{
+    ucs_status_t status = UCS_OK;
+    mgi_route_t *route;
+    mgi_ep_id_t hop;
+    mgi_ep_t *ep;
+    unsigned i, j;
+
+    for (i = 0; (status == UCS_OK) && (i < ctx->neps); ++i) {
+        ep = ctx->eps[i];
+        if ((ep == NULL) || ((mgi_ch_src_index(ch, ep->id) < 0) &&
+                             (ch->relay_expect[i] == 0))) {
+            continue;
+        }
+        for (j = 0; (status == UCS_OK) && (j < ch->ndst); ++j) {
+            hop = mgi_route_next_hop(ctx, ch, ep->id, ch->dst[j]);
+            if (hop == ep->id) {
+                continue; /* loopback: the sorter writes the receive ring */
+            }
+            if (!ctx->peer_eps[hop].valid) {
+                ucs_error("mgi channel %u: next hop %u of %u -> %u has no "
+                          "receive ring", ch->id, hop, ep->id, ch->dst[j]);
+                return UCS_ERR_UNREACHABLE;
+            }
+            status = mgi_ep_route_get(ep, hop, &route);
+        }
+    }
+    return status;
+}
+
+/* UCS_ERR_BUSY, said, while a local endpoint has EOFs of the channel still
+ * to relay: its lanes may hold the channel's tuples */
+ucs_status_t mgi_route_ch_busy(mgi_context_t *ctx, const mgi_channel_t *ch)
+{
+    unsigned i;
+
+    for (i = 0; i < MGI_MAX_LOCAL_EPS; ++i) {
+        if (__atomic_load_n(&ch->relay_eofs[i], __ATOMIC_ACQUIRE) <
+            ch->relay_expect[i]) {
+            ucs_error("mgi channel %u: busy, endpoint %u has forwarded %u "
+                      "of the %u EOFs it relays", ch->id,
+                      MGI_EP_ID(ctx->rank, i), ch->relay_eofs[i],
+                      ch->relay_expect[i]);
+            return UCS_ERR_BUSY;
+        }
+    }
+    return UCS_OK;
 }

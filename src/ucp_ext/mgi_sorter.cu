@@ -1501,7 +1501,7 @@ ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
         return UCS_OK;
     }
     for (i = 0; i < ch->ndst; ++i) {
-        hop = mgi_route_next_hop(ep->ctx, ep->id, ch->dst[i]);
+        hop = mgi_route_next_hop(ep->ctx, ch, ep->id, ch->dst[i]);
         if (hop == ep->id) {
             slot = MGI_GPU_SLOT_LOOPBACK;
         } else {

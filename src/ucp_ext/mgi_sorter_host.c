@@ -40,12 +40,16 @@ typedef struct mgi_sorter {
     /* final rings written in this round, closed when the lanes run dry */
     mgi_ch_dst_t        **touched;
     unsigned            ntouched;
+    /* sort rings that took relayed messages, closed likewise */
+    mgi_ring_t          **relay_touched;
+    unsigned            nrelay_touched;
     /* stats */
     uint64_t            sorted, dispatched, loopback;
     uint64_t            last_log_ns, last_sorted, last_dispatched;
 } mgi_sorter_t;
 
-static mgi_ring_t *mgi_sorter_target(mgi_sorter_t *s, mgi_ep_id_t dst)
+static mgi_ring_t *mgi_sorter_target(mgi_sorter_t *s,
+                                     const mgi_channel_t *ch, mgi_ep_id_t dst)
 {
     mgi_ep_t *ep = s->ep;
     mgi_route_t *route;
@@ -54,7 +58,7 @@ static mgi_ring_t *mgi_sorter_target(mgi_sorter_t *s, mgi_ep_id_t dst)
     if (dst == ep->id) {
         return mgi_ep_lane(ep, ep->ctx->size);
     }
-    hop   = mgi_route_next_hop(ep->ctx, ep->id, dst);
+    hop   = mgi_route_next_hop(ep->ctx, ch, ep->id, dst);
     route = __atomic_load_n(&ep->routes[hop], __ATOMIC_ACQUIRE);
     return (route != NULL) ? route->ring : NULL;
 }
@@ -82,7 +86,7 @@ static int mgi_sorter_forward(mgi_sorter_t *s, mgi_ring_t *stage,
         if (eof || (h->dst == MGI_EP_ID_ALL)) {
             out.dst = ch->dst[i];
         }
-        ring = mgi_sorter_target(s, out.dst);
+        ring = mgi_sorter_target(s, ch, out.dst);
         if (ring == NULL) {
             ucs_error("mgi ep %u: channel %u has no route to endpoint %u; "
                       "tuple dropped", s->ep->id, ch->id, out.dst);
@@ -204,6 +208,47 @@ static void mgi_sorter_touch(mgi_sorter_t *s, mgi_ch_dst_t *d)
     }
 }
 
+/* A message for another endpoint reached this one, its next hop (paper
+ * Fig. 9: the relay's sorter forwards it): on to the next hop the
+ * forwarding table gives here, in the order it came. Returns 0 when that
+ * sort ring is full (retry). */
+static int mgi_sorter_relay(mgi_sorter_t *s, mgi_channel_t *ch,
+                            mgi_msg_hdr_t *h)
+{
+    mgi_ep_t *ep = s->ep;
+    mgi_ring_t *ring;
+    unsigned i;
+
+    ring = mgi_sorter_target(s, ch, h->dst);
+    if ((ring == NULL) || (h->dst == ep->id)) {
+        ucs_error("mgi ep %u: channel %u has no route on to endpoint %u for "
+                  "a message from %u; dropped", ep->id, ch->id, h->dst,
+                  h->src);
+        return 1;
+    }
+    if (mgi_ring_append(ring, h, (char*)h + MGI_MSG_HDR_SIZE, NULL) !=
+        MGI_RING_OK) {
+        return 0;
+    }
+    if (h->len == MGI_MSG_LEN_EOF) {
+        mgi_ring_append_close(ring);
+        __atomic_add_fetch(&ch->relay_eofs[ep->index], 1, __ATOMIC_ACQ_REL);
+        return 1;
+    }
+    __atomic_add_fetch(&ch->relayed[ep->index],
+                       (ch->tuple_size > 0) ? h->len / ch->tuple_size : 1,
+                       __ATOMIC_RELAXED);
+    for (i = 0; i < s->nrelay_touched; ++i) {
+        if (s->relay_touched[i] == ring) {
+            return 1;
+        }
+    }
+    if (s->nrelay_touched < MGI_MAX_EPS) {
+        s->relay_touched[s->nrelay_touched++] = ring;
+    }
+    return 1;
+}
+
 /* Lane control words (MGI_SORT_MIRROR=1, as a GPU endpoint's sorter
  * kernel does): RTail into the lane ring before it is read ... */
 static void mgi_sorter_lane_pull(mgi_ep_t *ep, unsigned lane)
@@ -253,7 +298,17 @@ static int mgi_sorter_lane(mgi_sorter_t *s, mgi_ring_t *lane, int *dry)
         while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
             ch = mgi_ch_lookup(ctx, h->ch);
             di = (ch != NULL) ? mgi_ch_dst_index(ch, h->dst) : -1;
-            if ((di < 0) || (ch->ldst[di].ep != s->ep)) {
+            if ((di >= 0) && (ch->ldst[di].ep != s->ep)) {
+                if (!mgi_sorter_relay(s, ch, h)) {
+                    lane->cons_off = off;
+                    *dry           = 0;
+                    return progress;
+                }
+                progress = 1;
+                off     += mgi_msg_size(h->len);
+                continue;
+            }
+            if (di < 0) {
                 ucs_error("mgi ep %u: received a tuple of channel %u for "
                           "endpoint %u, which it does not serve; dropped",
                           s->ep->id, h->ch, h->dst);
@@ -369,6 +424,10 @@ static void *mgi_sorter_thread(void *arg)
                 mgi_ring_append_close(s->touched[i]->final);
             }
             s->ntouched = 0;
+            for (i = 0; i < s->nrelay_touched; ++i) {
+                mgi_ring_append_close(s->relay_touched[i]);
+            }
+            s->nrelay_touched = 0;
         }
         __atomic_add_fetch(&ep->sorter_epoch, 1, __ATOMIC_RELEASE);
         mgi_sorter_log(s);
@@ -392,6 +451,7 @@ static void mgi_sorter_free(mgi_sorter_t *s)
     free(s->cur.ring);
     free(s->cur.pos);
     free(s->touched);
+    free(s->relay_touched);
     free(s);
 }
 
@@ -411,9 +471,11 @@ ucs_status_t mgi_sorter_start(mgi_ep_t *ep)
     }
     s->ep       = ep;
     s->touched  = calloc(n, sizeof(*s->touched));
+    s->relay_touched = calloc(n, sizeof(*s->relay_touched));
     s->cur.ring = calloc(n, sizeof(*s->cur.ring));
     s->cur.pos  = calloc(n, sizeof(*s->cur.pos));
-    if ((s->touched == NULL) || (s->cur.ring == NULL) ||
+    if ((s->touched == NULL) || (s->relay_touched == NULL) ||
+        (s->cur.ring == NULL) ||
         (s->cur.pos == NULL)) {
         goto err_free;
     }

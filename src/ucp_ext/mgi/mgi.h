@@ -271,6 +271,12 @@ typedef struct mgi_schema {
 typedef struct mgi_ep_params {
     int      device;         /* CUDA device, or MGI_EP_HOST */
     unsigned blocks;         /* user blocks (stage / final rings), 1 */
+    /* the vertex of this host's topology (UCX_CUDA_MGI_TOPO_FILE, else the
+     * discovered one) where the endpoint sits, by name (under 32
+     * characters); NULL: its GPU's, or a CPU endpoint the host's first
+     * CPU. Channels follow the GIG planner's next hops between these
+     * vertices (docs/routing.md). */
+    const char *vertex;
 } mgi_ep_params_t;
 
 typedef struct mgi_ch_params {
@@ -322,6 +328,10 @@ typedef struct mgi_ch_attr {
     uint64_t recv_bytes;
     unsigned nsrc;
     unsigned eof_count[64];   /* EOF records seen per source index (<= 64) */
+    uint64_t relayed_tuples;  /* tuples this endpoint forwarded for other
+                                 destinations of the channel (the planner
+                                 made it their next hop) */
+    unsigned relayed_eofs;    /* EOF records it forwarded */
     uint64_t land_tuples;     /* a GPU destination with a landing buffer
                                  (mgi_ch_params_t.land): tuples that
                                  landed at its start (all of them once
@@ -364,6 +374,12 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
 ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t ch);
 ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t dst,
                           mgi_ch_attr_t *attr);
+/* The endpoints a tuple of the channel visits from src to dst, both
+ * included (src, dst when it goes directly): the same at every rank.
+ * Returns how many it wrote into path, or -1 (unknown channel or
+ * destination, more than max). */
+int          mgi_ch_path(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src,
+                         mgi_ep_id_t dst, mgi_ep_id_t *path, int max);
 
 /**
  * Send tuples from a local CPU endpoint. Schema channels: len is a multiple
