@@ -77,6 +77,10 @@ typedef struct test {
     int           failed;
     unsigned      timeout_s;
     size_t        recv_bytes;   /* mgi_recv buffer of the data scenarios */
+    const char    *vertex_fmt;  /* -V: endpoint n's topology vertex */
+    int           victims;      /* peer_dies: the last ranks that end */
+    int           path[MAX_EPS];/* --expect-path: ranks of 0 -> last */
+    int           npath;
 } test_t;
 
 #define FAIL(_t, ...) \
@@ -1307,6 +1311,87 @@ static void chrun_single_thread(chrun_t **cs, int k)
     }
 }
 
+/* -V (one endpoint per rank): each destination here forwarded exactly
+ * the tuples of the pairs whose path (mgi_ch_path) goes through it, and
+ * the path of --expect-path is the one the planner gave. all_expect[r]:
+ * what rank r's source sent to each destination. */
+static void relay_verify(chrun_t *c, const tally_t *all_expect)
+{
+    test_t *t = c->t;
+    mgi_ep_id_t path[MAX_EPS];
+    mgi_ch_attr_t attr;
+    uint64_t want, total = 0, sum[2] = {0}, all_sum[2 * MAX_EPS];
+    unsigned i, j, k;
+    int n, r;
+
+    for (i = 0; i < t->ndst; ++i) {
+        if (!is_local(t, t->dst[i])) {
+            continue;
+        }
+        want = 0;
+        for (k = 0; k < t->nsrc; ++k) {
+            for (j = 0; j < t->ndst; ++j) {
+                n = mgi_ch_path(t->ctx, t->ch, t->src[k], t->dst[j], path,
+                                MAX_EPS);
+                if (n < 1) {
+                    FAIL(t, "mgi_ch_path %u -> %u: %d", t->src[k], t->dst[j],
+                         n);
+                    return;
+                }
+                for (r = 1; r < n - 1; ++r) {
+                    if (path[r] == t->dst[i]) {
+                        want += all_expect[MGI_EP_RANK(t->src[k]) * MAX_EPS +
+                                           j].count;
+                    }
+                }
+            }
+        }
+        if (mgi_ch_query(t->ctx, t->ch, t->dst[i], &attr) != UCS_OK) {
+            FAIL(t, "mgi_ch_query of endpoint %u", t->dst[i]);
+            return;
+        }
+        if (attr.relayed_tuples != want) {
+            FAIL(t, "endpoint %u forwarded %lu tuples, the plan's paths "
+                 "give it %lu", t->dst[i],
+                 (unsigned long)attr.relayed_tuples, (unsigned long)want);
+        } else {
+            printf("rank %d: endpoint %u forwarded %lu tuples and %u EOFs "
+                   "for other endpoints, as the plan's paths give\n",
+                   t->rank, t->dst[i], (unsigned long)want,
+                   attr.relayed_eofs);
+        }
+        sum[0] += want;
+    }
+    if (t->npath >= 2) {
+        n = mgi_ch_path(t->ctx, t->ch, MGI_EP_ID(t->path[0], 0),
+                        MGI_EP_ID(t->path[t->npath - 1], 0), path, MAX_EPS);
+        for (r = 0; (n == t->npath) && (r < n); ++r) {
+            if (path[r] != MGI_EP_ID(t->path[r], 0)) {
+                break;
+            }
+        }
+        if ((n != t->npath) || (r < n)) {
+            FAIL(t, "the path from rank %d to rank %d is not the expected "
+                 "one (%d hops)", t->path[0], t->path[t->npath - 1], n);
+        } else if (t->rank == 0) {
+            printf("path of rank %d -> rank %d:", t->path[0],
+                   t->path[t->npath - 1]);
+            for (r = 0; r < n; ++r) {
+                printf(" %u", path[r]);
+            }
+            printf("\n");
+        }
+    }
+    /* some tuple took a relay: the plan was followed, not only made */
+    mgi_context_allgather(t->ctx, sum, all_sum, sizeof(sum));
+    for (r = 0; r < t->size; ++r) {
+        total += all_sum[2 * r];
+    }
+    if ((t->npath > 2) && (total == 0)) {
+        FAIL(t, "no tuple was forwarded by a relay");
+    }
+}
+
 /* Compare what arrived with what every source sent. */
 static void chrun_verify(chrun_t *c)
 {
@@ -1342,6 +1427,9 @@ static void chrun_verify(chrun_t *c)
                    (unsigned long)want.count, (unsigned long)want.bytes,
                    (unsigned long)want.sum, now_s() - c->t0);
         }
+    }
+    if (t->vertex_fmt != NULL) {
+        relay_verify(c, all_expect);
     }
     free(all_expect);
 }
@@ -1531,7 +1619,13 @@ static void ch_all(test_t *t, mgi_ch_params_t *p, mgi_schema_t *schema)
     p->schema = schema; p->part_key = 0;
 }
 
-/* The last rank ends in the middle of a shuffle without a word (_exit, as
+/* A rank that ended is noticed within this bound (a rank of this host by
+ * the peer watch, of another host by UCP's endpoint error: its sockets
+ * closed, or UCP's keepalive) */
+#define PEER_DIES_BOUND_S 20
+
+/* The last rank (--victims N: the last N, every rank of one host of the
+ * netns test) ends in the middle of a shuffle without a word (_exit, as
  * a crash would): at every other rank the calls fail with
  * UCS_ERR_CONNECTION_RESET, an error names the rank that ended, and
  * mgi_context_destroy returns well before MGI_TIMEOUT_MS (the TCP
@@ -1544,7 +1638,7 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
     mgi_ch_params_t p;
     tuple_t tp[SEND_BATCH];
     char buf[RECV_BUF], who[64];
-    double t0, deadline, took;
+    double t0, deadline, took, noticed;
     ssize_t n = 0, m = 0;
     mgi_ep_id_t id, me;
     uint32_t seq = 0;
@@ -1554,7 +1648,7 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
     if (ctx_open(t, params, "peer_dies") != 0) {
         return 1;
     }
-    victim = t->size - 1;
+    victim = t->size - ((t->victims > 0) ? t->victims : 1);
     me     = MGI_EP_ID(t->rank, 0);
     if ((mgi_ep_create(t->ctx, ep_params, &id) != UCS_OK) ||
         (t->size < 2)) {
@@ -1570,7 +1664,7 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
     t0       = now_s();
     deadline = t0 + 30;
     while ((n >= 0) && ((m >= 0) || (m == MGI_EOF)) && (now_s() < deadline)) {
-        if ((t->rank == victim) && (now_s() > t0 + 0.2)) {
+        if ((t->rank >= victim) && (now_s() > t0 + 0.2)) {
             _exit(0);           /* tuples sent, none flushed, nothing freed */
         }
         for (i = 0; i < SEND_BATCH; ++i) {
@@ -1581,12 +1675,25 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
         n = mgi_send(t->ctx, ch, me, tp, sizeof(tp), MGI_DST_AUTO);
         m = mgi_recv(t->ctx, ch, me, buf, sizeof(buf));
     }
-    snprintf(who, sizeof(who), "rank %d (pid", victim);
-    log_said(t, "peer_dies", who);
+    /* on this host its process is watched; on another, UCP's endpoint to
+     * it fails */
+    for (i = victim; i < t->size; ++i) {
+        snprintf(who, sizeof(who), (t->victims > 0) ?
+                 "endpoint to rank %d failed" : "rank %d (pid", i);
+        if (strstr(log_text, who) != NULL) {
+            break;
+        }
+    }
+    log_said(t, "peer_dies", (i < t->size) ? who : "a rank that ended");
     if ((n != UCS_ERR_CONNECTION_RESET) && (m != UCS_ERR_CONNECTION_RESET)) {
         FAIL(t, "peer_dies: after %.1f s send gave %zd, recv %zd, not %d "
              "(%s)", now_s() - t0, n, m, UCS_ERR_CONNECTION_RESET,
              ucs_status_string(UCS_ERR_CONNECTION_RESET));
+    }
+    noticed = now_s() - t0;     /* the victims end 0.2 s after their t0 */
+    if (noticed > PEER_DIES_BOUND_S) {
+        FAIL(t, "peer_dies: the end of rank %d noticed after %.1f s, more "
+             "than %d s", victim, noticed, PEER_DIES_BOUND_S);
     }
     EXPECT_STATUS(t, mgi_flush(t->ctx, ch, me), UCS_ERR_CONNECTION_RESET);
     t0 = now_s();
@@ -1595,8 +1702,9 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
     if (took > 10) {
         FAIL(t, "peer_dies: mgi_context_destroy took %.1f s", took);
     }
-    printf("rank %d: peer_dies: rank %d ended; send %zd, recv %zd, destroy "
-           "%.2f s: %s\n", t->rank, victim, n, m, took,
+    printf("rank %d: peer_dies: ranks %d..%d ended, noticed in %.2f s; send "
+           "%zd, recv %zd, destroy %.2f s: %s\n", t->rank, victim,
+           t->size - 1, noticed, n, m, took,
            t->failed ? "FAILED" : "OK");
     return t->failed;
 }
@@ -1686,6 +1794,12 @@ static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
         return 1;
     }
     for (e = 0; e < t->eps_per_rank; ++e) {
+        char vertex[32];
+        if (t->vertex_fmt != NULL) {
+            snprintf(vertex, sizeof(vertex), t->vertex_fmt,
+                     t->rank * t->eps_per_rank + e);
+            ep_params.vertex = vertex;
+        }
         status = mgi_ep_create(t->ctx, &ep_params, &id);
         if ((status != UCS_OK) || (id != MGI_EP_ID(t->rank, e))) {
             FAIL(t, "mgi_ep_create: %s", ucs_status_string(status));
@@ -1742,6 +1856,16 @@ int main(int argc, char **argv)
             t.recv_bytes = strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--oob") && (i + 1 < argc)) {
             oob_n = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--victims") && (i + 1 < argc)) {
+            t.victims = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "-V") && (i + 1 < argc)) {
+            t.vertex_fmt = argv[++i];
+        } else if (!strcmp(argv[i], "--expect-path") && (i + 1 < argc)) {
+            char *p = argv[++i];
+            while ((t.npath < MAX_EPS) && (*p != '\0')) {
+                t.path[t.npath++] = (int)strtol(p, &p, 10);
+                p += (*p == ',');
+            }
         } else {
             scenario = argv[i];
         }
@@ -1750,7 +1874,7 @@ int main(int argc, char **argv)
         (t.eps_per_rank > MGI_MAX_LOCAL_EPS) || (t.recv_bytes == 0) ||
         (t.recv_bytes > RECV_BUF)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
-                "[-r RECV_BYTES (1..%d)] [--oob N] shuffle|zipf|broadcast|explicit|many2one|"
+                "[-r RECV_BYTES (1..%d)] [--oob N] [-V VERTEX_FMT [--expect-path R,R,..]] shuffle|zipf|broadcast|explicit|many2one|"
                 "one2many|two_channels|misuse|ids|ring_mismatch|ring_budget|peer_dies\n", argv[0], RECV_BUF);
         return 1;
     }

@@ -4,11 +4,16 @@
 # timeout (seconds for the whole run), oob (ranks forked with the test's
 # socketpair OOB allgather instead of mgi_launch), compile (device header
 # compile-only check with nvcc, and a host run of its host-and-device
-# arithmetic).
+# arithmetic), topo (a topology file of topo/ for UCX_CUDA_MGI_TOPO_FILE:
+# the channels follow its GIG plan).
 case_file=$1
-np=2; tls=sm,self; args=; timeout=90; oob=; compile=
+np=2; tls=sm,self; args=; timeout=90; oob=; compile=; topo=
 . "$case_file"
 here=$(dirname "$0")
+if [ -n "$topo" ]; then
+    export UCX_CUDA_MGI_TOPO_FILE="$here/topo/$topo"
+    echo "UCX_CUDA_MGI_TOPO_FILE=$UCX_CUDA_MGI_TOPO_FILE"
+fi
 bindir=$(pwd)
 
 if [ -n "$compile" ]; then
