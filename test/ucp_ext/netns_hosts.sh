@@ -1,0 +1,118 @@
+#!/bin/sh
+# Channels across hosts, on one machine: each "host" is a network namespace
+# with a host name and /dev/shm of its own (so UCX's shared memory and the
+# lane control words stay inside it), joined to the others by a veth pair
+# into a switch namespace (a bridge). Its ranks use sm inside the host and
+# tcp between hosts; the TCP bootstrap spans the namespaces.
+#   1. shuffle and broadcast, every tuple checked; the GIG plan has one
+#      server per host and their pairs go through the network vertex
+#   2. every rank of the last host ends without a word: the others fail
+#      within peer_dies' bound (UCP's endpoint error, no /proc)
+# The namespaces go on every exit path (trap). Needs root and ip(8).
+#
+#   netns_hosts.sh [HOSTS (2..3)] [RANKS_PER_HOST]
+export UCX_TLS=sm,tcp,self
+hosts=${1:-3}
+per=${2:-2}
+bindir=$(pwd)
+prog="$bindir/mgi_channel_test"
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP: not root: network namespaces (ip netns) need it"; exit 77
+fi
+for tool in ip unshare mount hostname timeout; do
+    if ! command -v $tool >/dev/null 2>&1; then
+        echo "SKIP: no $tool"; exit 77
+    fi
+done
+
+tag=mgi$$
+sub=$(( $$ % 200 + 20 ))
+port=$(( 20000 + $$ % 20000 ))
+nranks=$(( hosts * per ))
+out=$(mktemp -d)
+
+cleanup() {
+    for h in $(seq 1 "$hosts"); do
+        ip netns pids "${tag}h$h" 2>/dev/null | xargs -r kill -9 2>/dev/null
+        ip netns del "${tag}h$h" 2>/dev/null
+    done
+    ip netns del "${tag}sw" 2>/dev/null
+    rm -rf "$out"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+if ! ip netns add "${tag}sw" 2>"$out/err"; then
+    echo "SKIP: cannot create a network namespace: $(cat "$out/err")"
+    exit 77
+fi
+ip -n "${tag}sw" link add br0 type bridge || exit 1
+ip -n "${tag}sw" link set br0 up || exit 1
+for h in $(seq 1 "$hosts"); do
+    ns="${tag}h$h"
+    ip netns add "$ns" &&
+    ip link add mgi0 netns "$ns" type veth peer name "p$h" \
+        netns "${tag}sw" &&
+    ip -n "${tag}sw" link set "p$h" master br0 up &&
+    ip -n "$ns" addr add "10.$sub.0.$h/24" dev mgi0 &&
+    ip -n "$ns" link set mgi0 up &&
+    ip -n "$ns" link set lo up || { echo "FAIL: namespace $ns"; exit 1; }
+done
+echo "$hosts hosts (network namespaces ${tag}h1..$hosts on 10.$sub.0.0/24)," \
+     "$per ranks each, UCX_TLS=$UCX_TLS"
+
+# run_hosts TIMEOUT ARGS...: every host's ranks, host h in namespace h;
+# 0 when every rank exited 0
+run_hosts() {
+    limit=$1; shift
+    pids=
+    for h in $(seq 1 "$hosts"); do
+        first=$(( (h - 1) * per ))
+        ip netns exec "${tag}h$h" unshare --uts --mount --propagation private \
+            sh -c '
+            mount -t tmpfs mgishm /dev/shm && hostname "$0" || exit 1
+            first=$1; per=$2; shift 2
+            rp=
+            for r in $(seq "$first" $(( first + per - 1 ))); do
+                MGI_RANK=$r "$@" > "$OUTDIR/rank$r.log" 2>&1 &
+                rp="$rp $!"
+            done
+            rc=0
+            for p in $rp; do wait $p || rc=1; done
+            exit $rc' "mgi-host$h" "$first" "$per" \
+            timeout -k 5 "$limit" "$prog" "$@" &
+        pids="$pids $!"
+    done
+    rc=0
+    for p in $pids; do wait "$p" || rc=1; done
+    for r in $(seq 0 $(( nranks - 1 ))); do
+        grep "^rank \|FAIL\|the endpoint to rank" "$out/rank$r.log" | \
+            sed 's/^.*\(mgi context\)/\1/' | head -4
+    done
+    return $rc
+}
+
+export OUTDIR="$out" MGI_BOOTSTRAP="10.$sub.0.1:$port" MGI_NRANKS=$nranks
+export UCX_LOG_LEVEL=info UCX_WARN_UNUSED_ENV_VARS=n
+failed=0
+for args in "shuffle -t 50000" "broadcast -t 20000"; do
+    echo "== $args"
+    if ! run_hosts 120 $args; then
+        echo "FAIL: $args"; failed=1; continue
+    fi
+    # the plan: one server per host, cross-host pairs through the network
+    if ! grep -q "GIG plan of $hosts host(s)" "$out/rank0.log" ||
+       ! grep -q "pair(s) of different hosts" "$out/rank0.log" ||
+       grep -q "GIG plan: 0 pair(s) of different hosts" "$out/rank0.log"
+    then
+        echo "FAIL: $args: rank 0 did not plan across $hosts hosts"
+        grep "GIG plan" "$out/rank0.log"
+        failed=1
+    fi
+    grep -h "GIG plan" "$out/rank0.log" | sed 's/^.*mgi /  mgi /' | head -3
+done
+
+echo "== peer_dies --victims $per (every rank of host $hosts)"
+run_hosts 90 peer_dies --victims "$per" || { echo "FAIL: peer_dies"; failed=1; }
+exit $failed
