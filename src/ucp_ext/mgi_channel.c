@@ -460,6 +460,39 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
     return UCS_OK;
 }
 
+/* A sort ring from each local endpoint to each next hop it has: its
+ * sources' and, where the plan makes it a relay, those of the tuples it
+ * forwards (under ctx->lock). */
+static ucs_status_t mgi_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch)
+{
+    ucs_status_t status = UCS_OK;
+    mgi_route_t *route;
+    mgi_ep_id_t hop;
+    mgi_ep_t *ep;
+    unsigned i, j;
+
+    for (i = 0; (status == UCS_OK) && (i < ctx->neps); ++i) {
+        ep = ctx->eps[i];
+        if ((ep == NULL) || ((mgi_ch_src_index(ch, ep->id) < 0) &&
+                             (ch->relay_expect[i] == 0))) {
+            continue;
+        }
+        for (j = 0; (status == UCS_OK) && (j < ch->ndst); ++j) {
+            hop = mgi_route_next_hop(ctx, ch, ep->id, ch->dst[j]);
+            if (hop == ep->id) {
+                continue; /* loopback: the sorter writes the receive ring */
+            }
+            if (!ctx->peer_eps[hop].valid) {
+                ucs_error("mgi channel %u: next hop %u of %u -> %u has no "
+                          "receive ring", ch->id, hop, ep->id, ch->dst[j]);
+                return UCS_ERR_UNREACHABLE;
+            }
+            status = mgi_ep_route_get(ep, hop, &route);
+        }
+    }
+    return status;
+}
+
 /* The channel's next hops and sort rings (mgi_route.c), from each
  * endpoint's vertex in the allgather */
 static ucs_status_t mgi_ch_make_routes(mgi_context_t *ctx, mgi_channel_t *ch,
@@ -484,7 +517,7 @@ static ucs_status_t mgi_ch_make_routes(mgi_context_t *ctx, mgi_channel_t *ch,
     }
     free(hvert);
     free(gpu);
-    return (status == UCS_OK) ? mgi_route_ch_rings(ctx, ch) : status;
+    return (status == UCS_OK) ? mgi_ch_rings(ctx, ch) : status;
 }
 
 /* Count the channel's local endpoints as used (delta 1, at its create)

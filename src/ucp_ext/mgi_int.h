@@ -432,7 +432,6 @@ int32_t      mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep);
 ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                                const int32_t *hvert, const uint8_t *gpu);
 void         mgi_route_ch_fini(mgi_channel_t *ch);
-ucs_status_t mgi_route_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch);
 ucs_status_t mgi_route_ch_busy(mgi_context_t *ctx, const mgi_channel_t *ch);
 mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,
                                 mgi_ep_id_t src, mgi_ep_id_t dst);

@@ -36,8 +36,8 @@
 
 typedef struct mgi_route_rec {
     char     host[MGI_HOST_NAME_MAX];
-    int32_t  status;
-    uint32_t len;                      /* topology text bytes */
+    uint32_t has_file;                 /* UCX_CUDA_MGI_TOPO_FILE is set */
+    uint32_t len;                      /* topology text bytes (later) */
     uint32_t nif;
     char     ifname[MGI_ROUTE_IFACES_MAX][16];
     double   ifgbit[MGI_ROUTE_IFACES_MAX];
@@ -196,17 +196,9 @@ static ucs_status_t mgi_route_merge(mgi_context_t *ctx, mgi_route_ctx_t *rc,
                                     const char *texts, size_t stride)
 {
     ucs_status_t status;
-    int r, q, h, net = GIG_NONE;
+    int r, h, net = GIG_NONE;
     gig_graph_t *g;
 
-    for (r = 0; r < ctx->size; ++r) {
-        for (q = 0; q < r; ++q) {
-            if (!strncmp(recs[q].host, recs[r].host, MGI_HOST_NAME_MAX)) {
-                break;
-            }
-        }
-        rc->rank_host[r] = (q < r) ? rc->rank_host[q] : rc->nhosts++;
-    }
     rc->vmap     = calloc(rc->nhosts, sizeof(*rc->vmap));
     rc->vmap_len = calloc(rc->nhosts, sizeof(*rc->vmap_len));
     if ((rc->vmap == NULL) || (rc->vmap_len == NULL)) {
@@ -240,88 +232,145 @@ static ucs_status_t mgi_route_merge(mgi_context_t *ctx, mgi_route_ctx_t *rc,
     return UCS_OK;
 }
 
+/* Several hosts, or a topology file at some rank: a plan is worth its
+ * discovery (tens of ms). On one host without a file none is made: every
+ * endpoint sits at its GPU or the host's first CPU, where no pair of
+ * CPU endpoints is anything but direct. */
+static int mgi_route_wanted(mgi_context_t *ctx, const mgi_route_ctx_t *rc,
+                            const mgi_route_rec_t *recs)
+{
+    int r;
+
+    for (r = 0; r < ctx->size; ++r) {
+        if (recs[r].has_file) {
+            return 1;
+        }
+    }
+    return rc->nhosts > 1;
+}
+
+/* The ranks of one host name are one host, numbered by their first rank */
+static void mgi_route_hosts(mgi_context_t *ctx, mgi_route_ctx_t *rc,
+                            const mgi_route_rec_t *recs)
+{
+    int r, q;
+
+    for (r = 0; r < ctx->size; ++r) {
+        for (q = 0; q < r; ++q) {
+            if (!strncmp(recs[q].host, recs[r].host, MGI_HOST_NAME_MAX)) {
+                break;
+            }
+        }
+        rc->rank_host[r] = (q < r) ? rc->rank_host[q] : rc->nhosts++;
+    }
+}
+
+/* This host's graph as topology text into *text_p (*len_p bytes) */
+static ucs_status_t mgi_route_host_text(mgi_route_ctx_t *rc, char **text_p,
+                                        size_t *len_p)
+{
+    ucs_status_t status = mgi_route_host_graph(&rc->host);
+    FILE *f;
+
+    if (status != UCS_OK) {
+        return status;
+    }
+    f = open_memstream(text_p, len_p);
+    if (f == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = gig_topofile_write(rc->host, f);
+    return ((fclose(f) == 0) && (status == UCS_OK)) ? UCS_OK :
+           UCS_ERR_IO_ERROR;
+}
+
 /* Collective, at the context's first mgi_ch_create. A failure anywhere
- * leaves every rank without a plan (every hop direct), said once. */
+ * but in the bootstrap leaves every rank without a plan (every hop
+ * direct), said. */
 ucs_status_t mgi_route_init(mgi_context_t *ctx)
 {
+    const char *file = getenv("UCX_CUDA_MGI_TOPO_FILE");
     mgi_route_rec_t mine, *recs = NULL;
-    mgi_route_ctx_t *rc;
-    ucs_status_t status;
+    struct {
+        int32_t  status;
+        uint32_t len;
+    } got, *gots = NULL;
     char *text = NULL, *texts = NULL, *buf = NULL;
     size_t len = 0, stride = 0;
     uint64_t t0 = mgi_time_ns();
-    FILE *f;
+    mgi_route_ctx_t *rc;
+    ucs_status_t status;
     int r;
 
     rc = calloc(1, sizeof(*rc));
     if (rc == NULL) {
         return UCS_ERR_NO_MEMORY;
     }
+    ctx->route    = rc;
     rc->rank_host = calloc(ctx->size, sizeof(int));
+    recs          = calloc(ctx->size, sizeof(*recs));
+    gots          = calloc(ctx->size, sizeof(*gots));
     memset(&mine, 0, sizeof(mine));
-    if ((rc->rank_host == NULL) ||
-        (gethostname(mine.host, sizeof(mine.host) - 1) != 0)) {
-        mine.status = UCS_ERR_NO_MEMORY;
-    } else {
-        mine.status = mgi_route_host_graph(&rc->host);
-    }
-    if (mine.status == UCS_OK) {
-        f = open_memstream(&text, &len);
-        if ((f == NULL) || (gig_topofile_write(rc->host, f) != UCS_OK)) {
-            mine.status = UCS_ERR_IO_ERROR;
-        }
-        if (f != NULL) {
-            fclose(f);
-        }
-        mine.len = (mine.status == UCS_OK) ? len : 0;
-    }
+    gethostname(mine.host, sizeof(mine.host) - 1);
+    mine.has_file = (file != NULL) && (file[0] != '\0');
     mgi_route_ifaces(&mine);
-
-    recs   = calloc(ctx->size, sizeof(*recs));
-    status = (recs == NULL) ? UCS_ERR_NO_MEMORY :
-             mgi_bootstrap_allgather(&ctx->bs, &mine, recs, sizeof(mine));
+    if ((rc->rank_host == NULL) || (recs == NULL) || (gots == NULL)) {
+        free(recs);
+        free(gots);
+        return UCS_ERR_NO_MEMORY;
+    }
+    status = mgi_bootstrap_allgather(&ctx->bs, &mine, recs, sizeof(mine));
     if (status != UCS_OK) {
-        goto out;   /* the bootstrap failed: the create fails too */
+        goto out;   /* a failed bootstrap fails the create too */
+    }
+    mgi_route_hosts(ctx, rc, recs);
+    if (!mgi_route_wanted(ctx, rc, recs)) {
+        goto out;
+    }
+
+    got.status = mgi_route_host_text(rc, &text, &len);
+    got.len    = (got.status == UCS_OK) ? len : 0;
+    status     = mgi_bootstrap_allgather(&ctx->bs, &got, gots, sizeof(got));
+    if (status != UCS_OK) {
+        goto out;
     }
     for (r = 0; r < ctx->size; ++r) {
-        stride = ucs_max(stride, recs[r].len + 1);
-        if (recs[r].status != UCS_OK) {
-            mine.status = recs[r].status;
+        stride         = ucs_max(stride, gots[r].len + 1);
+        recs[r].len    = gots[r].len;
+        if (gots[r].status != UCS_OK) {
             ucs_error("mgi context %p: rank %d has no topology (%s): every "
                       "channel goes directly, without the GIG planner's "
                       "next hops", ctx, r,
-                      ucs_status_string((ucs_status_t)recs[r].status));
-            break;
-        }
-    }
-    if (mine.status == UCS_OK) {
-        buf   = calloc(1, stride);
-        texts = calloc(ctx->size, stride);
-        if ((buf == NULL) || (texts == NULL)) {
-            status = UCS_ERR_NO_MEMORY;
+                      ucs_status_string((ucs_status_t)gots[r].status));
             goto out;
         }
-        memcpy(buf, text, mine.len);
-        status = mgi_bootstrap_allgather(&ctx->bs, buf, texts, stride);
-        if (status != UCS_OK) {
-            goto out;
-        }
-        if (mgi_route_merge(ctx, rc, recs, texts, stride) != UCS_OK) {
-            ucs_error("mgi context %p: the hosts' topologies do not merge "
-                      "into one graph: every channel goes directly", ctx);
-        }
     }
+    buf   = calloc(1, stride);
+    texts = calloc(ctx->size, stride);
+    if ((buf != NULL) && (text != NULL)) {
+        memcpy(buf, text, len);
+    }
+    /* every rank takes part, whatever its memory said */
+    status = mgi_bootstrap_allgather(&ctx->bs, (buf != NULL) ? buf : texts,
+                                     texts, stride);
+    if ((status == UCS_OK) &&
+        ((buf == NULL) || (texts == NULL) ||
+         (mgi_route_merge(ctx, rc, recs, texts, stride) != UCS_OK))) {
+        ucs_error("mgi context %p: the hosts' topologies do not merge into "
+                  "one graph: every channel goes directly", ctx);
+    }
+out:
     ucs_info("mgi context %p: GIG plan of %d host(s), %d vertices (%s) in "
              "%.3f ms", ctx, rc->nhosts,
              (rc->graph != NULL) ? rc->graph->nv : 0,
-             (rc->host != NULL) ? rc->host->origin : "no topology",
+             (rc->host != NULL) ? rc->host->origin :
+             "none: one host and no topology file, every hop direct",
              (mgi_time_ns() - t0) / 1e6);
-out:
-    ctx->route = rc;
     free(text);
     free(texts);
     free(buf);
     free(recs);
+    free(gots);
     return status;
 }
 
@@ -688,39 +737,6 @@ mgi_ep_id_t mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,
         return dst;
     }
     return row[j];
-}
-
-/* A sort ring from each local endpoint to each next hop it has: its
- * sources' and, where the plan makes it a relay, those of the tuples it
- * forwards (under ctx->lock). */
-ucs_status_t mgi_route_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch)
-{
-    ucs_status_t status = UCS_OK;
-    mgi_route_t *route;
-    mgi_ep_id_t hop;
-    mgi_ep_t *ep;
-    unsigned i, j;
-
-    for (i = 0; (status == UCS_OK) && (i < ctx->neps); ++i) {
-        ep = ctx->eps[i];
-        if ((ep == NULL) || ((mgi_ch_src_index(ch, ep->id) < 0) &&
-                             (ch->relay_expect[i] == 0))) {
-            continue;
-        }
-        for (j = 0; (status == UCS_OK) && (j < ch->ndst); ++j) {
-            hop = mgi_route_next_hop(ctx, ch, ep->id, ch->dst[j]);
-            if (hop == ep->id) {
-                continue; /* loopback: the sorter writes the receive ring */
-            }
-            if (!ctx->peer_eps[hop].valid) {
-                ucs_error("mgi channel %u: next hop %u of %u -> %u has no "
-                          "receive ring", ch->id, hop, ep->id, ch->dst[j]);
-                return UCS_ERR_UNREACHABLE;
-            }
-            status = mgi_ep_route_get(ep, hop, &route);
-        }
-    }
-    return status;
 }
 
 /* UCS_ERR_BUSY, said, while a local endpoint has EOFs of the channel still
