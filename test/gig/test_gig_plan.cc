@@ -497,6 +497,89 @@ TEST(gig_known, no_network_vertex_unreachable)
 
 /* ----------------------------------------------------------- graph basics */
 
+/* 2 hosts x 8 GPUs x 4 NICs (test/gig/2x8x4.topo): GPU k and NIC k/2
+ * under PCIe switch k/2; with GPUDirect edges and without, each GPU's NIC
+ * is the one of its switch, on its own server */
+static std::string topo_2x8x4(bool gpudirect)
+{
+    std::string t = "gig-topology 1\norigin 2x8x4\n";
+    char l[160];
+    int s, c, w, k;
+
+    for (s = 0; s < 2; ++s) {
+        for (c = 0; c < 2; ++c) {
+            snprintf(l, sizeof(l), "vertex s%dcpu%d cpu server=%d\n", s, c, s);
+            t += l;
+        }
+        snprintf(l, sizeof(l), "vertex s%dnvsw nvswitch server=%d\n", s, s);
+        t += l;
+        for (w = 0; w < 4; ++w) {
+            snprintf(l, sizeof(l), "vertex s%dsw%d pcie server=%d\n"
+                     "vertex s%dnic%d nic server=%d\n", s, w, s, s, w, s);
+            t += l;
+        }
+        for (k = 0; k < 8; ++k) {
+            snprintf(l, sizeof(l), "vertex s%dgpu%d gpu server=%d cuda=%d\n",
+                     s, k, s, k);
+            t += l;
+        }
+    }
+    t += "vertex net net\n";
+    for (s = 0; s < 2; ++s) {
+        snprintf(l, sizeof(l), "link s%dcpu0 s%dcpu1 xpi 1 62.4\n", s, s);
+        t += l;
+        for (w = 0; w < 4; ++w) {
+            snprintf(l, sizeof(l), "link s%dcpu%d s%dsw%d pcie 1 63\n"
+                     "link s%dnic%d s%dsw%d pcie 1 63\n"
+                     "link s%dnic%d net net 1 50\n", s, w / 2, s, w, s, w,
+                     s, w, s, w);
+            t += l;
+        }
+        for (k = 0; k < 8; ++k) {
+            snprintf(l, sizeof(l), "link s%dgpu%d s%dsw%d pcie 1 63\n"
+                     "link s%dgpu%d s%dnvsw nvlink 18 450\n", s, k, s, k / 2,
+                     s, k, s);
+            t += l;
+            if (gpudirect) {
+                snprintf(l, sizeof(l), "link s%dnic%d s%dgpu%d gpudirect 1 "
+                         "50\n", s, k / 2, s, k);
+                t += l;
+            }
+        }
+    }
+    return t;
+}
+
+TEST(gig_plan, nic_of_each_gpu_2x8x4)
+{
+    for (int gd = 0; gd < 2; ++gd) {
+        std::string text = topo_2x8x4(gd != 0);
+        gig_graph_t *gr  = NULL;
+        gig_plan_t *pl   = NULL;
+        char err[256], name[32];
+
+        ASSERT_EQ(UCS_OK, gig_topofile_parse(text.c_str(), text.size(),
+                                             "2x8x4", &gr, err, sizeof(err)))
+            << err;
+        graph_ptr g(gr);
+        ASSERT_EQ(UCS_OK, gig_plan_create(g.get(), &pl));
+        plan_ptr plan(pl);
+        for (int s = 0; s < 2; ++s) {
+            for (int k = 0; k < 8; ++k) {
+                snprintf(name, sizeof(name), "s%dgpu%d", s, k);
+                int nic = gig_plan_nic(plan.get(),
+                                       gig_graph_find_name(g.get(), name));
+                ASSERT_NE(GIG_NONE, nic) << name;
+                snprintf(name, sizeof(name), "s%dnic%d", s, k / 2);
+                EXPECT_STREQ(name, g->v[nic].name)
+                    << "gpu " << k << " of server " << s << ", gpudirect "
+                    << gd;
+            }
+        }
+        EXPECT_EQ(GIG_NONE, gig_plan_nic(plan.get(), g->net));
+    }
+}
+
 TEST(gig_graph, parallel_links_merge_and_lookups)
 {
     gig_graph_t *g;

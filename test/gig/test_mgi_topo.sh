@@ -4,6 +4,7 @@
 #
 top_builddir=${top_builddir:-../..}
 topo="$top_builddir/src/tools/mgi_topo/mgi_topo"
+here=$(dirname "$0")
 dir=$(mktemp -d /tmp/mgi_topo_test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail=0
@@ -37,6 +38,9 @@ ok  "paths by name" "$topo" --synthetic multi-rdma paths s0.gpu0 s1.gpu1
 has "network path" "network"
 ok  "fwd all" "$topo" --synthetic dgx1 fwd all all
 has "fwd tables" "forwarding table of gpu7"
+ok  "nics" "$topo" --topo "$here/2x8x4.topo" nics
+has "nics: GPU 5 of host 1 by its switch's NIC" "^s1gpu5 .*server 1: NIC s1nic2$"
+has "nics: GPU 0 of host 0" "^s0gpu0 .*server 0: NIC s0nic0$"
 ok  "dot" "$topo" --synthetic dgx1 dot
 has "dot digraph" "^digraph gig"
 ok  "write" "$topo" --synthetic dgx1 --write "$dir/dgx1.topo" graph

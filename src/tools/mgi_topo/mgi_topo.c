@@ -20,6 +20,7 @@ static void usage(FILE *f)
 "    paths SRCS DSTS       paths and capacities from each source to each\n"
 "                          destination\n"
 "    fwd SRCS DSTS         forwarding tables of the channel SRCS -> DSTS\n"
+"    nics                  the NIC each GPU reaches the network through\n"
 "    dot                   Graphviz DOT (mgi_topo dot | dot -Tpng -o g.png)\n"
 "    summary               graph, paths between all GPU pairs, and the\n"
 "                          forwarding tables of the all-to-all channel\n"
@@ -120,7 +121,7 @@ int main(int argc, char **argv)
     gig_plan_t *plan;
     gig_fwd_t *fwd;
     ucs_status_t status;
-    int *s, *d, ns, nd, c, i, rc = 0;
+    int *s, *d, ns, nd, c, i, k, rc = 0;
     long calib_mib = 0;
 
     while ((c = getopt_long(argc, argv, "t:s:w:lhc::", opts, NULL)) != -1) {
@@ -190,6 +191,15 @@ int main(int argc, char **argv)
 
     if (strcmp(cmd, "graph") == 0) {
         gig_graph_print(g, stdout);
+    } else if (strcmp(cmd, "nics") == 0) {
+        for (i = 0; i < g->nv; ++i) {
+            if (g->v[i].type != GIG_VTX_GPU) {
+                continue;
+            }
+            k = gig_plan_nic(plan, i);
+            printf("%-12s server %d: NIC %s\n", g->v[i].name, g->v[i].server,
+                   (k != GIG_NONE) ? g->v[k].name : "none");
+        }
     } else if (strcmp(cmd, "dot") == 0) {
         gig_graph_print_dot(g, stdout);
     } else if (strcmp(cmd, "summary") == 0) {

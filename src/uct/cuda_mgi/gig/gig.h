@@ -265,6 +265,11 @@ const gig_graph_t *gig_plan_graph(const gig_plan_t *plan);
  * answer with the vertex ids translated: the same as its own max-flow. */
 ucs_status_t gig_plan_paths(gig_plan_t *plan, int src, int dst,
                             const gig_pathset_t **pathset_p);
+/* The NIC vertex a managed vertex v reaches the network through first:
+ * the NIC of its first path to the network vertex (breadth first, so a
+ * NIC with a GPUDirect edge to v, else the one fewest hops away, then by
+ * capacity).  GIG_NONE without a network vertex or a path to it. */
+int          gig_plan_nic(gig_plan_t *plan, int v);
 /* Copies up to max shares (capacity / total) of the path set into shares */
 int          gig_pathset_shares(const gig_pathset_t *ps, double *shares,
                                 int max);

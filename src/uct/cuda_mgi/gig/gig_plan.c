@@ -538,6 +538,27 @@ ucs_status_t gig_plan_cut(gig_plan_t *plan, const gig_pathset_t *ps,
     return UCS_OK;
 }
 
+int gig_plan_nic(gig_plan_t *plan, int v)
+{
+    const gig_graph_t *g = plan->graph;
+    const gig_pathset_t *ps;
+    const gig_path_t *p;
+    int i;
+
+    if ((g->net == GIG_NONE) || (v < 0) || (v >= g->nv) || (v == g->net) ||
+        (gig_plan_paths(plan, v, g->net, &ps) != UCS_OK) ||
+        (ps->npaths == 0)) {
+        return GIG_NONE;
+    }
+    p = &ps->paths[0];
+    for (i = p->nvert - 2; i > 0; --i) {
+        if (g->v[p->vert[i]].type == GIG_VTX_NIC) {
+            return p->vert[i];
+        }
+    }
+    return GIG_NONE;
+}
+
 int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)
 {
     int i;
