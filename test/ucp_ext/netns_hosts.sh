@@ -94,6 +94,9 @@ run_hosts() {
 }
 
 export OUTDIR="$out" MGI_BOOTSTRAP="10.$sub.0.1:$port" MGI_NRANKS=$nranks
+# the job's secret for the TCP bootstrap, as mgi_launch makes one
+MGI_JOB_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+export MGI_JOB_TOKEN
 export UCX_LOG_LEVEL=info UCX_WARN_UNUSED_ENV_VARS=n
 failed=0
 for args in "shuffle -t 50000" "broadcast -t 20000"; do
