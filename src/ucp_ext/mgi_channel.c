@@ -1016,6 +1016,9 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
     if (status == UCS_OK) {
         status = mgi_ch_make_routes(ctx, ch, all);
     }
+    if (status == UCS_OK) {
+        __atomic_store_n(&ch->routes_ready, 1, __ATOMIC_RELEASE);
+    }
     for (i = 0; (status == UCS_OK) && ((ep = mgi_ch_gpu_ep(ch, &i)) != NULL);) {
         status = mgi_gpu_ch_routes(ep, ch);
     }

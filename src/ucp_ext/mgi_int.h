@@ -287,6 +287,10 @@ struct mgi_channel {
      * every one is the destination itself */
     struct mgi_route_ch *route;
     mgi_ep_id_t    *hops[MGI_MAX_LOCAL_EPS];
+    int            routes_ready; /* hops and sort rings made (release): a
+                                    relay's sorter waits for it, as other
+                                    ranks may send once the create's
+                                    allgather is done */
     /* per local endpoint: tuples and EOFs it forwarded for other
      * endpoints (its sorter), EOFs it is to forward */
     uint64_t       relayed[MGI_MAX_LOCAL_EPS];

@@ -219,6 +219,9 @@ static int mgi_sorter_relay(mgi_sorter_t *s, mgi_channel_t *ch,
     mgi_ring_t *ring;
     unsigned i;
 
+    if (!__atomic_load_n(&ch->routes_ready, __ATOMIC_ACQUIRE)) {
+        return 0;   /* our create has not made its hops yet */
+    }
     ring = mgi_sorter_target(s, ch, h->dst);
     if ((ring == NULL) || (h->dst == ep->id)) {
         ucs_error("mgi ep %u: channel %u has no route on to endpoint %u for "
