@@ -275,14 +275,17 @@ static int mgi_tls_names(const char *tls, const char *tl)
  * Between two processes on 2 x H200 the one-way flow of point-to-point
  * moved 205-206 against 167.5 GB/s with it, many-to-one and one-to-many
  * 4-5 % more, the Exchange the same. */
-/* Set a transport's setting `field` (its name without the transport's
- * prefix `tl`) in UCP's configuration unless the user set UCX_<TL>_<FIELD>.
- * UCP hands the key to each interface's configuration; before UCX 1.17 it
- * is matched against the field names without the transport's prefix, from
- * 1.17 on with it. */
+/* Set a transport's setting `field` (its name without the prefix `tl`) in
+ * UCP's configuration unless the user set UCX_<TL>_<FIELD>. UCP hands the
+ * key to each interface's configuration. A field of a table that several
+ * transports share under its own prefix (MM_ of posix and sysv) matches the
+ * key with that prefix on every version; a field of a transport's own table
+ * matches it without the prefix before UCX 1.17 (`own_table`), with it from
+ * 1.17 on. */
 static void mgi_ucp_config_tl(mgi_context_t *ctx, ucp_config_t *config,
                               const char *tl, const char *field,
-                              const char *value, const char *why)
+                              int own_table, const char *value,
+                              const char *why)
 {
     unsigned major, minor, release;
     char key[64], env[80];
@@ -295,8 +298,8 @@ static void mgi_ucp_config_tl(mgi_context_t *ctx, ucp_config_t *config,
     }
     ucp_get_version(&major, &minor, &release);
     status = ucp_config_modify(config,
-                               ((major > 1) || (minor >= 17)) ? key : field,
-                               value);
+                               (!own_table || (major > 1) || (minor >= 17)) ?
+                               key : field, value);
     if (status != UCS_OK) {
         ucs_debug("mgi context %p: %s=%s refused by UCP (%s): %s", ctx, key,
                   value, ucs_status_string(status), why);
@@ -319,7 +322,7 @@ static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
         return;
     }
     /* no other transport has a BATCH field */
-    mgi_ucp_config_tl(ctx, config, "CUDA_MGI", "BATCH", "y",
+    mgi_ucp_config_tl(ctx, config, "CUDA_MGI", "BATCH", 1, "y",
                       "the mover's copies go one by one");
 }
 
@@ -729,7 +732,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     ucp_worker_params_t wparams;
     ucp_config_t *config;
     char tls_buf[512];
-    const char *tls;
+    const char *tls, *tls_in;
     mgi_context_t *ctx;
     ucs_status_t status;
     int dummy = 0, *all;
@@ -806,12 +809,18 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     }
     /* Shared memory offers peer failure handling only when asked: without
      * it UCP cannot create endpoints that survive a rank that ends (it
-     * aborts the process when a transfer from that rank fails), and no
-     * other transport has an ERROR_HANDLING field */
-    mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", "y",
-                      "a rank that ends may abort the others");
-    mgi_ucp_config_batch(ctx, config,
-                         (tls != NULL) ? tls : getenv("UCX_TLS"));
+     * aborts the process when a transfer from that rank fails). Asked only
+     * where shared memory may be used: UCP warns about a setting no
+     * transport took. */
+    tls_in = (tls != NULL) ? tls : getenv("UCX_TLS");
+    if ((tls_in == NULL) || (tls_in[0] == '\0') || (tls_in[0] == '^') ||
+        mgi_tls_names(tls_in, "all") || mgi_tls_names(tls_in, "sm") ||
+        mgi_tls_names(tls_in, "shm") || mgi_tls_names(tls_in, "mm") ||
+        mgi_tls_names(tls_in, "posix") || mgi_tls_names(tls_in, "sysv")) {
+        mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", 0, "y",
+                          "a rank that ends may abort the others");
+    }
+    mgi_ucp_config_batch(ctx, config, tls_in);
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |
                                    UCP_PARAM_FIELD_MT_WORKERS_SHARED;
