@@ -949,6 +949,7 @@ void mgi_context_destroy(mgi_context_h ctx)
         mgi_gpu_peer_unmap(ctx->dmaps[i].p);
     }
     free(ctx->dmaps);
+    mgi_route_fini(ctx);
     ctx->dmaps  = NULL;
     ctx->ndmaps = 0;
     mgi_mover_quiesce(ctx);
