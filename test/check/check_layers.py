@@ -30,6 +30,7 @@ LAYERS = {
         ["mgi_mover"],
         ["mgi_endpoint"],
         ["mgi_channel", "mgi_region"],  # the two peer APIs
+        ["mgi_launch"],                 # launch helpers: ask a channel
         ["mgi_context"],
     ],
     "cuda_mgi (src/uct/cuda_mgi)": [

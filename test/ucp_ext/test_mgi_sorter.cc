@@ -56,7 +56,7 @@ struct tuple_hdr {
 
 uint32_t tuple_check(const tuple_hdr &t)
 {
-    return t.stage * 2654435761u ^ t.seq * 40503u ^ t.dst ^ (t.len << 20);
+    return t.stage * 2654435761u ^ t.seq * 40503u ^ t.dst ^ ((uint32_t)t.len << 20);
 }
 
 struct sorter_fixture {
