@@ -116,6 +116,8 @@ cp "$ucx/bin/mgi_topo" "$out/bin/"
 copy_program "$out" "$top/test/.libs/gtest_cuda_mgi" "$top/test/gtest_cuda_mgi" ||
     die "no test/gtest_cuda_mgi: build this tree (make) first"
 copy_program "$out" "$top/bench/workloads/mgi_workloads" || true
+copy_program "$out" "$top/bench/workloads/mgi_mgg" || true
+copy_program "$out" "$top/bench/workloads/mgi_proact" || true
 copy_program "$out" "$top/test/ucp_ext/gpu_ring_test" || true
 copy_program "$out" "$top/examples/.libs/shuffle" "$top/examples/shuffle" ||
     true
