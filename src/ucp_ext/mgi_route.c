@@ -90,16 +90,6 @@ static void mgi_route_ifaces(mgi_route_rec_t *rec)
     closedir(dir);
 }
 
-static ucs_status_t mgi_route_host_graph(gig_graph_t **g_p)
-{
-    const char *file = getenv("UCX_CUDA_MGI_TOPO_FILE");
-
-    if ((file != NULL) && (file[0] != '\0')) {
-        return gig_topofile_load(file, g_p);
-    }
-    return gig_discover(g_p);
-}
-
 /* Host h's graph (text) into g as server h: with one host, the graph as it
  * is; with several, its server 0, its NICs joined to g's network vertex
  * (net), or NICs of its interfaces where it has none. */
@@ -265,11 +255,12 @@ static void mgi_route_hosts(mgi_context_t *ctx, mgi_route_ctx_t *rc,
     }
 }
 
-/* This host's graph as topology text into *text_p (*len_p bytes) */
-static ucs_status_t mgi_route_host_text(mgi_route_ctx_t *rc, char **text_p,
-                                        size_t *len_p)
+/* This host's graph (topology file `file` where set, else discovery) as
+ * topology text into *text_p (*len_p bytes) */
+static ucs_status_t mgi_route_host_text(mgi_route_ctx_t *rc, const char *file,
+                                        char **text_p, size_t *len_p)
 {
-    ucs_status_t status = mgi_route_host_graph(&rc->host);
+    ucs_status_t status = gig_graph_load(file, NULL, &rc->host);
     FILE *f;
 
     if (status != UCS_OK) {
@@ -328,7 +319,7 @@ ucs_status_t mgi_route_init(mgi_context_t *ctx)
         goto out;
     }
 
-    got.status = mgi_route_host_text(rc, &text, &len);
+    got.status = mgi_route_host_text(rc, file, &text, &len);
     got.len    = (got.status == UCS_OK) ? len : 0;
     status     = mgi_bootstrap_allgather(&ctx->bs, &got, gots, sizeof(got));
     if (status != UCS_OK) {
