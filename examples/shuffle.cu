@@ -94,9 +94,9 @@ __device__ static int give_up(uint64_t deadline)
 /* Every user block: tiles of keys first + [block's tiles], sent, then the
  * flush and the receives until EOF. TYPED: the typed tile send. */
 template <bool TYPED>
-__global__ void shuffle_kernel(mgi_dev_ch_t h, uint64_t first, uint64_t n,
-                               int me, unsigned nranks, uint32_t *seen,
-                               counts *c)
+__global__ void __launch_bounds__(THREADS)   /* registers for 512 threads */
+shuffle_kernel(mgi_dev_ch_t h, uint64_t first, uint64_t n, int me,
+               unsigned nranks, uint32_t *seen, counts *c)
 {
     __shared__ tuple tile[TILE];
     __shared__ uint32_t flush_state;

@@ -88,8 +88,10 @@ ucs_status_t mgi_context_user_blocks(mgi_context_h ctx, int device,
     if (per_sm == 0) {
         ucs_error("mgi context %p: the kernel runs no block of %u threads "
                   "(%d registers a thread, %zu + %zu bytes of shared memory) "
-                  "on device %d", ctx, threads, fa.numRegs,
-                  fa.sharedSizeBytes, smem, device);
+                  "on device %d (a kernel declared __launch_bounds__(%u) keeps "
+                  "to the registers that %u threads may have)", ctx, threads,
+                  fa.numRegs, fa.sharedSizeBytes, smem, device, threads,
+                  threads);
         return UCS_ERR_INVALID_PARAM;
     }
     /* an SM for each sorter block at worst (the scheduler spreads them),
