@@ -17,6 +17,11 @@
  * advances `done`: enough to keep a link busy, few enough that a quiet
  * does not wait behind many later requests. */
 #define MGI_REGION_PROXY_BATCH 64u
+/* How long the proxy polls a request, or its queue after its last request,
+ * before it waits the way the context's other threads do (mgi_idle's
+ * sleeps): a GPU's warps wait for it, and a copy completes in microseconds,
+ * well within a sleep. */
+#define MGI_REGION_SPIN_NS     1000000ull
 #define MGI_REGION_RKEY_MAX    4096u   /* a packed rkey, at most */
 
 typedef struct mgi_region mgi_region_t;
@@ -290,6 +295,31 @@ static ucs_status_t mgi_region_rma(mgi_region_t *reg, int is_put, int peer,
     return status;
 }
 
+/* Wait for a request: polled first (MGI_REGION_SPIN_NS), then through
+ * mgi_ucp_wait, which bounds the wait and names it. */
+static ucs_status_t mgi_region_wait(mgi_region_t *reg, ucs_status_ptr_t req,
+                                    const char *what)
+{
+    const uint64_t until = mgi_time_ns() + MGI_REGION_SPIN_NS;
+    ucs_status_t status;
+
+    if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
+        return mgi_ucp_wait(reg->ctx, req, what, reg);
+    }
+    while ((status = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        if ((ucp_worker_progress(reg->ctx->worker) == 0) &&
+            (mgi_time_ns() > until)) {
+            return mgi_ucp_wait(reg->ctx, req, what, reg);
+        }
+    }
+    ucp_request_free(req);
+    if (status != UCS_OK) {
+        ucs_error("mgi %s %p: %s", what, (void*)reg,
+                  ucs_status_string(status));
+    }
+    return status;
+}
+
 /* Flush the endpoint of every rank in `dirty` (remote completion). */
 static ucs_status_t mgi_region_flush_peers(mgi_region_t *reg, int *dirty,
                                            const char *what)
@@ -302,8 +332,8 @@ static ucs_status_t mgi_region_flush_peers(mgi_region_t *reg, int *dirty,
         if (!dirty[r]) {
             continue;
         }
-        st = mgi_ucp_wait(reg->ctx, ucp_ep_flush_nbx(reg->ctx->peers[r],
-                                                     &param), what, reg);
+        st = mgi_region_wait(reg, ucp_ep_flush_nbx(reg->ctx->peers[r],
+                                                   &param), what);
         status   = (status == UCS_OK) ? st : status;
         dirty[r] = 0;
     }
@@ -341,8 +371,7 @@ static ucs_status_t mgi_region_proxy_complete(mgi_region_t *reg,
     unsigned i;
 
     for (i = 0; i < *nreqs; ++i) {
-        st     = mgi_ucp_wait(reg->ctx, reqs[i], "region proxy request",
-                              reg);
+        st     = mgi_region_wait(reg, reqs[i], "region proxy request");
         status = (status == UCS_OK) ? st : status;
     }
     *nreqs = 0;
@@ -392,7 +421,8 @@ static ucs_status_t mgi_region_proxy_start(mgi_region_t *reg,
                               (void*)(uintptr_t)r->laddr, r->len,
                               p->addr + r->roff, p->rkey, &param);
         }
-        dirty[r->peer] = 1;
+        /* (a get is complete when its data is here: no flush) */
+        dirty[r->peer] |= (r->op != MGI_REGION_OP_GET);
         if (UCS_PTR_IS_ERR(req)) {
             ucs_error("mgi region %p proxy: request %llu to rank %u: %s",
                       reg, (unsigned long long)ticket, r->peer,
@@ -432,7 +462,7 @@ static void *mgi_region_proxy_main(void *arg)
     mgi_region_t *reg = arg;
     mgi_region_proxy_t *q = reg->proxy;
     void *reqs[2 * MGI_REGION_PROXY_BATCH + 2];
-    uint64_t next = 0, wait_since = 0, taken;
+    uint64_t next = 0, wait_since = 0, taken, active = 0;
     unsigned nreqs = 0, started = 0, idle = 0;
     ucs_status_t status = UCS_OK;
     mgi_region_req_t *r;
@@ -457,6 +487,7 @@ static void *mgi_region_proxy_main(void *arg)
             ++next;
             wait_since = 0;
             idle       = 0;
+            active     = 0;
             if (++started < MGI_REGION_PROXY_BATCH) {
                 continue;
             }
@@ -486,7 +517,16 @@ static void *mgi_region_proxy_main(void *arg)
                 break;
             }
         }
-        mgi_idle(reg->ctx, &idle);
+        if (active == 0) {
+            active = mgi_time_ns();
+        }
+        if (mgi_time_ns() - active < MGI_REGION_SPIN_NS) {
+            /* (the idle count still paces the ticket reads above) */
+            ++idle;
+            mgi_cpu_relax();
+        } else {
+            mgi_idle(reg->ctx, &idle);
+        }
     }
     if (status != UCS_OK) {
         mgi_region_proxy_complete(reg, reqs, &nreqs, dirty, next);

@@ -223,9 +223,11 @@ MGI_INLINE ucs_status_t mgi_region_proxy_status(const mgi_dev_region_t *h)
     return UCS_OK;
 }
 
-/* Post one request (a thread's own). Waits, bounded, for a free slot.
- * A post that timed out leaves its ticket unfilled: the proxy then fails
- * the queue (UCS_ERR_TIMED_OUT) once it has waited as long for it. */
+/* Post one request (a thread's own). Waits for a free slot, bounded by
+ * timeout_ns without progress: a long queue that the proxy drains is no
+ * failure, a proxy that completes nothing for that long is. A post that
+ * timed out leaves its ticket unfilled: the proxy then fails the queue
+ * (UCS_ERR_TIMED_OUT) once it has waited as long for it. */
 MGI_INLINE ucs_status_t mgi_region_proxy_post(const mgi_dev_region_t *h,
                                               uint32_t op, uint32_t peer,
                                               uint64_t roff, uint64_t laddr,
@@ -233,17 +235,19 @@ MGI_INLINE ucs_status_t mgi_region_proxy_post(const mgi_dev_region_t *h,
                                               uint64_t sig_val)
 {
     mgi_region_proxy_t *q = h->proxy;
-    uint64_t t, deadline = 0;
+    uint64_t t, done, seen = 0, deadline = 0;
     mgi_region_req_t *r;
     ucs_status_t st;
 
     t = mgi_region_fadd(h->ticket, 1);
-    while (t - mgi_region_ld_acq(&q->done) >= MGI_REGION_PROXY_DEPTH) {
+    while (t - (done = mgi_region_ld_acq(&q->done)) >=
+           MGI_REGION_PROXY_DEPTH) {
         st = mgi_region_proxy_status(h);
         if (st != UCS_OK) {
             return st;
         }
-        if (deadline == 0) {
+        if ((deadline == 0) || (done != seen)) {
+            seen     = done;
             deadline = mgi_region_now_ns() + h->timeout_ns;
         } else if (mgi_region_now_ns() > deadline) {
             return UCS_ERR_TIMED_OUT;
@@ -262,20 +266,22 @@ MGI_INLINE ucs_status_t mgi_region_proxy_post(const mgi_dev_region_t *h,
     return UCS_OK;
 }
 
-/* Wait, bounded, until every request posted before this call (by any
- * thread) is complete at its target. */
+/* Wait until every request posted before this call (by any thread) is
+ * complete at its target, bounded by timeout_ns without progress. */
 MGI_INLINE ucs_status_t mgi_region_proxy_quiet(const mgi_dev_region_t *h)
 {
     mgi_region_proxy_t *q = h->proxy;
-    uint64_t upto = mgi_region_ld_acq(h->ticket), deadline = 0;
+    uint64_t upto = mgi_region_ld_acq(h->ticket), done, seen = 0;
+    uint64_t deadline = 0;
     ucs_status_t st;
 
-    while (mgi_region_ld_acq(&q->done) < upto) {
+    while ((done = mgi_region_ld_acq(&q->done)) < upto) {
         st = mgi_region_proxy_status(h);
         if (st != UCS_OK) {
             return st;
         }
-        if (deadline == 0) {
+        if ((deadline == 0) || (done != seen)) {
+            seen     = done;
             deadline = mgi_region_now_ns() + h->timeout_ns;
         } else if (mgi_region_now_ns() > deadline) {
             return UCS_ERR_TIMED_OUT;

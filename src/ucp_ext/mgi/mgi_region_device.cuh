@@ -51,7 +51,8 @@
 
 /* Bytes from src to dst by `n` cooperating threads, this one number `i`:
  * 16-byte words where both allow, each thread a stripe, so the loads of a
- * warp go out together. */
+ * warp go out together. The loads skip L1 (__ldcg): a get reads what the
+ * peer's memory holds now, not a line an earlier get left in this SM. */
 __device__ static inline void mgi_region_copy_coop(void *dst, const void *src,
                                                    uint64_t len, unsigned i,
                                                    unsigned n)
@@ -61,18 +62,19 @@ __device__ static inline void mgi_region_copy_coop(void *dst, const void *src,
     if ((((uintptr_t)dst | (uintptr_t)src) % 16) == 0) {
         const uint64_t words = len / 16;
         for (k = i; k < words; k += n) {
-            ((uint4*)dst)[k] = ((const uint4*)src)[k];
+            ((uint4*)dst)[k] = __ldcg((const uint4*)src + k);
         }
         done = words * 16;
     } else if ((((uintptr_t)dst | (uintptr_t)src) % 8) == 0) {
         const uint64_t words = len / 8;
         for (k = i; k < words; k += n) {
-            ((uint64_t*)dst)[k] = ((const uint64_t*)src)[k];
+            ((uint64_t*)dst)[k] =
+                __ldcg((const unsigned long long*)src + k);
         }
         done = words * 8;
     }
     for (k = done + i; k < len; k += n) {
-        ((char*)dst)[k] = ((const char*)src)[k];
+        ((char*)dst)[k] = __ldcg((const char*)src + k);
     }
 }
 
