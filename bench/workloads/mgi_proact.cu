@@ -487,7 +487,9 @@ __global__ void pro_bw(mgi_dev_region_t h, uint32_t peer, uint64_t off,
                        uint64_t len, uint64_t get_dst, int get, int reps,
                        int *err)
 {
-    const uint64_t share = ((len / gridDim.x) + 15) & ~15ull;
+    /* (rounded up, so that the blocks cover all of len) */
+    const uint64_t share = ((len + gridDim.x - 1) / gridDim.x + 15) &
+                           ~15ull;
     const uint64_t b0 = blockIdx.x * share;
     const uint64_t n = (b0 >= len) ? 0 : ((len - b0 < share) ? len - b0 :
                                           share);
@@ -575,21 +577,24 @@ static int pro_rank_bw(mgi_wl_boot_t *boot, pro_opts_t *o,
                 (k == 0 ? t_put : k == 1 ? t_get : t_ce) = ms / reps;
             }
             /* the bytes: put landed at rank 1, get brought them back */
+            int size_ok = 1;
             b.assign(sz, 0);
             if (rpart != NULL) {
                 RWL_CUDA(cudaMemcpy(b.data(), rpart, sz,
                                     cudaMemcpyDeviceToHost));
-                ok &= (memcmp(a.data(), b.data(), sz) == 0);
+                size_ok &= (memcmp(a.data(), b.data(), sz) == 0);
             }
             RWL_CUDA(cudaMemcpy(b.data(), part + max, sz,
                                 cudaMemcpyDeviceToHost));
-            ok &= (memcmp(a.data(), b.data(), sz) == 0);
+            size_ok &= (memcmp(a.data(), b.data(), sz) == 0);
+            ok      &= size_ok;
             printf("proact bw size=%llu put_GBps=%.1f get_GBps=%.1f "
                    "copy_engine_GBps=%.1f put/ce=%.2f get/ce=%.2f "
                    "checked=%s\n", (unsigned long long)sz, sz / t_put / 1e6,
                    sz / t_get / 1e6, (t_ce > 0) ? sz / t_ce / 1e6 : 0.0,
                    (t_ce > 0) ? t_ce / t_put : 0.0,
-                   (t_ce > 0) ? t_ce / t_get : 0.0, ok ? "yes" : "NO");
+                   (t_ce > 0) ? t_ce / t_get : 0.0,
+                   size_ok ? "yes" : "NO");
         }
         RWL_CUDA(cudaMemcpy(&herr, err, sizeof(int), cudaMemcpyDeviceToHost));
         if (herr != 0) {

@@ -507,7 +507,12 @@ step workloads_join_peer_variant 100 "${wl[@]}" --op join \
 # tuple a thread, each naming its destination
 if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg 150 \
-        mgi_mgg --gpus 2 --scale 16 --dim 128 --iters 2
+        mgi_mgg --gpus 2 --scale 16 --dim 128 --iters 2 \
+        --variant region,nccl,uvm,single
+    # every remote row through the proxy thread and UCP, as across hosts:
+    # a request a row, so a smaller graph
+    UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg_proxy 100 \
+        mgi_mgg --gpus 2 --scale 12 --dim 128 --iters 2 --variant proxy
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_proact 150 \
         mgi_proact --mib 64 --iters 2 --tiles 16K,1M
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_bw 100 mgi_proact --bw
