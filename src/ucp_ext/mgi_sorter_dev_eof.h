@@ -1,0 +1,166 @@
+/**
+ * MGI sorter of a GPU endpoint, device side: EOF records, forwarded on
+ * the send side and counted on the receive side, and the final rings
+ * closed as the lanes run dry.
+ *
+ * A part of mgi_sorter_dev.h, which includes its parts in order (each
+ * uses those before it).
+ */
+#ifndef MGI_SORTER_DEV_EOF_H_
+#define MGI_SORTER_DEV_EOF_H_
+
+#ifndef MGI_SORTER_DEV_H_
+#  error "a part of the sorter's device code: include mgi_sorter_dev.h"
+#endif
+
+MGI_SDEV void mgi_gpu_recv_eof(const mgi_gpu_dep_t *d,
+                               const mgi_msg_hdr_t *h);
+
+/* Thread 0, send side: forward the EOF at `h` to every destination. With
+ * MGI_LOOP_DIRECT, one for this endpoint whose stage ring has nothing left
+ * in the loopback lane (mgi_gpu_lane_passed) is counted here at once, as
+ * the lane's owner would count it: no lane segment, no walk, no wait for
+ * the lane's whole moves in flight before it. Returns 0 when a target had
+ * no room (try again), 2 when it counted the EOF for this endpoint, else
+ * 1. */
+MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
+                                       mgi_gpu_block_t *b, mgi_ring_t *stage,
+                                       const mgi_msg_hdr_t *h)
+{
+    const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
+    mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
+    mgi_ring_t *const lane = mgi_gpu_loopback(d);
+    mgi_ring_t *ring[MGI_GPU_MAX_TARGETS];
+    mgi_seg_hdr_t *seg[MGI_GPU_MAX_TARGETS];
+    uint32_t off[MGI_GPU_MAX_TARGETS], pos[MGI_GPU_MAX_TARGETS];
+    mgi_gpu_pending_t *pd;
+    uint32_t k, n;
+    int direct = 0; /* 1: the lane's EOF is counted here */
+    char *m;
+
+    if (ch == NULL) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        return 1;
+    }
+    if (b->count == MGI_GPU_MAX_PENDING) {
+        return 0;
+    }
+    n = ch->ndst;
+    for (k = 0; k < n; ++k) {
+        ring[k] = mgi_gpu_send_target(d, ch->dst[k]);
+        if ((ring[k] == lane) && d->loop_direct && !direct &&
+            mgi_gpu_lane_passed(d, stage)) {
+            direct  = 1;
+            seg[k]  = NULL;     /* nothing reserved */
+            continue;
+        }
+        /* the EOF in a segment of its own (MGI_SEG_EOFS): the tuples
+         * before it keep their segment whole, and the next hop counts it
+         * without a walk */
+        if ((ring[k] == NULL) ||
+            (d->eof_alone &&
+             (mgi_ring_append_close(ring[k]) != MGI_RING_OK)) ||
+            (mgi_ring_append_reserve(ring[k], sz, &seg[k], &off[k],
+                                     &pos[k]) != MGI_RING_OK)) {
+            break;
+        }
+    }
+    if (k < n) {
+        if (ring[k] == NULL) {
+            mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        }
+        while (k-- > 0) {
+            if (seg[k] != NULL) {
+                mgi_ring_append_cancel(ring[k], seg[k], off[k], sz, pos[k]);
+            }
+        }
+        return 0;
+    }
+    pd        = &b->pending[(b->head + b->count) % MGI_GPU_MAX_PENDING];
+    pd->stage = stage;
+    pd->seq   = ((const uint32_t*)((const char*)h + MGI_MSG_HDR_SIZE))[1];
+    pd->n     = 0;
+    for (k = 0; k < n; ++k) {
+        if (seg[k] == NULL) {
+            /* the receive side reads neither dst nor anything the lane
+             * would add: the record as it is */
+            mgi_gpu_recv_eof(d, h);
+            continue;
+        }
+        m = mgi_seg_payload(seg[k]) + off[k];
+        mgi_ring_mark(ring[k], seg[k], d->eof_alone ? MGI_SEG_EOF_KEY :
+                                                      MGI_SEG_MIXED);
+        memcpy(m, h, sz);
+        ((mgi_msg_hdr_t*)m)->dst = ch->dst[k];
+        MGI_FENCE();
+        mgi_ring_append_commit(ring[k], seg[k], off[k], sz, pos[k]);
+        /* FULL: the segment with the EOF is closed already */
+        mgi_ring_append_close(ring[k]);
+        mgi_gpu_lane_dep(d, stage, ring[k], pos[k]);
+        if (ch->dst[k] != d->id) {
+            pd->ring[pd->n] = ring[k];
+            pd->pos[pd->n]  = pos[k];
+            pd->n++;
+        }
+    }
+    b->count++;
+    return 1 + direct;
+}
+
+/* Thread 0, receive side: account an EOF record at this destination. */
+MGI_SDEV void mgi_gpu_recv_eof(const mgi_gpu_dep_t *d,
+                                        const mgi_msg_hdr_t *h)
+{
+    mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
+    uint32_t nprod, si, k;
+
+    if ((ch == NULL) || (ch->nfinal == 0)) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        return;
+    }
+    nprod = *(const uint32_t*)((const char*)h + MGI_MSG_HDR_SIZE);
+    for (si = 0; (si < ch->nsrc) && (ch->src[si] != h->src); ++si) {
+    }
+    if ((si == ch->nsrc) || (ch->eof_count[si] >= nprod)) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].eof_errors);
+        return;
+    }
+    if (MGI_ATOMIC_ADD(&ch->eof_count[si], 1u) + 1 == nprod) {
+        /* the source's tuples must be readable before its EOF counts: its
+         * last producer's EOF closes the final rings. Not each producer's:
+         * a close reads a ring's tail, and nfinal of them per EOF of each
+         * of nprod blocks held the lane's owner ~2 ms at 32 x 32 on one
+         * H100 (65 us an EOF), the tuples behind them in the lane too */
+        for (k = 0; k < ch->nfinal; ++k) {
+            mgi_ring_append_close(ch->final[k]);
+        }
+        MGI_FENCE();
+        for (k = 0; k < ch->nfinal; ++k) {
+            MGI_ATOMIC_ADD(&ch->eof_sources[k], 1u);
+        }
+    }
+}
+
+/* Thread 0: final rings with partial segments, closed when lanes run dry */
+MGI_SDEV void mgi_gpu_touch(mgi_gpu_pass_t *p)
+{
+    uint32_t t, k;
+
+    for (t = 0; t < p->ntgt; ++t) {
+        for (k = 0; k < p->ntouched; ++k) {
+            if (p->touched[k] == p->tgt_ring[t]) {
+                break;
+            }
+        }
+        if (k < p->ntouched) {
+            continue;
+        }
+        if (p->ntouched == MGI_GPU_MAX_TARGETS) {
+            mgi_ring_append_close(p->tgt_ring[t]);
+        } else {
+            p->touched[p->ntouched++] = p->tgt_ring[t];
+        }
+    }
+}
+
+#endif
