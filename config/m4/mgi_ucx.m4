@@ -93,6 +93,9 @@ AC_DEFUN([MGI_UCX_FEATURES], [
         [(void)k(0);])
     MGI_UCX_CHECK([MGI_UCX_PTR_ARITH_H], [ucs/sys/ptr_arith.h],
         [#include <ucs/sys/ptr_arith.h>], [])
+    MGI_UCX_CHECK([MGI_UCX_MD_INVALIDATE_RMA], [the md flag UCT_MD_FLAG_INVALIDATE_RMA],
+        [#include <uct/api/v2/uct_v2.h>],
+        [uint64_t f = UCT_MD_FLAG_INVALIDATE_RMA; (void)f;])
 
     AC_LANG_POP([C])
     CPPFLAGS=$mgi_save_CPPFLAGS

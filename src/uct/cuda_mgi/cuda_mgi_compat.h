@@ -38,6 +38,17 @@ typedef uct_md_attr_t uct_cuda_mgi_md_attr_t;
 #  define UCT_CUDA_MGI_MD_CAP(_attr, _field) ((_attr)->cap._field)
 #endif
 
+/* Invalidation for RMA, a flag of its own where UCX has one: UCP takes an
+ * MD for the RMA bandwidth lanes of an endpoint with peer error handling
+ * only if it has it (without it, such an endpoint's puts and gets of GPU
+ * memory went through software emulation over shared memory) */
+#if UCT_CUDA_MGI_HAVE_MD_INVALIDATE_RMA
+#  define UCT_CUDA_MGI_MD_FLAGS_INVALIDATE (UCT_MD_FLAG_INVALIDATE | \
+                                            UCT_MD_FLAG_INVALIDATE_RMA)
+#else
+#  define UCT_CUDA_MGI_MD_FLAGS_INVALIDATE UCT_MD_FLAG_INVALIDATE
+#endif
+
 /* mem_reg: flags alone, or a params struct carrying them */
 #if UCT_CUDA_MGI_HAVE_MEM_REG_PARAMS
 #  define UCT_CUDA_MGI_MEM_REG_ARG    const uct_md_mem_reg_params_t *params

@@ -75,7 +75,7 @@ uct_cuda_mgi_md_query(uct_md_h uct_md, uct_cuda_mgi_md_attr_t *md_attr)
 #endif
     UCT_CUDA_MGI_MD_CAP(md_attr, flags)            = UCT_MD_FLAG_REG       |
                                                     UCT_MD_FLAG_NEED_RKEY |
-                                                    UCT_MD_FLAG_INVALIDATE;
+                                                    UCT_CUDA_MGI_MD_FLAGS_INVALIDATE;
     UCT_CUDA_MGI_MD_CAP(md_attr, reg_mem_types)    =
             UCS_BIT(UCS_MEMORY_TYPE_CUDA) |
             (md->reg_host ? UCS_BIT(UCS_MEMORY_TYPE_HOST) : 0);
@@ -262,12 +262,22 @@ static ucs_status_t
 uct_cuda_mgi_mem_dereg(uct_md_h md, const uct_md_mem_dereg_params_t *params)
 {
     uct_cuda_mgi_memh_t *memh;
+    uct_completion_t *comp;
 
-    UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 0);
+    UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 1);
 
+    /* Invalidation (UCP asks for it for a peer it found failed) completes
+     * at once: the handle's export is released here, and a process that
+     * mapped the memory before keeps its mapping until it unmaps it, as
+     * with UCX's own cuda_ipc */
     memh = params->memh;
+    comp = UCT_MD_MEM_DEREG_FIELD_VALUE(params, comp, FIELD_COMPLETION, NULL);
     uct_cuda_mgi_ipc_export_release(memh);
     ucs_free(memh);
+    if ((UCT_MD_MEM_DEREG_FIELD_VALUE(params, flags, FIELD_FLAGS, 0) &
+         UCT_MD_MEM_DEREG_FLAG_INVALIDATE) && (comp != NULL)) {
+        uct_invoke_completion(comp, UCS_OK);
+    }
     return UCS_OK;
 }
 
