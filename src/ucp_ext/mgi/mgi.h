@@ -173,10 +173,12 @@ typedef struct mgi_context_params {
     unsigned    direct_rings;     /* 1: a channel whose endpoints are all
                                      GPU endpoints of one host (a schema,
                                      at most 64 destinations) gets direct
-                                     rings: a user block stores its tuples
-                                     in a ring of its own in each
-                                     destination GPU's memory (no sorter,
-                                     no mover); 0: none, 0
+                                     rings unless its creator opts out
+                                     (MGI_CH_FLAG_NO_DIRECT): a user block
+                                     stores its tuples in a ring of its
+                                     own in each destination GPU's memory
+                                     (no sorter, no mover); 0: no channel
+                                     of the context gets them, 1
                                      [MGI_DIRECT_RINGS] */
     unsigned    direct_ring_kb;   /* KiB of tuples of a direct ring, 512 */
     unsigned    direct_publish_kb; /* KiB a user block may write to a
