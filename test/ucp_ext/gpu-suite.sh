@@ -197,8 +197,10 @@ MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings 100 mgi_launch -n 2 -t 95 -- \
         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
-# the thread-level receive (mgi_dev_recv, thread 0 of a block) of messages
-# of up to 256 tuples (batched device sends): taken whole and in parts
+# the thread-level receive (mgi_dev_recv, thread 0 of a block) through
+# the sorters' final rings (the defaults' step above: direct rings)
+step groupby_2proc_thread_recv 100 \
+    mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -R thread -T $T
 MGI_TEST_MAX_CHANNELS=2 step groupby_2proc_channels 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n 200000 -b 8 -C 5 -H -T $T
 MGI_TEST_MAX_CHANNELS=2 step groupby_1proc_2gpu_channels 100 \
@@ -475,9 +477,6 @@ MGI_TEST_DEV_TILE_BATCH=0 step workloads_exchange_unbatched 100 "${wl[@]}" \
     --op exchange
 MGI_TEST_DEV_TILE_BATCH=0 MGI_TEST_STAGE_GROUPS=2 step \
     workloads_exchange_unbatched_groups 100 "${wl[@]}" --op exchange
-# the GPU endpoints append to each other's receive lanes, and (the Join)
-# the consumers read them in place (between GPUs; with one GPU the program
-# has one endpoint, and nothing changes)
 # direct rings: tile sends by key, by the pattern's rule (many-to-one)
 # and to one destination (point-to-point), block sends (untiled), the
 # Join's and GroupBy's steps in the receives
