@@ -259,9 +259,12 @@ static const struct {
  * programs and scripts, and the TCP bootstrap's job token, which its
  * launcher sets and mgi_bootstrap.c reads itself. */
 static const char *const mgi_config_foreign[] = {
-    "MGI_JOB_TOKEN", "MGI_TEST_", "MGI_WL_", "MGI_PERF_", "MGI_SUITE_", "MGI_MPI_",
-    "MGI_UCX_SRC", "MGI_UCX_PREFIX", "MGI_DEPS", "MGI_TREE", "MGI_NO_APT",
-    "MGI_NCCL_LIB", "MGI_SRCDIR", "MGI_TOP", "MGI_UCX"
+    "MGI_JOB_TOKEN", "MGI_TEST_", "MGI_WL_", "MGI_PERF_", "MGI_SUITE_",
+    "MGI_MPI", "MGI_UCX_SRC", "MGI_UCX_PREFIX", "MGI_DEPS", "MGI_TREE",
+    "MGI_NO_APT", "MGI_NCCL_LIB", "MGI_SRCDIR", "MGI_TOP", "MGI_UCX",
+    "MGI_BUILDDIR", "MGI_INFO", "MGI_HAVE_DRIVER", "MGI_NVML_CPPFLAGS",
+    "MGI_JOBS", "MGI_SANITIZE_TREE", "MGI_FUZZ_", "MGI_KERNEL_TIMEOUT_S",
+    "MGI_SIZES"
 };
 
 extern char **environ;
