@@ -5,8 +5,12 @@
 # NVIDIA driver and nothing else (no package registry, no UCX):
 #
 #   OUTDIR          this tree's build and its UCX ($MGI_DEPS/ucx), all of it:
-#     bin           ucx_info, ucx_perftest, mgi_topo, gtest_cuda_mgi, the
-#                   channels' GPU tests, mgi_workloads
+#     bin           ucx_info, ucx_perftest, mgi_topo, mgi_info,
+#                   gtest_cuda_mgi, the channels' GPU tests, mgi_workloads
+#     include       libmgi's public headers (include/mgi: mgi.h,
+#                   mgi_device.cuh, ...) and UCX's (ucp, uct, ucs), which
+#                   mgi.h includes: a program is compiled against them
+#                   (src/ucp_ext/README.md, "Building a program")
 #     lib           UCX's libraries, libmgi and the carried libraries
 #     lib/ucx       UCX's modules, libuct_cuda_mgi.so among them
 #     run           the scripts that run the GPU suite and the benchmarks
@@ -113,6 +117,18 @@ ucx=$(tree_ucx "$top")
 copy_ucx "$ucx" "$out"
 cp -a "$ucx/lib/"libmgi.so* "$out/lib/"
 cp "$ucx/bin/mgi_topo" "$out/bin/"
+copy_program "$out" "$top/src/ucp_ext/.libs/mgi_info" \
+                    "$top/src/ucp_ext/mgi_info" ||
+    die "no src/ucp_ext/mgi_info: build this tree (make) first"
+# the headers a program compiles against: libmgi's from this tree (the
+# ones its libmgi was built from), UCX's public ones
+mkdir -p "$out/include/mgi"
+cp "$top/src/ucp_ext/mgi/"*.h "$top/src/ucp_ext/mgi/"*.cuh "$out/include/mgi/"
+for d in ucp uct ucs ucm; do
+    if [ -d "$ucx/include/$d" ]; then
+        cp -a "$ucx/include/$d" "$out/include/"
+    fi
+done
 copy_program "$out" "$top/test/.libs/gtest_cuda_mgi" "$top/test/gtest_cuda_mgi" ||
     die "no test/gtest_cuda_mgi: build this tree (make) first"
 copy_program "$out" "$top/bench/workloads/mgi_workloads" || true

@@ -8,7 +8,7 @@
 #
 set -u
 rc=0
-export UCX_WARN_UNUSED_ENV_VARS=n MGI_GPU_DEFAULTS=0 MGI_TIMEOUT_MS=60000
+export UCX_WARN_UNUSED_ENV_VARS=n MGI_TEST_GPU_DEFAULTS=0 MGI_TIMEOUT_MS=60000
 for p in ./mgi_mgg ./mgi_proact; do
     [ -x "$p" ] || { echo "SKIP: no $p"; exit 77; }
 done

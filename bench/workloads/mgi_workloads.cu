@@ -532,7 +532,7 @@ typedef struct {
 #define WL_MGI_DIRECT_BLOCKS  256
 #define WL_MGI_DIRECT_THREADS 512
 #define WL_MGI_TILE_BATCH MGI_MSG_MAX_LEN /* payload bytes of a tile's
-                                   messages ($MGI_DEV_TILE_BATCH) */
+                                   messages ($MGI_TEST_DEV_TILE_BATCH) */
 #define WL_MGI_TILE     4      /* tuples per thread of a tile send
                                   (MGI_WL_MGI_TILE; 0: a tuple per thread
                                   per mgi_dev_send_block) */
@@ -1494,7 +1494,7 @@ wl_mgi_shuffle_kernel(mgi_dev_ch_t ch, const mgi_wl_tuple_t *in, uint64_t n,
          * a send (mgi_dev_send_block_tile_of: the one path for its tuple
          * size and SL, tiles of one destination or of several, alone in
          * this kernel; mgi_dev_send_block_tile where that does not fit
-         * the channel, e.g. MGI_DEV_TILE_BATCH=0) */
+         * the channel, e.g. MGI_TEST_DEV_TILE_BATCH=0) */
         const uint64_t step = (uint64_t)tile * blockDim.x;
         /* dynamic: the blocks claim the input's tiles one at a time
          * (thread 0 claims the next one while the block works on this
@@ -1943,15 +1943,15 @@ static int wl_mgi_init(wl_rank_t *w)
                 "a receive call must take at least one tuple\n", w->me);
         ok = 0;
     }
-    if (getenv("MGI_TUPLE_SIZE") == NULL) {
+    if (getenv("MGI_TEST_TUPLE_SIZE") == NULL) {
         p.tuple_size = sizeof(mgi_wl_tuple_t);
     }
-    if (getenv("MGI_DEV_TILE_BATCH") == NULL) {
+    if (getenv("MGI_TEST_DEV_TILE_BATCH") == NULL) {
         /* a tile's tuples of one destination in messages of up to 64 KB:
          * 1.10-1.15x on one H100 (bench/workloads/README.md) */
         p.dev_tile_batch = WL_MGI_TILE_BATCH;
     }
-    if (getenv("MGI_STAGE_GROUPS") == NULL) {
+    if (getenv("MGI_TEST_STAGE_GROUPS") == NULL) {
         /* a stage ring per destination: segments of one destination,
          * moved whole instead of walked; on 2 x H200 the Exchange moved
          * 163.1-163.7 GB/s against 121.6-122.2 with one group, many-to-one

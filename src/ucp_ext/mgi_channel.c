@@ -29,14 +29,9 @@ typedef struct mgi_ch_wire_ep {
     uint8_t  ctl_rkey[MGI_RKEY_MAX];
     char     ctl_shm[MGI_SHM_NAME_MAX]; /* the same words in POSIX shared
                                          * memory, for movers on this host */
-    uint8_t  ipc[64];           /* MGI_WIRE_EP_IPC: cudaIpcMemHandle_t of
-                                 * the receive ring */
 } mgi_ch_wire_ep_t;
 
 #define MGI_WIRE_EP_GPU     1u  /* a GPU endpoint */
-#define MGI_WIRE_EP_DIRECT  2u  /* its lanes take GPU sorters' appends
-                                 * (MGI_PEER_DIRECT) */
-#define MGI_WIRE_EP_IPC     4u  /* ipc is set */
 
 /* Channel ids a create chooses from: the window from ctx->next_ch on
  * (every rank's next_ch is the same: creates are collective), cyclic
@@ -337,7 +332,7 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
             continue; /* final rings per consuming block: mgi_gpu_ch_add */
         }
         d->final = mgi_ep_ring_create(d->ep, ctx->params.final_depth,
-                                      MGI_RING_F_APPEND);
+                                      MGI_RING_F_APPEND, "MGI_FINAL_DEPTH");
         if (d->final == NULL) {
             mgi_ep_final_nomem(d->ep, id, 0, 1);
             status = UCS_ERR_NO_MEMORY;
@@ -442,15 +437,12 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
             }
             peer->rank      = r;
             peer->gpu       = !!(w->flags & MGI_WIRE_EP_GPU);
-            peer->direct    = !!(w->flags & MGI_WIRE_EP_DIRECT);
-            peer->has_ipc   = !!(w->flags & MGI_WIRE_EP_IPC);
-            memcpy(peer->ipc, w->ipc, sizeof(peer->ipc));
             peer->rbase     = w->rbase;
             peer->rkey      = rkey;
             peer->has_ctl   = (ctl_rkey != NULL);
             peer->ctl_rbase = w->ctl_rbase;
             peer->ctl_rkey  = ctl_rkey;
-            if (peer->has_ctl && (r != ctx->rank) && ctx->params.ctl_shm &&
+            if (peer->has_ctl && (r != ctx->rank) && !ctx->ctl_ucp &&
                 (peer->ctl_map == NULL)) {
                 mgi_ch_map_ctl(ctx, peer, w);
             }
@@ -574,10 +566,10 @@ static ucs_status_t mgi_ch_out_of_ids(const mgi_context_t *ctx,
                                       const char *where)
 {
     ucs_error("mgi context %p: out of channel ids: each of the %u ids from "
-              "%u on (MGI_MAX_CHANNELS=%u) is held %s by a channel not "
+              "%u on (max_channels %u) is held %s by a channel not "
               "deleted, or deleted and not yet freed; delete the channels "
-              "no longer used on every rank, or raise MGI_MAX_CHANNELS (up "
-              "to 65535; a create looks at %u ids from the last one's on)",
+              "no longer used on every rank, or raise "
+              "mgi_context_params_t.max_channels (up to 65535; a create looks at %u ids from the last one's on)",
               ctx, ucs_min(ctx->params.max_channels, MGI_CH_ID_WINDOW),
               ctx->next_ch, ctx->params.max_channels, where,
               MGI_CH_ID_WINDOW);
@@ -961,11 +953,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         mine->eps[mine->nep].blocks   = ep->nblocks;
         mine->eps[mine->nep].vertex   = mgi_route_ep_vertex(ctx, ep);
         mine->eps[mine->nep].flags    =
-                (mgi_ep_is_gpu(ep) ? MGI_WIRE_EP_GPU : 0) |
-                ((mgi_ep_is_gpu(ep) && ctx->params.peer_direct) ?
-                 MGI_WIRE_EP_DIRECT : 0) |
-                (ep->has_ipc ? MGI_WIRE_EP_IPC : 0);
-        memcpy(mine->eps[mine->nep].ipc, ep->ipc, sizeof(ep->ipc));
+                mgi_ep_is_gpu(ep) ? MGI_WIRE_EP_GPU : 0;
         memcpy(mine->eps[mine->nep].rkey, ep->rkey_buf, ep->rkey_len);
         if (ep->lane_ctl != NULL) {
             mine->eps[mine->nep].ctl_rkey_len = ep->ctl_rkey_len;

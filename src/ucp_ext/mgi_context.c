@@ -20,233 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The number in environment variable `name`, at most max: 1 and *val when
- * it is set to one (decimal, or hexadecimal / octal with 0x / 0, blanks
- * around it allowed), 0 when unset or empty, -1 when it is something else
- * (*val untouched: mgi_env_check refuses it at mgi_context_create). */
-static int mgi_env_number(const char *name, unsigned long long max,
-                          unsigned long long *val)
-{
-    const char *s = getenv(name);
-    unsigned long long v;
-    char *end;
-
-    if ((s == NULL) || (*s == '\0')) {
-        return 0;
-    }
-    s += strspn(s, " \t");
-    if (!isdigit((unsigned char)*s)) {  /* no sign: strtoull takes "-1" */
-        return -1;
-    }
-    errno = 0;
-    v     = strtoull(s, &end, 0);
-    end  += strspn(end, " \t");
-    if ((errno != 0) || (*end != '\0') || (v > max)) {
-        return -1;
-    }
-    *val = v;
-    return 1;
-}
-
-static void mgi_env_uint(const char *name, unsigned *val)
-{
-    unsigned long long v;
-
-    if (mgi_env_number(name, UINT_MAX, &v) == 1) {
-        *val = (unsigned)v;
-    }
-}
-
-static void mgi_env_int(const char *name, int *val)
-{
-    unsigned long long v;
-
-    if (mgi_env_number(name, INT_MAX, &v) == 1) {
-        *val = (int)v;
-    }
-}
-
-/* The unsigned settings read from the environment by
- * mgi_context_params_init after the ring defaults, and checked by
- * mgi_env_check (MGI_GPU_DEFAULTS, MGI_SEG_SIZE, MGI_RANK and MGI_NRANKS
- * are read apart: before the ring defaults, or of another type). */
-#define MGI_ENV_U(_var, _field) \
-    {_var, offsetof(mgi_context_params_t, _field)}
-static const struct {
-    const char *var;
-    size_t      offset;
-} mgi_env_uints[] = {
-    MGI_ENV_U("MGI_TUPLE_SIZE", tuple_size),
-    MGI_ENV_U("MGI_PRODUCER_THREADS", producer_threads),
-    MGI_ENV_U("MGI_BATCH", batch),
-    MGI_ENV_U("MGI_MSG_BATCH", msg_batch),
-    MGI_ENV_U("MGI_DEV_MSG_BATCH", dev_msg_batch),
-    MGI_ENV_U("MGI_DEV_TILE_BATCH", dev_tile_batch),
-    MGI_ENV_U("MGI_STAGE_DEPTH", stage_depth),
-    MGI_ENV_U("MGI_STAGE_GROUPS", stage_groups),
-    MGI_ENV_U("MGI_SORT_DEPTH", sort_depth),
-    MGI_ENV_U("MGI_RECV_DEPTH", recv_depth),
-    MGI_ENV_U("MGI_FINAL_DEPTH", final_depth),
-    MGI_ENV_U("MGI_MAX_CHANNELS", max_channels),
-    MGI_ENV_U("MGI_MOVER_BATCH", mover_batch),
-    MGI_ENV_U("MGI_MOVER_FLUSHES", mover_flushes),
-    MGI_ENV_U("MGI_MOVER_STREAMS", mover_streams),
-    MGI_ENV_U("MGI_MOVER_COPY_BATCH", mover_copy_batch),
-    MGI_ENV_U("MGI_TIMEOUT_MS", timeout_ms),
-    MGI_ENV_U("MGI_IDLE_US", idle_us),
-    MGI_ENV_U("MGI_LOG_INTERVAL_MS", log_interval_ms),
-    MGI_ENV_U("MGI_SORT_MIRROR", sort_mirror),
-    MGI_ENV_U("MGI_SORTER_BLOCKS", sorter_blocks),
-    MGI_ENV_U("MGI_SORTER_THREADS", sorter_threads),
-    MGI_ENV_U("MGI_SORTER_COALESCE", sorter_coalesce),
-    MGI_ENV_U("MGI_SORT_RINGS", sort_rings),
-    MGI_ENV_U("MGI_RECV_ZCOPY", recv_zcopy),
-    MGI_ENV_U("MGI_LOOP_DIRECT", loop_direct),
-    MGI_ENV_U("MGI_STAGE_ZCOPY", stage_zcopy),
-    MGI_ENV_U("MGI_SEND_ZCOPY", send_zcopy),
-    MGI_ENV_U("MGI_SEND_WAIT_ROUNDS", send_wait_rounds),
-    MGI_ENV_U("MGI_LANE_APART", lane_apart),
-    MGI_ENV_U("MGI_OWNER_HELP", owner_help),
-    MGI_ENV_U("MGI_EOF_ALONE", eof_alone),
-    MGI_ENV_U("MGI_CTL_SHM", ctl_shm),
-    MGI_ENV_U("MGI_PEER_DIRECT", peer_direct),
-    MGI_ENV_U("MGI_DIRECT_RINGS", direct_rings),
-    MGI_ENV_U("MGI_DIRECT_RING_KB", direct_ring_kb),
-    MGI_ENV_U("MGI_DIRECT_PUBLISH_KB", direct_publish_kb),
-    MGI_ENV_U("MGI_PEER_WATCH_MS", peer_watch_ms),
-};
-
-/* Whether environment variable var is set to something other than a
- * number up to max (said). */
-static int mgi_env_bad(const char *var, unsigned long long max)
-{
-    unsigned long long v;
-
-    if (mgi_env_number(var, max, &v) >= 0) {
-        return 0;
-    }
-    ucs_error("mgi context: %s=\"%s\" is not a number from 0 to %llu", var,
-              getenv(var), max);
-    return 1;
-}
-
-/* Every MGI_* number of the environment that mgi_context_params_init reads
- * is one: else the setting would have kept its default (or taken a value
- * cut to 32 bits) without a word. */
-static ucs_status_t mgi_env_check(void)
-{
-    int bad = mgi_env_bad("MGI_RANK", INT_MAX) ||
-              mgi_env_bad("MGI_NRANKS", INT_MAX) ||
-              mgi_env_bad("MGI_GPU_DEFAULTS", UINT_MAX) ||
-              mgi_env_bad("MGI_SEG_SIZE", UINT_MAX);
-    size_t i;
-
-    for (i = 0; !bad && (i < ucs_static_array_size(mgi_env_uints)); ++i) {
-        bad = mgi_env_bad(mgi_env_uints[i].var, UINT_MAX);
-    }
-    return bad ? UCS_ERR_INVALID_PARAM : UCS_OK;
-}
-
-/* Whether the NVIDIA driver lists a GPU on this machine and the process
- * may see one (CUDA_VISIBLE_DEVICES not empty or negative): read from
- * /proc, without initializing CUDA, as a process may fork after
- * mgi_context_params_init and CUDA is not fork-safe. */
-static int mgi_machine_has_gpu(void)
-{
-    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-    struct dirent *e;
-    int found = 0;
-    DIR *d;
-
-    if ((vis != NULL) && ((vis[0] == '\0') || (vis[0] == '-'))) {
-        return 0;
-    }
-    d = opendir("/proc/driver/nvidia/gpus");
-    if (d == NULL) {
-        return 0;
-    }
-    while (!found && ((e = readdir(d)) != NULL)) {
-        found = (e->d_name[0] != '.');
-    }
-    closedir(d);
-    return found;
-}
-
-/* The ring settings of gpu_defaults: 1, sized for GPU endpoints (on 2 x
- * H200 device send of 64-byte tuples 86-89 GB/s against 1.8-1.9 with the
- * CPU endpoints' set: 128 KiB segments carried half of it, the 16 sorter
- * blocks most of the rest); 0, sized for CPU
- * endpoints: segments for a warp of producers, 8 credits a sender. */
-static void mgi_params_ring_defaults(mgi_context_params_t *p, unsigned gpu)
-{
-    p->seg_size      = gpu ? MGI_GPU_SEG_SIZE : 0;
-    p->stage_depth   = gpu ? 16 : 8;
-    p->sort_depth    = gpu ? 256 : 8;
-    p->recv_depth    = gpu ? 256 : 8;
-    p->final_depth   = gpu ? 16 : 8;
-    p->mover_batch   = gpu ? 32 : 16;
-    p->sorter_blocks = gpu ? 16 : 2;
-    p->sort_rings    = gpu ? 4 : 1;
-}
-
-void mgi_context_params_init(mgi_context_params_t *p)
-{
-    unsigned seg;
-    size_t i;
-
-    memset(p, 0, sizeof(*p));
-    p->rank             = 0;
-    p->size             = 1;
-    p->tuple_size       = 24;
-    p->producer_threads = 32;
-    p->batch            = 16;
-    p->msg_batch        = MGI_MSG_BATCH_BYTES;
-    p->dev_msg_batch    = 0;
-    p->dev_tile_batch   = 0;
-    p->stage_groups     = 1;
-    p->max_channels     = 256;
-    p->mover_flushes    = 16;
-    p->mover_streams    = 1;
-    p->mover_copy_batch = 1;
-    p->timeout_ms       = 60000;
-    p->idle_us          = 50;
-    p->log_interval_ms  = 1000;
-    p->sort_mirror      = 0;
-    p->sorter_threads   = 256;
-    p->sorter_coalesce  = 2;
-    p->recv_zcopy       = 0;
-    p->loop_direct      = 1;
-    p->stage_zcopy      = 1;
-    p->send_zcopy       = 0;
-    p->send_wait_rounds = 16;
-    p->lane_apart       = 1;
-    p->owner_help       = 0;
-    p->eof_alone        = 1;
-    p->ctl_shm          = 1;
-    p->peer_direct      = 0;
-    p->direct_rings     = 1;
-    p->direct_ring_kb   = 512;
-    p->direct_publish_kb = 128;
-    p->peer_watch_ms    = 100;
-    p->gpu_defaults     = mgi_machine_has_gpu();
-    mgi_env_uint("MGI_GPU_DEFAULTS", &p->gpu_defaults);
-    /* a bad value is refused at mgi_context_create; meanwhile the CPU
-     * endpoints' set */
-    mgi_params_ring_defaults(p, p->gpu_defaults == 1);
-
-    p->bootstrap_addr = getenv("MGI_BOOTSTRAP");
-    p->ucx_tls        = getenv("MGI_UCX_TLS");
-    mgi_env_int("MGI_RANK", &p->rank);
-    mgi_env_int("MGI_NRANKS", &p->size);
-    seg = (unsigned)p->seg_size;
-    mgi_env_uint("MGI_SEG_SIZE", &seg);
-    p->seg_size = seg;
-    for (i = 0; i < ucs_static_array_size(mgi_env_uints); ++i) {
-        mgi_env_uint(mgi_env_uints[i].var,
-                     (unsigned*)((char*)p + mgi_env_uints[i].offset));
-    }
-}
-
 /* Does a UCX_TLS list name transport `tl` to use (not in a list that
  * starts with '^', which names the ones to leave out)? */
 static int mgi_tls_names(const char *tls, const char *tl)
@@ -331,162 +104,39 @@ static int mgi_is_pow2(unsigned v)
     return (v != 0) && ((v & (v - 1)) == 0);
 }
 
-static ucs_status_t mgi_context_check_params(const mgi_context_params_t *p,
+/* The parameters the context takes (the caller's fields, the others from
+ * the MGI_* settings, their ranges checked) in *p, and its segment size. */
+static ucs_status_t mgi_context_check_params(const mgi_context_params_t *params,
+                                             mgi_context_params_t *p,
                                              size_t *seg_size_p)
 {
-    size_t seg = p->seg_size;
+    ucs_status_t status;
+    size_t seg;
 
-    if (mgi_env_check() != UCS_OK) {
-        return UCS_ERR_INVALID_PARAM;
+    status = mgi_params_resolve(params, p);
+    if (status != UCS_OK) {
+        return status;
     }
+    seg = p->seg_size;
 
     if (!mgi_is_pow2(p->stage_depth) || !mgi_is_pow2(p->sort_depth) ||
         !mgi_is_pow2(p->recv_depth) || !mgi_is_pow2(p->final_depth)) {
-        ucs_error("mgi context: ring depths must be powers of two (stage %u "
-                  "sort %u recv %u final %u)", p->stage_depth, p->sort_depth,
+        ucs_error("mgi context: ring depths must be powers of two "
+                  "(MGI_STAGE_DEPTH %u MGI_SORT_DEPTH %u MGI_RECV_DEPTH %u "
+                  "MGI_FINAL_DEPTH %u)", p->stage_depth, p->sort_depth,
                   p->recv_depth, p->final_depth);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->gpu_defaults > 1) {
-        ucs_error("mgi context: gpu_defaults (MGI_GPU_DEFAULTS) %u: 0 (ring "
-                  "settings sized for CPU endpoints) or 1 (for GPU "
-                  "endpoints)", p->gpu_defaults);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->sorter_coalesce > 2) {
-        ucs_error("mgi context: sorter_coalesce (MGI_SORTER_COALESCE) %u: 0 "
-                  "(a thread per message), 1 (coalesced) or 2 (runs in "
-                  "segment order)", p->sorter_coalesce);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if ((p->stage_groups == 0) || (p->stage_groups > MGI_STAGE_GROUPS_MAX)) {
-        ucs_error("mgi context: stage_groups (MGI_STAGE_GROUPS) %u out of "
-                  "[1, %d]", p->stage_groups, MGI_STAGE_GROUPS_MAX);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->loop_direct > 1) {
-        ucs_error("mgi context: loop_direct (MGI_LOOP_DIRECT) %u: 0 "
-                  "(through the loopback lane) or 1 (straight to a final "
-                  "ring)", p->loop_direct);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->mover_copy_batch > 1) {
-        ucs_error("mgi context: mover_copy_batch (MGI_MOVER_COPY_BATCH) %u: "
-                  "0 (a copy engine call per copy) or 1 (a flush's copies "
-                  "in one batch)", p->mover_copy_batch);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->peer_direct > 1) {
-        ucs_error("mgi context: peer_direct (MGI_PEER_DIRECT) %u: 0 "
-                  "(through sort rings and the mover) or 1 (GPU endpoints "
-                  "append to each other's receive lanes)", p->peer_direct);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->direct_rings > 1) {
-        ucs_error("mgi context: direct_rings (MGI_DIRECT_RINGS) %u: 0 "
-                  "(through stage rings, sorters and movers) or 1 (direct "
-                  "rings between the GPU endpoints of one host)",
-                  p->direct_rings);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if ((p->direct_ring_kb < 4) || (p->direct_ring_kb > (1u << 20))) {
-        ucs_error("mgi context: direct_ring_kb (MGI_DIRECT_RING_KB) %u: "
-                  "from 4 to 1048576 KiB of tuples a direct ring",
-                  p->direct_ring_kb);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->direct_publish_kb > (1u << 20)) {
-        ucs_error("mgi context: direct_publish_kb (MGI_DIRECT_PUBLISH_KB) "
-                  "%u: from 0 (publish after every send) to 1048576 KiB "
-                  "written to a direct ring before its tail is published",
-                  p->direct_publish_kb);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->eof_alone > 1) {
-        ucs_error("mgi context: eof_alone (MGI_EOF_ALONE) %u: 0 (an EOF in "
-                  "its tuples' sort segment) or 1 (in a segment of its own)",
-                  p->eof_alone);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->stage_zcopy > 1) {
-        ucs_error("mgi context: stage_zcopy (MGI_STAGE_ZCOPY) %u: 0 (copy "
-                  "whole stage segments into final rings) or 1 (by "
-                  "reference)", p->stage_zcopy);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->send_zcopy > 1) {
-        ucs_error("mgi context: send_zcopy (MGI_SEND_ZCOPY) %u: 0 (copy "
-                  "whole stage segments into sort rings) or 1 (the mover "
-                  "puts them from the stage ring)", p->send_zcopy);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->lane_apart > 1) {
-        ucs_error("mgi context: lane_apart (MGI_LANE_APART) %u: 0 (the "
-                  "owners of receive lanes take stage rings too) or 1 (they "
-                  "do not)", p->lane_apart);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->owner_help > MGI_OWNER_HELP_MAX) {
-        ucs_error("mgi context: owner_help (MGI_OWNER_HELP) %u: the whole "
-                  "moves a lane's owner copies for others in a round its "
-                  "lanes moved, 0..%u", p->owner_help, MGI_OWNER_HELP_MAX);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (p->recv_zcopy > 1) {
-        ucs_error("mgi context: recv_zcopy (MGI_RECV_ZCOPY) %u: 0 (copy "
-                  "whole segments into final rings) or 1 (by reference)",
-                  p->recv_zcopy);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if ((p->sort_rings == 0) || (p->sort_rings > MGI_MAX_SORT_RINGS)) {
-        ucs_error("mgi context: sort_rings (MGI_SORT_RINGS) %u out of "
-                  "[1, %d]", p->sort_rings, MGI_MAX_SORT_RINGS);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if ((p->msg_batch > MGI_MSG_MAX_LEN) ||
-        (p->dev_msg_batch > MGI_MSG_MAX_LEN) ||
-        (p->dev_tile_batch > MGI_MSG_MAX_LEN)) {
-        ucs_error("mgi context: msg_batch %u (MGI_MSG_BATCH), "
-                  "dev_msg_batch %u (MGI_DEV_MSG_BATCH) or dev_tile_batch "
-                  "%u (MGI_DEV_TILE_BATCH) is above the largest message "
-                  "payload: set it to %u or less (0: a message per tuple)",
-                  p->msg_batch, p->dev_msg_batch, p->dev_tile_batch,
-                  MGI_MSG_MAX_LEN);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if ((p->batch == 0) || (p->producer_threads == 0) ||
-        (p->mover_batch == 0) || (p->max_channels == 0) ||
-        (p->max_channels > 0xffff)) {
-        ucs_error("mgi context: batch, producer_threads, mover_batch and "
-                  "max_channels (< 65536) must be positive");
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if ((p->mover_flushes == 0) ||
-        (p->mover_flushes > MGI_MOVER_FLUSHES_MAX)) {
-        ucs_error("mgi context: mover_flushes %u (MGI_MOVER_FLUSHES) out of "
-                  "[1, %u]", p->mover_flushes, MGI_MOVER_FLUSHES_MAX);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if ((p->mover_streams == 0) ||
-        (p->mover_streams > MGI_MOVER_STREAMS_MAX)) {
-        ucs_error("mgi context: mover_streams %u (MGI_MOVER_STREAMS) out of "
-                  "[1, %u]", p->mover_streams, MGI_MOVER_STREAMS_MAX);
         return UCS_ERR_INVALID_PARAM;
     }
     if (seg == 0) {
         /* paper §5.3: |S| x producer threads per block x N; rings are
          * shared by the channels of an endpoint, so |S| is a hint */
-        if ((p->tuple_size == 0) || (p->tuple_size > MGI_MSG_MAX_LEN)) {
-            ucs_error("mgi context: tuple_size %u out of [1, %u]",
-                      p->tuple_size, MGI_MSG_MAX_LEN);
-            return UCS_ERR_INVALID_PARAM;
-        }
         seg = MGI_SEG_HDR_SIZE + (size_t)mgi_msg_size(p->tuple_size) *
                                  p->producer_threads * p->batch;
     }
     seg = (seg + MGI_RING_LINE - 1) & ~(size_t)(MGI_RING_LINE - 1);
     if ((seg < 256) || (seg > (512u << 10))) {
-        ucs_error("mgi context: segment size %zu out of [256, 512K]", seg);
+        ucs_error("mgi context: segment size (MGI_SEG_SIZE) %zu out of "
+                  "[256, 512K]", seg);
         return UCS_ERR_INVALID_PARAM;
     }
     *seg_size_p = seg;
@@ -622,8 +272,9 @@ static int mgi_context_differs(const mgi_ring_geometry_t *all, int r,
               "on every rank%s", r, var, (unsigned long long)mine,
               (unsigned long long)r0,
               (all[r].gpu_defaults != all[0].gpu_defaults) ?
-              " (their ring defaults differ too: MGI_GPU_DEFAULTS, 1 by "
-              "default where the NVIDIA driver lists a GPU; set it alike)" :
+              " (their ring defaults differ too: those for GPU endpoints "
+              "where the NVIDIA driver lists a GPU, else those for CPU "
+              "endpoints; set the settings alike)" :
               "");
     return 1;
 }
@@ -654,7 +305,7 @@ static ucs_status_t mgi_context_agree(mgi_context_t *ctx)
                                 all[r].recv_depth, all[0].recv_depth) ||
             mgi_context_differs(all, r, "MGI_DIRECT_RINGS",
                                 all[r].direct_rings, all[0].direct_rings) ||
-            mgi_context_differs(all, r, "MGI_DIRECT_RING_KB",
+            mgi_context_differs(all, r, "MGI_TEST_DIRECT_RING_KB",
                                 all[r].direct_ring_kb,
                                 all[0].direct_ring_kb)) {
             status = UCS_ERR_INVALID_PARAM;
@@ -742,14 +393,17 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     if (ctx == NULL) {
         return UCS_ERR_NO_MEMORY;
     }
-    ctx->params       = *params;
     ctx->mover_device = MGI_EP_HOST;
-    status      = mgi_context_check_params(params, &ctx->seg_size);
+    status      = mgi_context_check_params(params, &ctx->params,
+                                           &ctx->seg_size);
     if (status != UCS_OK) {
         goto err_free;
     }
+    params           = &ctx->params;
+    ctx->sort_mirror = mgi_config_test_hook("SORT_MIRROR");
+    ctx->ctl_ucp     = mgi_config_test_hook("CTL_UCP");
     if (params->gpu_defaults && (params->seg_size == MGI_GPU_SEG_SIZE) &&
-        (getenv("MGI_SEG_SIZE") == NULL)) {
+        !mgi_config_seg_size_set()) {
         /* the default for GPU endpoints, halved where a GPU's sorter
          * would not hold it in shared memory (one with less than H100's) */
         seg = mgi_gpu_seg_fit(ctx->seg_size);
@@ -851,14 +505,6 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     if (status != UCS_OK) {
         goto err_worker;
     }
-    if (ctx->params.peer_direct && (ctx->host_peers != ctx->size - 1)) {
-        /* every rank answers the same: no one goes on to connect */
-        ucs_error("mgi context: MGI_PEER_DIRECT=1 needs every rank on one "
-                  "host; %d of the %d ranks share this one's host name: "
-                  "unset MGI_PEER_DIRECT", ctx->host_peers + 1, ctx->size);
-        status = UCS_ERR_UNSUPPORTED;
-        goto err_worker;
-    }
     status = mgi_context_connect(ctx);
     if (status != UCS_OK) {
         goto err_worker;
@@ -883,7 +529,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
 
     ucs_info("mgi context %p: rank %d of %d, segment %zu bytes, stage/sort/"
              "recv/final depth %u/%u/%u/%u, %u sorter block(s); ring "
-             "defaults sized for %s endpoints (MGI_GPU_DEFAULTS=%u)", ctx,
+             "defaults sized for %s endpoints (gpu_defaults %u)", ctx,
              ctx->rank, ctx->size, ctx->seg_size, params->stage_depth,
              params->sort_depth, params->recv_depth, params->final_depth,
              params->sorter_blocks, params->gpu_defaults ? "GPU" : "CPU",
@@ -956,10 +602,6 @@ void mgi_context_destroy(mgi_context_h ctx)
     for (i = 0; i < MGI_MAX_EPS; ++i) {
         if (ctx->peer_eps[i].valid) {
             ucp_rkey_destroy(ctx->peer_eps[i].rkey);
-            if (ctx->peer_eps[i].dmap != NULL) {
-                mgi_gpu_peer_unmap(ctx->peer_eps[i].dmap);
-                ctx->peer_eps[i].dmap = NULL;
-            }
             if (ctx->peer_eps[i].ctl_map != NULL) {
                 munmap(ctx->peer_eps[i].ctl_map, ctx->peer_eps[i].ctl_map_len);
                 ctx->peer_eps[i].ctl_map = NULL;
@@ -1005,7 +647,9 @@ void mgi_context_destroy(mgi_context_h ctx)
 ucs_status_t mgi_params_seg_size(const mgi_context_params_t *params,
                                  size_t *seg_size_p)
 {
-    return mgi_context_check_params(params, seg_size_p);
+    mgi_context_params_t p;
+
+    return mgi_context_check_params(params, &p, seg_size_p);
 }
 
 size_t mgi_context_seg_size(mgi_context_h ctx)

@@ -64,12 +64,50 @@ static void *mgi_ep_ring_place(mgi_ep_t *ep, void *image, size_t len,
     return ring;
 }
 
-mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
+static size_t mgi_host_mem_avail(void);
+
+/* Whether a ring of `len` bytes fits the memory ep's rings come from,
+ * checked before it is allocated: a CPU endpoint's rings are zeroed, so
+ * more than the machine has available would end in the OOM killer; a GPU
+ * endpoint's against its GPU's free memory. Said naming the setting `var`
+ * (its depth) where not. */
+static int mgi_ep_ring_fits(mgi_ep_t *ep, size_t len, uint32_t depth,
+                            const char *var)
+{
+    const size_t mib = 1ul << 20;
+    const int gpu    = mgi_ep_is_gpu(ep);
+    size_t avail;
+
+    if (gpu) {
+        if (mgi_gpu_mem_free(ep, &avail) != UCS_OK) {
+            return 0;
+        }
+    } else {
+        avail = mgi_host_mem_avail();
+    }
+    if (len <= avail) {
+        return 1;
+    }
+    ucs_error("mgi ep %u: a ring of %u segments (%s) of %zu bytes "
+              "(MGI_SEG_SIZE) would take %zu MiB of %s memory, %s has %zu "
+              "MiB %s: lower them", ep->id, depth, var, ep->ctx->seg_size,
+              len / mib, gpu ? "device" : "host",
+              gpu ? "its GPU" : "this machine", avail / mib,
+              gpu ? "free" : "available");
+    return 0;
+}
+
+mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags,
+                               const char *var)
 {
     size_t seg  = ep->ctx->seg_size;
     size_t len  = mgi_ring_mem_size(depth, seg);
-    void *image = mgi_ep_host_alloc(len, !mgi_ep_is_gpu(ep));
+    void *image;
 
+    if (!mgi_ep_ring_fits(ep, len, depth, var)) {
+        return NULL;
+    }
+    image = mgi_ep_host_alloc(len, !mgi_ep_is_gpu(ep));
     if (image == NULL) {
         return NULL;
     }
@@ -82,8 +120,8 @@ mgi_ring_t *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags)
 static const char *mgi_ep_defaults_hint(const mgi_context_t *ctx)
 {
     return ctx->params.gpu_defaults ?
-           ", or set MGI_GPU_DEFAULTS=0 for the smaller defaults sized for "
-           "CPU endpoints" : "";
+           ", or set mgi_context_params_t.gpu_defaults to 0 for the smaller "
+           "defaults sized for CPU endpoints" : "";
 }
 
 void mgi_ep_final_nomem(mgi_ep_t *ep, unsigned ch, unsigned i, unsigned n)
@@ -158,7 +196,6 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
     mgi_context_t *ctx = ep->ctx;
     ucs_status_t status;
     unsigned lane;
-    int direct;
     void *image;
 
     ep->nlanes     = ctx->size + 1;
@@ -171,15 +208,12 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
                   ep->nlanes);
         return UCS_ERR_NO_MEMORY;
     }
-    /* lane r is rank r's: its mover's (segment mode), or with
-     * MGI_PEER_DIRECT at a GPU endpoint its GPU endpoints' sorters' (append
-     * mode, from other GPUs); the last, the loopback lane, our sorter's */
-    direct = mgi_ep_is_gpu(ep) && ctx->params.peer_direct;
+    /* lane r is rank r's mover's (segment mode); the last, the loopback
+     * lane, our sorter's */
     for (lane = 0; lane < ep->nlanes; ++lane) {
         mgi_ring_init((mgi_ring_t*)((char*)image + lane * ep->lane_bytes),
                       ctx->params.recv_depth, ctx->seg_size,
-                      (lane == (unsigned)ctx->size) ? MGI_RING_F_APPEND :
-                      direct ? (MGI_RING_F_APPEND | MGI_RING_F_SYS) : 0);
+                      (lane == (unsigned)ctx->size) ? MGI_RING_F_APPEND : 0);
     }
     ep->recv_mem = mgi_ep_ring_place(ep, image, ep->lane_bytes * ep->nlanes,
                                      ep->nlanes);
@@ -195,14 +229,6 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
                                                     UCS_MEMORY_TYPE_HOST,
                                 "receive ring", &ep->recv_memh,
                                 &ep->rkey_buf, &ep->rkey_len);
-    if ((status == UCS_OK) && direct) {
-        /* the other processes' sorters map it */
-        status = mgi_gpu_ep_ipc_handle(ep);
-        if (status != UCS_OK) {
-            mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
-        }
-        ep->has_ipc = (status == UCS_OK);
-    }
     if (status != UCS_OK) {
         mgi_ep_ring_free(ep, ep->recv_mem);
     }
@@ -348,10 +374,8 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
     ucs_status_t status;
     void *dev;
 
-    if (mgi_ep_is_gpu(ep) ? ctx->params.peer_direct :
-                            !ctx->params.sort_mirror) {
-        /* the lanes' producers use the ring headers: the sorters of GPU
-         * endpoints appending to a peer lane, or a CPU endpoint's mover */
+    if (!mgi_ep_is_gpu(ep) && !ctx->sort_mirror) {
+        /* a CPU endpoint's mover uses the ring headers */
         return UCS_OK;
     }
     /* zeroed: RTail and RHead 0, as in a fresh lane ring */
@@ -490,7 +514,8 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
     }
     for (i = 0; i < ep->nstage; ++i) {
         ep->stage[i] = mgi_ep_ring_create(ep, ctx->params.stage_depth,
-                                          MGI_RING_F_APPEND);
+                                          MGI_RING_F_APPEND,
+                                          "MGI_STAGE_DEPTH");
         if (ep->stage[i] == NULL) {
             status = UCS_ERR_NO_MEMORY;
             goto err_free;
@@ -555,9 +580,7 @@ err_unlock:
 
 static void mgi_ep_route_free(mgi_ep_t *ep, mgi_route_t *route)
 {
-    if (!route->direct) {
-        mgi_ep_ring_free(ep, route->ring);
-    }
+    mgi_ep_ring_free(ep, route->ring);
     if (route->mirror != NULL) {
         if (mgi_ep_is_gpu(ep)) {
             mgi_gpu_host_free(route->mirror);
@@ -568,53 +591,14 @@ static void mgi_ep_route_free(mgi_ep_t *ep, mgi_route_t *route)
     free(route);
 }
 
-/* Does ep append to next hop `hop`'s receive lane itself (MGI_PEER_DIRECT:
- * both GPU endpoints)? Errors for the pairs that cannot go either way. */
-static ucs_status_t mgi_ep_route_direct(mgi_ep_t *ep, mgi_ep_id_t hop,
-                                        int *direct_p)
-{
-    const mgi_context_t *ctx  = ep->ctx;
-    const mgi_peer_ep_t *peer = &ctx->peer_eps[hop];
-
-    *direct_p = 0;
-    if (!peer->gpu) {
-        return UCS_OK;  /* a CPU endpoint's lanes: the mover's */
-    }
-    if (peer->direct != (int)ctx->params.peer_direct) {
-        ucs_error("mgi ep %u: GPU endpoint %u (rank %d) was made with "
-                  "MGI_PEER_DIRECT=%d, this rank has %u: set it the same "
-                  "in every rank", ep->id, hop, peer->rank, peer->direct,
-                  ctx->params.peer_direct);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    if (peer->direct && !mgi_ep_is_gpu(ep)) {
-        ucs_error("mgi ep %u: a CPU endpoint cannot send to GPU endpoint %u "
-                  "with MGI_PEER_DIRECT=1 (the sorters of GPU endpoints "
-                  "append to its receive lanes, no mover): unset "
-                  "MGI_PEER_DIRECT, or send from a GPU endpoint", ep->id,
-                  hop);
-        return UCS_ERR_UNSUPPORTED;
-    }
-    if (peer->direct && (peer->rank != ctx->rank) && !peer->has_ipc) {
-        ucs_error("mgi ep %u: GPU endpoint %u (rank %d) sent no CUDA IPC "
-                  "handle of its receive ring for MGI_PEER_DIRECT", ep->id,
-                  hop, peer->rank);
-        return UCS_ERR_UNREACHABLE;
-    }
-    *direct_p = peer->direct;
-    return UCS_OK;
-}
-
 ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                               mgi_route_t **route_p)
 {
     mgi_context_t *ctx = ep->ctx;
     mgi_route_t *route, *r;
     mgi_lane_t *lane;
-    mgi_ring_t *peer_lane = NULL;
     ucs_status_t status;
     unsigned k, nrings, nrefs;
-    int direct;
 
     /* caller holds ctx->lock: lanes are shared by the context's routes */
     lane = ctx->lanes[next_hop];
@@ -627,23 +611,11 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
         ctx->lanes[next_hop] = lane;
     }
 
-    status = mgi_ep_route_direct(ep, next_hop, &direct);
-    if (status != UCS_OK) {
-        return status;
-    }
     pthread_mutex_lock(&ep->route_lock);
     route = ep->routes[next_hop];
     k     = 0;
-    if ((route == NULL) && direct) {
-        status = mgi_gpu_peer_lane(ep, next_hop, &peer_lane);
-        if (status != UCS_OK) {
-            pthread_mutex_unlock(&ep->route_lock);
-            return status;  /* logged there */
-        }
-    }
     /* GPU endpoints: sort_rings rings to the hop, sorter block b writing
-     * ring b % sort_rings; consecutive slots, published together (with
-     * MGI_PEER_DIRECT all of them the hop's lane) */
+     * ring b % sort_rings; consecutive slots, published together */
     nrings = mgi_ep_is_gpu(ep) ? ctx->params.sort_rings : 1;
     for (; (route == NULL) && (k < nrings); ++k) {
         r = calloc(1, sizeof(*r));
@@ -655,22 +627,19 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
         r->ep       = ep;
         r->next_hop = next_hop;
         r->slot     = ep->nroutes + k;
-        r->direct   = direct;
-        r->ring     = direct ? peer_lane :
-                      mgi_ep_ring_create(ep, ctx->params.sort_depth,
-                                         MGI_RING_F_APPEND);
+        r->ring     = mgi_ep_ring_create(ep, ctx->params.sort_depth,
+                                         MGI_RING_F_APPEND,
+                                         "MGI_SORT_DEPTH");
         if (r->ring == NULL) {
             free(r);
             status = UCS_ERR_NO_MEMORY;
             goto err_unlock;
         }
-        if (mgi_ep_is_gpu(ep) || ctx->params.sort_mirror) {
-            /* a fresh ring: RHead 0, nothing ready, nothing released; a
-             * peer's lane has no mirror (no mover reads it) */
+        if (mgi_ep_is_gpu(ep) || ctx->sort_mirror) {
+            /* a fresh ring: RHead 0, nothing ready, nothing released */
             nrefs     = (mgi_ep_is_gpu(ep) && ctx->params.send_zcopy) ?
                         ctx->params.sort_depth : 0;
-            r->mirror = direct ? NULL :
-                        mgi_ep_is_gpu(ep) ?
+            r->mirror = mgi_ep_is_gpu(ep) ?
                         mgi_gpu_host_alloc(ep, mgi_ring_mirror_size(nrefs)) :
                         mgi_ep_host_alloc(sizeof(*r->mirror), 1);
             if (r->mirror != NULL) {
@@ -678,7 +647,7 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
                  * (MGI_SEND_ZCOPY: the sorter fills the table) */
                 r->mirror->nrefs = nrefs;
             }
-            status = ((r->mirror == NULL) && !direct) ? UCS_ERR_NO_MEMORY :
+            status = (r->mirror == NULL) ? UCS_ERR_NO_MEMORY :
                      mgi_ep_is_gpu(ep) ? mgi_gpu_route_add(ep, r) : UCS_OK;
             if (status != UCS_OK) {
                 mgi_ep_route_free(ep, r);
@@ -692,9 +661,7 @@ ucs_status_t mgi_ep_route_get(mgi_ep_t *ep, mgi_ep_id_t next_hop,
             __atomic_store_n(&ep->nroutes, ep->nroutes + nrings,
                              __ATOMIC_RELEASE);
             ucs_debug("mgi ep %u: %u sort ring(s) to next hop %u%s", ep->id,
-                      nrings, next_hop, direct ?
-                      ": its receive lane, appended to directly" :
-                      (r->mirror != NULL) ?
+                      nrings, next_hop, (r->mirror != NULL) ?
                       ", moved through their mirrors" : "");
         }
     }
@@ -709,7 +676,7 @@ err_unlock:
     __atomic_store_n(&ep->nroutes, ep->nroutes + k, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ep->route_lock);
     ucs_error("mgi ep %u: sort ring %u of %u to next hop %u: %s (each is "
-              "MGI_SORT_DEPTH x MGI_SEG_SIZE bytes: lower MGI_SORT_RINGS, "
+              "MGI_SORT_DEPTH x MGI_SEG_SIZE bytes: lower MGI_TEST_SORT_RINGS, "
               "MGI_SORT_DEPTH or MGI_SEG_SIZE)", ep->id, k + 1, nrings,
               next_hop, ucs_status_string(status));
     return status;

@@ -29,7 +29,6 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #define MGI_MAX_EPS         ((MGI_MAX_RANKS + 1) * MGI_MAX_LOCAL_EPS)
 #define MGI_MAX_SORT_RINGS  16     /* sort rings per next hop */
 #define MGI_MOVER_FLUSHES_MAX 64   /* flushes a mover keeps in flight */
-#define MGI_MOVER_STREAMS_MAX 16   /* its CUDA streams (copies in process) */
 #define MGI_OWNER_HELP_MAX  8      /* MGI_OWNER_HELP: MGI_GPU_HELP_JOBS */
 #define MGI_RKEY_MAX        512
 #define MGI_MAX_CH_SRC      64
@@ -47,6 +46,23 @@ typedef struct mgi_context  mgi_context_t;
 typedef struct mgi_ep       mgi_ep_t;
 typedef struct mgi_channel  mgi_channel_t;
 typedef struct mgi_route_ctx mgi_route_ctx_t;
+
+/* ------------------------------------------------------------- settings */
+
+/* The parameters a context takes: the caller's fields (params->field_mask),
+ * the others from the MGI_* settings (mgi_config.c), every number in its
+ * range; a removed setting in the environment refuses it. */
+ucs_status_t mgi_params_resolve(const mgi_context_params_t *params,
+                                mgi_context_params_t *p);
+/* A test hook (MGI_TEST_<name>: "SORT_MIRROR", "CTL_UCP"), as read at the
+ * last context create or params init. */
+int          mgi_config_test_hook(const char *name);
+/* Whether the environment sets MGI_SEG_SIZE (the GPU default may then not
+ * be halved to fit a sorter's shared memory). */
+int          mgi_config_seg_size_set(void);
+/* Whether the NVIDIA driver lists a GPU this process may see (read from
+ * /proc, without initializing CUDA) */
+int          mgi_machine_has_gpu(void);
 
 /* ------------------------------------------------------------- bootstrap */
 
@@ -111,13 +127,7 @@ typedef struct mgi_peer_ep {
      * mover stores RTail and loads RHead there), NULL: through UCP */
     mgi_lane_ctl_t *ctl_map;
     size_t     ctl_map_len;
-    /* MGI_PEER_DIRECT: its lanes are appended to by the sorters of GPU
-     * endpoints (a GPU endpoint of a context with MGI_PEER_DIRECT=1) */
     int        gpu;             /* a GPU endpoint */
-    int        direct;
-    int        has_ipc;         /* ipc holds its receive ring's handle */
-    uint8_t    ipc[64];         /* cudaIpcMemHandle_t */
-    void       *dmap;           /* that ring mapped here, NULL: not yet */
 } mgi_peer_ep_t;
 
 /* Our lane in a next hop's receive ring: the mover is its only producer,
@@ -170,10 +180,6 @@ typedef struct mgi_route {
                                    consecutive, the first in routes[] */
     mgi_lane_t    *lane;
     uint64_t      moved_segs;
-    int           direct;       /* ring is our lane in the next hop's
-                                   receive ring, appended to by the sorter
-                                   kernel (MGI_PEER_DIRECT): no mover, not
-                                   ours to free */
 } mgi_route_t;
 
 struct mgi_ep {
@@ -193,8 +199,6 @@ struct mgi_ep {
     ucp_mem_h     recv_memh;
     void          *rkey_buf;
     size_t        rkey_len;
-    int           has_ipc;      /* MGI_PEER_DIRECT, GPU: ipc is set */
-    uint8_t       ipc[64];      /* cudaIpcMemHandle_t of recv_mem */
     /* GPU endpoints (and CPU endpoints with MGI_SORT_MIRROR=1): lane
      * control words (mgi_lane_ctl_t) in host memory registered with UCP,
      * [nlanes - 1]; GPU: pinned and mapped into the GPU. NULL: the lane
@@ -329,6 +333,14 @@ struct mgi_context {
     }                *dmaps;
     unsigned         ndmaps, dmaps_cap;
     int              has_cuda_mgi; /* cuda_mgi among the UCP's transports */
+    /* test hooks (MGI_TEST_SORT_MIRROR, MGI_TEST_CTL_UCP): CPU endpoints'
+     * sort rings read through a control-word mirror as GPU endpoints'
+     * are; lane control words of this host through UCP, not shared
+     * memory */
+    int              sort_mirror;
+    int              ctl_ucp;
+    int              mover_copy_one; /* the runtime refused a batch of
+                                        copies: one by one from then on */
     /* mover */
     pthread_t        mover;
     void             *mover_state;
@@ -416,7 +428,10 @@ static inline mgi_ep_t *mgi_ep_lookup(mgi_context_t *ctx, mgi_ep_id_t id)
 ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait);
 
 /* endpoints */
-mgi_ring_t  *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags);
+/* A ring of `depth` segments for ep, checked against the memory there is
+ * first (refused naming `var`, the setting of its depth) */
+mgi_ring_t  *mgi_ep_ring_create(mgi_ep_t *ep, uint32_t depth, uint32_t flags,
+                                const char *var);
 /* Says that final ring `i` of `n` of channel `ch` at ep could not be had,
  * and what sets its size */
 void         mgi_ep_final_nomem(mgi_ep_t *ep, unsigned ch, unsigned i,
@@ -467,13 +482,7 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route);
  * cudaErrorPeerAccessUnsupported where the pair cannot; the CUDA error
  * state left cleared (the mover's copies and peer lanes) */
 int          mgi_gpu_peer_enable(int dev, int peer);
-/* MGI_PEER_DIRECT: ep->ipc from its receive ring; our lane (number
- * ctx->rank) in the receive ring of GPU endpoint `hop` of this host, mapped
- * for ep's device (CUDA IPC from another process, peer access); a mapping
- * made by mgi_gpu_peer_lane, undone */
-ucs_status_t mgi_gpu_ep_ipc_handle(mgi_ep_t *ep);
-ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
-                               mgi_ring_t **lane_p);
+/* A mapping of another process's GPU memory (CUDA IPC), undone */
 void         mgi_gpu_peer_unmap(void *p);
 ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch);

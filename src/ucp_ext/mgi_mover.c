@@ -111,9 +111,8 @@ typedef struct mgi_mover_epoch {
  * context goes. */
 typedef struct mgi_mover_cuda {
     int               device;
-    unsigned          nstreams;       /* MGI_MOVER_STREAMS */
-    cudaStream_t      stream[MGI_MOVER_STREAMS_MAX]; /* a flush's copies: on
-                                                      * its slot's stream */
+    cudaStream_t      stream;         /* the flushes' copies (more streams
+                                         moved no faster) */
     cudaEvent_t       done[MGI_MOVER_FLUSHES_MAX];
     uint64_t          peer_tried[MGI_MOVER_MAX_DEVS];
 } mgi_mover_cuda_t;
@@ -263,7 +262,7 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
     mgi_context_t *ctx = m->ctx;
     mgi_mover_cuda_t *cu = ctx->mover_cuda;
     ucs_status_t status;
-    unsigned i, s;
+    unsigned i;
 
     if (cu != NULL) {
         *cu_p = cu;
@@ -284,16 +283,12 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
     if (status != UCS_OK) {
         goto err_free;
     }
-    for (s = 0; s < ctx->params.mover_streams; ++s) {
-        status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&cu->stream[s],
+    status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&cu->stream,
                                                      cudaStreamNonBlocking),
-                               "context %p mover: device %d", ctx,
-                               cu->device);
-        if (status != UCS_OK) {
-            goto err_streams;
-        }
+                           "context %p mover: device %d", ctx, cu->device);
+    if (status != UCS_OK) {
+        goto err_free;
     }
-    cu->nstreams = s;
     for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
         status = MGI_CUDA_CALL(cudaEventCreateWithFlags(&cu->done[i],
                                        cudaEventDisableTiming),
@@ -303,8 +298,8 @@ static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
             goto err_events;
         }
     }
-    ucs_debug("mgi context %p mover: copies inside the process on %u of "
-              "device %d's streams", ctx, cu->nstreams, cu->device);
+    ucs_debug("mgi context %p mover: copies inside the process on a stream "
+              "of device %d", ctx, cu->device);
     ctx->mover_cuda = cu;
     *cu_p           = cu;
     return UCS_OK;
@@ -313,10 +308,7 @@ err_events:
     while (i-- > 0) {
         cudaEventDestroy(cu->done[i]);
     }
-err_streams:
-    while (s-- > 0) {
-        cudaStreamDestroy(cu->stream[s]);
-    }
+    cudaStreamDestroy(cu->stream);
 err_free:
     free(cu);
     return status;
@@ -334,22 +326,18 @@ void mgi_mover_cuda_fini(mgi_context_t *ctx)
     for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
         cudaEventDestroy(cu->done[i]);
     }
-    for (i = 0; i < cu->nstreams; ++i) {
-        cudaStreamDestroy(cu->stream[i]);
-    }
+    cudaStreamDestroy(cu->stream);
     free(cu);
     ctx->mover_cuda = NULL;
 }
 
-/* The stream of flush slot `slot`'s copies: a flush's copies one after
- * the other on it, consecutive flushes on the next streams. A flush
- * completes with its own event, and flushes retire oldest first, so their
- * copies need no order among them; on one stream a copy waits for the one
- * before it even where the copy engines could run both. */
+/* The stream of flush slot `slot`'s copies: one for every flush, each
+ * completing with its own event. */
 static inline cudaStream_t mgi_mover_stream(const mgi_mover_cuda_t *cu,
                                             unsigned slot)
 {
-    return cu->stream[slot % cu->nstreams];
+    (void)slot;
+    return cu->stream;
 }
 
 /* Device a may read and write device b's memory: peer copies go straight
@@ -523,11 +511,9 @@ static ucs_status_t mgi_mover_new_routes(mgi_mover_t *m, const mgi_ep_t *ep,
     ucs_status_t status;
 
     for (; *set < nroutes; ++*set) {
-        if (!ep->route_list[*set]->direct) {
-            status = mgi_mover_route_setup(m, ep->route_list[*set]);
-            if (status != UCS_OK) {
-                return status;  /* tried again at the next issue */
-            }
+        status = mgi_mover_route_setup(m, ep->route_list[*set]);
+        if (status != UCS_OK) {
+            return status;  /* tried again at the next issue */
         }
     }
     return UCS_OK;
@@ -684,7 +670,7 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     e->cuda        = 1;
     m->copies     += 1;
     m->copy_bytes += len;
-    if (ctx->params.mover_copy_batch) {
+    if (!ctx->mover_copy_one) {
         /* posted with the flush's other copies at its close */
         if (mgi_mover_copies_grow(e)) {
             ucs_error("context %p mover: no memory for the copies of a "
@@ -726,7 +712,7 @@ static cudaError_t mgi_mover_copy_batch(mgi_mover_epoch_t *e,
 #endif
 }
 
-/* The copies of flush e inside the process (mover_copy_batch), on
+/* The copies of flush e inside the process, on
  * its stream before its event: several in one cudaMemcpyBatchAsync, which
  * the copy engine runs back to back; one alone, or a batch the runtime
  * refuses, with cudaMemcpyAsync each. Copies of about 10 MB one after the
@@ -752,7 +738,7 @@ static ucs_status_t mgi_mover_post_copies(mgi_mover_t *m,
                      "batch of %u copies (" MGI_CUDA_ERR_FMT "); the mover "
                      "posts its copies one by one from now on", ctx,
                      e->ncopies, MGI_CUDA_ERR_ARGS(ce));
-            ctx->params.mover_copy_batch = 0;
+            ctx->mover_copy_one = 1;
         }
     }
     for (i = 0; (ce != cudaSuccess) && (i < e->ncopies) &&
@@ -915,9 +901,6 @@ static int mgi_mover_issue(mgi_mover_t *m, mgi_mover_epoch_t *e)
         }
         for (j = 0; (j < nroutes) && (ncand < m->ncand_max); ++j) {
             route    = ep->route_list[j];
-            if (route->direct) {
-                continue;   /* the sorter appends to the lane itself */
-            }
             inflight = route->sent - route->cons;
             if (route->mirror != NULL) {
                 /* mirror mode: the ring may be GPU memory, never read it */

@@ -547,7 +547,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
         (g->nthreads % 32) != 0) {
         ucs_error("mgi ep %u: sorter of %u blocks x %u threads; blocks "
                   "1..%d, threads a multiple of 32 in 64..1024 "
-                  "(MGI_SORTER_BLOCKS, MGI_SORTER_THREADS)", ep->id,
+                  "(MGI_SORTER_BLOCKS, MGI_TEST_SORTER_THREADS)", ep->id,
                   g->nblocks, g->nthreads, MGI_GPU_MAX_SORTERS);
         status = UCS_ERR_INVALID_PARAM;
         goto err_leave;
@@ -561,7 +561,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
         /* the kernel's registers decide it, not the device's limit */
         ucs_error("mgi ep %u: sorter blocks of %u threads; the sorter kernel "
                   "(%d registers a thread) runs at most %d on device %d: "
-                  "lower MGI_SORTER_THREADS", ep->id, g->nthreads,
+                  "lower MGI_TEST_SORTER_THREADS", ep->id, g->nthreads,
                   fattr.numRegs, fattr.maxThreadsPerBlock, ep->device);
         status = UCS_ERR_INVALID_PARAM;
         goto err_leave;
@@ -747,11 +747,11 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.id           = ep->id;
     dep.nstage       = ep->nstage;
     dep.nlanes       = ep->nlanes;
-    dep.coalesce     = ctx->params.sorter_coalesce;
-    dep.recv_zcopy   = ctx->params.recv_zcopy;
-    dep.loop_direct  = ctx->params.loop_direct;
-    dep.stage_zcopy  = ctx->params.stage_zcopy;
-    dep.eof_alone    = ctx->params.eof_alone;
+    dep.coalesce     = 2;
+    dep.recv_zcopy   = 0;
+    dep.loop_direct  = 1;
+    dep.stage_zcopy  = 1;
+    dep.eof_alone    = 1;
     /* a reference's stage segments go in one put: no more than a flush
      * takes, a lane holds or a stage ring has */
     dep.send_zcopy   = 0;
@@ -765,13 +765,13 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
         }
     }
     dep.send_wait_rounds = ctx->params.send_wait_rounds;
-    dep.stage_base       = mgi_gpu_stage_first(ctx->params.lane_apart,
+    dep.stage_base       = mgi_gpu_stage_first(1,
                                                ep->lane_ctl_dev != NULL,
                                                g->nblocks, dep.nlanes,
                                                dep.nstage);
     dep.route_base       = mgi_gpu_route_first(dep.stage_base, g->nblocks,
                                                dep.nstage);
-    dep.owner_help       = ctx->params.owner_help;
+    dep.owner_help       = 0;
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
@@ -834,27 +834,14 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     }
     ep->sorter_running = 1;
     ucs_info("mgi ep %u: sorter kernel on device %d, %u blocks x %u threads, "
-             "%zu bytes of shared memory, %s writes, whole segments from "
-             "other endpoints %s, whole segments to other endpoints %s, "
-             "loopback segments and EOFs %s, EOFs to next hops %s", ep->id,
-             ep->device,
+             "%zu bytes of shared memory, whole segments to other "
+             "endpoints %s", ep->id, ep->device,
              g->nblocks, g->nthreads, g->smem,
-             (ctx->params.sorter_coalesce == 0) ? "per-tuple" :
-             (ctx->params.sorter_coalesce == 1) ? "coalesced" :
-             "in segment order (runs) or coalesced",
-             ctx->params.recv_zcopy ? "by reference" : "copied",
              ctx->params.send_zcopy ? "put from the stage rings "
-             "(by reference)" : "copied into sort rings",
-             !ctx->params.loop_direct ? "through the loopback lane" :
-             ctx->params.stage_zcopy ? "(whole) straight to final rings, "
-             "by reference, when the lane holds nothing of their stage ring" :
-             "(whole) straight to final rings when the lane holds nothing "
-             "of their stage ring",
-             ctx->params.eof_alone ? "in segments of their own" :
-             "in their tuples' segments");
+             "(by reference)" : "copied into sort rings");
     if (dep.stage_base > 0) {
         ucs_info("mgi ep %u: sorter blocks 0..%u own the receive lanes with "
-                 "control words and take no stage rings (MGI_LANE_APART)",
+                 "control words and take no stage rings",
                  ep->id, dep.stage_base - 1);
     }
     if (dep.route_base > 0) {
@@ -1146,26 +1133,6 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
     return status;
 }
 
-ucs_status_t mgi_gpu_ep_ipc_handle(mgi_ep_t *ep)
-{
-    mgi_gpu_dev_guard_t guard;
-    cudaIpcMemHandle_t h;
-    ucs_status_t status;
-
-    MGI_STATIC_ASSERT(sizeof(h) == sizeof(ep->ipc), "IPC handle size");
-    status = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&h, ep->recv_mem),
-                               "ep %u: the receive ring for MGI_PEER_DIRECT",
-                               ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    if (status == UCS_OK) {
-        memcpy(ep->ipc, &h, sizeof(h));
-    }
-    return status;
-}
-
 int mgi_gpu_peer_enable(int dev, int peer)
 {
     cudaError_t e;
@@ -1198,68 +1165,12 @@ static ucs_status_t mgi_gpu_peer_reach(mgi_ep_t *ep, const void *p,
     }
     e = (cudaError_t)mgi_gpu_peer_enable(ep->device, attr.device);
     if (e == cudaErrorPeerAccessUnsupported) {
-        ucs_error("mgi ep %u: MGI_PEER_DIRECT=1 or MGI_DIRECT_RINGS=1, but "
-                  "GPU %d cannot access GPU %d (endpoint %u's rings) as a "
-                  "peer: unset them", ep->id, ep->device, attr.device, hop);
+        ucs_error("mgi ep %u: MGI_DIRECT_RINGS=1, but GPU %d cannot "
+                  "access GPU %d (endpoint %u's rings) as a peer: unset it", ep->id, ep->device, attr.device, hop);
         return UCS_ERR_UNREACHABLE;
     }
     return MGI_CUDA_CALL(e, "ep %u: peer access to GPU %d", ep->id,
                          attr.device);
-}
-
-ucs_status_t mgi_gpu_peer_lane(mgi_ep_t *ep, mgi_ep_id_t hop,
-                               mgi_ring_t **lane_p)
-{
-    mgi_context_t *ctx = ep->ctx;
-    mgi_peer_ep_t *peer = &ctx->peer_eps[hop];
-    mgi_gpu_dev_guard_t guard;
-    cudaIpcMemHandle_t h;
-    mgi_ep_t *local;
-    void *base = NULL;
-    ucs_status_t status;
-
-    status = mgi_gpu_enter(ep, &guard);
-    if (status != UCS_OK) {
-        return status;
-    }
-    if (peer->rank == ctx->rank) {
-        local  = mgi_ep_lookup(ctx, hop);
-        base   = (local != NULL) ? local->recv_mem : NULL;
-        status = (base != NULL) ? UCS_OK : UCS_ERR_UNREACHABLE;
-        if (base == NULL) {
-            ucs_error("mgi ep %u: endpoint %u of this process has no "
-                      "receive ring (deleted): create channels only between "
-                      "endpoints that exist", ep->id, hop);
-        }
-    } else if (peer->dmap != NULL) {
-        base = peer->dmap;
-    } else {
-        memcpy(&h, peer->ipc, sizeof(h));
-        status = MGI_CUDA_CALL(cudaIpcOpenMemHandle(
-                                       &base, h,
-                                       cudaIpcMemLazyEnablePeerAccess),
-                               "ep %u: the receive ring of endpoint %u "
-                               "(rank %d) for MGI_PEER_DIRECT", ep->id, hop,
-                               peer->rank);
-        if (status == UCS_OK) {
-            peer->dmap = base;
-        } else {
-            ucs_error("mgi ep %u: every process needs to see the GPU of "
-                      "rank %d (no per-rank CUDA_VISIBLE_DEVICES of one GPU) "
-                      "for MGI_PEER_DIRECT=1; else unset MGI_PEER_DIRECT",
-                      ep->id, peer->rank);
-        }
-    }
-    if (status == UCS_OK) {
-        status = mgi_gpu_peer_reach(ep, base, hop);
-    }
-    mgi_gpu_leave(&guard);
-    if (status != UCS_OK) {
-        return status;
-    }
-    /* our lane there: number `rank`, as a mover's would be */
-    *lane_p = mgi_lane_at(base, ep->lane_bytes, (unsigned)ctx->rank);
-    return UCS_OK;
 }
 
 void mgi_gpu_peer_unmap(void *p)
@@ -1677,10 +1588,8 @@ ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
     h->nsrc       = ch->nsrc;
     h->dst        = dc->dst;        /* address arithmetic only */
     h->tuple_size = ch->tuple_size;
-    h->msg_batch  = ep->ctx->params.dev_msg_batch;
-    h->tile_batch = (ep->ctx->params.dev_tile_batch != 0) ?
-                    ep->ctx->params.dev_tile_batch :
-                    ep->ctx->params.dev_msg_batch;
+    h->msg_batch  = 0;
+    h->tile_batch = ep->ctx->params.dev_tile_batch;
     h->part_key   = ch->part_key;
     h->key_off    = ch->key_off;
     h->key_size   = ch->key_size;
@@ -1908,8 +1817,8 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
     if (gc->din == NULL) {
         ucs_error("mgi channel %u: endpoint %u: no GPU memory for %u direct "
                   "rings of %zu bytes (one per user block of each source): "
-                  "lower MGI_DIRECT_RING_KB or the sources' user blocks, or "
-                  "unset MGI_DIRECT_RINGS", ch->id, ep->id, nin, stride);
+                  "lower direct_ring_kb (MGI_TEST_DIRECT_RING_KB) or the "
+                  "sources' user blocks, or unset MGI_DIRECT_RINGS", ch->id, ep->id, nin, stride);
         return UCS_ERR_NO_MEMORY;
     }
     gc->dcur = (uint32_t*)((char*)gc->din + gc->dland_off +

@@ -21,7 +21,7 @@ import sys
 # own layer or below.
 LAYERS = {
     "libmgi (src/ucp_ext)": [
-        ["mgi_util"],
+        ["mgi_util", "mgi_config"],    # the settings: read by the context
         ["mgi_bootstrap"],
         ["mgi_peers"],
         ["mgi_route"],

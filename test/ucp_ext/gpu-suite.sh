@@ -31,7 +31,7 @@
 #                 a CPU reference: 2 processes x 1 GPU, 1 process x 2 GPUs,
 #                 and with tiny rings (flow control, credits, wrap-around)
 #   *_channels    channels one after the other over 2 channel ids
-#                 (MGI_MAX_CHANNELS=2), each checked: ids and the sorter's
+#                 (MGI_TEST_MAX_CHANNELS=2), each checked: ids and the sorter's
 #                 table entries reused; with -H rank 0 holds the first
 #                 channel meanwhile, and the others must not take its id
 #   send_bw_*     device send GPU0 -> GPU1 of 64 B / 16 B tuples, receiver
@@ -43,24 +43,13 @@
 #                 (c1) or per tuple (c0)
 #   shuffle_*     exchange between two endpoints by partition key, each
 #                 checking count + checksum of what it received
-#   *_groups*     MGI_STAGE_GROUPS: a stage ring per destination in each
+#   *_groups*     MGI_TEST_STAGE_GROUPS: a stage ring per destination in each
 #                 user block (keyed sends, a flush's EOF in every ring,
 #                 with tiny rings a reservation given back as padding)
-#   *_zcopy       MGI_RECV_ZCOPY=1: whole segments from another endpoint
-#                 reach the final rings by reference and are read in the
-#                 receive lane
 #   *_stage_ref   whole stage segments for the endpoint itself reach the
-#                 final rings by reference (MGI_STAGE_ZCOPY=1, the
-#                 default) and are read in the stage ring: a stage group
-#                 per destination, so that they are whole, and tiny
-#                 rings, which fill with them
-#   *_stage_copy  MGI_STAGE_ZCOPY=0: those segments copied instead
-#   *_peer        MGI_PEER_DIRECT=1: a GPU endpoint's sorter appends what
-#                 goes to another GPU endpoint straight into that
-#                 endpoint's receive lane (peer access in one process,
-#                 CUDA IPC between two), no sort ring, no mover; with
-#                 tiny rings the lanes fill and wrap, and a blocking flush
-#                 returns only once the receiver took the block's tuples
+#                 final rings by reference and are read in the stage
+#                 ring: a stage group per destination, so that they are
+#                 whole, and tiny rings, which fill with them
 #   *_direct      MGI_DIRECT_RINGS=1: each user block stores its tuples
 #                 in a ring of its own in every destination GPU's memory,
 #                 read there by the destination's user blocks (no sorter,
@@ -69,7 +58,7 @@
 #                 (mgi_ch_params_t.land): tuples stored straight into it,
 #                 what does not fit through the rings (_half: room for
 #                 half)
-#   *_send_ref    MGI_SEND_ZCOPY=1: whole stage segments for another
+#   *_send_ref    MGI_TEST_SEND_ZCOPY=1: whole stage segments for another
 #                 endpoint go to the sort ring by reference, several side
 #                 by side in one, and the mover puts them from the stage
 #                 ring (CUDA copies in one process, UCP puts through
@@ -91,7 +80,7 @@
 #                 measured for GPU endpoints before they became libmgi's
 #                 defaults on a machine with a GPU
 #   *_cpu_defaults  GroupBy and send_bw with the ring defaults sized for
-#                 CPU endpoints (MGI_GPU_DEFAULTS=0: small segments, 8
+#                 CPU endpoints (MGI_TEST_GPU_DEFAULTS=0: small segments, 8
 #                 credits, 2 sorter blocks): every other step without ring
 #                 settings of its own runs with the GPU ones
 #   workloads_*   bench/workloads' mgi variant on a small data set (two
@@ -200,103 +189,56 @@ step groupby_1proc_2gpu_defaults 100 "${defaults[@]}" \
 step groupby_2proc 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n $n -b 8 -T $T
 step groupby_1proc_2gpu 100 mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-MGI_GPU_DEFAULTS=0 step groupby_2proc_cpu_defaults 100 \
+MGI_TEST_GPU_DEFAULTS=0 step groupby_2proc_cpu_defaults 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -T $T
-MGI_GPU_DEFAULTS=0 step send_bw_64B_2proc_cpu_defaults 100 \
+MGI_TEST_GPU_DEFAULTS=0 step send_bw_64B_2proc_cpu_defaults 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings 100 mgi_launch -n 2 -t 95 -- \
         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
-# the thread-level receive (mgi_dev_recv, thread 0 of a block) of messages
-# of up to 256 tuples (batched device sends): taken whole and in parts
-MGI_DEV_MSG_BATCH=4096 step groupby_2proc_thread_recv 100 \
+# the thread-level receive (mgi_dev_recv, thread 0 of a block) through
+# the sorters' final rings (the defaults' step above: direct rings)
+step groupby_2proc_thread_recv 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -R thread -T $T
-MGI_MAX_CHANNELS=2 step groupby_2proc_channels 100 mgi_launch -n 2 -t 95 -- \
+MGI_TEST_MAX_CHANNELS=2 step groupby_2proc_channels 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n 200000 -b 8 -C 5 -H -T $T
-MGI_MAX_CHANNELS=2 step groupby_1proc_2gpu_channels 100 \
+MGI_TEST_MAX_CHANNELS=2 step groupby_1proc_2gpu_channels 100 \
     mgi_gpu_test groupby -l 2 -n 200000 -b 8 -C 5 -T $T
 
 # stage groups: a stage ring per destination (or 8, 6 of them carrying
 # only EOFs), keyed sends moved whole, loopback too
-MGI_STAGE_GROUPS=2 step groupby_2proc_groups2 100 mgi_launch -n 2 -t 95 -- \
+MGI_TEST_STAGE_GROUPS=2 step groupby_2proc_groups2 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n $n -b 8 -T $T
-MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_groups2 100 \
+MGI_TEST_STAGE_GROUPS=2 step groupby_1proc_2gpu_groups2 100 \
     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-MGI_STAGE_GROUPS=8 step groupby_1proc_2gpu_groups8 100 \
+MGI_TEST_STAGE_GROUPS=8 step groupby_1proc_2gpu_groups8 100 \
     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-# whole loopback segments through the loopback lane, not straight to final
-# rings (MGI_LOOP_DIRECT=0)
-MGI_LOOP_DIRECT=0 MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_groups2_lane 100 \
-    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_TEST_STAGE_GROUPS=2 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings_groups2 100 mgi_launch -n 2 -t 95 -- \
         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
 step shuffle_64B_1proc 100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 \
     -b 32 -T $T
-MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2 100 \
+MGI_TEST_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2 100 \
     mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -T $T
-MGI_STAGE_GROUPS=2 step shuffle_16B_2proc_groups2 100 \
+MGI_TEST_STAGE_GROUPS=2 step shuffle_16B_2proc_groups2 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -T $T
-MGI_STAGE_GROUPS=2 step send_bw_64B_2proc_blocking_flush_groups2 100 \
+MGI_TEST_STAGE_GROUPS=2 step send_bw_64B_2proc_blocking_flush_groups2 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F \
     -T $T
 
-# receive by reference: the consumer reads whole segments in the lane and
-# releases them through the final ring; tiny rings hold lanes behind it
-MGI_RECV_ZCOPY=1 step groupby_2proc_zcopy 100 mgi_launch -n 2 -t 95 -- \
-    mgi_gpu_test groupby -n $n -b 8 -T $T
-MGI_RECV_ZCOPY=1 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
-MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
-    step groupby_2proc_tiny_rings_zcopy 100 mgi_launch -n 2 -t 95 -- \
-        mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
-MGI_RECV_ZCOPY=1 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_zcopy 100 \
-    mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -T $T
-# stage segments by reference (the default): read in the stage ring,
-# released in ring order once read, while the sorter passes the ones
-# behind them; tiny rings fill with them. And copied (MGI_STAGE_ZCOPY=0)
-MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+# stage segments by reference: read in the stage ring, released in ring
+# order once read, while the sorter passes the ones behind them; tiny
+# rings fill with them
+MGI_TEST_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step shuffle_24B_1proc_tiny_rings_stage_ref 100 mgi_gpu_test shuffle \
         -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
-MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
+MGI_TEST_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step groupby_2proc_tiny_rings_stage_ref 100 mgi_launch -n 2 -t 95 -- \
         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
-MGI_STAGE_ZCOPY=0 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_stage_copy \
-    100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
-MGI_STAGE_ZCOPY=0 MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_stage_copy 100 \
-    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-# a GPU endpoint's sorter appends straight into the other GPU endpoint's
-# receive lane (MGI_PEER_DIRECT=1): one process (peer access), two (CUDA
-# IPC); walked and whole segments, tiny lanes that fill, a blocking flush
-MGI_PEER_DIRECT=1 step groupby_2proc_peer 100 mgi_launch -n 2 -t 95 -- \
-    mgi_gpu_test groupby -n $n -b 8 -T $T
-MGI_PEER_DIRECT=1 step groupby_1proc_2gpu_peer 100 \
-    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-MGI_PEER_DIRECT=1 MGI_SEG_SIZE=1024 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
-MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 \
-    step groupby_2proc_tiny_rings_peer 100 mgi_launch -n 2 -t 95 -- \
-        mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
-MGI_PEER_DIRECT=1 MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 \
-MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 \
-    step shuffle_24B_1proc_tiny_rings_peer_groups2 100 mgi_gpu_test shuffle \
-        -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
-MGI_PEER_DIRECT=1 MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_peer 100 \
-    mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
-MGI_PEER_DIRECT=1 MGI_STAGE_GROUPS=2 MGI_DEV_TILE_BATCH=65528 \
-    step shuffle_16B_2proc_groups2_peer_tile 100 mgi_launch -n 2 -t 95 -- \
-        mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -K 4 -T $T
-MGI_PEER_DIRECT=1 MGI_RECV_ZCOPY=1 step groupby_1proc_2gpu_peer_zcopy 100 \
-    mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-MGI_PEER_DIRECT=1 step send_bw_64B_2proc_blocking_flush_peer 100 \
-    mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F \
-    -T $T
-MGI_PEER_DIRECT=1 step send_bw_64B_1proc_peer 100 mgi_gpu_test bench -l 2 \
-    -s 64 -n 4194304 -b 32 -T $T
-# a CPU endpoint may not send to a GPU endpoint then: the create says so
-MGI_PEER_DIRECT=1 step peer_misuse 60 mgi_gpu_test peer_misuse -s 16
 # a rank that ends without its destroy: the other's kernel, waiting for its
 # tuples, learns it (mgi_dev_failed), its flush returns, its destroy too
 step peer_dies_2proc 60 mgi_launch -n 2 -t 55 -- mgi_gpu_test peer_dies
@@ -315,8 +257,10 @@ expect_refusal() {  # LOG VAR=value PATTERN: mgi_gpu_test fails, says it
 step ring_budget 60 bash -c "$(declare -f expect_refusal)"'
     expect_refusal "$0.recv" MGI_RECV_DEPTH=1048576 \
         "MiB of device memory.*MGI_RECV_DEPTH" &&
-    expect_refusal "$0.final" MGI_FINAL_DEPTH=4194304 \
-        "no device memory for final ring.*MGI_FINAL_DEPTH=4194304"' \
+    expect_refusal "$0.sort" MGI_SORT_DEPTH=1048576 \
+        "(MGI_SORT_DEPTH).*MiB of device memory" &&
+    expect_refusal "$0.final" MGI_FINAL_DEPTH=1048576 \
+        "no device memory for final ring.*MGI_FINAL_DEPTH=1048576"' \
     "$out/ring_budget.out"
 # direct rings (MGI_DIRECT_RINGS=1): a user block stores its tuples in a
 # ring of its own in each destination GPU's memory (peer access in one
@@ -324,30 +268,30 @@ step ring_budget 60 bash -c "$(declare -f expect_refusal)"'
 # there: no sorter, no mover. Block sends and tile sends (from registers,
 # in 16-byte stores, and of 24-byte tuples byte by byte), 4 KiB rings that
 # fill and wrap (a ring's tail then published when it is full, half a ring
-# of MGI_DIRECT_PUBLISH_KB being more), a tail published after every send
-# (MGI_DIRECT_PUBLISH_KB=0), channels made and deleted one after the other
+# of MGI_TEST_DIRECT_PUBLISH_KB being more), a tail published after every send
+# (MGI_TEST_DIRECT_PUBLISH_KB=0), channels made and deleted one after the other
 # (their rings' EOFs and reads checked at the delete)
 MGI_DIRECT_RINGS=1 step groupby_2proc_direct 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test groupby -n $n -b 8 -T $T
 MGI_DIRECT_RINGS=1 step groupby_1proc_2gpu_direct 100 \
     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 step groupby_2proc_tiny_direct 100 \
+MGI_DIRECT_RINGS=1 MGI_TEST_DIRECT_RING_KB=4 step groupby_2proc_tiny_direct 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
-MGI_DIRECT_RINGS=1 MGI_MAX_CHANNELS=2 step groupby_2proc_channels_direct 100 \
+MGI_DIRECT_RINGS=1 MGI_TEST_MAX_CHANNELS=2 step groupby_2proc_channels_direct 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n 200000 -b 8 -C 5 -H \
     -T $T
-MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 step shuffle_24B_1proc_tiny_direct \
+MGI_DIRECT_RINGS=1 MGI_TEST_DIRECT_RING_KB=4 step shuffle_24B_1proc_tiny_direct \
     100 mgi_gpu_test shuffle -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
 MGI_DIRECT_RINGS=1 step shuffle_64B_1proc_direct_tile 100 \
     mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
 MGI_DIRECT_RINGS=1 step shuffle_16B_2proc_direct_tile 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 \
     -K 4 -T $T
-MGI_DIRECT_RINGS=1 MGI_DIRECT_PUBLISH_KB=0 \
+MGI_DIRECT_RINGS=1 MGI_TEST_DIRECT_PUBLISH_KB=0 \
     step shuffle_16B_2proc_direct_tile_publish0 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 \
     -K 4 -T $T
-MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 step shuffle_16B_2proc_tiny_direct_tile \
+MGI_DIRECT_RINGS=1 MGI_TEST_DIRECT_RING_KB=4 step shuffle_16B_2proc_tiny_direct_tile \
     100 mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 200000 -b 4 \
     -t 32 -K 4 -T $T
 # landing buffers (mgi_ch_params_t.land): the sources store each run
@@ -360,11 +304,11 @@ MGI_DIRECT_RINGS=1 step shuffle_16B_2proc_direct_tile_land 100 \
     -K 4 -L 100 -T $T
 MGI_DIRECT_RINGS=1 step shuffle_16B_1proc_direct_tile_land_half 100 \
     mgi_gpu_test shuffle -l 2 -s 16 -n 8388608 -b 32 -K 4 -L 50 -T $T
-MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 \
+MGI_DIRECT_RINGS=1 MGI_TEST_DIRECT_RING_KB=4 \
     step shuffle_16B_2proc_tiny_direct_tile_land_half 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 200000 -b 4 \
     -t 32 -K 4 -L 50 -T $T
-MGI_DIRECT_RINGS=1 MGI_DIRECT_RING_KB=4 \
+MGI_DIRECT_RINGS=1 MGI_TEST_DIRECT_RING_KB=4 \
     step shuffle_24B_1proc_tiny_direct_land 100 mgi_gpu_test shuffle -l 2 \
     -s 24 -n 200000 -b 4 -t 32 -K 5 -L 75 -T $T
 MGI_DIRECT_RINGS=1 step send_bw_64B_2proc_direct 100 mgi_launch -n 2 -t 95 \
@@ -372,30 +316,27 @@ MGI_DIRECT_RINGS=1 step send_bw_64B_2proc_direct 100 mgi_launch -n 2 -t 95 \
 MGI_DIRECT_RINGS=1 step send_bw_64B_1proc_direct 100 mgi_gpu_test bench \
     -l 2 -s 64 -n 4194304 -b 32 -T $T
 # whole stage segments put by the mover from the stage ring
-# (MGI_SEND_ZCOPY=1): a stage group per destination, so that they are
+# (MGI_TEST_SEND_ZCOPY=1): a stage group per destination, so that they are
 # whole; tiny rings that fill with segments waiting for their put
-MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 step groupby_2proc_send_ref 100     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -T $T
-MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 step groupby_1proc_2gpu_send_ref 100     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
-MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=4 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=4 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3     step shuffle_24B_1proc_tiny_rings_send_ref 100 mgi_gpu_test shuffle         -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
-MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=4 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=4 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3     step groupby_2proc_tiny_rings_send_ref 100 mgi_launch -n 2 -t 95 --         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
-MGI_SEND_ZCOPY=1 MGI_STAGE_GROUPS=2 MGI_DEV_TILE_BATCH=65528     step shuffle_16B_2proc_groups2_send_ref_tile 100 mgi_launch -n 2 -t 95         -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -K 4 -T $T
-MGI_SEND_ZCOPY=1 step send_bw_64B_2proc_blocking_flush_send_ref 100     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F     -T $T
-MGI_SEND_ZCOPY=1 MGI_RECV_ZCOPY=1 step send_bw_64B_1proc_send_ref_zcopy     100 mgi_gpu_test bench -l 2 -s 64 -n 4194304 -b 32 -K 4 -T $T
+MGI_TEST_SEND_ZCOPY=1 MGI_TEST_STAGE_GROUPS=2 step groupby_2proc_send_ref 100     mgi_launch -n 2 -t 95 -- mgi_gpu_test groupby -n $n -b 8 -T $T
+MGI_TEST_SEND_ZCOPY=1 MGI_TEST_STAGE_GROUPS=2 step groupby_1proc_2gpu_send_ref 100     mgi_gpu_test groupby -l 2 -n $n -b 8 -T $T
+MGI_TEST_SEND_ZCOPY=1 MGI_TEST_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=4 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=4 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3     step shuffle_24B_1proc_tiny_rings_send_ref 100 mgi_gpu_test shuffle         -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
+MGI_TEST_SEND_ZCOPY=1 MGI_TEST_STAGE_GROUPS=2 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=4 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=4 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3     step groupby_2proc_tiny_rings_send_ref 100 mgi_launch -n 2 -t 95 --         mgi_gpu_test groupby -n 200000 -b 4 -t 32 -T $T
+MGI_TEST_SEND_ZCOPY=1 MGI_TEST_STAGE_GROUPS=2 MGI_TEST_DEV_TILE_BATCH=65528     step shuffle_16B_2proc_groups2_send_ref_tile 100 mgi_launch -n 2 -t 95         -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -K 4 -T $T
+MGI_TEST_SEND_ZCOPY=1 step send_bw_64B_2proc_blocking_flush_send_ref 100     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -F     -T $T
 
 # tile sends (mgi_dev_send_block_tile, -K tuples per thread a send): one
 # reservation per tile, sized to the room left in the block's segment;
 # with stage groups as block sends of a tuple per thread; with batched
-# messages (MGI_DEV_TILE_BATCH, else MGI_DEV_MSG_BATCH) a message per
+# messages (MGI_TEST_DEV_TILE_BATCH) a message per
 # destination and batch, the tile partitioned in the block; with tiny rings a tile larger than a
 # segment is taken in parts
 step shuffle_64B_1proc_tile 100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 \
     -b 32 -K 4 -T $T
 step shuffle_16B_2proc_tile 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -K 4 -T $T
-MGI_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_tile 100 \
+MGI_TEST_STAGE_GROUPS=2 step shuffle_64B_1proc_groups2_tile 100 \
     mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
-MGI_DEV_MSG_BATCH=4096 step shuffle_16B_1proc_batch_tile 100 \
-    mgi_gpu_test shuffle -l 2 -s 16 -n 4194304 -b 32 -K 2 -T $T
 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step shuffle_24B_2proc_tiny_rings_tile 100 mgi_launch -n 2 -t 95 -- \
@@ -404,11 +345,7 @@ MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step send_bw_40B_1proc_tiny_rings_tile 100 mgi_gpu_test bench -l 2 \
         -s 40 -n 300000 -b 4 -t 32 -K 3 -T $T
-MGI_DEV_MSG_BATCH=4096 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 \
-MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
-    step shuffle_24B_2proc_tiny_rings_batch_tile 100 mgi_launch -n 2 -t 95 \
-        -- mgi_gpu_test shuffle -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
-MGI_DEV_TILE_BATCH=65528 step send_bw_16B_2proc_batch_tile 100 \
+MGI_TEST_DEV_TILE_BATCH=65528 step send_bw_16B_2proc_batch_tile 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 16 -n 8388608 -b 32 -K 4 \
     -T $T
 step idle_copy 60 mgi_gpu_test idle_copy
@@ -439,7 +376,7 @@ done
 # README.md, Tunables), 1 GiB of tuples: the throughput figures
 tuned=(env MGI_SORTER_BLOCKS=16 MGI_SEG_SIZE=131072 MGI_STAGE_DEPTH=16
        MGI_RECV_DEPTH=256 MGI_SORT_DEPTH=256 MGI_MOVER_BATCH=32
-       MGI_FINAL_DEPTH=16 MGI_SORT_RINGS=4)
+       MGI_FINAL_DEPTH=16 MGI_TEST_SORT_RINGS=4)
 step send_bw_64B_2proc_tuned 100 "${tuned[@]}" mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test bench -s 64 -n 16777216 -b 32 -T $T
 step send_bw_16B_2proc_tuned 100 "${tuned[@]}" mgi_launch -n 2 -t 95 -- \
@@ -474,7 +411,7 @@ done
 # matched the CPU reference): a variant whose setup fails is reported
 # absent with exit status 0.
 wg=$(( ngpu >= 2 ? 2 : 1 ))
-wl=("${wide[@]}" MGI_SORTER_THREADS=512 MGI_FINAL_DEPTH=64
+wl=("${wide[@]}" MGI_TEST_SORTER_THREADS=512 MGI_FINAL_DEPTH=64
     bash -c 'set -o pipefail; "$@" | tee /dev/stderr | grep "verify=ok" > /dev/null'
     workloads mgi_workloads --gpus $wg --gib 0.0625 --iters 1 --warmup 1
     --variant mgi)
@@ -488,13 +425,10 @@ MGI_WL_MGI_FUSE=2 step workloads_groupby_fused_zipf 100 "${wl[@]}" \
 step workloads_join_fused 100 "${wl[@]}" --op join
 MGI_WL_MGI_FUSE=0 MGI_WL_MGI_DYNAMIC=0 step workloads_join 100 "${wl[@]}" \
     --op join
-MGI_STAGE_ZCOPY=0 step workloads_exchange_stage_copy 100 "${wl[@]}" \
-    --op exchange
 # the partition kernel's two kinds of scatter (the last --variant wins):
 # into one array (the baselines', here UCX-only over cuda_ipc) and straight
 # into every destination's receive buffer (the peer variant; the Join
-# shuffles two tables; not MGI_PEER_DIRECT, whose steps are
-# workloads_*_peer below)
+# shuffles two tables)
 UCX_TLS=sm,self,cuda_copy,cuda_ipc step workloads_exchange_ucx 100 \
     "${wl[@]}" --op exchange --variant ucx
 step workloads_exchange_peer_variant 100 "${wl[@]}" --op exchange \
@@ -528,7 +462,7 @@ MGI_WL_MGI_TILE=0 step workloads_many2one_untiled 100 "${wl[@]}" \
 # to-point between two processes keeps the mover's copies overlapping (an
 # idle interface posts at once, so a slow flow has nothing to batch)
 if [ "$wg" -ge 2 ]; then
-    p2p=("${wide[@]}" MGI_SORTER_THREADS=512 MGI_FINAL_DEPTH=64 bash -c
+    p2p=("${wide[@]}" MGI_TEST_SORTER_THREADS=512 MGI_FINAL_DEPTH=64 bash -c
          '"$@" > "$0" 2>&1; rc=$?; cat "$0"; [ $rc -eq 0 ] &&
           grep -q "verify=ok" "$0" && ! grep -q "invalid configuration" "$0" &&
           if [ -n "${UCX_CUDA_MGI_BATCH:-}" ]; then
@@ -544,16 +478,10 @@ fi
 # tile sends without batches (a message a tuple; with two stage groups,
 # block sends of a tuple a thread): their per-destination counts, which
 # the program checks against the reference, come from mgi_dev_tile_count
-MGI_DEV_TILE_BATCH=0 step workloads_exchange_unbatched 100 "${wl[@]}" \
+MGI_TEST_DEV_TILE_BATCH=0 step workloads_exchange_unbatched 100 "${wl[@]}" \
     --op exchange
-MGI_DEV_TILE_BATCH=0 MGI_STAGE_GROUPS=2 step \
+MGI_TEST_DEV_TILE_BATCH=0 MGI_TEST_STAGE_GROUPS=2 step \
     workloads_exchange_unbatched_groups 100 "${wl[@]}" --op exchange
-# the GPU endpoints append to each other's receive lanes, and (the Join)
-# the consumers read them in place (between GPUs; with one GPU the program
-# has one endpoint, and nothing changes)
-MGI_PEER_DIRECT=1 step workloads_exchange_peer 100 "${wl[@]}" --op exchange
-MGI_PEER_DIRECT=1 MGI_RECV_ZCOPY=1 step workloads_join_fused_peer_zcopy 100 \
-    "${wl[@]}" --op join
 # direct rings: tile sends by key, by the pattern's rule (many-to-one)
 # and to one destination (point-to-point), block sends (untiled), the
 # Join's and GroupBy's steps in the receives
@@ -567,9 +495,9 @@ MGI_DIRECT_RINGS=1 MGI_WL_MGI_TILE=0 step workloads_exchange_untiled_direct \
 MGI_DIRECT_RINGS=1 MGI_WL_MGI_LAND=0 step workloads_exchange_direct_rings \
     100 "${wl[@]}" --op exchange
 # the mover puts whole stage segments from the stage rings (between GPUs)
-MGI_SEND_ZCOPY=1 step workloads_exchange_send_ref 100 "${wl[@]}" \
+MGI_TEST_SEND_ZCOPY=1 step workloads_exchange_send_ref 100 "${wl[@]}" \
     --op exchange
-MGI_SEND_ZCOPY=1 step workloads_join_fused_send_ref 100 "${wl[@]}" --op join
+MGI_TEST_SEND_ZCOPY=1 step workloads_join_fused_send_ref 100 "${wl[@]}" --op join
 
 echo "== $fails failed, $skipped skipped step(s) in $(( $(date +%s) - \
 suite_t0 )) s; results: $out/results.jsonl"

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -698,9 +699,9 @@ static int ids_create(test_t *t, mgi_ch_id_t *ch)
 }
 
 /* Channel ids come back once their channels are deleted: a context
- * creates many more channels than MGI_MAX_CHANNELS; a channel one rank
+ * creates many more channels than MGI_TEST_MAX_CHANNELS; a channel one rank
  * still holds keeps its id from the others; with every id held, a create
- * says so at every rank. Run with a small MGI_MAX_CHANNELS. */
+ * says so at every rank. Run with a small MGI_TEST_MAX_CHANNELS. */
 static void channel_ids(test_t *t)
 {
     const mgi_ep_id_t me = MGI_EP_ID(t->rank, 0);
@@ -708,17 +709,17 @@ static void channel_ids(test_t *t)
     mgi_ch_id_t ch, held, chs[64];
     unsigned mx, round, n, seen_held = 0;
 
-    mgi_context_params_init(&cp);   /* the context's MGI_MAX_CHANNELS */
+    mgi_context_params_init(&cp);   /* the context's MGI_TEST_MAX_CHANNELS */
     mx = cp.max_channels;
 
     if ((mx < 2) || (mx > 64)) {
-        FAIL(t, "ids: run with MGI_MAX_CHANNELS in 2..64, not %u", mx);
+        FAIL(t, "ids: run with MGI_TEST_MAX_CHANNELS in 2..64, not %u", mx);
         return;
     }
     /* 1. three times as many channels as ids, one after the other */
     for (round = 0; round < 3 * mx; ++round) {
         if (ids_create(t, &ch) != 0) {
-            FAIL(t, "ids: create %u of %u failed (MGI_MAX_CHANNELS=%u)",
+            FAIL(t, "ids: create %u of %u failed (MGI_TEST_MAX_CHANNELS=%u)",
                  round, 3 * mx, mx);
             return;
         }
@@ -853,14 +854,6 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.mover_flushes = 64;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
-        cp.mover_streams = 0;                     /* no stream */
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
-                      UCS_ERR_INVALID_PARAM);
-        cp.mover_streams = 17;                    /* above the bound */
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
-                      UCS_ERR_INVALID_PARAM);
-        cp.mover_streams = 16;
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         cp.stage_groups = 0;                      /* no stage ring */
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);
@@ -868,26 +861,6 @@ static void misuse(test_t *t)
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);
         cp.stage_groups = MGI_STAGE_GROUPS_MAX;
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
-        cp.recv_zcopy = 2;                        /* 0 or 1 */
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
-                      UCS_ERR_INVALID_PARAM);
-        cp.recv_zcopy = 1;
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
-        cp.loop_direct = 2;                       /* 0 or 1 */
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
-                      UCS_ERR_INVALID_PARAM);
-        cp.loop_direct = 0;
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
-        cp.stage_zcopy = 2;                       /* 0 or 1 */
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
-                      UCS_ERR_INVALID_PARAM);
-        cp.stage_zcopy = 0;
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
-        cp.peer_direct = 2;                       /* 0 or 1 */
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
-                      UCS_ERR_INVALID_PARAM);
-        cp.peer_direct = 1;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         cp.direct_rings = 2;                      /* 0 or 1 */
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
@@ -917,11 +890,42 @@ static void misuse(test_t *t)
                       UCS_ERR_INVALID_PARAM);
         cp.dev_tile_batch = MGI_MSG_MAX_LEN;
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
-        cp.mover_copy_batch = 2;                  /* 0 or 1 */
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
-                      UCS_ERR_INVALID_PARAM);
-        cp.mover_copy_batch = 0;
-        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        /* every number has an upper bound, whether the caller set it or
+         * the environment did: the refusal names the field and its
+         * variable */
+        {
+            static const struct {
+                size_t off;
+                unsigned bad, good;
+                const char *var;
+            } b[] = {
+                {offsetof(mgi_context_params_t, idle_us), 4294967295u, 100,
+                 "MGI_IDLE_US"},
+                {offsetof(mgi_context_params_t, mover_batch), 4294967295u,
+                 64, "MGI_MOVER_BATCH"},
+                {offsetof(mgi_context_params_t, timeout_ms), 0, 60000,
+                 "MGI_TIMEOUT_MS"},
+                {offsetof(mgi_context_params_t, sorter_blocks), 1025, 16,
+                 "MGI_SORTER_BLOCKS"},
+                {offsetof(mgi_context_params_t, sort_depth), (1u << 20) + 1,
+                 1u << 20, "MGI_SORT_DEPTH"},
+                {offsetof(mgi_context_params_t, log_interval_ms),
+                 3600001, 0, "MGI_LOG_INTERVAL_MS"}
+            };
+            size_t i;
+
+            for (i = 0; i < sizeof(b) / sizeof(b[0]); ++i) {
+                unsigned *f = (unsigned*)((char*)&cp + b[i].off);
+
+                *f = b[i].bad;
+                log_catch();
+                EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                              UCS_ERR_INVALID_PARAM);
+                log_said(t, "misuse: a number out of range", b[i].var);
+                *f = b[i].good;
+                EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+            }
+        }
         if ((mgi_context_seg_size(t->ctx) < 256) ||
             (mgi_context_seg_size(t->ctx) % 128 != 0)) {
             FAIL(t, "misuse: context segment size %zu",
@@ -929,14 +933,14 @@ static void misuse(test_t *t)
         }
     }
     {
-        /* the two sets of ring defaults (MGI_GPU_DEFAULTS, read before the
-         * settings' own variables, which still win); the harness runs
-         * with 0 */
-        char *keep = env_keep("MGI_GPU_DEFAULTS");
+        /* the two sets of ring defaults (the test hook
+         * MGI_TEST_GPU_DEFAULTS, read before the settings' own variables,
+         * which still win); the harness runs with 0 */
+        char *keep = env_keep("MGI_TEST_GPU_DEFAULTS");
         mgi_context_params_t cp;
         size_t seg = 0;
 
-        setenv("MGI_GPU_DEFAULTS", "1", 1);
+        setenv("MGI_TEST_GPU_DEFAULTS", "1", 1);
         mgi_context_params_init(&cp);
         if ((cp.gpu_defaults != 1) || (cp.seg_size != MGI_GPU_SEG_SIZE) ||
             (cp.stage_depth != 16) || (cp.sort_depth != 256) ||
@@ -960,7 +964,7 @@ static void misuse(test_t *t)
             FAIL(t, "misuse: GPU defaults with MGI_RECV_DEPTH=64: recv "
                  "%u sort %u", cp.recv_depth, cp.sort_depth);
         }
-        setenv("MGI_GPU_DEFAULTS", "0", 1);
+        setenv("MGI_TEST_GPU_DEFAULTS", "0", 1);
         mgi_context_params_init(&cp);
         if ((cp.gpu_defaults != 0) || (cp.seg_size != 0) ||
             (cp.recv_depth != 8) || (cp.sorter_blocks != 2) ||
@@ -970,7 +974,7 @@ static void misuse(test_t *t)
                  cp.seg_size, cp.recv_depth, cp.sorter_blocks,
                  cp.sort_rings);
         }
-        setenv("MGI_GPU_DEFAULTS", "2", 1);           /* 0 or 1 */
+        setenv("MGI_TEST_GPU_DEFAULTS", "2", 1);      /* 0 or 1 */
         mgi_context_params_init(&cp);
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
                       UCS_ERR_INVALID_PARAM);
@@ -979,7 +983,7 @@ static void misuse(test_t *t)
              * CUDA_VISIBLE_DEVICES empty, whatever the driver lists */
             char *vkeep = env_keep("CUDA_VISIBLE_DEVICES");
 
-            unsetenv("MGI_GPU_DEFAULTS");
+            unsetenv("MGI_TEST_GPU_DEFAULTS");
             setenv("CUDA_VISIBLE_DEVICES", "", 1);
             mgi_context_params_init(&cp);
             if ((cp.gpu_defaults != 0) || (cp.recv_depth != 8)) {
@@ -988,16 +992,27 @@ static void misuse(test_t *t)
             }
             env_restore("CUDA_VISIBLE_DEVICES", vkeep);
         }
-        env_restore("MGI_GPU_DEFAULTS", keep);
+        env_restore("MGI_TEST_GPU_DEFAULTS", keep);
     }
     {
-        /* the MGI_* numbers of the environment: a value that is not one is
-         * refused at the create, naming the variable (before, "abc" read as
-         * 0, "1x" as 1, "-1" as 4294967295, 2^32 as 0) */
+        /* the MGI_* numbers of the environment: a value that is not one,
+         * or one out of its range, is refused at the create, naming the
+         * variable; so is a setting that was removed */
         static const char *const bad[][2] = {
             {"MGI_RECV_DEPTH", "abc"}, {"MGI_TIMEOUT_MS", "1x"},
             {"MGI_SORTER_BLOCKS", "-1"}, {"MGI_SEG_SIZE", "4294967296"},
-            {"MGI_NRANKS", "2147483648"}, {"MGI_GPU_DEFAULTS", "yes"}
+            {"MGI_NRANKS", "2147483648"}, {"MGI_TEST_GPU_DEFAULTS", "yes"},
+            {"MGI_IDLE_US", "4294967295"}, {"MGI_MOVER_BATCH", "4294967295"},
+            {"MGI_TIMEOUT_MS", "0"}, {"MGI_STAGE_DEPTH", "0x20"},
+            {"MGI_SORT_DEPTH", "inf"},
+            {"MGI_PEER_DIRECT", "0"}, {"MGI_RECV_ZCOPY", "0"},
+            {"MGI_DEV_MSG_BATCH", "0"}, {"MGI_OWNER_HELP", "0"},
+            {"MGI_MOVER_STREAMS", "1"}, {"MGI_MOVER_COPY_BATCH", "1"},
+            {"MGI_SORT_MIRROR", "0"}, {"MGI_CTL_SHM", "1"},
+            {"MGI_LOOP_DIRECT", "1"}, {"MGI_STAGE_ZCOPY", "1"},
+            {"MGI_EOF_ALONE", "1"}, {"MGI_LANE_APART", "1"},
+            {"MGI_SORTER_COALESCE", "2"}, {"MGI_GPU_DEFAULTS", "1"},
+            {"MGI_SORT_RINGS", "4"}, {"MGI_MAX_CHANNELS", "256"}
         };
         mgi_context_params_t cp;
         size_t seg = 0, i;
@@ -1013,13 +1028,35 @@ static void misuse(test_t *t)
             log_said(t, "misuse: a bad number", bad[i][0]);
             env_restore(bad[i][0], keep);
         }
-        keep = env_keep("MGI_STAGE_DEPTH");   /* blanks, hexadecimal */
-        setenv("MGI_STAGE_DEPTH", " 0x20 ", 1);
+        keep = env_keep("MGI_STAGE_DEPTH");   /* blanks around it */
+        setenv("MGI_STAGE_DEPTH", " 32 ", 1);
         mgi_context_params_init(&cp);
         EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
         if (cp.stage_depth != 32) {
-            FAIL(t, "misuse: MGI_STAGE_DEPTH=\" 0x20 \" gave %u",
+            FAIL(t, "misuse: MGI_STAGE_DEPTH=\" 32 \" gave %u",
                  cp.stage_depth);
+        }
+        /* field_mask: a field whose bit is clear takes its setting from
+         * the environment (else the default), one whose bit is set is the
+         * caller's, whatever the environment says */
+        setenv("MGI_STAGE_DEPTH", "64", 1);
+        memset(&cp, 0, sizeof(cp));
+        cp.field_mask  = MGI_CONTEXT_PARAM_FIELD_SEG_SIZE;
+        cp.seg_size    = 4096;
+        cp.stage_depth = 3;     /* not read: its bit is clear */
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg), UCS_OK);
+        if (seg != 4096) {
+            FAIL(t, "misuse: field_mask SEG_SIZE alone: segment %zu", seg);
+        }
+        cp.field_mask |= MGI_CONTEXT_PARAM_FIELD_STAGE_DEPTH;
+        EXPECT_STATUS(t, mgi_params_seg_size(&cp, &seg),
+                      UCS_ERR_INVALID_PARAM);    /* 3: its own, refused */
+        mgi_context_params_init(&cp);
+        if ((cp.field_mask != MGI_CONTEXT_PARAM_FIELDS_ALL) ||
+            (cp.stage_depth != 64) || (cp.timeout_ms != 60000)) {
+            FAIL(t, "misuse: params_init: field_mask %llx stage depth %u "
+                 "timeout %u", (unsigned long long)cp.field_mask,
+                 cp.stage_depth, cp.timeout_ms);
         }
         env_restore("MGI_STAGE_DEPTH", keep);
     }
@@ -1726,7 +1763,8 @@ static int ring_budget(test_t *t, const mgi_context_params_t *base,
     mgi_ep_id_t id;
     mgi_ch_id_t ch;
 
-    params.stage_depth = 1u << 26;
+    params.seg_size    = 512u << 10;     /* 512 GiB a stage ring */
+    params.stage_depth = 1u << 20;
     if (ctx_open(t, &params, "ring_budget") != 0) {
         return 1;
     }
@@ -1737,7 +1775,8 @@ static int ring_budget(test_t *t, const mgi_context_params_t *base,
     mgi_context_destroy(t->ctx);
 
     params             = *base;
-    params.final_depth = 1u << 28;
+    params.seg_size    = 512u << 10;
+    params.final_depth = 1u << 20;
     if (ctx_open(t, &params, "ring_budget") != 0) {
         return 1;
     }
@@ -1745,14 +1784,30 @@ static int ring_budget(test_t *t, const mgi_context_params_t *base,
     ch_all(t, &p, &schema);
     log_catch();
     EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch), UCS_ERR_NO_MEMORY);
-    log_said(t, "ring_budget: final rings", "MGI_FINAL_DEPTH=268435456");
+    log_said(t, "ring_budget: final rings", "MGI_FINAL_DEPTH");
+    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)), UCS_OK);
+    mgi_context_destroy(t->ctx);
+
+    /* sort rings, one a next hop, checked before they are allocated (a
+     * sort ring of 2^20 segments of 512 KiB: 512 GiB) */
+    params            = *base;
+    params.seg_size   = 512u << 10;
+    params.sort_depth = 1u << 20;
+    if (ctx_open(t, &params, "ring_budget") != 0) {
+        return 1;
+    }
+    EXPECT_STATUS(t, mgi_ep_create(t->ctx, ep_params, &id), UCS_OK);
+    ch_all(t, &p, &schema);
+    log_catch();
+    EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch), UCS_ERR_NO_MEMORY);
+    log_said(t, "ring_budget: sort rings", "MGI_SORT_DEPTH");
     EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)), UCS_OK);
     mgi_context_destroy(t->ctx);
     if (t->failed) {
         fprintf(stderr, "rank %d: ring_budget FAILED\n", t->rank);
     } else {
-        printf("ring_budget: refused at the endpoint's and the channel's "
-               "create\n");
+        printf("ring_budget: stage, final and sort rings refused at the "
+               "endpoint's and the channel's create\n");
     }
     return t->failed;
 }

@@ -37,7 +37,7 @@
  *       checks count and checksum of what it received. Prints each
  *       endpoint's received bytes per second of its kernel and both
  *       endpoints' bytes per second of the slower kernel (-l 2). With
- *       MGI_STAGE_GROUPS=2 each user block has a stage ring per
+ *       MGI_TEST_STAGE_GROUPS=2 each user block has a stage ring per
  *       destination. -L PCT (MGI_DIRECT_RINGS=1): each destination has a
  *       landing buffer for PCT % of what it receives (mgi_ch_params_t.land):
  *       what lands there is checked after the kernel, the rest is
@@ -47,14 +47,11 @@
  *       GPU 0: cudaMemcpyAsync device to device (1 GiB in 4 MiB copies)
  *       before the endpoint exists, beside it (its sorter kernel resident
  *       and idle), and after it is deleted.
- *   mgi_gpu_test sorter [-r per-block|global] [-c 2|1|0] [-n TUPLES] [-b B]
+ *   mgi_gpu_test sorter [-r per-block|global] [-n TUPLES] [-b B]
  *       Sorter micro-benchmark (paper §6.6) on one GPU: a loopback
  *       channel, so tuples go stage ring -> sorter -> receive ring ->
  *       sorter -> final ring with no mover; stage rings per user block or
- *       one global ring; the sorter's writes: -c 1 coalesced (grouped by
- *       target), 0 a thread per tuple, 2 runs in segment order. In every
- *       mode -c sets the context's sorter_coalesce; without it the
- *       library's setting holds (MGI_SORTER_COALESCE, default 2).
+ *       one global ring; the sorter writes runs in segment order.
  *
  * Every mode prints one line per result and one JSON line ("json: {...}");
  * exit status 0 only when the data checked out. Every wait is bounded
@@ -99,8 +96,9 @@
 #define MAX_BLOCKS 1024
 
 static int g_rank = 0;
-/* the sorter's copy mode the context runs with (MGI_SORTER_COALESCE) */
-static unsigned g_coalesce = 0;
+/* the sorter's copy mode: runs in segment order (the others were
+ * removed); kept in the output for its readers */
+static const unsigned g_coalesce = 2;
 static const char *const coalesce_name[] = {"per-tuple", "coalesced",
                                             "in segment order"};
 
@@ -113,7 +111,6 @@ struct opts {
     unsigned   keys;
     unsigned   size;         /* bench: tuple bytes */
     int        global_ring;  /* sorter: one stage ring */
-    int        coalesce;    /* -c: -1 keeps the library's setting */
     int        thread_recv;  /* groupby: mgi_dev_recv, not the block's */
     int        blocking_flush; /* bench: mgi_dev_flush at the source */
     unsigned   send_backoff_ns; /* bench: pause after a full stage ring */
@@ -940,7 +937,7 @@ static void barrier(mgi_context_h ctx)
 }
 
 /* Segments must take a whole block's send: tuple_size sizes them (as
- * MGI_TUPLE_SIZE would), unless MGI_SEG_SIZE says otherwise. */
+ * MGI_TEST_TUPLE_SIZE would), unless MGI_SEG_SIZE says otherwise. */
 static mgi_context_h ctx_create(const opts &o, unsigned tuple_size)
 {
     const unsigned threads = o.threads;
@@ -948,10 +945,7 @@ static mgi_context_h ctx_create(const opts &o, unsigned tuple_size)
     mgi_context_h ctx;
 
     mgi_context_params_init(&p);
-    if (o.coalesce >= 0) {
-        p.sorter_coalesce = (unsigned)o.coalesce;
-    }
-    if (getenv("MGI_TUPLE_SIZE") == NULL) {
+    if (getenv("MGI_TEST_TUPLE_SIZE") == NULL) {
         p.tuple_size = tuple_size;
     }
     {
@@ -966,7 +960,6 @@ static mgi_context_h ctx_create(const opts &o, unsigned tuple_size)
     }
     CHECK_UCS(mgi_context_create(&p, &ctx));
     g_rank     = mgi_context_rank(ctx);
-    g_coalesce = p.sorter_coalesce;
     return ctx;
 }
 
@@ -1821,56 +1814,6 @@ static int run_copy_sizes(const opts &o)
     return 0;
 }
 
-/* MGI_PEER_DIRECT=1 (set by the caller), one process: a CPU endpoint may
- * not send to a GPU endpoint (nothing would move its tuples into the GPU
- * endpoint's lanes, which the GPU sorters append to), and the channel's
- * create says so; a GPU endpoint still sends to a CPU endpoint (through
- * its sort ring and the mover), checked with a few tuples both ways. */
-static int run_peer_misuse(const opts &o)
-{
-    const char *v = getenv("MGI_PEER_DIRECT");
-    mgi_context_h ctx;
-    mgi_ep_params_t cp;
-    mgi_ch_params_t chp;
-    mgi_ch_id_t ch;
-    mgi_ep_id_t cpu, src, dst;
-    ucs_status_t st;
-    gpu_ep e;
-    int fails = 0;
-
-    if ((v == NULL) || strcmp(v, "1")) {
-        fprintf(stderr, "peer_misuse: run with MGI_PEER_DIRECT=1\n");
-        return 2;
-    }
-    ctx = ctx_create(o, o.size);
-    ep_setup(ctx, &e, 0, o.blocks);
-    memset(&cp, 0, sizeof(cp));
-    cp.device = MGI_EP_HOST;
-    cp.blocks = 1;
-    CHECK_UCS(mgi_ep_create(ctx, &cp, &cpu));
-    memset(&chp, 0, sizeof(chp));
-    chp.src       = &src;
-    chp.nsrc      = 1;
-    chp.dst       = &dst;
-    chp.ndst      = 1;
-    chp.part_key  = -1;
-    chp.max_tuple = o.size;
-    src = cpu;
-    dst = e.id;
-    st  = mgi_ch_create(ctx, &chp, &ch);
-    printf("peer_misuse: CPU endpoint -> GPU endpoint: %s (expected: %s)\n",
-           ucs_status_string(st), ucs_status_string(UCS_ERR_UNSUPPORTED));
-    fails += (st != UCS_ERR_UNSUPPORTED);
-    src = e.id;
-    dst = cpu;
-    st  = mgi_ch_create(ctx, &chp, &ch);
-    printf("peer_misuse: GPU endpoint -> CPU endpoint: %s (expected: %s)\n",
-           ucs_status_string(st), ucs_status_string(UCS_OK));
-    fails += (st != UCS_OK);
-    mgi_context_destroy(ctx);
-    printf("peer_misuse: %s\n", fails ? "FAIL" : "OK");
-    return fails ? 1 : 0;
-}
 
 /* peer_dies: one block's thread 0 sends a few tuples to endpoint dst,
  * then waits for tuples from it, which never come, until the context
@@ -1980,7 +1923,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: mgi_gpu_test groupby|bench|shuffle|sorter|idle_copy|"
-            "peer_misuse|peer_dies|copy_sizes "
+            "peer_dies|copy_sizes "
             "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
@@ -2006,7 +1949,6 @@ int main(int argc, char **argv)
     o.threads   = 256;
     o.keys      = 4096;
     o.size      = 64;
-    o.coalesce  = -1;   /* MGI_SORTER_COALESCE, else the library's 2 */
     o.timeout_s = 120;
     o.rounds    = 1;
     /* shuffle, sorter: blocks that receive only when a send finds the
@@ -2017,7 +1959,7 @@ int main(int argc, char **argv)
      * keeps the old way) */
     o.recv_every = 16;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:c:R:FS:P:T:K:C:HDL:")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:R:FS:P:T:K:C:HDL:")) != -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -2026,7 +1968,6 @@ int main(int argc, char **argv)
         case 'k': o.keys = atoi(optarg); break;
         case 's': o.size = atoi(optarg); break;
         case 'r': o.global_ring = !strcmp(optarg, "global"); break;
-        case 'c': o.coalesce = atoi(optarg); break;
         case 'R': o.thread_recv = !strcmp(optarg, "thread"); break;
         case 'F': o.blocking_flush = 1; break;
         case 'S': o.send_backoff_ns = (unsigned)atoi(optarg); break;
@@ -2062,8 +2003,6 @@ int main(int argc, char **argv)
         return run_idle_copy(o);
     } else if (!strcmp(o.mode, "peer_dies")) {
         return run_peer_dies(o);
-    } else if (!strcmp(o.mode, "peer_misuse")) {
-        return run_peer_misuse(o);
     } else if (!strcmp(o.mode, "copy_sizes")) {
         return run_copy_sizes(o);
     }

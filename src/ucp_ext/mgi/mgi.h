@@ -18,6 +18,7 @@
 #include <ucs/type/status.h>
 #include "mgi_dev_ch.h"
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -51,56 +52,87 @@ typedef struct mgi_oob {
 } mgi_oob_t;
 
 /**
- * Context parameters. mgi_context_params_init() fills the defaults below and
- * then applies the MGI_* environment variables named in brackets. The ring
- * settings marked "CPU / GPU" have two defaults, chosen by gpu_defaults:
- * on a machine whose NVIDIA driver lists a GPU (and CUDA_VISIBLE_DEVICES
- * not empty) those sized for GPU endpoints, else those sized for CPU
- * endpoints.
+ * Fields of mgi_context_params_t, for its field_mask (as UCX's params
+ * structs have). A field whose bit is clear takes the value of its MGI_*
+ * setting where the environment has one, else the default (`mgi_info -c`
+ * lists the settings with their defaults and ranges); a field whose bit is
+ * set is used as it is, whatever the environment says.
+ */
+#define MGI_CONTEXT_PARAM_FIELD_OOB               (1ull << 0)
+#define MGI_CONTEXT_PARAM_FIELD_BOOTSTRAP_ADDR    (1ull << 1)
+#define MGI_CONTEXT_PARAM_FIELD_RANK              (1ull << 2)
+#define MGI_CONTEXT_PARAM_FIELD_SIZE              (1ull << 3)
+#define MGI_CONTEXT_PARAM_FIELD_SEG_SIZE          (1ull << 4)
+#define MGI_CONTEXT_PARAM_FIELD_TUPLE_SIZE        (1ull << 5)
+#define MGI_CONTEXT_PARAM_FIELD_PRODUCER_THREADS  (1ull << 6)
+#define MGI_CONTEXT_PARAM_FIELD_BATCH             (1ull << 7)
+#define MGI_CONTEXT_PARAM_FIELD_MSG_BATCH         (1ull << 8)
+#define MGI_CONTEXT_PARAM_FIELD_DEV_TILE_BATCH    (1ull << 9)
+#define MGI_CONTEXT_PARAM_FIELD_STAGE_DEPTH       (1ull << 10)
+#define MGI_CONTEXT_PARAM_FIELD_STAGE_GROUPS      (1ull << 11)
+#define MGI_CONTEXT_PARAM_FIELD_SORT_DEPTH        (1ull << 12)
+#define MGI_CONTEXT_PARAM_FIELD_RECV_DEPTH        (1ull << 13)
+#define MGI_CONTEXT_PARAM_FIELD_FINAL_DEPTH       (1ull << 14)
+#define MGI_CONTEXT_PARAM_FIELD_MAX_CHANNELS      (1ull << 15)
+#define MGI_CONTEXT_PARAM_FIELD_MOVER_BATCH       (1ull << 16)
+#define MGI_CONTEXT_PARAM_FIELD_MOVER_FLUSHES     (1ull << 17)
+#define MGI_CONTEXT_PARAM_FIELD_TIMEOUT_MS        (1ull << 18)
+#define MGI_CONTEXT_PARAM_FIELD_IDLE_US           (1ull << 19)
+#define MGI_CONTEXT_PARAM_FIELD_LOG_INTERVAL_MS   (1ull << 20)
+#define MGI_CONTEXT_PARAM_FIELD_SORTER_BLOCKS     (1ull << 21)
+#define MGI_CONTEXT_PARAM_FIELD_SORTER_THREADS    (1ull << 22)
+#define MGI_CONTEXT_PARAM_FIELD_SORT_RINGS        (1ull << 23)
+#define MGI_CONTEXT_PARAM_FIELD_SEND_ZCOPY        (1ull << 24)
+#define MGI_CONTEXT_PARAM_FIELD_SEND_WAIT_ROUNDS  (1ull << 25)
+#define MGI_CONTEXT_PARAM_FIELD_DIRECT_RINGS      (1ull << 26)
+#define MGI_CONTEXT_PARAM_FIELD_DIRECT_RING_KB    (1ull << 27)
+#define MGI_CONTEXT_PARAM_FIELD_DIRECT_PUBLISH_KB (1ull << 28)
+#define MGI_CONTEXT_PARAM_FIELD_UCX_TLS           (1ull << 29)
+#define MGI_CONTEXT_PARAM_FIELD_GPU_DEFAULTS      (1ull << 30)
+#define MGI_CONTEXT_PARAM_FIELD_PEER_WATCH_MS     (1ull << 31)
+#define MGI_CONTEXT_PARAM_FIELDS_ALL ((1ull << 32) - 1)
+
+/**
+ * Context parameters. mgi_context_params_init() fills every field as the
+ * context would take it (its MGI_* setting, else the default) and sets
+ * every bit of field_mask; a caller then changes the fields it wants. The
+ * fields marked "CPU / GPU" have two defaults, chosen by gpu_defaults: on
+ * a machine whose NVIDIA driver lists a GPU (and CUDA_VISIBLE_DEVICES not
+ * empty) those sized for GPU endpoints, else those sized for CPU
+ * endpoints. [MGI_X] names a field's setting; the others have none.
  */
 #define MGI_GPU_SEG_SIZE (128u << 10) /* seg_size of the GPU defaults */
 typedef struct mgi_context_params {
+    uint64_t    field_mask;       /* MGI_CONTEXT_PARAM_FIELD_*: the fields
+                                     set by the caller */
     /* bootstrap: oob.allgather != NULL selects it, else TCP bootstrap */
     mgi_oob_t   oob;
     const char  *bootstrap_addr;  /* host:port of rank 0 [MGI_BOOTSTRAP] */
     int         rank;             /* TCP bootstrap rank [MGI_RANK] */
     int         size;             /* TCP bootstrap size [MGI_NRANKS] */
     /* rings */
-    size_t      seg_size;         /* 0: header + message size of
-                                     tuple_size x producer_threads x batch
-                                     (paper §5.3); CPU / GPU: 0 /
-                                     MGI_GPU_SEG_SIZE (halved at the
-                                     context's create where a GPU's sorter
-                                     would not hold it in shared memory)
-                                     [MGI_SEG_SIZE] */
-    unsigned    tuple_size;       /* typical tuple (schema) bytes used to
-                                     size segments, 24 [MGI_TUPLE_SIZE] */
-    unsigned    producer_threads; /* producer threads per user block, 32
-                                     [MGI_PRODUCER_THREADS] */
-    unsigned    batch;            /* batching degree N, 16 [MGI_BATCH] */
+    size_t      seg_size;         /* segment bytes; 0: header + message
+                                     size of tuple_size x producer_threads
+                                     x batch (paper §5.3); CPU / GPU: 0 /
+                                     MGI_GPU_SEG_SIZE (halved where a GPU's
+                                     sorter would not hold it in shared
+                                     memory) [MGI_SEG_SIZE] */
+    unsigned    tuple_size;       /* typical tuple bytes used to size
+                                     segments (seg_size 0), 24 */
+    unsigned    producer_threads; /* producer threads per user block, 32 */
+    unsigned    batch;            /* batching degree N, 16 */
     unsigned    msg_batch;        /* mgi_send on a schema: payload bytes
                                      of a chunk of the buffer whose tuples
                                      go as one message per destination,
-                                     4096; 0: a message per tuple
-                                     [MGI_MSG_BATCH] */
-    unsigned    dev_msg_batch;    /* the same for mgi_dev_send_block (the
-                                     block's tuples of one destination),
-                                     0: off, as measured faster on
-                                     2 x H200 [MGI_DEV_MSG_BATCH] */
+                                     4096; 0: a message per tuple */
     unsigned    dev_tile_batch;   /* the same for mgi_dev_send_block_tile
-                                     (a tile's tuples of one destination,
-                                     partitioned in the block); 0: a
-                                     message per tuple, or dev_msg_batch
-                                     when that is set [MGI_DEV_TILE_BATCH] */
+                                     (a tile's tuples of one destination);
+                                     0: a message per tuple */
     unsigned    stage_depth;      /* segments per stage ring, CPU / GPU
                                      8 / 16 [MGI_STAGE_DEPTH] */
     unsigned    stage_groups;     /* GPU endpoints: stage rings per user
-                                     block (1..8); device sends put a
-                                     tuple for the channel's destination
-                                     number i in ring i % stage_groups, so
-                                     a segment holds one destination and
-                                     the sorter moves it whole, 1
-                                     [MGI_STAGE_GROUPS] */
+                                     block (1..8), destination i in ring
+                                     i % stage_groups, 1 */
     unsigned    sort_depth;       /* segments per sort ring, CPU / GPU
                                      8 / 256 [MGI_SORT_DEPTH] */
     unsigned    recv_depth;       /* segments per receive lane (credits per
@@ -108,23 +140,12 @@ typedef struct mgi_context_params {
                                      [MGI_RECV_DEPTH] */
     unsigned    final_depth;      /* segments per final ring, CPU / GPU
                                      8 / 16 [MGI_FINAL_DEPTH] */
-    unsigned    max_channels;     /* channels held at once (created, not
-                                     yet deleted; a deleted channel's id
-                                     is reused), 256 [MGI_MAX_CHANNELS] */
+    unsigned    max_channels;     /* channels held at once (a deleted
+                                     channel's id is reused), 256 */
     /* movers */
     unsigned    mover_batch;      /* segments moved per flush, CPU / GPU
                                      16 / 32 [MGI_MOVER_BATCH] */
-    unsigned    mover_flushes;    /* flushes in flight at most, 16 (1..64)
-                                     [MGI_MOVER_FLUSHES] */
-    unsigned    mover_streams;    /* CUDA streams of a mover's copies
-                                     inside its process: a flush's copies
-                                     go on one, the flushes' in turn over
-                                     them, 1 (1..16) [MGI_MOVER_STREAMS] */
-    unsigned    mover_copy_batch; /* 1: a flush's copies inside the
-                                     process go to the copy engine as one
-                                     batch (cudaMemcpyBatchAsync, CUDA 13
-                                     runtime); 0: a copy call each, 1
-                                     [MGI_MOVER_COPY_BATCH] */
+    unsigned    mover_flushes;    /* flushes in flight at most, 16 (1..64) */
     /* waits and logs */
     unsigned    timeout_ms;       /* bound of every wait, 60000
                                      [MGI_TIMEOUT_MS] */
@@ -133,132 +154,51 @@ typedef struct mgi_context_params {
     unsigned    log_interval_ms;  /* info log of speeds and ring usage,
                                      1000 [MGI_LOG_INTERVAL_MS] */
     /* GPU endpoints */
-    unsigned    sort_mirror;      /* CPU endpoints: the mover reads sort
-                                     rings through a control-word mirror,
-                                     as for GPU endpoints (testing), 0
-                                     [MGI_SORT_MIRROR] */
     unsigned    sorter_blocks;    /* blocks of a GPU endpoint's sorter
                                      kernel, CPU / GPU 2 / 16
                                      [MGI_SORTER_BLOCKS] */
-    unsigned    sorter_threads;   /* threads per sorter block, 256
-                                     [MGI_SORTER_THREADS] */
-    unsigned    sorter_coalesce;  /* how a GPU sorter pass writes its
-                                     targets: 1: grouped by target,
-                                     consecutive threads on consecutive
-                                     words (coalesced); 0: one thread per
-                                     message; 2: passes of like
-                                     messages word by word in segment
-                                     order, each word to its message's
-                                     place, others as 1, 2
-                                     [MGI_SORTER_COALESCE] */
+    unsigned    sorter_threads;   /* threads per sorter block, 256 */
     unsigned    sort_rings;       /* sort rings per next hop of a GPU
                                      endpoint, sorter block b writing ring
-                                     b % sort_rings (fewer blocks race for
-                                     one ring's tail), CPU / GPU 1 / 4
-                                     [MGI_SORT_RINGS] */
-    unsigned    recv_zcopy;       /* GPU endpoints: 1: a whole segment
-                                     from another endpoint reaches a final
-                                     ring by reference, read by the
-                                     consumer where it arrived (no copy);
-                                     0: copied, 1 [MGI_RECV_ZCOPY] */
-    unsigned    loop_direct;      /* GPU endpoints: 1: a whole stage
-                                     segment for this endpoint goes
-                                     straight to a final ring, and a
-                                     block's EOF for it is counted, once
-                                     the loopback lane holds nothing of
-                                     the block's stage ring; 0: through
-                                     the loopback lane [MGI_LOOP_DIRECT] */
-    unsigned    stage_zcopy;      /* GPU endpoints with loop_direct: 1:
-                                     such a stage segment reaches its
-                                     final ring by reference, read by
-                                     the consumer in the stage ring
-                                     (whose slot waits for it); 0:
-                                     copied, 1 [MGI_STAGE_ZCOPY] */
-    unsigned    send_zcopy;       /* GPU endpoints: 1: whole stage
-                                     segments for another endpoint reach
-                                     its lane from the stage ring (the
-                                     mover puts them from there, several
-                                     side by side in one put; the stage
-                                     slots wait for the put); 0: copied
-                                     into the sort ring first, 0
-                                     [MGI_SEND_ZCOPY] */
+                                     b % sort_rings, CPU / GPU 1 / 4 */
+    unsigned    send_zcopy;       /* 1: whole stage segments for another
+                                     endpoint are put from the stage ring
+                                     (faster for all-to-all); 0: copied
+                                     into the sort ring first (faster
+                                     point-to-point), 0 */
     unsigned    send_wait_rounds; /* with send_zcopy: rounds of its
-                                     sorter block a run of stage
-                                     segments that may still grow waits
-                                     before a reference takes it as it
-                                     is (0: at once), 16
-                                     [MGI_SEND_WAIT_ROUNDS] */
-    unsigned    lane_apart;       /* GPU endpoints: 1: the sorter blocks
-                                     that own the receive lanes from
-                                     other processes take no stage
-                                     rings (with at least twice as many
-                                     blocks as lanes and twice as many
-                                     stage rings as blocks), so a lane is
-                                     served every few microseconds; 0:
-                                     they take their share, 1
-                                     [MGI_LANE_APART] */
-    unsigned    owner_help;       /* GPU endpoints: whole moves of lane
-                                     segments that a sorter block whose
-                                     own lanes moved in a round copies
-                                     for the others in that round (0..8;
-                                     a block without such work copies up
-                                     to 8), 0 [MGI_OWNER_HELP] */
-    unsigned    eof_alone;        /* GPU endpoints: 1: a block's EOF goes
-                                     to a next hop in a sort segment of
-                                     its own, counted there in lane
-                                     order without a walk; 0: in the
-                                     segment of the tuples before it,
-                                     walked, 1 [MGI_EOF_ALONE] */
-    unsigned    peer_direct;      /* GPU endpoints: 1: a GPU endpoint's
-                                     sorter appends what goes to another
-                                     GPU endpoint straight into that
-                                     endpoint's receive lane, over NVLink
-                                     or PCIe (peer access; CUDA IPC
-                                     between processes): no sort ring, no
-                                     mover copy. Every rank on one host,
-                                     every rank with the same setting;
-                                     CPU endpoints may then not send to
-                                     GPU endpoints. 0: through sort rings
-                                     and the mover, 0 [MGI_PEER_DIRECT] */
-    unsigned    direct_rings;     /* GPU endpoints: 1: a channel whose
-                                     endpoints are all GPU endpoints of
-                                     one host (a schema, at most 64
-                                     destinations) gets direct rings
-                                     unless its creator opts out
-                                     (MGI_CH_FLAG_NO_DIRECT); 0: no
-                                     channel of the context gets them, 1
+                                     sorter block a run of stage segments
+                                     that may still grow waits before a
+                                     reference takes it, 16 */
+    unsigned    direct_rings;     /* 1: a channel whose endpoints are all
+                                     GPU endpoints of one host (a schema,
+                                     at most 64 destinations) gets direct
+                                     rings unless its creator opts out
+                                     (MGI_CH_FLAG_NO_DIRECT): a user block
+                                     stores its tuples in a ring of its
+                                     own in each destination GPU's memory
+                                     (no sorter, no mover); 0: no channel
+                                     of the context gets them, 1
                                      [MGI_DIRECT_RINGS] */
-    unsigned    direct_ring_kb;   /* KiB of tuples of a direct ring (its
-                                     tuples a power of two), 512
-                                     [MGI_DIRECT_RING_KB] */
-    unsigned    direct_publish_kb; /* KiB a user block may have written to
-                                     a direct ring before it publishes the
-                                     ring's tail (a release at system
-                                     scope); it also publishes when a ring
-                                     is full and at its flush. 0: after
-                                     every send; at most half a ring,
-                                     128 [MGI_DIRECT_PUBLISH_KB] */
-    unsigned    ctl_shm;          /* 1: movers reach lane control words
-                                     of endpoints on this host through
-                                     their shared memory; 0: UCP puts /
-                                     gets (testing), 1 [MGI_CTL_SHM] */
+    unsigned    direct_ring_kb;   /* KiB of tuples of a direct ring, 512 */
+    unsigned    direct_publish_kb; /* KiB a user block may write to a
+                                     direct ring before it publishes the
+                                     ring's tail; 0: after every send,
+                                     128 */
     /* UCP */
     const char  *ucx_tls;         /* transports of this context's UCP, in
                                      UCX_TLS syntax (e.g. "sm,self,cuda_mgi,
                                      cuda_copy"); NULL: UCX_TLS
                                      [MGI_UCX_TLS] */
-    unsigned    gpu_defaults;     /* which defaults the "CPU / GPU" ring
-                                     settings took: 0 those sized for CPU
-                                     endpoints, 1 for GPU endpoints; set
-                                     by mgi_context_params_init from the
-                                     machine (a GPU listed by the NVIDIA
-                                     driver) [MGI_GPU_DEFAULTS, read before
-                                     the settings' own variables] */
+    unsigned    gpu_defaults;     /* which defaults the "CPU / GPU"
+                                     fields take: 0 those sized for CPU
+                                     endpoints, 1 for GPU endpoints; from
+                                     the machine (a GPU listed by the
+                                     NVIDIA driver) */
     unsigned    peer_watch_ms;    /* period of the mover's look at the
                                      processes of the other ranks of this
                                      host (a rank that ended fails the
-                                     context), 100; 0: none
-                                     [MGI_PEER_WATCH_MS] */
+                                     context), 100; 0: none */
 } mgi_context_params_t;
 
 /* Fixed-size tuples: attributes packed in order, no padding. An attribute
@@ -339,6 +279,12 @@ typedef struct mgi_ch_attr {
 } mgi_ch_attr_t;
 
 void         mgi_context_params_init(mgi_context_params_t *params);
+/* The MGI_* settings with the values this process would take, as
+ * `mgi_info -c` prints them: doc bit 0 with each one's help (its range
+ * and default), bit 1 the test hooks (MGI_TEST_*) too. What the
+ * environment holds that a context would refuse (a removed setting, a
+ * value out of range) is logged and returned as UCS_ERR_INVALID_PARAM. */
+ucs_status_t mgi_config_print(FILE *stream, int doc);
 ucs_status_t mgi_context_create(const mgi_context_params_t *params,
                                 mgi_context_h *ctx_p);
 void         mgi_context_destroy(mgi_context_h ctx);

@@ -1,1 +1,1 @@
-np=2; export MGI_MAX_CHANNELS=4; args=ids
+np=2; export MGI_TEST_MAX_CHANNELS=4; args=ids

@@ -1,1 +1,1 @@
-np=3; tls=tcp,self; export MGI_MAX_CHANNELS=3; args=ids
+np=3; tls=tcp,self; export MGI_TEST_MAX_CHANNELS=3; args=ids

@@ -1,1 +1,1 @@
-np=4; export MGI_SORT_MIRROR=1; args='shuffle -t 500000'
+np=4; export MGI_TEST_SORT_MIRROR=1; args='shuffle -t 500000'

@@ -1,1 +1,1 @@
-np=2; tls=tcp,self; export MGI_SORT_MIRROR=1 MGI_SEG_SIZE=512 MGI_SORT_DEPTH=8 MGI_RECV_DEPTH=4 MGI_MOVER_BATCH=16; args='shuffle -s -e 2 -t 50000'
+np=2; tls=tcp,self; export MGI_TEST_SORT_MIRROR=1 MGI_SEG_SIZE=512 MGI_SORT_DEPTH=8 MGI_RECV_DEPTH=4 MGI_MOVER_BATCH=16; args='shuffle -s -e 2 -t 50000'

@@ -1,1 +1,1 @@
-np=3; tls=tcp,self; topo=chain3.topo; export MGI_SORT_MIRROR=1 MGI_SEG_SIZE=512 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3; args='broadcast -t 20000 -V cpu%d --expect-path 0,1,2'
+np=3; tls=tcp,self; topo=chain3.topo; export MGI_TEST_SORT_MIRROR=1 MGI_SEG_SIZE=512 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3; args='broadcast -t 20000 -V cpu%d --expect-path 0,1,2'
