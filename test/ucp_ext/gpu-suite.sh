@@ -353,6 +353,19 @@ step idle_copy 60 mgi_gpu_test idle_copy
 # 256 MiB of tuples each
 step send_bw_64B_2proc 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
+# the movers' puts of GPU memory on endpoints with peer error handling go
+# zero-copy over cuda_mgi, not through UCP's software emulation over shared
+# memory (UCX 1.18+ needs the MD's UCT_MD_FLAG_INVALIDATE_RMA for that);
+# UCP prints its protocol table with UCX_PROTO_INFO=y where its second
+# protocol layer selects RMA protocols (UCX 1.13.1 prints none)
+UCX_PROTO_INFO=y step send_bw_64B_2proc_protocol 100 bash -c \
+    '"$@" > "$0" 2>&1; rc=$?; cat "$0"; [ $rc -eq 0 ] || exit $rc
+     t=$(grep -A8 "ucp_put\* from cuda/GPU[0-9]* to cuda/" "$0")
+     [ -z "$t" ] && { echo "no protocol table (UCX before 1.18?)"; exit 0; }
+     ! echo "$t" | grep -q "software emulation" &&
+         echo "$t" | grep -q "zero-copy *| *cuda_mgi/"' \
+    "$out/send-bw-protocol.out" mgi_launch -n 2 -t 95 -- \
+    mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
 step send_bw_16B_2proc 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test bench -s 16 -n 16777216 -b 32 -T $T
 step send_bw_64B_1proc 100 mgi_gpu_test bench -l 2 -s 64 -n 4194304 -b 32 \
