@@ -109,6 +109,11 @@ void fill_device_pattern(void *dptr, size_t len, uint64_t seed)
     std::vector<uint8_t> host(len);
     fill_pattern(host.data(), len, seed);
     MGI_CUDA(cudaMemcpy(dptr, host.data(), len, cudaMemcpyHostToDevice));
+    /* from pageable memory cudaMemcpy may return before the DMA to the
+     * device is done (CUDA's API sync behaviour), and the transport's copy
+     * on a stream of its own would then read the bytes before they are
+     * there: a freshly allocated source sent its old zeros */
+    MGI_CUDA(cudaDeviceSynchronize());
 }
 
 bool check_device_pattern(const void *dptr, size_t len, uint64_t seed,
