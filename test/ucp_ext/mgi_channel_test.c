@@ -1749,6 +1749,33 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
     return t->failed;
 }
 
+/* A channel whose rings `params` make larger than the memory there is:
+ * its create is refused with UCS_ERR_NO_MEMORY, naming `var`. 1: the
+ * context could not be opened. */
+static int ring_budget_channel(test_t *t, const mgi_context_params_t *params,
+                               const mgi_ep_params_t *ep_params,
+                               const char *rings, const char *var)
+{
+    mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
+    char what[64];
+    mgi_ch_params_t p;
+    mgi_ep_id_t id;
+    mgi_ch_id_t ch;
+
+    if (ctx_open(t, params, "ring_budget") != 0) {
+        return 1;
+    }
+    snprintf(what, sizeof(what), "ring_budget: %s", rings);
+    EXPECT_STATUS(t, mgi_ep_create(t->ctx, ep_params, &id), UCS_OK);
+    ch_all(t, &p, &schema);
+    log_catch();
+    EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch), UCS_ERR_NO_MEMORY);
+    log_said(t, what, var);
+    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)), UCS_OK);
+    mgi_context_destroy(t->ctx);
+    return 0;
+}
+
 /* Rings larger than the memory there is: an endpoint's stage rings of 2^26
  * segments (terabytes) are refused at its create, before anything is
  * allocated or zeroed (before, the OOM killer ended the process); final
@@ -1757,11 +1784,8 @@ static int peer_dies(test_t *t, const mgi_context_params_t *params,
 static int ring_budget(test_t *t, const mgi_context_params_t *base,
                        const mgi_ep_params_t *ep_params)
 {
-    mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
     mgi_context_params_t params = *base;
-    mgi_ch_params_t p;
     mgi_ep_id_t id;
-    mgi_ch_id_t ch;
 
     params.seg_size    = 512u << 10;     /* 512 GiB a stage ring */
     params.stage_depth = 1u << 20;
@@ -1774,35 +1798,22 @@ static int ring_budget(test_t *t, const mgi_context_params_t *base,
     log_said(t, "ring_budget: stage rings", "MGI_STAGE_DEPTH");
     mgi_context_destroy(t->ctx);
 
+    /* final rings, one a consuming block, at the channel's create; sort
+     * rings, one a next hop (2^20 segments of 512 KiB: 512 GiB) */
     params             = *base;
     params.seg_size    = 512u << 10;
     params.final_depth = 1u << 20;
-    if (ctx_open(t, &params, "ring_budget") != 0) {
+    if (ring_budget_channel(t, &params, ep_params, "final rings",
+                            "MGI_FINAL_DEPTH") != 0) {
         return 1;
     }
-    EXPECT_STATUS(t, mgi_ep_create(t->ctx, ep_params, &id), UCS_OK);
-    ch_all(t, &p, &schema);
-    log_catch();
-    EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch), UCS_ERR_NO_MEMORY);
-    log_said(t, "ring_budget: final rings", "MGI_FINAL_DEPTH");
-    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)), UCS_OK);
-    mgi_context_destroy(t->ctx);
-
-    /* sort rings, one a next hop, checked before they are allocated (a
-     * sort ring of 2^20 segments of 512 KiB: 512 GiB) */
     params            = *base;
     params.seg_size   = 512u << 10;
     params.sort_depth = 1u << 20;
-    if (ctx_open(t, &params, "ring_budget") != 0) {
+    if (ring_budget_channel(t, &params, ep_params, "sort rings",
+                            "MGI_SORT_DEPTH") != 0) {
         return 1;
     }
-    EXPECT_STATUS(t, mgi_ep_create(t->ctx, ep_params, &id), UCS_OK);
-    ch_all(t, &p, &schema);
-    log_catch();
-    EXPECT_STATUS(t, mgi_ch_create(t->ctx, &p, &ch), UCS_ERR_NO_MEMORY);
-    log_said(t, "ring_budget: sort rings", "MGI_SORT_DEPTH");
-    EXPECT_STATUS(t, mgi_ep_delete(t->ctx, MGI_EP_ID(t->rank, 0)), UCS_OK);
-    mgi_context_destroy(t->ctx);
     if (t->failed) {
         fprintf(stderr, "rank %d: ring_budget FAILED\n", t->rank);
     } else {
