@@ -18,6 +18,10 @@
 # to PTX for one architecture, not to machine code for two: most of the
 # build's time.
 #
+# Beside this tree's check, contrib/sanitize.sh builds the planner and
+# libmgi with ASan + UBSan in $MGI_DEPS/tree-asan and runs their make check
+# there (against UCX 1.13.1 only).
+#
 # Each version's results are labelled; the last line sums them over all:
 # `N passed, N failed, N skipped`.
 #
@@ -102,7 +106,35 @@ check() {  # LABEL TREE
     total_skip=$((total_skip + nskip))
 }
 
+# --- this tree's CPU parts under ASan + UBSan, beside its check ------------
+san_log=$deps/test-sanitize.log
+san_tree=$deps/tree-asan
+rm -rf "$san_tree/test"
+say "the sanitizer stage in the background (log: $san_log)"
+MGI_SANITIZE_TREE=$san_tree "$top/contrib/sanitize.sh" >"$san_log" 2>&1 &
+san_pid=$!
+
 check "UCX $main_v" "$top"
+
+say "waiting for the sanitizer stage"
+wait "$san_pid"
+san_rc=$?
+grep '^sanitize:' "$san_log"
+results=$(find "$san_tree/test" -name '*.trs' \
+               -exec grep -h '^:test-result:' {} + 2>/dev/null || true)
+npass=$(echo "$results" | grep -c ' PASS' || true)
+nfail=$(echo "$results" | grep -cE ' (FAIL|ERROR|XPASS)' || true)
+nskip=$(echo "$results" | grep -c ' SKIP' || true)
+if [ $san_rc -ne 0 ]; then
+    [ "$nfail" -eq 0 ] && nfail=1
+    find "$san_tree/test" -name 'test-suite.log' | while read -r log; do
+        echo "==== UCX $main_v ASan + UBSan: $log"; cat "$log"
+    done
+fi
+say "== UCX $main_v ASan + UBSan: $npass passed, $nfail failed, $nskip skipped"
+total_pass=$((total_pass + npass))
+total_fail=$((total_fail + nfail))
+total_skip=$((total_skip + nskip))
 
 # --- the copies --------------------------------------------------------------
 if [ -n "${copies_pid:-}" ]; then
