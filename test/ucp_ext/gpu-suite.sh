@@ -10,7 +10,9 @@
 #
 #   gpu-suite.sh BINDIR [OUTDIR [STEP_REGEX]]
 #
-# STEP_REGEX picks steps by name (e.g. 'groupby|send_bw'). The whole run
+# STEP_REGEX picks steps by name (e.g. 'groupby|send_bw'). MGI_SUITE_WRAP
+# puts a command before each step's (a compute-sanitizer tool, as
+# contrib/gpu-sanitize.sh does). The whole run
 # keeps within MGI_SUITE_BUDGET_S (default 540 s): a step that would start
 # after that is reported SKIPPED, so one invocation fits a 10-minute slot
 # even when steps hang until their limits.
@@ -131,6 +133,10 @@ export MGI_DIRECT_RINGS=${MGI_DIRECT_RINGS:-0}
 defaults=(env -u MGI_DIRECT_RINGS -u MGI_TIMEOUT_MS -u UCX_TLS
           -u CUDA_MODULE_LOADING)
 
+# a command put before every step's (contrib/gpu-sanitize.sh: a
+# compute-sanitizer tool); empty for the suite itself
+wrap=${MGI_SUITE_WRAP:-}
+
 fails=0
 skipped=0
 step() {
@@ -146,7 +152,8 @@ step() {
     [ "$limit" -gt "$left" ] && limit=$left
     echo "== $name: $*"
     local t0=$(date +%s)
-    timeout -k 10 "$limit" "$@" > "$out/$name.log" 2>&1
+    # shellcheck disable=SC2086  # MGI_SUITE_WRAP is a command prefix
+    timeout -k 10 "$limit" $wrap "$@" > "$out/$name.log" 2>&1
     local rc=$?
     grep -v '^json: ' "$out/$name.log" | tail -15
     grep '^json: ' "$out/$name.log" | sed 's/^json: //' |
@@ -171,7 +178,7 @@ for m in thread warp block batch; do
     step ring_$m 60 gpu_ring_test $m 200
 done
 
-n=1000000
+n=${MGI_SUITE_TUPLES:-1000000}   # GroupBy tuples a rank (fewer under a sanitizer)
 # the first example with libmgi's defaults: every tuple checked, the rate
 # across per rank printed
 step example_shuffle_defaults 120 "${defaults[@]}" \
