@@ -14,8 +14,6 @@
 #     lib           UCX's libraries, libmgi and the carried libraries
 #     lib/ucx       UCX's modules, libuct_cuda_mgi.so among them
 #     run           the scripts that run the GPU suite and the benchmarks
-#     wheels        with MGI_SANITIZE_BUNDLE=1: compute-sanitizer's wheel,
-#                   for run/gpu-sanitize.sh
 #     openmpi       Debian's Open MPI, relocatable (contrib/mpi-bundle.sh),
 #                   with bin/mgi_mpi_test and run/mpi-gpu.sh
 #   OUTDIR-VERSION  for each copy built against another UCX
@@ -148,15 +146,6 @@ cp "$top/bench/workloads/plot.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/contrib/gpu-sanitize.sh" \
    "$top/bench/perftest_compare.sh" "$top/bench/multipath_sweep.sh" \
    "$out/run/"
-# compute-sanitizer for run/gpu-sanitize.sh: PyPI's wheel of the CUDA
-# release of the GPU machines' driver (13.0), packed (14 MB; 53 MB
-# unpacked, more than a carried folder may hold beside the bundle)
-if [ "${MGI_SANITIZE_BUNDLE:-0}" = 1 ]; then
-    mkdir -p "$out/wheels"
-    python3 -m pip download --quiet --no-deps -d "$out/wheels" \
-        "nvidia-cuda-sanitizer-api==${MGI_SANITIZE_WHEEL:-13.0.*}" ||
-        die "pip download nvidia-cuda-sanitizer-api failed"
-fi
 finish_bundle "$out"
 # Open MPI and the MPI test, where this tree built it (configure found
 # Debian's Open MPI): the GPU suite runs it beside cuda_ipc

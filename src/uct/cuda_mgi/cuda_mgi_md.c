@@ -239,10 +239,14 @@ uct_cuda_mgi_mem_reg(uct_md_h md, void *address, size_t length,
     /* Make the user's synchronous copies into this memory (cudaMemcpy from
      * pageable host memory returns before its DMA lands otherwise) complete
      * before they return, so that a put issued next reads or overwrites what
-     * the user expects, as UCX does for the memory it detects. */
+     * the user expects, as UCX does for the memory it detects.  Memory of
+     * cuMemCreate (a POSIX fd or fabric handle) does not take the attribute
+     * (CUDA_ERROR_NOT_SUPPORTED): its writers synchronize their own copies,
+     * as the CUDA documentation asks of such memory. */
     sync_memops = 1;
-    if (cuPointerSetAttribute(&sync_memops, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-                              memh->key.base) != CUDA_SUCCESS) {
+    if ((memh->key.handle_type == UCT_CUDA_MGI_HANDLE_LEGACY) &&
+        (cuPointerSetAttribute(&sync_memops, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+                               memh->key.base) != CUDA_SUCCESS)) {
         ucs_debug("cuda_mgi md %p: no CU_POINTER_ATTRIBUTE_SYNC_MEMOPS for "
                   "%p", md, address);
     }
