@@ -12,7 +12,8 @@
 #
 # STEP_REGEX picks steps by name (e.g. 'groupby|send_bw'). MGI_SUITE_WRAP
 # puts a command before each step's (a compute-sanitizer tool, as
-# contrib/gpu-sanitize.sh does). The whole run
+# contrib/gpu-sanitize.sh does), and MGI_SUITE_SLOW=N gives each step and
+# its launcher N times their time limits. The whole run
 # keeps within MGI_SUITE_BUDGET_S (default 540 s): a step that would start
 # after that is reported SKIPPED, so one invocation fits a 10-minute slot
 # even when steps hang until their limits.
@@ -136,6 +137,7 @@ defaults=(env -u MGI_DIRECT_RINGS -u MGI_TIMEOUT_MS -u UCX_TLS
 # a command put before every step's (contrib/gpu-sanitize.sh: a
 # compute-sanitizer tool); empty for the suite itself
 wrap=${MGI_SUITE_WRAP:-}
+slow=${MGI_SUITE_SLOW:-1}
 
 fails=0
 skipped=0
@@ -148,6 +150,20 @@ step() {
         echo "SKIPPED $name (suite budget of $budget s spent)"
         skipped=$((skipped + 1))
         return 0
+    fi
+    # MGI_SUITE_SLOW: the step's limit and its launcher's (-t before --)
+    # that many times longer
+    if [ "$slow" -gt 1 ]; then
+        local a in_launch=0 prev= args=()
+        limit=$((limit * slow))
+        for a in "$@"; do
+            case $a in mgi_launch) in_launch=1 ;; --) in_launch=0 ;; esac
+            if [ $in_launch = 1 ] && [ "$prev" = -t ] && [[ $a =~ ^[0-9]+$ ]]; then
+                a=$((a * slow))
+            fi
+            args+=("$a") prev=$a
+        done
+        set -- "${args[@]}"
     fi
     [ "$limit" -gt "$left" ] && limit=$left
     echo "== $name: $*"
