@@ -24,8 +24,10 @@ LAYERS = {
         ["mgi_util", "mgi_config"],    # the settings: read by the context
         ["mgi_bootstrap"],
         ["mgi_peers"],
+        ["mgi_gpu_rt"],                 # CUDA memory, pools, IPC, peer access
         ["mgi_route"],
-        ["mgi_sorter"],                 # the CUDA host code
+        ["mgi_gpu_direct"],             # direct rings, landing buffers
+        ["mgi_sorter"],                 # the GPU sorter and its tables
         ["mgi_sorter_host"],
         ["mgi_mover"],
         ["mgi_endpoint"],
