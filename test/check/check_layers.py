@@ -29,6 +29,7 @@ LAYERS = {
         ["mgi_gpu_direct"],             # direct rings, landing buffers
         ["mgi_sorter"],                 # the GPU sorter and its tables
         ["mgi_sorter_host"],
+        ["mgi_mover_cuda"],             # the mover's copies in the process
         ["mgi_mover"],
         ["mgi_endpoint"],
         ["mgi_channel", "mgi_region"],  # the two peer APIs
