@@ -56,7 +56,6 @@ OPS_TABLE = {("cuda_mgi_iface", "cuda_mgi_ep")}
 
 # Upward calls that exist today (from, to, symbol): debt to remove.
 KNOWN = {
-    ("mgi_endpoint", "mgi_ch_delete", "mgi_ch_reap"),
     ("mgi_sorter", "mgi_endpoint", "mgi_ep_final_nomem"),
 }
 
