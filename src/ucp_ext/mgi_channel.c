@@ -11,6 +11,7 @@
 #include <ucs/sys/math.h>
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -233,7 +234,7 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
     mgi_channel_t *ch;
     ucs_status_t status;
     mgi_ep_t *ep;
-    unsigned i;
+    unsigned i, nomem;
 
     ch = calloc(1, sizeof(*ch));
     if (ch == NULL) {
@@ -290,8 +291,12 @@ static ucs_status_t mgi_ch_alloc(mgi_context_t *ctx, const mgi_ch_params_t *p,
             goto err_free;
         }
         /* before the allgather: peers may send as soon as it ends */
-        status = mgi_gpu_ch_add(ep, ch);
+        nomem  = UINT_MAX;
+        status = mgi_gpu_ch_add(ep, ch, &nomem);
         if (status != UCS_OK) {
+            if (nomem != UINT_MAX) {
+                mgi_ep_final_nomem(ep, id, nomem, ep->nblocks);
+            }
             goto err_free;
         }
     }

@@ -840,9 +840,11 @@ __global__ void mgi_gpu_finals_init_kernel(mgi_gpu_rings_arg_t a,
  * memory; all initialized by one kernel launch per MGI_GPU_INIT_RINGS on
  * the control stream. Loaded from a host image each (a memset of the
  * ring and two copies), they cost a channel ~35 us a final ring on one
- * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). */
-static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, unsigned ch,
-                                       mgi_ring_t **final, unsigned n)
+ * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). Without
+ * device memory for one, its index into *nomem_p (the caller says so:
+ * mgi_ep_final_nomem, above). */
+static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
+                                       unsigned n, unsigned *nomem_p)
 {
     mgi_context_t *ctx = ep->ctx;
     mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
@@ -869,7 +871,7 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, unsigned ch,
         if (final[i] == NULL) {
             final[i] = (mgi_ring_t*)mgi_gpu_dev_alloc(ep, len);
             if (final[i] == NULL) {
-                mgi_ep_final_nomem(ep, ch, i, n);
+                *nomem_p = i;
                 status = UCS_ERR_NO_MEMORY;
                 goto out;
             }
@@ -951,7 +953,8 @@ static ucs_status_t mgi_gpu_ch_load(mgi_ep_t *ep, mgi_channel_t *ch)
     return status;
 }
 
-ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
+ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch,
+                            unsigned *nomem_p)
 {
     int di          = mgi_ch_dst_index(ch, ep->id);
     unsigned nfinal = (di >= 0) ? ep->nblocks : 0;
@@ -967,7 +970,7 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
         goto err_free;
     }
     gc->nfinal = nfinal;
-    status     = mgi_gpu_finals_get(ep, ch->id, gc->final, nfinal);
+    status     = mgi_gpu_finals_get(ep, gc->final, nfinal, nomem_p);
     if (status != UCS_OK) {
         goto err_free;
     }
