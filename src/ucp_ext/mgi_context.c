@@ -1,6 +1,7 @@
 /**
  * MGI context: parameters, bootstrap, UCP context / worker and the
- * connections to every process of the job.
+ * connections to every process of the job; the delete of an endpoint,
+ * which frees the deleted channels that still hold it first.
  */
 #include "mgi_int.h"
 #include "mgi_bootstrap.h"
@@ -642,6 +643,40 @@ void mgi_context_destroy(mgi_context_h ctx)
     free(ctx->peer_err_mode);
     free(ctx->peer_procs);
     free(ctx);
+}
+
+/* An endpoint's delete lives here, above the channels: it frees the
+ * deleted ones first (mgi_ch_reap). */
+ucs_status_t mgi_ep_delete(mgi_context_h ctx, mgi_ep_id_t id)
+{
+    ucs_status_t status;
+    mgi_ep_t *ep;
+
+    /* deleted channels hold their endpoints until their sorters moved on */
+    status = mgi_ch_reap(ctx, 1);
+    if (status != UCS_OK) {
+        return status;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    ep = mgi_ep_lookup(ctx, id);
+    if (ep == NULL) {
+        pthread_mutex_unlock(&ctx->lock);
+        ucs_error("mgi context %p: delete of unknown endpoint %u", ctx, id);
+        return UCS_ERR_NO_ELEM;
+    }
+    if (ep->refcount > 0) {
+        pthread_mutex_unlock(&ctx->lock);
+        ucs_error("mgi ep %u: still used by %u channel(s); delete them first",
+                  id, ep->refcount);
+        return UCS_ERR_BUSY;
+    }
+    /* the mover may be walking our routes: stop it while we go */
+    pthread_mutex_unlock(&ctx->lock);
+    mgi_mover_stop(ctx);
+    pthread_mutex_lock(&ctx->lock);
+    mgi_ep_destroy(ep);
+    pthread_mutex_unlock(&ctx->lock);
+    return mgi_mover_start(ctx);
 }
 
 ucs_status_t mgi_params_seg_size(const mgi_context_params_t *params,

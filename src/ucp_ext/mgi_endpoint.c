@@ -706,35 +706,3 @@ void mgi_ep_destroy(mgi_ep_t *ep)
     }
     free(ep);
 }
-
-ucs_status_t mgi_ep_delete(mgi_context_h ctx, mgi_ep_id_t id)
-{
-    ucs_status_t status;
-    mgi_ep_t *ep;
-
-    /* deleted channels hold their endpoints until their sorters moved on */
-    status = mgi_ch_reap(ctx, 1);
-    if (status != UCS_OK) {
-        return status;
-    }
-    pthread_mutex_lock(&ctx->lock);
-    ep = mgi_ep_lookup(ctx, id);
-    if (ep == NULL) {
-        pthread_mutex_unlock(&ctx->lock);
-        ucs_error("mgi context %p: delete of unknown endpoint %u", ctx, id);
-        return UCS_ERR_NO_ELEM;
-    }
-    if (ep->refcount > 0) {
-        pthread_mutex_unlock(&ctx->lock);
-        ucs_error("mgi ep %u: still used by %u channel(s); delete them first",
-                  id, ep->refcount);
-        return UCS_ERR_BUSY;
-    }
-    /* the mover may be walking our routes: stop it while we go */
-    pthread_mutex_unlock(&ctx->lock);
-    mgi_mover_stop(ctx);
-    pthread_mutex_lock(&ctx->lock);
-    mgi_ep_destroy(ep);
-    pthread_mutex_unlock(&ctx->lock);
-    return mgi_mover_start(ctx);
-}

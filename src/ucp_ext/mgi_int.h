@@ -484,7 +484,12 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route);
 int          mgi_gpu_peer_enable(int dev, int peer);
 /* A mapping of another process's GPU memory (CUDA IPC), undone */
 void         mgi_gpu_peer_unmap(void *p);
-ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch);
+/* The channel's final rings at a GPU endpoint, in its sorter's table;
+ * where no device memory was found for final ring i (of ep->nblocks),
+ * UCS_ERR_NO_MEMORY and i into *nomem_p, left alone otherwise (the
+ * caller reports it: mgi_ep_final_nomem) */
+ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch,
+                            unsigned *nomem_p);
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch);
 /* MGI_DIRECT_RINGS=1: a destination's nin rings of `stride` bytes (cap

@@ -31,11 +31,12 @@
  *
  * Next hops in this process (ctx->rank) are not reached through UCP: its
  * `self` transport would memcpy GPU memory on the host. Segments are
- * copied with cudaMemcpyAsync on the mover's own streams when either side
- * is GPU memory (a peer copy between two GPUs), with memcpy when both are
- * host memory. A flush's copies are complete when its event is; RTail is
- * then a release store into host memory (the lane control words of a GPU
- * endpoint) and RHead an acquire load: no CUDA copy of a control word.
+ * copied with cudaMemcpyAsync on the mover's own streams
+ * (mgi_mover_cuda.c) when either side is GPU memory (a peer copy between
+ * two GPUs), with memcpy when both are host memory. A flush's copies are
+ * complete when its event is; RTail is then a release store into host
+ * memory (the lane control words of a GPU endpoint) and RHead an acquire
+ * load: no CUDA copy of a control word.
  *
  * Sort rings of GPU endpoints live in GPU memory: the mover never touches
  * their control words there. It reads `ready` and writes `released` of the
@@ -48,115 +49,12 @@
  * `mover_batch` segments, so skewed (popular) destinations get served
  * first while no route starves.
  */
-#include "mgi_int.h"
+#include "mgi_mover_int.h"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Flushes in flight, at most `mover_flushes` (MGI_MOVER_FLUSHES, up to
- * MGI_MOVER_FLUSHES_MAX, the size of the epoch arrays): with two, the next batch is issued while the last completes;
- * more ride out uneven flushes. With GPU endpoints each takes a copy
- * engine's copy of up to MGI_MOVER_BATCH segments and the time to see it
- * done; four held a mover near 85 GB/s on H200 (rounds with every flush
- * slot taken are logged). The ring depths bound the data in flight too. */
-#define MGI_MOVER_MAX_DEVS  64
-
-typedef struct mgi_mover_cand {
-    mgi_route_t *route;
-    uint32_t    occupancy;
-    uint32_t    ready;
-} mgi_mover_cand_t;
-
-/* Sort segments of a route that a flush carries, and the lane slots they
- * filled (more with references, MGI_SEND_ZCOPY). */
-typedef struct mgi_mover_rel {
-    mgi_route_t *route;
-    uint32_t    n;
-    uint32_t    nlane;
-} mgi_mover_rel_t;
-
-/* What a flush tells a lane when it completes. */
-typedef struct mgi_mover_mark {
-    mgi_lane_t  *lane;
-    uint32_t    value;
-    int         tail;       /* 0: data done up to value; 1: RTail = value */
-} mgi_mover_mark_t;
-
-typedef struct mgi_mover_epoch {
-    void             **reqs;    /* puts and flushes not complete yet */
-    unsigned         nreqs, reqs_cap;
-    int              *ranks;    /* processes put to: flushed each */
-    unsigned         nranks, ranks_cap;
-    mgi_mover_rel_t  *rel;
-    unsigned         nrel, rel_cap;
-    mgi_mover_mark_t *marks;
-    unsigned         nmarks, marks_cap;
-    int              cuda;      /* CUDA copies issued: event recorded */
-    /* its copies inside the process, posted together at its close
-     * (mgi_mover_post_copies) */
-    void             **cdst;
-    const void       **csrc;
-    size_t           *csize;
-    unsigned         ncopies, copies_cap;
-    int              gpu;       /* puts of GPU memory: a copy engine's */
-    uint32_t         segs;
-    uint64_t         issued;    /* mgi_time_ns() at its close */
-    uint64_t         deadline;
-} mgi_mover_epoch_t;
-
-/* CUDA state of a context's mover (ctx->mover_cuda): created by the mover
- * the first time a local next hop or source is GPU memory, kept until the
- * context goes. */
-typedef struct mgi_mover_cuda {
-    int               device;
-    cudaStream_t      stream;         /* the flushes' copies (more streams
-                                         moved no faster) */
-    cudaEvent_t       done[MGI_MOVER_FLUSHES_MAX];
-    uint64_t          peer_tried[MGI_MOVER_MAX_DEVS];
-} mgi_mover_cuda_t;
-
-typedef struct mgi_mover {
-    mgi_context_t     *ctx;
-    mgi_mover_cand_t  *cand;
-    unsigned          ncand_max;
-    mgi_lane_t        **lanes;        /* every lane of a route seen */
-    unsigned          nlanes;
-    uint32_t          routes_set[MGI_MAX_LOCAL_EPS]; /* per endpoint: its
-                                       * first routes, set up by this mover
-                                       * (mgi_mover_new_routes; an
-                                       * endpoint's routes are only ever
-                                       * appended, its index not reused) */
-    mgi_lane_t        **refresh;      /* credit reads in flight */
-    unsigned          nrefresh;
-    mgi_mover_epoch_t epochs[MGI_MOVER_FLUSHES_MAX];
-    unsigned          first, nepochs; /* flushes in flight, oldest first */
-    uint64_t          seq;            /* of the open flush */
-    uint64_t          *rank_seq;      /* [size]: flush that put to a rank */
-    size_t            lane_bytes;
-    unsigned          rr;             /* round-robin tie breaker */
-    uint64_t          moved_segs, last_moved, last_log_ns, credit_stalls;
-    uint64_t          epochs_full;  /* rounds with every flush slot taken */
-    uint64_t          puts, put_ns, put_bytes; /* data puts: calls, the time
-                                                * inside ucp_put_nbx, bytes */
-    uint64_t          copies, copy_ns, copy_bytes; /* the same of the CUDA
-                                                    * copies in the process */
-    uint64_t          ref_segs;     /* stage segments put by reference */
-    uint64_t          flushes, flush_ns;  /* retired: how many, the time
-                                           * from close to retire */
-    uint64_t          rounds, round_ns, prog_ns; /* thread loop: rounds,
-                                                  * their time, the time in
-                                                  * ucp_worker_progress */
-    uint64_t          looks, backlog;   /* since the last log: issues that
-                                         * found sort segments waiting, and
-                                         * how many they found */
-    uint32_t          backlog_max;      /* the most one of them saw */
-    uint64_t          short_reads;      /* since the last log: credit reads
-                                         * of a lane short of credits, */
-    uint64_t          short_flight;     /*   its slots in flushes then, */
-    uint64_t          short_held;       /*   published and not released */
-} mgi_mover_t;
 
 static int mgi_mover_grow(void *arr_p, unsigned *cap, unsigned n,
                           size_t elem)
@@ -203,11 +101,6 @@ static inline mgi_mover_epoch_t *mgi_mover_open(mgi_mover_t *m)
     return &m->epochs[(m->first + m->nepochs) % MGI_MOVER_FLUSHES_MAX];
 }
 
-static inline unsigned mgi_mover_slot(mgi_mover_t *m, mgi_mover_epoch_t *e)
-{
-    return (unsigned)(e - m->epochs);
-}
-
 static ucs_status_t mgi_mover_add_req(mgi_mover_t *m, mgi_mover_epoch_t *e,
                                       ucs_status_ptr_t req)
 {
@@ -252,139 +145,6 @@ static ucs_status_t mgi_mover_add_mark(mgi_mover_epoch_t *e,
     e->marks[e->nmarks].tail  = tail;
     ++e->nmarks;
     return UCS_OK;
-}
-
-/* ------------------------------------------------------------------ CUDA */
-
-static ucs_status_t mgi_mover_cuda_get(mgi_mover_t *m,
-                                       mgi_mover_cuda_t **cu_p)
-{
-    mgi_context_t *ctx = m->ctx;
-    mgi_mover_cuda_t *cu = ctx->mover_cuda;
-    ucs_status_t status;
-    unsigned i;
-
-    if (cu != NULL) {
-        *cu_p = cu;
-        return UCS_OK;
-    }
-    if (ctx->mover_device == MGI_EP_HOST) {
-        ucs_error("mgi context %p mover: a copy of GPU memory without a GPU "
-                  "endpoint", ctx);
-        return UCS_ERR_NO_DEVICE;
-    }
-    cu = calloc(1, sizeof(*cu));
-    if (cu == NULL) {
-        return UCS_ERR_NO_MEMORY;
-    }
-    cu->device = ctx->mover_device;
-    status = MGI_CUDA_CALL(cudaSetDevice(cu->device),
-                           "context %p mover: device %d", ctx, cu->device);
-    if (status != UCS_OK) {
-        goto err_free;
-    }
-    status = MGI_CUDA_CALL(cudaStreamCreateWithFlags(&cu->stream,
-                                                     cudaStreamNonBlocking),
-                           "context %p mover: device %d", ctx, cu->device);
-    if (status != UCS_OK) {
-        goto err_free;
-    }
-    for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
-        status = MGI_CUDA_CALL(cudaEventCreateWithFlags(&cu->done[i],
-                                       cudaEventDisableTiming),
-                               "context %p mover: device %d", ctx,
-                               cu->device);
-        if (status != UCS_OK) {
-            goto err_events;
-        }
-    }
-    ucs_debug("mgi context %p mover: copies inside the process on a stream "
-              "of device %d", ctx, cu->device);
-    ctx->mover_cuda = cu;
-    *cu_p           = cu;
-    return UCS_OK;
-
-err_events:
-    while (i-- > 0) {
-        cudaEventDestroy(cu->done[i]);
-    }
-    cudaStreamDestroy(cu->stream);
-err_free:
-    free(cu);
-    return status;
-}
-
-void mgi_mover_cuda_fini(mgi_context_t *ctx)
-{
-    mgi_mover_cuda_t *cu = ctx->mover_cuda;
-    unsigned i;
-
-    if (cu == NULL) {
-        return;
-    }
-    cudaSetDevice(cu->device);
-    for (i = 0; i < MGI_MOVER_FLUSHES_MAX; ++i) {
-        cudaEventDestroy(cu->done[i]);
-    }
-    cudaStreamDestroy(cu->stream);
-    free(cu);
-    ctx->mover_cuda = NULL;
-}
-
-/* The stream of flush slot `slot`'s copies: one for every flush, each
- * completing with its own event. */
-static inline cudaStream_t mgi_mover_stream(const mgi_mover_cuda_t *cu,
-                                            unsigned slot)
-{
-    (void)slot;
-    return cu->stream;
-}
-
-/* Device a may read and write device b's memory: peer copies go straight
- * over NVLink / PCIe instead of through host memory. Tried once a pair. */
-static void mgi_mover_cuda_peer(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
-                                int a, int b)
-{
-    cudaError_t e;
-
-    if ((a < 0) || (b < 0) || (a == b) || (a >= MGI_MOVER_MAX_DEVS) ||
-        (b >= MGI_MOVER_MAX_DEVS) || (cu->peer_tried[a] & (1ull << b))) {
-        return;
-    }
-    cu->peer_tried[a] |= 1ull << b;
-    if (MGI_CUDA_CALL(cudaSetDevice(a), "context %p mover: device %d", ctx,
-                      a) != UCS_OK) {
-        return;
-    }
-    e = (cudaError_t)mgi_gpu_peer_enable(a, b);
-    if (e == cudaErrorPeerAccessUnsupported) {
-        ucs_warn("mgi context %p mover: device %d cannot access device %d: "
-                 "copies between them go through host memory", ctx, a, b);
-    } else if (e != cudaSuccess) {
-        ucs_warn("mgi context %p mover: peer access of device %d to %d: "
-                 MGI_CUDA_ERR_FMT, ctx, a, b, MGI_CUDA_ERR_ARGS(e));
-    } else {
-        ucs_debug("mgi context %p mover: peer access of device %d to %d",
-                  ctx, a, b);
-    }
-    MGI_CUDA_CALL(cudaSetDevice(cu->device), "context %p mover: device %d",
-                  ctx, cu->device);
-}
-
-static void mgi_mover_cuda_peers(mgi_context_t *ctx, mgi_mover_cuda_t *cu,
-                                 int src, int dst)
-{
-    int devs[3] = {cu->device, src, dst};
-    int i, j;
-
-    if ((src == MGI_EP_HOST) || (dst == MGI_EP_HOST) || (src == dst)) {
-        return;
-    }
-    for (i = 0; i < 3; ++i) {
-        for (j = 0; j < 3; ++j) {
-            mgi_mover_cuda_peer(ctx, cu, devs[i], devs[j]);
-        }
-    }
 }
 
 /* ------------------------------------------------------------------ lanes */
@@ -691,66 +451,6 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
                            "context %p mover: copy of %zu bytes to endpoint "
                            "%u", ctx, len, lane->next_hop);
     m->copy_ns    += mgi_time_ns() - t0;
-    return status;
-}
-
-/* The CUDA 13 runtime's batch call (CUDA 12.8 gave it another signature,
- * with a failure index; a runtime before 13 posts the copies one by one) */
-static cudaError_t mgi_mover_copy_batch(mgi_mover_epoch_t *e,
-                                        cudaStream_t stream)
-{
-#if CUDART_VERSION >= 13000
-    struct cudaMemcpyAttributes attr;
-    size_t attr_idx = 0;
-
-    memset(&attr, 0, sizeof(attr));
-    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-    return cudaMemcpyBatchAsync(e->cdst, e->csrc, e->csize, e->ncopies,
-                                &attr, &attr_idx, 1, stream);
-#else
-    return cudaErrorNotSupported;
-#endif
-}
-
-/* The copies of flush e inside the process, on
- * its stream before its event: several in one cudaMemcpyBatchAsync, which
- * the copy engine runs back to back; one alone, or a batch the runtime
- * refuses, with cudaMemcpyAsync each. Copies of about 10 MB one after the
- * other on a stream move ~350 GB/s between two H100 and ~390 as a batch
- * (mgi_gpu_test copy_sizes). */
-static ucs_status_t mgi_mover_post_copies(mgi_mover_t *m,
-                                          mgi_mover_epoch_t *e,
-                                          cudaStream_t stream)
-{
-    mgi_context_t *ctx = m->ctx;
-    cudaError_t ce     = cudaErrorNotSupported;
-    ucs_status_t status = UCS_OK;
-    uint64_t t0        = mgi_time_ns();
-    unsigned i;
-
-    if (e->ncopies > 1) {
-        ce = mgi_mover_copy_batch(e, stream);
-        if (ce != cudaSuccess) {
-            /* not sticky: these go one by one below, and the later ones
-             * too (a runtime or driver without it refuses every batch) */
-            (void)cudaGetLastError();
-            ucs_diag("context %p mover: cudaMemcpyBatchAsync refused a "
-                     "batch of %u copies (" MGI_CUDA_ERR_FMT "); the mover "
-                     "posts its copies one by one from now on", ctx,
-                     e->ncopies, MGI_CUDA_ERR_ARGS(ce));
-            ctx->mover_copy_one = 1;
-        }
-    }
-    for (i = 0; (ce != cudaSuccess) && (i < e->ncopies) &&
-                (status == UCS_OK); ++i) {
-        status = MGI_CUDA_CALL(cudaMemcpyAsync(e->cdst[i], e->csrc[i],
-                                               e->csize[i],
-                                               cudaMemcpyDefault, stream),
-                               "context %p mover: copy of %zu bytes", ctx,
-                               e->csize[i]);
-    }
-    m->copy_ns += mgi_time_ns() - t0;
-    e->ncopies  = 0;
     return status;
 }
 

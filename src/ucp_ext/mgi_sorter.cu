@@ -1,7 +1,11 @@
 /**
  * MGI sorter of a GPU endpoint (paper §5.4, Fig. 9) and the host side of
- * GPU endpoints: ring memory on the device, device tables of routes and
- * channels, the persistent sorter kernel.
+ * GPU endpoints: the endpoint's device tables of routes and channels,
+ * the channels' final rings, the persistent sorter kernel. Below it, in
+ * their own files: the GPU runtime (mgi_gpu_rt.cu: device memory,
+ * pools, peer access, CUDA IPC) and the channels' direct rings and
+ * landing buffers (mgi_gpu_direct.cu); the host state they share is in
+ * mgi_gpu.h.
  *
  * The sorter kernel runs `sorter_blocks` blocks for the endpoint's whole
  * life. Block b owns the stage rings, receive lanes and sort rings whose
@@ -38,12 +42,14 @@
  *
  * A persistent kernel makes every device-wide synchronization hang:
  * cudaFree and cudaDeviceSynchronize on the endpoint's device wait for it.
- * So device memory freed while the sorter runs is only queued here and
- * freed once it stopped (mgi_ep_delete, mgi_context_destroy), and
- * applications use streams (cudaStreamSynchronize) and CUDA_MODULE_LOADING
- * =EAGER (lazy loading of a later kernel may wait for the sorter too).
+ * So device memory freed while the sorter runs is only queued
+ * (mgi_gpu_dev_free) and freed once it stopped (mgi_ep_delete,
+ * mgi_context_destroy), and applications use streams
+ * (cudaStreamSynchronize) and CUDA_MODULE_LOADING=EAGER (lazy loading of
+ * a later kernel may wait for the sorter too).
  */
 #include "mgi_int.h"
+#include "mgi_gpu.h"
 
 #include <algorithm>
 #include <cuda_runtime.h>
@@ -56,119 +62,6 @@
 
 static_assert(MGI_OWNER_HELP_MAX == MGI_GPU_HELP_JOBS,
               "MGI_OWNER_HELP is bounded by the jobs a block helps a round");
-
-/* A final ring of a deleted channel, kept for the next channel: device
- * memory is not given back while the sorter runs (cudaFree would wait for
- * it), and a channel's final rings cost a cudaMalloc each. */
-typedef struct mgi_gpu_pooled {
-    void     *ring;
-    uint32_t mark;                  /* free once the sorter quiesced this
-                                     * request (mgi_gpu_quiesced) */
-} mgi_gpu_pooled_t;
-
-/* Direct rings of a deleted channel kept for the next one of its size. */
-typedef struct mgi_gpu_dpool {
-    void    *mem;
-    size_t  len;
-    uint8_t ipc[64];            /* its CUDA IPC handle */
-} mgi_gpu_dpool_t;
-
-#define MGI_GPU_DHDR_RINGS 512    /* direct-ring headers a delete reads
-                                     * at once (mgi_gpu_ep_t.dhdr) */
-
-/* Such kept device memory of an endpoint (under its pool_lock). */
-typedef struct mgi_gpu_mpool {
-    mgi_gpu_dpool_t *e;
-    unsigned        n, cap;
-} mgi_gpu_mpool_t;
-
-/* Free the device memory a pool kept (the device current, the sorter
- * stopped); its array goes with the endpoint. */
-static void mgi_gpu_pool_drop(mgi_gpu_mpool_t *pool)
-{
-    unsigned i;
-
-    for (i = 0; i < pool->n; ++i) {
-        cudaFree(pool->e[i].mem);
-    }
-    pool->n = 0;
-}
-
-/* Host state of a GPU endpoint (ep->gpu). */
-typedef struct mgi_gpu_ep {
-    int              device;
-    cudaStream_t     ctl;           /* table updates */
-    cudaStream_t     stream;        /* the sorter kernel */
-    mgi_gpu_dep_t    *dep;          /* device */
-    mgi_gpu_status_t *status;       /* mapped host memory */
-    mgi_ring_t       **stage;       /* device array of stage rings */
-    int16_t          *dst_slot;
-    mgi_gpu_dch_t    **chs;
-    mgi_gpu_block_t  *blk;
-    mgi_gpu_lane_jobs_t *ljobs;     /* [nlanes] */
-    unsigned         nblocks, nthreads, nlanes;
-    size_t           smem;
-    int              running;
-    uint32_t         qseq;          /* the latest quiesce request
-                                     * (mgi_gpu_quiesce_request) */
-    mgi_gpu_dch_t    **dch_slot;    /* [max_channels]: each channel id's
-                                     * device blob, allocated at the id's
-                                     * first channel and kept for its next
-                                     * ones (an id is reused only once the
-                                     * sorter went past its last channel) */
-    void             **deferred;    /* device memory to free once stopped */
-    unsigned         ndeferred, deferred_cap;
-    mgi_gpu_pooled_t *pool;         /* final rings of deleted channels */
-    unsigned         npool, pool_cap;
-    pthread_mutex_t  pool_lock;     /* channels come and go in any thread */
-    /* direct rings of deleted channels (MGI_DIRECT_RINGS), for the next
-     * channel of the same size: no allocation, no new CUDA IPC handle (so
-     * other processes' mappings of it are reused), only the ring headers
-     * zeroed; freed once the sorter stopped */
-    mgi_gpu_mpool_t  dpool;
-    /* sources' records (mgi_gpu_ch_t.dout) of deleted channels, for the
-     * next of their size (no cudaMalloc at a create; ipc unused) */
-    mgi_gpu_mpool_t  opool;
-    /* pinned host memory a delete copies the direct rings' headers into,
-     * MGI_GPU_DHDR_RINGS at a time (a strided copy into pageable memory
-     * took 0.04-0.39 ms) */
-    mgi_dring_t      *dhdr;
-    pthread_mutex_t  dhdr_lock;     /* deletes in several threads */
-    unsigned long    finals_reused, finals_new; /* for the info log */
-} mgi_gpu_ep_t;
-
-/* Host state of a channel at a GPU endpoint (ch->gpu[ep->index]). */
-typedef struct mgi_gpu_ch {
-    mgi_gpu_dch_t *dch;             /* device blob */
-    mgi_ring_t    **final;          /* host copy of the device pointers */
-    unsigned      nfinal;
-    int           unpublished;      /* mgi_gpu_ch_unpublish took it from
-                                     * the sorter's table, and asked: */
-    uint32_t      unpub_mark;
-    /* direct rings (MGI_DIRECT_RINGS=1, mgi_gpu_ch_direct_in / _out) */
-    int           direct;
-    uint32_t      dcap;             /* tuples a ring holds */
-    size_t        dstride;          /* bytes from a ring to the next */
-    uint32_t      dfirst;           /* a source: its first ring */
-    unsigned      nin;              /* a destination: rings into it */
-    void          *din;             /* ... in this GPU's memory, then */
-    uint32_t      *dcur;            /* [nblocks] consumers' cursors */
-    size_t        din_len;          /* bytes of both */
-    size_t        dout_len;         /* bytes of dout */
-    uint8_t       din_ipc[64];      /* its CUDA IPC handle */
-    void          *dout;            /* a source: dbase[ndst], then
-                                     * dprod[ndst * nblocks *
-                                     * MGI_DRING_PROD_WORDS], then (land)
-                                     * dland[ndst], dland_cap[ndst] */
-    uint64_t      dland_off;        /* every destination's mgi_dland_t:
-                                     * after its rings */
-    int           land;             /* a source: a destination of it has
-                                     * a landing buffer it can reach */
-    int           land_in;          /* a destination: it has one */
-} mgi_gpu_ch_t;
-
-static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc);
-static void mgi_gpu_opool_put(mgi_ep_t *ep, void *p, size_t len);
 
 __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
 {
@@ -210,246 +103,6 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
 }
 
 /* --------------------------------------------------------------- host */
-
-/* Run on the endpoint's device, give the caller's device back after. */
-typedef struct mgi_gpu_dev_guard {
-    int prev;
-} mgi_gpu_dev_guard_t;
-
-static ucs_status_t mgi_gpu_enter(mgi_ep_t *ep, mgi_gpu_dev_guard_t *g)
-{
-    if (cudaGetDevice(&g->prev) != cudaSuccess) {
-        g->prev = -1;
-    }
-    return MGI_CUDA_CALL(cudaSetDevice(ep->device), "ep %u", ep->id);
-}
-
-static void mgi_gpu_leave(mgi_gpu_dev_guard_t *g)
-{
-    if (g->prev >= 0) {
-        cudaSetDevice(g->prev);
-    }
-}
-
-static inline mgi_gpu_ep_t *mgi_gpu_ep(mgi_ep_t *ep)
-{
-    return (mgi_gpu_ep_t*)ep->gpu;
-}
-
-/* Queue a write of `len` bytes of a device table on the control stream
- * (src may go at once: a copy from pageable memory returns once staged);
- * the stream keeps the order of such writes, mgi_gpu_ctl_sync waits for
- * them. */
-static ucs_status_t mgi_gpu_poke_nb(mgi_ep_t *ep, void *dev, const void *src,
-                                    size_t len)
-{
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dev_guard_t guard;
-    ucs_status_t status;
-
-    status = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemcpyAsync(dev, src, len,
-                                               cudaMemcpyHostToDevice,
-                                               g->ctl), "ep %u", ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    return status;
-}
-
-static ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep)
-{
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dev_guard_t guard;
-    ucs_status_t status;
-
-    status = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    return status;
-}
-
-/* Write `len` bytes of a device table while the sorter may run. */
-static ucs_status_t mgi_gpu_poke(mgi_ep_t *ep, void *dev, const void *src,
-                                 size_t len)
-{
-    ucs_status_t status = mgi_gpu_poke_nb(ep, dev, src, len);
-
-    return (status == UCS_OK) ? mgi_gpu_ctl_sync(ep) : status;
-}
-
-void mgi_gpu_bind_thread(int device)
-{
-    if (device != MGI_EP_HOST) {
-        MGI_CUDA_CALL(cudaSetDevice(device), "mover thread, device %d",
-                      device);
-    }
-}
-
-static ucs_status_t mgi_gpu_defer(mgi_gpu_ep_t *g, void *p)
-{
-    void **n;
-
-    if (g->ndeferred == g->deferred_cap) {
-        n = (void**)realloc(g->deferred, (g->deferred_cap * 2 + 16) *
-                                         sizeof(*n));
-        if (n == NULL) {
-            return UCS_ERR_NO_MEMORY; /* leak rather than hang */
-        }
-        g->deferred     = n;
-        g->deferred_cap = g->deferred_cap * 2 + 16;
-    }
-    g->deferred[g->ndeferred++] = p;
-    return UCS_OK;
-}
-
-static void mgi_gpu_dev_free(mgi_ep_t *ep, void *p)
-{
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dev_guard_t guard;
-
-    if (p == NULL) {
-        return;
-    }
-    if (g->running) {
-        /* cudaFree would wait for the persistent sorter */
-        mgi_gpu_defer(g, p);
-        return;
-    }
-    if (mgi_gpu_enter(ep, &guard) == UCS_OK) {
-        MGI_CUDA_CALL(cudaFree(p), "ep %u", ep->id);
-    }
-    mgi_gpu_leave(&guard);
-}
-
-static void *mgi_gpu_dev_alloc(mgi_ep_t *ep, size_t len)
-{
-    mgi_gpu_dev_guard_t guard;
-    void *p = NULL;
-
-    if ((mgi_gpu_enter(ep, &guard) != UCS_OK) ||
-        (MGI_CUDA_CALL(cudaMalloc(&p, len), "ep %u: %zu bytes", ep->id,
-                       len) != UCS_OK)) {
-        p = NULL;
-    }
-    mgi_gpu_leave(&guard);
-    return p;
-}
-
-/* Queue on the control stream (the caller is in the endpoint's device and
- * waits for the stream): host ring image img (made by mgi_ring_init) into
- * device ring dev. The device memory is zeroed there, then only the ring
- * header and the segment headers cross; a whole image (segments of data
- * that are all zero) took ~0.5 ms a ring. */
-static ucs_status_t mgi_gpu_ring_load(mgi_ep_t *ep, void *dev,
-                                      const mgi_ring_t *img)
-{
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    size_t len      = mgi_ring_mem_size(img->size, img->seg_size);
-    ucs_status_t status;
-
-    status = MGI_CUDA_CALL(cudaMemsetAsync(dev, 0, len, g->ctl),
-                           "ep %u: %zu bytes", ep->id, len);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemcpyAsync(dev, img, MGI_RING_HDR_SIZE,
-                                               cudaMemcpyHostToDevice,
-                                               g->ctl), "ep %u", ep->id);
-    }
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemcpy2DAsync(
-                         (char*)dev + MGI_RING_HDR_SIZE, img->seg_size,
-                         (const char*)img + MGI_RING_HDR_SIZE, img->seg_size,
-                         MGI_SEG_HDR_SIZE, img->size,
-                         cudaMemcpyHostToDevice, g->ctl), "ep %u", ep->id);
-    }
-    return status;
-}
-
-void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
-                          unsigned nrings)
-{
-    mgi_gpu_ep_t *g   = mgi_gpu_ep(ep);
-    const size_t each = len / nrings;
-    void *ring        = mgi_gpu_dev_alloc(ep, len);
-    mgi_gpu_dev_guard_t guard;
-    const mgi_ring_t *img;
-    ucs_status_t status;
-    unsigned k;
-
-    if (ring == NULL) {
-        return NULL;
-    }
-    status = mgi_gpu_enter(ep, &guard);
-    for (k = 0; (status == UCS_OK) && (k < nrings); ++k) {
-        img    = (const mgi_ring_t*)((const char*)image + k * each);
-        status = mgi_gpu_ring_load(ep, (char*)ring + k * each, img);
-    }
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    if (status != UCS_OK) {
-        mgi_gpu_dev_free(ep, ring);
-        return NULL;
-    }
-    return ring;
-}
-
-ucs_status_t mgi_gpu_mem_free(mgi_ep_t *ep, size_t *free_p)
-{
-    mgi_gpu_dev_guard_t guard;
-    ucs_status_t status;
-    size_t total;
-
-    status = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemGetInfo(free_p, &total), "ep %u",
-                               ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    return status;
-}
-
-void mgi_gpu_ring_free(mgi_ep_t *ep, void *ring)
-{
-    mgi_gpu_dev_free(ep, ring);
-}
-
-void *mgi_gpu_host_alloc(mgi_ep_t *ep, size_t len)
-{
-    void *p = NULL;
-
-    if (MGI_CUDA_CALL(cudaHostAlloc(&p, len, cudaHostAllocMapped |
-                                             cudaHostAllocPortable),
-                      "ep %u: %zu bytes of mapped host memory", ep->id,
-                      len) != UCS_OK) {
-        return NULL;
-    }
-    memset(p, 0, len);
-    return p;
-}
-
-void mgi_gpu_host_free(void *p)
-{
-    if (p != NULL) {
-        cudaFreeHost(p);
-    }
-}
-
-static void *mgi_gpu_host_dev_ptr(mgi_ep_t *ep, void *host)
-{
-    void *dev = NULL;
-
-    if (MGI_CUDA_CALL(cudaHostGetDevicePointer(&dev, host, 0), "ep %u",
-                      ep->id) != UCS_OK) {
-        return NULL;
-    }
-    return dev;
-}
 
 /* The endpoint's device tables (cudaFree of NULL is a no-op: also after a
  * partial allocation). Only with no sorter running on them. */
@@ -1133,52 +786,6 @@ ucs_status_t mgi_gpu_route_add(mgi_ep_t *ep, mgi_route_t *route)
     return status;
 }
 
-int mgi_gpu_peer_enable(int dev, int peer)
-{
-    cudaError_t e;
-    int can = 0;
-
-    if ((cudaDeviceCanAccessPeer(&can, dev, peer) != cudaSuccess) || !can) {
-        cudaGetLastError();
-        return cudaErrorPeerAccessUnsupported;
-    }
-    e = cudaDeviceEnablePeerAccess(peer, 0);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-    }
-    return (e == cudaErrorPeerAccessAlreadyEnabled) ? cudaSuccess : e;
-}
-
-/* Let ep's device reach memory `p` of another device (peer access). */
-static ucs_status_t mgi_gpu_peer_reach(mgi_ep_t *ep, const void *p,
-                                       mgi_ep_id_t hop)
-{
-    cudaPointerAttributes attr;
-    cudaError_t e;
-
-    if (MGI_CUDA_CALL(cudaPointerGetAttributes(&attr, p), "ep %u: the "
-                      "receive ring of endpoint %u", ep->id, hop) != UCS_OK) {
-        return UCS_ERR_IO_ERROR;
-    }
-    if ((attr.device < 0) || (attr.device == ep->device)) {
-        return UCS_OK;
-    }
-    e = (cudaError_t)mgi_gpu_peer_enable(ep->device, attr.device);
-    if (e == cudaErrorPeerAccessUnsupported) {
-        ucs_error("mgi ep %u: MGI_DIRECT_RINGS=1, but GPU %d cannot "
-                  "access GPU %d (endpoint %u's rings) as a peer: unset it", ep->id, ep->device, attr.device, hop);
-        return UCS_ERR_UNREACHABLE;
-    }
-    return MGI_CUDA_CALL(e, "ep %u: peer access to GPU %d", ep->id,
-                         attr.device);
-}
-
-void mgi_gpu_peer_unmap(void *p)
-{
-    cudaIpcCloseMemHandle(p);
-    cudaGetLastError();
-}
-
 /* Keep the final rings of a deleted channel for the next one (the
  * sorter stops looking at them once it answered quiesce request `mark`,
  * made when the channel was unpublished); memory that cannot be pooled is
@@ -1233,9 +840,11 @@ __global__ void mgi_gpu_finals_init_kernel(mgi_gpu_rings_arg_t a,
  * memory; all initialized by one kernel launch per MGI_GPU_INIT_RINGS on
  * the control stream. Loaded from a host image each (a memset of the
  * ring and two copies), they cost a channel ~35 us a final ring on one
- * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). */
-static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, unsigned ch,
-                                       mgi_ring_t **final, unsigned n)
+ * H100 (1.5-1.8 ms of a one-GPU Exchange's 6.5 ms, 48 rings). Without
+ * device memory for one, its index into *nomem_p (the caller says so:
+ * mgi_ep_final_nomem, above). */
+static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, mgi_ring_t **final,
+                                       unsigned n, unsigned *nomem_p)
 {
     mgi_context_t *ctx = ep->ctx;
     mgi_gpu_ep_t *g    = mgi_gpu_ep(ep);
@@ -1262,7 +871,7 @@ static ucs_status_t mgi_gpu_finals_get(mgi_ep_t *ep, unsigned ch,
         if (final[i] == NULL) {
             final[i] = (mgi_ring_t*)mgi_gpu_dev_alloc(ep, len);
             if (final[i] == NULL) {
-                mgi_ep_final_nomem(ep, ch, i, n);
+                *nomem_p = i;
                 status = UCS_ERR_NO_MEMORY;
                 goto out;
             }
@@ -1344,7 +953,8 @@ static ucs_status_t mgi_gpu_ch_load(mgi_ep_t *ep, mgi_channel_t *ch)
     return status;
 }
 
-ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
+ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch,
+                            unsigned *nomem_p)
 {
     int di          = mgi_ch_dst_index(ch, ep->id);
     unsigned nfinal = (di >= 0) ? ep->nblocks : 0;
@@ -1360,7 +970,7 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch)
         goto err_free;
     }
     gc->nfinal = nfinal;
-    status     = mgi_gpu_finals_get(ep, ch->id, gc->final, nfinal);
+    status     = mgi_gpu_finals_get(ep, gc->final, nfinal, nomem_p);
     if (status != UCS_OK) {
         goto err_free;
     }
@@ -1431,54 +1041,6 @@ ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
         }
     }
     return mgi_gpu_ctl_sync(ep);
-}
-
-/* A destination's direct rings: each flushed (EOF) and read to its end?
- * Their headers are read MGI_GPU_DHDR_RINGS at a time into the
- * endpoint's pinned buffer. */
-static ucs_status_t mgi_gpu_ch_direct_done(mgi_ep_t *ep, mgi_channel_t *ch,
-                                           const mgi_gpu_ch_t *gc)
-{
-    const size_t hlen = offsetof(mgi_dring_t, head) + sizeof(uint64_t);
-    mgi_gpu_ep_t *g   = mgi_gpu_ep(ep);
-    const mgi_dring_t *hdr = g->dhdr;
-    ucs_status_t status = UCS_OK;
-    mgi_gpu_dev_guard_t guard;
-    unsigned k, m, i, open = 0;
-    uint64_t unread = 0;
-
-    pthread_mutex_lock(&g->dhdr_lock);
-    for (k = 0; (status == UCS_OK) && (k < gc->nin); k += m) {
-        m      = std::min(gc->nin - k, (unsigned)MGI_GPU_DHDR_RINGS);
-        status = mgi_gpu_enter(ep, &guard);
-        if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaMemcpy2DAsync(
-                                       g->dhdr, sizeof(*hdr),
-                                       (char*)gc->din + k * gc->dstride,
-                                       gc->dstride, hlen, m,
-                                       cudaMemcpyDeviceToHost, g->ctl),
-                                   "channel %u ep %u: direct ring headers",
-                                   ch->id, ep->id);
-        }
-        if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                                   "channel %u ep %u", ch->id, ep->id);
-        }
-        mgi_gpu_leave(&guard);
-        for (i = 0; (status == UCS_OK) && (i < m); ++i) {
-            open   += (hdr[i].eof == 0);
-            unread += hdr[i].tail - hdr[i].head;
-        }
-    }
-    pthread_mutex_unlock(&g->dhdr_lock);
-    if ((status == UCS_OK) && ((open > 0) || (unread > 0))) {
-        ucs_error("mgi channel %u: busy, GPU endpoint %u: %u of its %u "
-                  "direct rings (one a source block) not flushed, %llu "
-                  "tuples unread", ch->id, ep->id, open, gc->nin,
-                  (unsigned long long)unread);
-        return UCS_ERR_BUSY;
-    }
-    return status;
 }
 
 ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
@@ -1555,23 +1117,6 @@ void mgi_gpu_ch_remove(mgi_ep_t *ep, mgi_channel_t *ch)
     free(gc->final); /* gc->dch stays in its id's slot */
     free(gc);
     ch->gpu[ep->index] = NULL;
-}
-
-/* A source's records in device memory (mgi_gpu_ch_t.dout), in 8-byte
- * words: dbase[ndst], dprod[ndst * nblocks * MGI_DRING_PROD_WORDS],
- * dland[ndst], dland_cap[ndst]; where each starts, and the total. */
-enum { MGI_DOUT_BASE, MGI_DOUT_PROD, MGI_DOUT_LAND, MGI_DOUT_CAP,
-       MGI_DOUT_WORDS };
-
-static void mgi_gpu_dout_layout(unsigned ndst, unsigned nblocks,
-                                size_t at[MGI_DOUT_WORDS + 1])
-{
-    at[MGI_DOUT_BASE]  = 0;
-    at[MGI_DOUT_PROD]  = ndst;
-    at[MGI_DOUT_LAND]  = at[MGI_DOUT_PROD] +
-                         (size_t)ndst * nblocks * MGI_DRING_PROD_WORDS;
-    at[MGI_DOUT_CAP]   = at[MGI_DOUT_LAND] + ndst;
-    at[MGI_DOUT_WORDS] = at[MGI_DOUT_CAP] + ndst;
 }
 
 ucs_status_t mgi_gpu_ch_handle(mgi_ep_t *ep, mgi_channel_t *ch,
@@ -1652,431 +1197,4 @@ void mgi_gpu_sorter_use(mgi_context_t *ctx, unsigned *blocks,
     *threads = ctx->params.sorter_threads;
     *regs    = (unsigned)fa.numRegs;
     *smem    = mgi_gpu_smem(ctx->seg_size) + fa.sharedSizeBytes;
-}
-
-/* Zeroed device memory of ep's GPU, NULL on failure (said). */
-static void *mgi_gpu_dev_zalloc(mgi_ep_t *ep, size_t len)
-{
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dev_guard_t guard;
-    void *p = mgi_gpu_dev_alloc(ep, len);
-    ucs_status_t status;
-
-    if (p == NULL) {
-        return NULL;
-    }
-    status = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemsetAsync(p, 0, len, g->ctl),
-                               "ep %u", ep->id);
-    }
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    if (status != UCS_OK) {
-        mgi_gpu_dev_free(ep, p);
-        return NULL;
-    }
-    return p;
-}
-
-/* Kept device memory: mem (`len` bytes, its IPC handle ipc or NULL) into
- * the pool, or freed (deferred while the sorter runs) without room to
- * keep it; one of `len` bytes out of it (its handle into ipc), NULL if
- * none is kept. */
-static void mgi_gpu_pool_keep(mgi_ep_t *ep, mgi_gpu_mpool_t *pool,
-                              void *mem, size_t len, const uint8_t *ipc)
-{
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_gpu_dpool_t *np;
-    unsigned cap;
-
-    pthread_mutex_lock(&g->pool_lock);
-    if (pool->n == pool->cap) {
-        cap = pool->cap * 2 + 4;
-        np  = (mgi_gpu_dpool_t*)realloc(pool->e, cap * sizeof(*np));
-        if (np != NULL) {
-            pool->e   = np;
-            pool->cap = cap;
-        }
-    }
-    if (pool->n < pool->cap) {
-        pool->e[pool->n].mem = mem;
-        pool->e[pool->n].len = len;
-        if (ipc != NULL) {
-            memcpy(pool->e[pool->n].ipc, ipc, sizeof(pool->e[0].ipc));
-        }
-        ++pool->n;
-        mem = NULL;
-    }
-    pthread_mutex_unlock(&g->pool_lock);
-    mgi_gpu_dev_free(ep, mem);          /* NULL: kept */
-}
-
-static void *mgi_gpu_pool_take(mgi_ep_t *ep, mgi_gpu_mpool_t *pool,
-                               size_t len, uint8_t *ipc)
-{
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    void *mem       = NULL;
-    unsigned k;
-
-    pthread_mutex_lock(&g->pool_lock);
-    for (k = 0; (k < pool->n) && (pool->e[k].len != len); ++k) {
-    }
-    if (k < pool->n) {
-        mem = pool->e[k].mem;
-        if (ipc != NULL) {
-            memcpy(ipc, pool->e[k].ipc, sizeof(pool->e[0].ipc));
-        }
-        pool->e[k] = pool->e[--pool->n];
-    }
-    pthread_mutex_unlock(&g->pool_lock);
-    return mem;
-}
-
-/* A deleted channel's direct rings back to the endpoint's pool (its
- * sources flushed and its consumers read them: mgi_ch_delete checked; or
- * the context goes). Without room to keep them, they are freed. */
-static void mgi_gpu_dpool_put(mgi_ep_t *ep, mgi_gpu_ch_t *gc)
-{
-    if (gc->din == NULL) {
-        return;
-    }
-    mgi_gpu_pool_keep(ep, &mgi_gpu_ep(ep)->dpool, gc->din, gc->din_len,
-                      gc->din_ipc);
-    gc->din = NULL;
-}
-
-/* A deleted channel's source records back to the endpoint, and one of
- * `len` bytes for a new channel, NULL if none is kept. */
-static void mgi_gpu_opool_put(mgi_ep_t *ep, void *p, size_t len)
-{
-    if (p != NULL) {
-        mgi_gpu_pool_keep(ep, &mgi_gpu_ep(ep)->opool, p, len, NULL);
-    }
-}
-
-static void *mgi_gpu_opool_get(mgi_ep_t *ep, size_t len)
-{
-    return mgi_gpu_pool_take(ep, &mgi_gpu_ep(ep)->opool, len, NULL);
-}
-
-ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
-                                  unsigned nin, uint32_t cap, size_t stride,
-                                  void *ipc)
-{
-    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
-    mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
-    /* the rings, the landing control, the consumers' cursors */
-    const size_t len = (size_t)nin * stride + sizeof(mgi_dland_t) +
-                       ep->nblocks * sizeof(uint32_t);
-    mgi_gpu_dev_guard_t guard;
-    cudaIpcMemHandle_t hd;
-    ucs_status_t status;
-
-    MGI_STATIC_ASSERT(sizeof(hd) <= sizeof(gc->din_ipc), "IPC handle size");
-    gc->direct    = 1;
-    gc->dcap      = cap;
-    gc->dstride   = stride;
-    gc->nin       = nin;
-    gc->din_len   = len;
-    gc->dland_off = (uint64_t)nin * stride;
-    gc->din = mgi_gpu_pool_take(ep, &g->dpool, len, gc->din_ipc);
-    if (gc->din != NULL) {
-        /* a pooled one: its rings' headers, the landing control and the
-         * cursors zeroed */
-        gc->dcur = (uint32_t*)((char*)gc->din + gc->dland_off +
-                               sizeof(mgi_dland_t));
-        status   = mgi_gpu_enter(ep, &guard);
-        if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaMemset2DAsync(gc->din, stride, 0,
-                                                     sizeof(mgi_dring_t),
-                                                     nin, g->ctl),
-                                   "channel %u ep %u: direct ring headers",
-                                   ch->id, ep->id);
-        }
-        if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaMemsetAsync((char*)gc->din +
-                                                   gc->dland_off, 0,
-                                                   sizeof(mgi_dland_t) +
-                                                   ep->nblocks *
-                                                   sizeof(uint32_t), g->ctl),
-                                   "channel %u ep %u", ch->id, ep->id);
-        }
-        if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                                   "channel %u ep %u", ch->id, ep->id);
-        }
-        mgi_gpu_leave(&guard);
-        memcpy(ipc, gc->din_ipc, sizeof(hd));
-        return status;
-    }
-    gc->din = mgi_gpu_dev_zalloc(ep, len);
-    if (gc->din == NULL) {
-        ucs_error("mgi channel %u: endpoint %u: no GPU memory for %u direct "
-                  "rings of %zu bytes (one per user block of each source): "
-                  "lower direct_ring_kb (MGI_TEST_DIRECT_RING_KB) or the "
-                  "sources' user blocks, or unset MGI_DIRECT_RINGS", ch->id, ep->id, nin, stride);
-        return UCS_ERR_NO_MEMORY;
-    }
-    gc->dcur = (uint32_t*)((char*)gc->din + gc->dland_off +
-                           sizeof(mgi_dland_t));
-    status   = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&hd, gc->din),
-                               "channel %u ep %u: the direct rings", ch->id,
-                               ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    if (status == UCS_OK) {
-        memcpy(gc->din_ipc, &hd, sizeof(hd));
-        memcpy(ipc, &hd, sizeof(hd));
-    }
-    return status;
-}
-
-void *mgi_gpu_ch_direct_base(mgi_ep_t *ep, mgi_channel_t *ch)
-{
-    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
-
-    return (gc != NULL) ? gc->din : NULL;
-}
-
-ucs_status_t mgi_gpu_direct_map(mgi_ep_t *ep, const void *ipc, void **base_p)
-{
-    mgi_gpu_dev_guard_t guard;
-    cudaIpcMemHandle_t hd;
-    ucs_status_t status;
-
-    memcpy(&hd, ipc, sizeof(hd));
-    *base_p = NULL;
-    status  = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaIpcOpenMemHandle(
-                                       base_p, hd,
-                                       cudaIpcMemLazyEnablePeerAccess),
-                               "ep %u: a destination's direct rings "
-                               "(MGI_DIRECT_RINGS=1; every process needs "
-                               "to see every GPU of the channel)", ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    return status;
-}
-
-/* Can this endpoint's GPU add atomically to memory at p (another GPU's:
- * native peer atomics, NVLink)? */
-static int mgi_gpu_peer_atomics(mgi_ep_t *ep, const void *p)
-{
-    cudaPointerAttributes attr;
-    int v = 0;
-
-    if ((cudaPointerGetAttributes(&attr, p) != cudaSuccess) ||
-        (attr.device < 0)) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (attr.device == ep->device) {
-        return 1;
-    }
-    if (cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported,
-                                  ep->device, attr.device) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return v;
-}
-
-ucs_status_t mgi_gpu_ch_direct_out(mgi_ep_t *ep, mgi_channel_t *ch,
-                                   char *const *bases, char *const *lands,
-                                   const uint64_t *land_cap, uint32_t dfirst,
-                                   unsigned nin, uint32_t cap, size_t stride)
-{
-    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
-    mgi_gpu_dev_guard_t guard;
-    size_t at[MGI_DOUT_WORDS + 1], len;
-    ucs_status_t status;
-    char **lv = NULL;
-    uint64_t *img;
-    unsigned i;
-
-    MGI_STATIC_ASSERT(sizeof(char*) == sizeof(uint64_t), "8-byte pointers");
-    mgi_gpu_dout_layout(ch->ndst, ep->nblocks, at);
-    len = at[MGI_DOUT_WORDS] * sizeof(uint64_t);
-
-    /* peer access from this endpoint's GPU (the current device) */
-    status = mgi_gpu_enter(ep, &guard);
-    for (i = 0; (status == UCS_OK) && (i < ch->ndst); ++i) {
-        status = mgi_gpu_peer_reach(ep, bases[i], ch->dst[i]);
-    }
-    if ((status == UCS_OK) && (lands != NULL)) {
-        lv = (char**)calloc(ch->ndst, sizeof(*lv));
-        status = (lv != NULL) ? UCS_OK : UCS_ERR_NO_MEMORY;
-    }
-    for (i = 0; (status == UCS_OK) && (lv != NULL) && (i < ch->ndst); ++i) {
-        if (lands[i] == NULL) {
-            continue;
-        }
-        if (!mgi_gpu_peer_atomics(ep, lands[i])) {
-            ucs_info("mgi channel %u: ep %u lands nothing at endpoint %u: "
-                     "its GPU has no native atomics to that GPU; through "
-                     "the ring", ch->id, ep->id, ch->dst[i]);
-            continue;
-        }
-        lv[i]    = lands[i];
-        gc->land = 1;
-    }
-    mgi_gpu_leave(&guard);
-    if (status != UCS_OK) {
-        free(lv);
-        return status;
-    }
-    gc->direct    = 1;
-    gc->dcap      = cap;
-    gc->dstride   = stride;
-    gc->dfirst    = dfirst;
-    gc->dland_off = (uint64_t)nin * stride;
-    /* its image here, then one copy: the records zeroed with it */
-    img = (uint64_t*)calloc(1, len);
-    gc->dout = (img != NULL) ? mgi_gpu_opool_get(ep, len) : NULL;
-    if ((img != NULL) && (gc->dout == NULL)) {
-        gc->dout = mgi_gpu_dev_alloc(ep, len);
-    }
-    gc->dout_len = len;
-    if (gc->dout == NULL) {
-        free(img);
-        free(lv);
-        return UCS_ERR_NO_MEMORY;
-    }
-    memcpy(img + at[MGI_DOUT_BASE], bases, ch->ndst * sizeof(char*));
-    if (gc->land) {
-        memcpy(img + at[MGI_DOUT_LAND], lv, ch->ndst * sizeof(char*));
-        memcpy(img + at[MGI_DOUT_CAP], land_cap,
-               ch->ndst * sizeof(uint64_t));
-    }
-    status = mgi_gpu_poke(ep, gc->dout, img, len);
-    free(img);
-    free(lv);
-    return status;
-}
-
-/* The driver's cuMemGetAddressRange, found once (the runtime has no
- * call for an allocation's base). */
-typedef int (*mgi_mem_range_fn_t)(unsigned long long *base, size_t *size,
-                                  unsigned long long p);
-
-static mgi_mem_range_fn_t mgi_gpu_mem_range_fn(void)
-{
-    static mgi_mem_range_fn_t fn;
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-    pthread_once(&once, [] {
-        cudaDriverEntryPointQueryResult q;
-        void *p = NULL;
-
-        if ((cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p,
-                                              12000, cudaEnableDefault,
-                                              &q) == cudaSuccess) &&
-            (q == cudaDriverEntryPointSuccess)) {
-            fn = (mgi_mem_range_fn_t)p;
-        }
-        cudaGetLastError();
-    });
-    return fn;
-}
-
-ucs_status_t mgi_gpu_ch_land_in(mgi_ep_t *ep, mgi_channel_t *ch, void *buf,
-                                uint64_t tuples, void *ipc, uint64_t *off_p)
-{
-    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
-    const uint64_t bytes = tuples * ch->tuple_size;
-    mgi_mem_range_fn_t range = mgi_gpu_mem_range_fn();
-    unsigned long long base = 0;
-    cudaPointerAttributes attr;
-    mgi_gpu_dev_guard_t guard;
-    cudaIpcMemHandle_t hd;
-    ucs_status_t status;
-    size_t size = 0;
-
-    if (((uintptr_t)buf % MGI_DLAND_ALIGN) != 0) {
-        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u is "
-                  "not %d-byte aligned: pass an address from cudaMalloc, "
-                  "or one a multiple of %d bytes into it", ch->id, buf,
-                  ep->id, MGI_DLAND_ALIGN, MGI_DLAND_ALIGN);
-        return UCS_ERR_INVALID_PARAM;
-    }
-    status = mgi_gpu_enter(ep, &guard);
-    if (status != UCS_OK) {
-        return status;
-    }
-    if ((cudaPointerGetAttributes(&attr, buf) != cudaSuccess) ||
-        (attr.type != cudaMemoryTypeDevice) || (attr.device != ep->device)) {
-        cudaGetLastError();
-        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u is "
-                  "not device memory of its GPU %d (cudaMalloc there)",
-                  ch->id, buf, ep->id, ep->device);
-        status = UCS_ERR_INVALID_PARAM;
-    } else if ((range == NULL) ||
-               (range(&base, &size, (unsigned long long)buf) != 0)) {
-        ucs_error("mgi channel %u: ep %u: no allocation found for the "
-                  "landing buffer %p (cuMemGetAddressRange): pass memory "
-                  "from cudaMalloc on GPU %d", ch->id, ep->id, buf,
-                  ep->device);
-        status = UCS_ERR_INVALID_PARAM;
-    } else if ((uintptr_t)buf - base + bytes > size) {
-        ucs_error("mgi channel %u: the landing buffer %p of endpoint %u "
-                  "is said to hold %llu tuples of %zu bytes (%llu bytes), "
-                  "but its allocation ends %zu bytes after it: lower "
-                  "land_tuples to %zu or allocate more", ch->id, buf,
-                  ep->id, (unsigned long long)tuples, ch->tuple_size,
-                  (unsigned long long)bytes,
-                  size - (size_t)((uintptr_t)buf - base),
-                  (size - (size_t)((uintptr_t)buf - base)) /
-                  ch->tuple_size);
-        status = UCS_ERR_INVALID_PARAM;
-    } else {
-        status = MGI_CUDA_CALL(cudaIpcGetMemHandle(&hd, (void*)base),
-                               "channel %u ep %u: the landing buffer",
-                               ch->id, ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    if (status == UCS_OK) {
-        memcpy(ipc, &hd, sizeof(hd));
-        *off_p      = (uint64_t)((uintptr_t)buf - base);
-        gc->land_in = 1;
-    }
-    return status;
-}
-
-ucs_status_t mgi_gpu_ch_landed(mgi_ep_t *ep, mgi_channel_t *ch,
-                               uint64_t *tuples_p)
-{
-    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
-    mgi_gpu_ep_t *g  = mgi_gpu_ep(ep);
-    mgi_gpu_dev_guard_t guard;
-    ucs_status_t status;
-    mgi_dland_t l;
-
-    *tuples_p = 0;
-    if ((gc == NULL) || !gc->land_in || (gc->din == NULL)) {
-        return UCS_OK;
-    }
-    status = mgi_gpu_enter(ep, &guard);
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaMemcpyAsync(&l, (char*)gc->din +
-                                               gc->dland_off, sizeof(l),
-                                               cudaMemcpyDeviceToHost, g->ctl),
-                               "channel %u ep %u: the landing count", ch->id,
-                               ep->id);
-    }
-    if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                               "channel %u ep %u", ch->id, ep->id);
-    }
-    mgi_gpu_leave(&guard);
-    if (status == UCS_OK) {
-        *tuples_p = mgi_dland_count(l.cur, l.fail);
-    }
-    return status;
 }

@@ -24,12 +24,17 @@ LAYERS = {
         ["mgi_util", "mgi_config"],    # the settings: read by the context
         ["mgi_bootstrap"],
         ["mgi_peers"],
+        ["mgi_gpu_rt"],                 # CUDA memory, pools, IPC, peer access
         ["mgi_route"],
-        ["mgi_sorter"],                 # the CUDA host code
+        ["mgi_gpu_direct"],             # direct rings, landing buffers
+        ["mgi_sorter"],                 # the GPU sorter and its tables
         ["mgi_sorter_host"],
+        ["mgi_mover_cuda"],             # the mover's copies in the process
         ["mgi_mover"],
         ["mgi_endpoint"],
-        ["mgi_channel", "mgi_region"],  # the two peer APIs
+        ["mgi_ch_delete"],              # a channel's delete and free
+        ["mgi_channel", "mgi_ch_data",  # the two peer APIs: a channel's
+         "mgi_region"],                 # create and data calls, regions
         ["mgi_launch"],                 # launch helpers: ask a channel
         ["mgi_context"],
     ],
@@ -50,10 +55,7 @@ LAYERS = {
 OPS_TABLE = {("cuda_mgi_iface", "cuda_mgi_ep")}
 
 # Upward calls that exist today (from, to, symbol): debt to remove.
-KNOWN = {
-    ("mgi_endpoint", "mgi_channel", "mgi_ch_reap"),
-    ("mgi_sorter", "mgi_endpoint", "mgi_ep_final_nomem"),
-}
+KNOWN = set()   # none left
 
 
 def file_of(obj):
