@@ -7,9 +7,12 @@
  *         destination: explicit dst wins, else schema + partition key
  *         choose key % |DstEps|, else broadcast.
  *   flush (block level) appends EOF to the block's stage ring and waits
- *         until the sorter/mover report the block's tuples delivered.
+ *         until the sorter/mover report the block's tuples delivered;
+ *         returns a status, mgi_dev_status_t (mgi_dev_ch.h).
  *   recv  returns bytes, 0 when nothing is ready, or MGI_DEV_EOF once every
  *         source flushed and the block's final ring is drained.
+ * A count is >= 0 and a status other than MGI_DEV_OK < 0, so a call that
+ * counts answers either in one int.
  *
  * _warp variants are called by all 32 lanes together, _block variants by
  * all threads of the block; they reserve once and write their tuples
@@ -39,7 +42,6 @@
 /* Tile sends only (mgi_dev_send_block_tile_map): a function of the
  * caller's names each tuple's destination number */
 #define MGI_DEV_DST_MAP   (-2)
-#define MGI_DEV_EOF       (-1000)   /* == MGI_EOF of mgi.h */
 #define MGI_DEV_RECV_ILP  8         /* loads per thread in flight */
 #ifndef MGI_DEV_DRING_V16
 #  define MGI_DEV_DRING_V16 1   /* 0: direct-ring tile sends store in
