@@ -115,6 +115,8 @@ static_assert((MGI_DEV_TIMED_OUT < 0) && (MGI_DEV_FAILED < 0) &&
 static_assert(MGI_DEV_EOF == MGI_EOF, "a receive's EOF is the host's");
 static_assert((MGI_DEV_TIMED_OUT != MGI_DEV_FAILED) &&
               (MGI_DEV_FAILED != MGI_DEV_EOF), "statuses differ");
+static_assert((MGI_DEV_THREAD != MGI_DEV_WARP) &&
+              (MGI_DEV_WARP != MGI_DEV_BLOCK), "levels differ");
 
 int main(void)
 {
