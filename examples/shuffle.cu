@@ -65,7 +65,7 @@ struct counts {
 __device__ static int receive(const mgi_dev_ch_t *h, uint32_t *seen,
                               int me, unsigned nranks, counts *c)
 {
-    return mgi_dev_recv_block_each(h, RECV_MAX,
+    return mgi_dev_recv_each<MGI_DEV_BLOCK>(h, RECV_MAX,
         [&](const char *p, unsigned len) {
             const tuple *t   = (const tuple*)p;
             const uint64_t k = t->key;
@@ -115,12 +115,12 @@ shuffle_kernel(mgi_dev_ch_t h, uint64_t first, uint64_t n, int me,
         __syncthreads();
         for (off = 0; off < cnt; off += took) {
             took = TYPED ?
-                   mgi_dev_send_block_tile_of<sizeof(tuple)>(
+                   mgi_dev_send_tile_of<MGI_DEV_BLOCK, sizeof(tuple)>(
                            &h, tile + off, (unsigned)cnt - off,
                            MGI_DEV_DST_AUTO) :
-                   mgi_dev_send_block_tile(&h, tile + off,
-                                           (unsigned)cnt - off,
-                                           MGI_DEV_DST_AUTO);
+                   mgi_dev_send_tile<MGI_DEV_BLOCK>(&h, tile + off,
+                                                    (unsigned)cnt - off,
+                                                    MGI_DEV_DST_AUTO);
             if (took == 0) {
                 /* no room: the destinations' rings drain as we receive */
                 r = receive(&h, seen, me, nranks, c);
@@ -135,7 +135,7 @@ shuffle_kernel(mgi_dev_ch_t h, uint64_t first, uint64_t n, int me,
         flush_state = 0;
     }
     __syncthreads();
-    while (!mgi_dev_flush_nb(&h, &flush_state)) {
+    while (!mgi_dev_flush_nb<MGI_DEV_BLOCK>(&h, &flush_state)) {
         r = receive(&h, seen, me, nranks, c);
         if ((r == 0) && give_up(deadline)) {
             goto timed_out;

@@ -6,9 +6,11 @@
  * block widths and message sizes a send meets; and which channels
  * mgi_dev_tile_of_fits gives the typed tile sends (the host's choice of
  * kernel), with the per-tuple rule of mgi_dev_send_block_tile_map among
- * them.
+ * them; and the rule of mgi_dev_status_t that lets callers test a status
+ * as the int it was (0 done, < 0 an end, never a count).
  */
 #include <mgi/mgi_device.cuh>
+#include <mgi/mgi.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -102,6 +104,19 @@ static int check_fits(void)
     printf("PASS: mgi_dev_tile_of_fits chose right for %u channels\n", i);
     return 0;
 }
+
+/* The statuses as the device calls' int answers always were: MGI_DEV_OK
+ * is 0 (a caller's "== 0" still means done), every other one negative (a
+ * count, >= 0, never reads as one; "< 0" still means it ended), and a
+ * receive's EOF is the host's. */
+static_assert(MGI_DEV_OK == 0, "MGI_DEV_OK must stay 0");
+static_assert((MGI_DEV_TIMED_OUT < 0) && (MGI_DEV_FAILED < 0) &&
+              (MGI_DEV_EOF < 0), "a status other than MGI_DEV_OK is < 0");
+static_assert(MGI_DEV_EOF == MGI_EOF, "a receive's EOF is the host's");
+static_assert((MGI_DEV_TIMED_OUT != MGI_DEV_FAILED) &&
+              (MGI_DEV_FAILED != MGI_DEV_EOF), "statuses differ");
+static_assert((MGI_DEV_THREAD != MGI_DEV_WARP) &&
+              (MGI_DEV_WARP != MGI_DEV_BLOCK), "levels differ");
 
 int main(void)
 {

@@ -21,6 +21,24 @@
                                  * the block's thread- and warp-level
                                  * sends to the ring */
 
+/* What a device call answers, besides a count. The values keep the int
+ * answers these calls always had: 0 when the call did its work, a
+ * negative value when it ended otherwise. So a status reads as before
+ * where a caller tests it == 0, != 0 or < 0, and a call that counts
+ * (bytes or tuples sent, bytes received) answers a count >= 0 or one of
+ * the negative values: a count never collides with a status. Plain C, so
+ * the host reads the answers a kernel stored. */
+typedef enum {
+    MGI_DEV_OK        = 0,      /* done (mgi_dev_flush: the block's tuples
+                                   were delivered) */
+    MGI_DEV_TIMED_OUT = -1,     /* a wait of the call passed its bound (the
+                                   host learns why: mgi_dev_report) */
+    MGI_DEV_FAILED    = -2,     /* the context delivers nothing any more
+                                   (mgi_dev_failed) */
+    MGI_DEV_EOF       = -1000   /* a receive: every source flushed and all
+                                   was received (== MGI_EOF of mgi.h) */
+} mgi_dev_status_t;
+
 /* What a device call reports to the host when it gives up (the first
  * report of the context is kept: mgi_context_device_error). */
 #define MGI_DEV_ERR_NONE          0u

@@ -356,7 +356,7 @@ __device__ static inline int mgi_dev_dring_pick(const mgi_dev_ch_t *h,
         }
         fin += (e != 0);
     }
-    return (fin == nr) ? MGI_DEV_EOF : 0;
+    return (fin == nr) ? (int)MGI_DEV_EOF : 0;
 }
 
 /* Block level: a receive of up to cap bytes from this block's direct

@@ -95,27 +95,27 @@ __device__ static inline int mgi_dev_failed(const mgi_dev_ch_t *h)
     return (h->failed != NULL) && (*h->failed != 0);
 }
 
-/* Block level: EOF for this block, then wait for delivery. Returns 0,
- * MGI_DEV_TIMED_OUT when it gave up after `spin_limit` polls (0: at the
- * context's timeout, MGI_TIMEOUT_MS, reported to the host as
- * MGI_DEV_ERR_FLUSH_TIMEOUT), or MGI_DEV_FAILED once the context failed
- * (mgi_dev_failed). The same in every thread. */
-__device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
-                                           unsigned long long spin_limit)
+/* Block level: EOF for this block, then wait for delivery. Returns
+ * MGI_DEV_OK (0), MGI_DEV_TIMED_OUT when it gave up after `spin_limit`
+ * polls (0: at the context's timeout, MGI_TIMEOUT_MS, reported to the
+ * host as MGI_DEV_ERR_FLUSH_TIMEOUT), or MGI_DEV_FAILED once the context
+ * failed (mgi_dev_failed). The same in every thread. */
+__device__ static inline mgi_dev_status_t
+mgi_dev_flush(const mgi_dev_ch_t *h, unsigned long long spin_limit)
 {
-    __shared__ int s_ret;
+    __shared__ mgi_dev_status_t s_ret;
     unsigned long long spins = 0;
     uint32_t state = 0;
 
     if (h->direct) {
         mgi_dev_dring_flush(h);
-        return 0;
+        return MGI_DEV_OK;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
         const uint64_t dl = mgi_dev_deadline(h);
 
-        s_ret = 0;
+        s_ret = MGI_DEV_OK;
         while (!mgi_dev_flush_step(h, &state)) {
             ++spins;
             if ((spin_limit != 0) ? (spins > spin_limit) :
@@ -140,7 +140,9 @@ __device__ static inline int mgi_dev_flush(const mgi_dev_ch_t *h,
  * block's stage rings as they find room; returns 1 once this block's
  * tuples were delivered, else 0 (keep receiving meanwhile: delivery may
  * need this endpoint to drain its final rings, as when every endpoint
- * flushes at once). */
+ * flushes at once). A yes or no, not a status: it never waits, so it
+ * never times out; the caller's loop bounds itself (mgi_dev_deadline)
+ * and ends on mgi_dev_failed. */
 __device__ static inline int mgi_dev_flush_nb(const mgi_dev_ch_t *h,
                                               uint32_t *state)
 {

@@ -425,7 +425,7 @@ __device__ static inline int mgi_dev_recv_block_runs(const mgi_dev_ch_t *h,
          * the calls that take tuples do not pay */
         s_ret = (s_cur.bytes > 0) ? (int)s_cur.bytes :
                 ((mgi_ld_acq32(&h->eof_sources[b]) == h->nsrc) &&
-                 (mgi_ring_peek_data(r) == NULL)) ? MGI_DEV_EOF : 0;
+                 (mgi_ring_peek_data(r) == NULL)) ? (int)MGI_DEV_EOF : 0;
         __threadfence();
         atomicExch(&h->final_lock[b], 0u);
     }

@@ -19,9 +19,8 @@
  * own loops (send until taken, receive until EOF) bound themselves the
  * same way: take mgi_dev_deadline once, test mgi_dev_past in the loop,
  * and report MGI_DEV_ERR_KERNEL_TIMEOUT before it gives up; the host then
- * reads the reason with mgi_context_device_error. */
-#define MGI_DEV_TIMED_OUT (-1)  /* a wait of a device call passed its bound */
-#define MGI_DEV_FAILED    (-2)  /* the context delivers nothing any more */
+ * reads the reason with mgi_context_device_error. A device call that
+ * gives up answers MGI_DEV_TIMED_OUT (mgi_dev_status_t, mgi_dev_ch.h). */
 
 /* Nanoseconds of the GPU's global timer (the same on every SM). */
 __device__ static inline uint64_t mgi_dev_now(void)
