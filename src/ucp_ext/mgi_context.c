@@ -306,7 +306,7 @@ static ucs_status_t mgi_context_agree(mgi_context_t *ctx)
                                 all[r].recv_depth, all[0].recv_depth) ||
             mgi_context_differs(all, r, "MGI_DIRECT_RINGS",
                                 all[r].direct_rings, all[0].direct_rings) ||
-            mgi_context_differs(all, r, "MGI_TEST_DIRECT_RING_KB",
+            mgi_context_differs(all, r, "mgi_context_params_t.direct_ring_kb",
                                 all[r].direct_ring_kb,
                                 all[0].direct_ring_kb)) {
             status = UCS_ERR_INVALID_PARAM;

@@ -676,8 +676,8 @@ err_unlock:
     __atomic_store_n(&ep->nroutes, ep->nroutes + k, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ep->route_lock);
     ucs_error("mgi ep %u: sort ring %u of %u to next hop %u: %s (each is "
-              "MGI_SORT_DEPTH x MGI_SEG_SIZE bytes: lower MGI_TEST_SORT_RINGS, "
-              "MGI_SORT_DEPTH or MGI_SEG_SIZE)", ep->id, k + 1, nrings,
+              "MGI_SORT_DEPTH x MGI_SEG_SIZE bytes: lower MGI_SORT_DEPTH, "
+              "MGI_SEG_SIZE or mgi_context_params_t.sort_rings)", ep->id, k + 1, nrings,
               next_hop, ucs_status_string(status));
     return status;
 }

@@ -158,7 +158,7 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
     if (gc->din == NULL) {
         ucs_error("mgi channel %u: endpoint %u: no GPU memory for %u direct "
                   "rings of %zu bytes (one per user block of each source): "
-                  "lower direct_ring_kb (MGI_TEST_DIRECT_RING_KB) or the "
+                  "lower mgi_context_params_t.direct_ring_kb or the "
                   "sources' user blocks, or unset MGI_DIRECT_RINGS", ch->id, ep->id, nin, stride);
         return UCS_ERR_NO_MEMORY;
     }

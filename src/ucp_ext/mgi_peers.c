@@ -144,7 +144,7 @@ ucs_status_t mgi_context_peers_alive(mgi_context_t *ctx)
         ucs_error("mgi context %p: rank %d (pid %d on this host) has ended "
                   "before the context's destroy: this context delivers "
                   "nothing any more; its calls fail with %s: destroy it "
-                  "(MGI_TEST_PEER_WATCH_MS=0 stops this watch)", ctx, r,
+                  "(mgi_context_params_t.peer_watch_ms = 0 stops this watch)", ctx, r,
                   (int)pp->pid, ucs_status_string(UCS_ERR_CONNECTION_RESET));
         pp->pid   = 0;
         pp->ended = 1;

@@ -200,7 +200,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
         (g->nthreads % 32) != 0) {
         ucs_error("mgi ep %u: sorter of %u blocks x %u threads; blocks "
                   "1..%d, threads a multiple of 32 in 64..1024 "
-                  "(MGI_SORTER_BLOCKS, MGI_TEST_SORTER_THREADS)", ep->id,
+                  "(MGI_SORTER_BLOCKS, mgi_context_params_t.sorter_threads)", ep->id,
                   g->nblocks, g->nthreads, MGI_GPU_MAX_SORTERS);
         status = UCS_ERR_INVALID_PARAM;
         goto err_leave;
@@ -214,7 +214,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
         /* the kernel's registers decide it, not the device's limit */
         ucs_error("mgi ep %u: sorter blocks of %u threads; the sorter kernel "
                   "(%d registers a thread) runs at most %d on device %d: "
-                  "lower MGI_TEST_SORTER_THREADS", ep->id, g->nthreads,
+                  "lower mgi_context_params_t.sorter_threads", ep->id, g->nthreads,
                   fattr.numRegs, fattr.maxThreadsPerBlock, ep->device);
         status = UCS_ERR_INVALID_PARAM;
         goto err_leave;
