@@ -475,6 +475,18 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
         mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", 0, "y",
                           "a rank that ends may abort the others");
     }
+    /* A rank of another host that ends is noticed through UCP's keepalive
+     * (ranks of this host through the peer watch): at UCP's default round
+     * of 20 s the others waited about that long for their calls to fail,
+     * at 2 s they fail within about 2 s, for a few bytes a second an
+     * endpoint. UCX_KEEPALIVE_INTERVAL, where set, wins. */
+    if ((ctx->host_peers < ctx->size - 1) &&
+        (getenv("UCX_KEEPALIVE_INTERVAL") == NULL) &&
+        (ucp_config_modify(config, "KEEPALIVE_INTERVAL", "2s") != UCS_OK)) {
+        ucs_debug("mgi context %p: KEEPALIVE_INTERVAL=2s refused by UCP: a "
+                  "rank of another host that ends is noticed at UCP's own "
+                  "keepalive round", ctx);
+    }
     mgi_ucp_config_batch(ctx, config, tls_in);
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |
