@@ -3,7 +3,8 @@
 # The tests, against each UCX cuda_mgi supports here: set up (first time
 # only) and build, then `make check` (CPU: the module loads and configures,
 # the planner, the channels), then, where the machine has a GPU, the GPU
-# suite (every byte checked).
+# suites (every byte checked): the transport's gtest, and for this tree the
+# channels' (test/ucp_ext/gpu-suite.sh, from a bundle of it).
 #
 #   UCX 1.13.1 (Debian's)  in this tree
 #   UCX 1.22.0, 1.18.1     each in a copy of it, $MGI_DEPS/tree-VERSION, from
@@ -90,8 +91,16 @@ check() {  # LABEL TREE
     if [ "${ngpus:-0}" -ge 1 ]; then
         say "== $label: GPU suite ($ngpus GPUs)"
         "$tree/test/gtest_cuda_mgi" || rc=1
+        # the channels' GPU suite runs from a bundle of this tree (its
+        # programs in one folder, their libraries by rpath)
+        if [ "$tree" = "$top" ]; then
+            say "== $label: the channels' GPU suite"
+            "$top/contrib/bundle.sh" "$deps/gpu-bundle" >/dev/null &&
+                "$deps/gpu-bundle/run/mgi-gpu-suite.sh" "$deps/gpu-bundle/bin" \
+                    "$deps/mgi-gpu-suite" || rc=1
+        fi
     else
-        echo "SKIPPED: $label: GPU suite (test/gtest_cuda_mgi): needs a GPU, this machine has none"
+        echo "SKIPPED: $label: GPU suites (test/gtest_cuda_mgi, test/ucp_ext/gpu-suite.sh): needs a GPU, this machine has none"
         gpu_skip=1
     fi
     results=$(find "$tree/test" "$tree/src" "$tree/bench" -name '*.trs' \
