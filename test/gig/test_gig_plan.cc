@@ -580,6 +580,157 @@ TEST(gig_plan, nic_of_each_gpu_2x8x4)
     }
 }
 
+/* Hops from v to every vertex of its server, never through the network
+ * vertex nor out of a NIC: how near each NIC is, counted independently of
+ * the planner */
+std::vector<int> hops_in_server(const gig_graph_t *g, int v)
+{
+    std::vector<int> d(g->nv, -1), q(1, v);
+
+    d[v] = 0;
+    for (size_t h = 0; h < q.size(); ++h) {
+        int u = q[h];
+        if ((u != v) && (g->v[u].type == GIG_VTX_NIC)) {
+            continue;
+        }
+        for (int e = 0; e < g->ne; ++e) {
+            int w = g->e[e].dst;
+            if ((g->e[e].src != u) || (d[w] >= 0) || (w == g->net) ||
+                (g->v[w].server != g->v[v].server)) {
+                continue;
+            }
+            d[w] = d[u] + 1;
+            q.push_back(w);
+        }
+    }
+    return d;
+}
+
+/* The chosen NIC is one of the fewest hops from v on v's server */
+void expect_nearest_nic(const gig_graph_t *g, int v, int nic)
+{
+    std::vector<int> d = hops_in_server(g, v);
+    int best = -1;
+
+    ASSERT_NE(GIG_NONE, nic) << g->v[v].name;
+    for (int i = 0; i < g->nv; ++i) {
+        if ((g->v[i].type == GIG_VTX_NIC) && (d[i] >= 0) &&
+            ((best < 0) || (d[i] < best))) {
+            best = d[i];
+        }
+    }
+    EXPECT_EQ(g->v[v].server, g->v[nic].server) << g->v[v].name;
+    EXPECT_EQ(best, d[nic]) << g->v[v].name << " -> " << g->v[nic].name
+                            << ": a NIC " << best << " hop(s) away exists";
+}
+
+std::string read_topo(const char *name)
+{
+    const char *dir = getenv("srcdir");
+    std::string path = std::string((dir != NULL) ? dir : ".") + "/" + name;
+    std::string text;
+    char buf[4096];
+    size_t n;
+    FILE *f = fopen(path.c_str(), "r");
+
+    if (f == NULL) {
+        ADD_FAILURE() << path << ": cannot open";
+        return text;
+    }
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        text.append(buf, n);
+    }
+    fclose(f);
+    return text;
+}
+
+/* libmgi's choice of the NIC for a rank's cross-host traffic
+ * (gig_nic_nearest) on the 2 hosts x 8 GPUs x 4 NICs file: GPU k's is
+ * NIC k/2 under its PCIe switch, and a CPU's is one nearest it */
+TEST(gig_plan, nic_nearest_each_gpu_2x8x4_file)
+{
+    std::string text = read_topo("2x8x4.topo");
+    gig_graph_t *gr  = NULL;
+    char err[256], name[32];
+    int from;
+
+    ASSERT_EQ(UCS_OK, gig_topofile_parse(text.c_str(), text.size(),
+                                         "2x8x4.topo", &gr, err, sizeof(err)))
+        << err;
+    graph_ptr g(gr);
+    for (int s = 0; s < 2; ++s) {
+        for (int k = 0; k < 8; ++k) {
+            int nic = gig_nic_nearest(g.get(), s, NULL, k, -1, &from);
+            snprintf(name, sizeof(name), "s%dgpu%d", s, k);
+            ASSERT_NE(GIG_NONE, from) << name;
+            EXPECT_STREQ(name, g->v[from].name);
+            ASSERT_NE(GIG_NONE, nic) << name;
+            snprintf(name, sizeof(name), "s%dnic%d", s, k / 2);
+            EXPECT_STREQ(name, g->v[nic].name) << "GPU " << k << " of host "
+                                               << s;
+            expect_nearest_nic(g.get(), from, nic);
+        }
+        for (int numa = -1; numa < 2; ++numa) {
+            int nic = gig_nic_nearest(g.get(), s, NULL, -1, numa, &from);
+            snprintf(name, sizeof(name), "s%dcpu%d", s, (numa < 0) ? 0 : numa);
+            ASSERT_NE(GIG_NONE, from);
+            EXPECT_STREQ(name, g->v[from].name) << "NUMA " << numa;
+            expect_nearest_nic(g.get(), from, nic);
+        }
+    }
+    /* no such server: no vertex, no NIC */
+    EXPECT_EQ(GIG_NONE, gig_nic_nearest(g.get(), 2, NULL, 0, 0, &from));
+    EXPECT_EQ(GIG_NONE, from);
+}
+
+/* A GPU is found by its PCI bus id before its CUDA ordinal (another
+ * process may number the GPUs otherwise) */
+TEST(gig_plan, nic_nearest_by_pci_bus_id)
+{
+    std::string text = read_topo("2x8x4.topo");
+    const std::string line = "vertex s0gpu6 gpu server=0 cuda=6";
+    size_t at = text.find(line);
+    gig_graph_t *gr = NULL;
+    char err[256];
+    int from;
+
+    ASSERT_NE(std::string::npos, at);
+    text.insert(at + line.size(), " pci=0000:9a:00.0");
+    ASSERT_EQ(UCS_OK, gig_topofile_parse(text.c_str(), text.size(), "pci",
+                                         &gr, err, sizeof(err)))
+        << err;
+    graph_ptr g(gr);
+    int nic = gig_nic_nearest(g.get(), 0, "9a:00.0", 0, -1, &from);
+    ASSERT_NE(GIG_NONE, from);
+    EXPECT_STREQ("s0gpu6", g->v[from].name);
+    ASSERT_NE(GIG_NONE, nic);
+    EXPECT_STREQ("s0nic3", g->v[nic].name);
+    /* a bus id not in the graph: the CUDA ordinal */
+    nic = gig_nic_nearest(g.get(), 0, "0000:01:00.0", 1, -1, &from);
+    ASSERT_NE(GIG_NONE, nic);
+    EXPECT_STREQ("s0gpu1", g->v[from].name);
+    EXPECT_STREQ("s0nic0", g->v[nic].name);
+}
+
+/* A graph without a network vertex has no NIC to choose */
+TEST(gig_plan, nic_nearest_none_without_network)
+{
+    const char text[] = "gig-topology 1\n"
+                        "vertex c0 cpu server=0 numa=0\n"
+                        "vertex g0 gpu server=0 cuda=0\n"
+                        "link c0 g0 pcie 1 16\n";
+    gig_graph_t *gr = NULL;
+    char err[256];
+    int from;
+
+    ASSERT_EQ(UCS_OK, gig_topofile_parse(text, sizeof(text) - 1, "nonet",
+                                         &gr, err, sizeof(err)))
+        << err;
+    graph_ptr g(gr);
+    EXPECT_EQ(GIG_NONE, gig_nic_nearest(g.get(), 0, NULL, 0, -1, &from));
+    EXPECT_STREQ("g0", g->v[from].name);
+}
+
 TEST(gig_graph, parallel_links_merge_and_lookups)
 {
     gig_graph_t *g;

@@ -135,6 +135,8 @@ int          gig_graph_find_name(const gig_graph_t *graph, const char *name);
 int          gig_graph_find_cuda(const gig_graph_t *graph, int cuda_dev);
 /* Matches "0000:18:00.0", "00000000:18:00.0" and "18:00.0", any case */
 int          gig_graph_find_pci(const gig_graph_t *graph, const char *bus_id);
+/* 1 where two bus ids in those forms name the same PCI function */
+int          gig_pci_same(const char *a, const char *b);
 int          gig_graph_is_managed(const gig_graph_t *graph, int v);
 int          gig_graph_count(const gig_graph_t *graph, gig_vertex_type_t type);
 /* Edge index from a to b or GIG_NONE */
@@ -270,6 +272,28 @@ ucs_status_t gig_plan_paths(gig_plan_t *plan, int src, int dst,
  * NIC with a GPUDirect edge to v, else the one fewest hops away, then by
  * capacity).  GIG_NONE without a network vertex or a path to it. */
 int          gig_plan_nic(gig_plan_t *plan, int v);
+
+/* The NIC that carries a process's traffic to other servers: the one
+ * nearest (gig_plan_nic) the process's vertex on server `server` of the
+ * finalized graph g, which is its GPU (by PCI bus id gpu_bus_id where
+ * given and in the graph, else by CUDA ordinal cuda_dev where >= 0), else
+ * the CPU of NUMA node numa (where >= 0), else the server's first CPU.
+ * Its vertex in *from_p where not NULL (GIG_NONE: none of those). Plans
+ * on its own: GIG_NONE without a NIC on a path to the network vertex. */
+int          gig_nic_nearest(const gig_graph_t *g, int server,
+                             const char *gpu_bus_id, int cuda_dev, int numa,
+                             int *from_p);
+
+/* UCX's names of NIC vertex nic's devices: the ports of the InfiniBand
+ * devices ("mlx5_0:1") and the network interfaces ("eth0") whose PCI
+ * function (<sysfs>/class/{infiniband,net}/<name>/device) is the vertex's
+ * pci_bus_id, comma-separated into buf (IB ports first, each class by
+ * name), as UCX_NET_DEVICES takes them. sysfs: the sysfs root, NULL for
+ * "/sys" (a test's fake tree otherwise). Returns how many were named; 0
+ * where the vertex has no PCI bus id, no device matches (a veth, a
+ * virtual NIC) or buf is too short for the first. */
+int          gig_nic_ucx_devices(const gig_graph_t *g, int nic,
+                                 const char *sysfs, char *buf, size_t len);
 /* Copies up to max shares (capacity / total) of the path set into shares */
 int          gig_pathset_shares(const gig_pathset_t *ps, double *shares,
                                 int max);

@@ -13,6 +13,7 @@
 #include <ucs/debug/log_def.h>
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stddef.h>
 #include <dlfcn.h>
 #include <hwloc.h>
@@ -733,6 +734,112 @@ ucs_status_t gig_discover(gig_graph_t **graph_p)
               gig_graph_count(g, GIG_VTX_NIC));
     *graph_p = g;
     return UCS_OK;
+}
+
+/* Is <dir>/<name>/device a link to PCI function bus_id? */
+static int gig_sysfs_dev_is(const char *dir, const char *name,
+                            const char *bus_id)
+{
+    char path[600], target[512];
+    const char *base;
+    ssize_t n;
+
+    snprintf(path, sizeof(path), "%s/%s/device", dir, name);
+    n = readlink(path, target, sizeof(target) - 1);
+    if (n <= 0) {
+        return 0;
+    }
+    target[n] = '\0';
+    base      = strrchr(target, '/');
+    return gig_pci_same((base != NULL) ? base + 1 : target, bus_id);
+}
+
+static int gig_sysfs_visible(const struct dirent *d)
+{
+    return d->d_name[0] != '.';
+}
+
+/* Appends ",name" (no comma first) where it fits */
+static int gig_devs_add(char *buf, size_t len, size_t *off, const char *name,
+                        const char *suffix)
+{
+    int n = snprintf(buf + *off, len - *off, "%s%s%s", (*off > 0) ? "," : "",
+                     name, suffix);
+
+    if ((n < 0) || ((size_t)n >= len - *off)) {
+        buf[*off] = '\0';
+        return 0;
+    }
+    *off += n;
+    return 1;
+}
+
+int gig_nic_ucx_devices(const gig_graph_t *g, int nic, const char *sysfs,
+                        char *buf, size_t len)
+{
+    char dir[256], ports[600], port[300];
+    struct dirent **names, **pnames;
+    size_t off = 0;
+    int n, np, i, j, count = 0, full = 0;
+    const char *bus_id;
+
+    if ((buf == NULL) || (len == 0)) {
+        return 0;
+    }
+    buf[0] = '\0';
+    if ((nic < 0) || (nic >= g->nv) || (g->v[nic].type != GIG_VTX_NIC) ||
+        (g->v[nic].pci_bus_id[0] == '\0')) {
+        return 0;
+    }
+    bus_id = g->v[nic].pci_bus_id;
+    sysfs  = (sysfs != NULL) ? sysfs : "/sys";
+
+    /* InfiniBand (and RoCE) devices: UCX names their ports dev:port */
+    snprintf(dir, sizeof(dir), "%s/class/infiniband", sysfs);
+    n = scandir(dir, &names, gig_sysfs_visible, alphasort);
+    for (i = 0; i < n; ++i) {
+        if (!full && gig_sysfs_dev_is(dir, names[i]->d_name, bus_id)) {
+            snprintf(ports, sizeof(ports), "%s/%s/ports", dir,
+                     names[i]->d_name);
+            np = scandir(ports, &pnames, gig_sysfs_visible, alphasort);
+            for (j = 0; j < np; ++j) {
+                snprintf(port, sizeof(port), ":%s", pnames[j]->d_name);
+                if (!full && gig_devs_add(buf, len, &off, names[i]->d_name,
+                                          port)) {
+                    ++count;
+                } else {
+                    full = 1;
+                }
+                free(pnames[j]);
+            }
+            if (np > 0) {
+                free(pnames);
+            }
+        }
+        free(names[i]);
+    }
+    if (n > 0) {
+        free(names);
+    }
+
+    /* network interfaces (tcp; IPoIB and RoCE netdevs of the same
+     * function too) by their names */
+    snprintf(dir, sizeof(dir), "%s/class/net", sysfs);
+    n = scandir(dir, &names, gig_sysfs_visible, alphasort);
+    for (i = 0; i < n; ++i) {
+        if (!full && gig_sysfs_dev_is(dir, names[i]->d_name, bus_id)) {
+            if (gig_devs_add(buf, len, &off, names[i]->d_name, "")) {
+                ++count;
+            } else {
+                full = 1;
+            }
+        }
+        free(names[i]);
+    }
+    if (n > 0) {
+        free(names);
+    }
+    return count;
 }
 
 ucs_status_t gig_graph_load(const char *file, const char *synth,

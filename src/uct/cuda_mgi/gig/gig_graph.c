@@ -469,6 +469,15 @@ static int gig_pci_parse(const char *s, unsigned *dom, unsigned *bus,
     return sscanf(s, "%x:%x.%x%c", bus, dev, fn, &tail) == 3;
 }
 
+int gig_pci_same(const char *a, const char *b)
+{
+    unsigned d1, b1, s1, f1, d2, b2, s2, f2;
+
+    return gig_pci_parse(a, &d1, &b1, &s1, &f1) &&
+           gig_pci_parse(b, &d2, &b2, &s2, &f2) && (d1 == d2) &&
+           (b1 == b2) && (s1 == s2) && (f1 == f2);
+}
+
 int gig_graph_find_pci(const gig_graph_t *g, const char *bus_id)
 {
     unsigned d1, b1, s1, f1, d2, b2, s2, f2;

@@ -559,6 +559,59 @@ int gig_plan_nic(gig_plan_t *plan, int v)
     return GIG_NONE;
 }
 
+/* The process's vertex on server `server`: its GPU, else its NUMA node's
+ * CPU, else the server's first CPU */
+static int gig_nic_from(const gig_graph_t *g, int server,
+                        const char *gpu_bus_id, int cuda_dev, int numa)
+{
+    int i, cpu = GIG_NONE;
+
+    for (i = 0; (gpu_bus_id != NULL) && (gpu_bus_id[0] != '\0') &&
+                (i < g->nv); ++i) {
+        if ((g->v[i].type == GIG_VTX_GPU) && (g->v[i].server == server) &&
+            (g->v[i].pci_bus_id[0] != '\0') &&
+            gig_pci_same(g->v[i].pci_bus_id, gpu_bus_id)) {
+            return i;
+        }
+    }
+    for (i = 0; (cuda_dev >= 0) && (i < g->nv); ++i) {
+        if ((g->v[i].type == GIG_VTX_GPU) && (g->v[i].server == server) &&
+            (g->v[i].cuda_dev == cuda_dev)) {
+            return i;
+        }
+    }
+    for (i = 0; i < g->nv; ++i) {
+        if ((g->v[i].type != GIG_VTX_CPU) || (g->v[i].server != server)) {
+            continue;
+        }
+        if ((numa >= 0) && (g->v[i].numa == numa)) {
+            return i;
+        }
+        if (cpu == GIG_NONE) {
+            cpu = i;
+        }
+    }
+    return cpu;
+}
+
+int gig_nic_nearest(const gig_graph_t *g, int server, const char *gpu_bus_id,
+                    int cuda_dev, int numa, int *from_p)
+{
+    int from = gig_nic_from(g, server, gpu_bus_id, cuda_dev, numa);
+    int nic  = GIG_NONE;
+    gig_plan_t *plan;
+
+    if (from_p != NULL) {
+        *from_p = from;
+    }
+    if ((from != GIG_NONE) && (g->net != GIG_NONE) &&
+        (gig_plan_create(g, &plan) == UCS_OK)) {
+        nic = gig_plan_nic(plan, from);
+        gig_plan_destroy(plan);
+    }
+    return nic;
+}
+
 int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)
 {
     int i;
