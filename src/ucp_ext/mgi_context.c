@@ -100,6 +100,52 @@ static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
                       "the mover's copies go one by one");
 }
 
+/* Where ranks span hosts, cross-host traffic leaves through the NIC
+ * nearest this process's GPU (the one current at context create), or the
+ * CPU it runs on without a GPU, in this host's graph (mgi_route.c says
+ * how): UCP's NET_DEVICES, which it reads at ucp_init only, names that
+ * NIC's UCX devices. UCX_NET_DEVICES, where set, wins; a NIC without UCX
+ * devices (no PCI function in sysfs, as a veth) leaves UCX's choice. */
+static void mgi_ucp_config_nic(mgi_context_t *ctx, ucp_config_t *config)
+{
+    char devs[256], why[256], bus_id[32] = "";
+    int dev = -1;
+    ucs_status_t status;
+
+    if (ctx->host_peers >= ctx->size - 1) {
+        return;   /* one host: no cross-host traffic */
+    }
+    if (getenv("UCX_NET_DEVICES") != NULL) {
+        ucs_debug("mgi context %p: cross-host traffic through "
+                  "UCX_NET_DEVICES=%s as set", ctx, getenv("UCX_NET_DEVICES"));
+        return;
+    }
+    if (mgi_machine_has_gpu()) {
+        if ((cudaGetDevice(&dev) != cudaSuccess) ||
+            (cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), dev) !=
+             cudaSuccess)) {
+            (void)cudaGetLastError();
+            bus_id[0] = '\0';
+        }
+    }
+    if (mgi_route_net_devices((bus_id[0] != '\0') ? bus_id : NULL, dev,
+                              NULL, devs, sizeof(devs), why,
+                              sizeof(why)) == 0) {
+        ucs_info("mgi context %p: cross-host traffic through UCX's own "
+                 "choice of devices: %s", ctx, why);
+        return;
+    }
+    status = ucp_config_modify(config, "NET_DEVICES", devs);
+    if (status != UCS_OK) {
+        ucs_info("mgi context %p: NET_DEVICES=%s refused by UCP (%s): "
+                 "cross-host traffic through UCX's own choice", ctx, devs,
+                 ucs_status_string(status));
+        return;
+    }
+    ucs_info("mgi context %p: cross-host traffic through %s: "
+             "NET_DEVICES=%s", ctx, why, devs);
+}
+
 static int mgi_is_pow2(unsigned v)
 {
     return (v != 0) && ((v & (v - 1)) == 0);
@@ -487,6 +533,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
                   "rank of another host that ends is noticed at UCP's own "
                   "keepalive round", ctx);
     }
+    mgi_ucp_config_nic(ctx, config);
     mgi_ucp_config_batch(ctx, config, tls_in);
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |

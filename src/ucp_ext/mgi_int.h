@@ -447,6 +447,14 @@ void         mgi_ep_destroy(mgi_ep_t *ep);
  * (hvert[id], gpu[id] by endpoint id); the next hop of a local src */
 ucs_status_t mgi_route_init(mgi_context_t *ctx);
 void         mgi_route_fini(mgi_context_t *ctx);
+/* The UCX devices (UCX_NET_DEVICES) of the NIC nearest this process's GPU
+ * (PCI bus id gpu_bus_id, else CUDA ordinal cuda_dev; neither: the CPU it
+ * runs on) in this host's graph, sysfs under `sysfs` (NULL: /sys), into
+ * buf; the choice, or why there is none, into why. Returns how many
+ * devices were named (0: leave UCX's choice). */
+int          mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
+                                   const char *sysfs, char *buf, size_t len,
+                                   char *why, size_t wlen);
 int32_t      mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep);
 ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                                const int32_t *hvert, const uint8_t *gpu);

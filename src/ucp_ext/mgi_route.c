@@ -19,12 +19,27 @@
  * and receives directly (its sorter kernel does not forward). A pair whose
  * hops do not reach the destination within as many hops as the channel has
  * endpoints is sent directly, for every source of that destination.
+ *
+ * NIC choice (mgi_route_net_devices, at mgi_context_create, before UCP
+ * exists: its network devices are fixed at ucp_init): where ranks span
+ * hosts, a rank's cross-host traffic leaves through the NIC nearest the
+ * GPU current at context create (else the NUMA node of the CPU it runs
+ * on) in this host's graph (server 0 of the same topology file or
+ * discovery as above), by gig_nic_nearest; the context hands that NIC's
+ * UCX device names (gig_nic_ucx_devices: IB ports, netdevs of its PCI
+ * function) to UCP as NET_DEVICES unless UCX_NET_DEVICES is set. A NIC
+ * without a PCI function in sysfs (a topology file's NIC without pci=, a
+ * veth) leaves UCX's choice.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* sched_getcpu */
+#endif
 #include "mgi_int.h"
 #include "gig.h"
 
 #include <ucs/sys/math.h>
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +103,74 @@ static void mgi_route_ifaces(mgi_route_rec_t *rec)
         rec->nif++;
     }
     closedir(dir);
+}
+
+/* The NUMA node of the CPU this thread runs on (its cpuN/nodeM entry in
+ * sysfs); -1 where unknown */
+static int mgi_route_numa_here(void)
+{
+    char path[64];
+    struct dirent *d;
+    int cpu = sched_getcpu(), node = -1;
+    DIR *dir;
+
+    if (cpu < 0) {
+        return -1;
+    }
+    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+    dir = opendir(path);
+    if (dir == NULL) {
+        return -1;
+    }
+    while ((node < 0) && ((d = readdir(dir)) != NULL)) {
+        if ((strncmp(d->d_name, "node", 4) != 0) ||
+            (sscanf(d->d_name + 4, "%d", &node) != 1)) {
+            node = -1;
+        }
+    }
+    closedir(dir);
+    return node;
+}
+
+int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
+                          const char *sysfs, char *buf, size_t len,
+                          char *why, size_t wlen)
+{
+    const char *file = getenv("UCX_CUDA_MGI_TOPO_FILE");
+    int numa = ((gpu_bus_id == NULL) && (cuda_dev < 0)) ?
+               mgi_route_numa_here() : -1;
+    int from, nic, n = 0;
+    gig_graph_t *g;
+
+    buf[0] = '\0';
+    if (gig_graph_load(file, NULL, &g) != UCS_OK) {
+        snprintf(why, wlen, "this host's graph did not load");
+        return 0;
+    }
+    nic = gig_nic_nearest(g, 0, gpu_bus_id, cuda_dev, numa, &from);
+    if (from == GIG_NONE) {
+        snprintf(why, wlen, "no GPU or CPU of this process in this host's "
+                 "graph (%s)", g->origin);
+    } else if (nic == GIG_NONE) {
+        snprintf(why, wlen, "no NIC on a path from %s to the network in "
+                 "this host's graph (%s; an interface without a PCI "
+                 "function, as a veth, is no NIC there)", g->v[from].name,
+                 g->origin);
+    } else {
+        n = gig_nic_ucx_devices(g, nic, sysfs, buf, len);
+        if (n > 0) {
+            snprintf(why, wlen, "NIC %s (nearest %s %s)", g->v[nic].name,
+                     (g->v[from].type == GIG_VTX_GPU) ? "GPU" : "CPU",
+                     g->v[from].name);
+        } else {
+            snprintf(why, wlen, "NIC %s nearest %s has no UCX device (%s)",
+                     g->v[nic].name, g->v[from].name,
+                     (g->v[nic].pci_bus_id[0] == '\0') ? "no PCI bus id" :
+                     "no device of its PCI function in sysfs");
+        }
+    }
+    gig_graph_destroy(g);
+    return n;
 }
 
 /* Host h's graph (text) into g as server h: with one host, the graph as it

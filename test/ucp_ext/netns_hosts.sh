@@ -8,6 +8,8 @@
 #      server per host and their pairs go through the network vertex
 #   2. every rank of the last host ends without a word: the others fail
 #      within peer_dies' bound (UCP's endpoint error, no /proc)
+# Every rank says which NIC carries its cross-host traffic, or why UCX's
+# choice stays (a veth has no PCI function: no UCX device to name).
 # The namespaces go on every exit path (trap). Needs root and ip(8).
 #
 #   netns_hosts.sh [HOSTS (2..3)] [RANKS_PER_HOST]
@@ -114,6 +116,16 @@ for args in "shuffle -t 50000" "broadcast -t 20000"; do
         failed=1
     fi
     grep -h "GIG plan" "$out/rank0.log" | sed 's/^.*mgi /  mgi /' | head -3
+    # the NIC choice at context create: said by every rank
+    for r in $(seq 0 $(( nranks - 1 ))); do
+        if ! grep -q "mgi context .*: cross-host traffic through" \
+                "$out/rank$r.log"; then
+            echo "FAIL: $args: rank $r did not say its cross-host NIC"
+            failed=1
+        fi
+    done
+    grep -h "cross-host traffic through" "$out/rank0.log" | \
+        sed 's/^.*mgi /  mgi /' | head -1
 done
 
 echo "== peer_dies --victims $per (every rank of host $hosts)"
