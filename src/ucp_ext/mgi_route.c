@@ -166,7 +166,7 @@ int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
             snprintf(why, wlen, "NIC %s nearest %s has no UCX device (%s)",
                      g->v[nic].name, g->v[from].name,
                      (g->v[nic].pci_bus_id[0] == '\0') ? "no PCI bus id" :
-                     "no device of its PCI function in sysfs");
+                     "no device of its PCI function in sysfs that is not down");
         }
     }
     gig_graph_destroy(g);

@@ -70,6 +70,13 @@ struct fake_sysfs {
             (void)!system(cmd.c_str());
         }
     }
+    void write(const std::string &rel, const std::string &text) {
+        std::string path = root + "/" + rel;
+        FILE *f = fopen(path.c_str(), "w");
+        ASSERT_TRUE(f != NULL) << path;
+        fputs(text.c_str(), f);
+        fclose(f);
+    }
     void mkdirs(const std::string &rel) {
         std::string cmd = "mkdir -p '" + root + "/" + rel + "'";
         ASSERT_EQ(0, system(cmd.c_str())) << cmd;
@@ -144,6 +151,20 @@ TEST(gig_discover, nic_ucx_devices_from_sysfs)
     EXPECT_STREQ("mlx5_0:1", buf);
     EXPECT_EQ(0, gig_nic_ucx_devices(g, n0, root, buf, 4));
     EXPECT_STREQ("", buf);
+    /* ports and interfaces that sysfs says are down are left out; an
+     * active port, "up" and "unknown" (virtual) are kept */
+    fs.write("class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
+    fs.write("class/infiniband/mlx5_1/ports/2/state", "4: ACTIVE\n");
+    EXPECT_EQ(1, gig_nic_ucx_devices(g, n1, root, buf, sizeof(buf)));
+    EXPECT_STREQ("mlx5_1:2", buf);
+    fs.write("class/net/ib0/operstate", "down\n");
+    EXPECT_EQ(1, gig_nic_ucx_devices(g, n0, root, buf, sizeof(buf)));
+    EXPECT_STREQ("mlx5_0:1", buf);
+    fs.write("class/net/eth1/operstate", "unknown\n");
+    EXPECT_EQ(1, gig_nic_ucx_devices(g, n2, root, buf, sizeof(buf)));
+    fs.write("class/infiniband/mlx5_0/ports/1/state", "1: DOWN\n");
+    EXPECT_EQ(0, gig_nic_ucx_devices(g, n0, root, buf, sizeof(buf)))
+        << "every device of the NIC down: none, UCX chooses";
     /* no such root: nothing */
     EXPECT_EQ(0, gig_nic_ucx_devices(g, n0, "/nonexistent-sysfs", buf,
                                      sizeof(buf)));

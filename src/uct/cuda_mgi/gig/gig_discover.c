@@ -754,6 +754,26 @@ static int gig_sysfs_dev_is(const char *dir, const char *name,
     return gig_pci_same((base != NULL) ? base + 1 : target, bus_id);
 }
 
+/* Is a port or interface down by what sysfs says of it?  The file PATH
+ * holds an InfiniBand port's state ("4: ACTIVE") or a netdev's operstate
+ * ("up", "down", "unknown" for many virtual ones); a device whose file is
+ * missing or unreadable is taken as usable, so only one known to be down
+ * is left out of UCX's devices (UCX would find no transport on it). */
+static int gig_sysfs_down(const char *path, const char *up)
+{
+    char state[64];
+    FILE *f = fopen(path, "r");
+    int down;
+
+    if (f == NULL) {
+        return 0;
+    }
+    down = (fgets(state, sizeof(state), f) != NULL) &&
+           (strstr(state, up) == NULL) && (strstr(state, "unknown") == NULL);
+    fclose(f);
+    return down;
+}
+
 static int gig_sysfs_visible(const struct dirent *d)
 {
     return d->d_name[0] != '.';
@@ -777,7 +797,7 @@ static int gig_devs_add(char *buf, size_t len, size_t *off, const char *name,
 int gig_nic_ucx_devices(const gig_graph_t *g, int nic, const char *sysfs,
                         char *buf, size_t len)
 {
-    char dir[256], ports[600], port[300];
+    char dir[256], ports[600], port[300], state[900];
     struct dirent **names, **pnames;
     size_t off = 0;
     int n, np, i, j, count = 0, full = 0;
@@ -803,6 +823,12 @@ int gig_nic_ucx_devices(const gig_graph_t *g, int nic, const char *sysfs,
                      names[i]->d_name);
             np = scandir(ports, &pnames, gig_sysfs_visible, alphasort);
             for (j = 0; j < np; ++j) {
+                snprintf(state, sizeof(state), "%s/%s/state", ports,
+                         pnames[j]->d_name);
+                if (gig_sysfs_down(state, "ACTIVE")) {
+                    free(pnames[j]);
+                    continue;
+                }
                 snprintf(port, sizeof(port), ":%s", pnames[j]->d_name);
                 if (!full && gig_devs_add(buf, len, &off, names[i]->d_name,
                                           port)) {
@@ -827,7 +853,10 @@ int gig_nic_ucx_devices(const gig_graph_t *g, int nic, const char *sysfs,
     snprintf(dir, sizeof(dir), "%s/class/net", sysfs);
     n = scandir(dir, &names, gig_sysfs_visible, alphasort);
     for (i = 0; i < n; ++i) {
-        if (!full && gig_sysfs_dev_is(dir, names[i]->d_name, bus_id)) {
+        snprintf(state, sizeof(state), "%s/%s/operstate", dir,
+                 names[i]->d_name);
+        if (!full && gig_sysfs_dev_is(dir, names[i]->d_name, bus_id) &&
+            !gig_sysfs_down(state, "up")) {
             if (gig_devs_add(buf, len, &off, names[i]->d_name, "")) {
                 ++count;
             } else {
