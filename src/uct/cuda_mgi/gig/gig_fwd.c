@@ -49,6 +49,12 @@ typedef struct {
     double    capacity;
 } gig_fwd_sroute_t;
 
+/* Capacity added to a route of the scratch */
+typedef struct {
+    int       route;
+    double    capacity;
+} gig_fwd_sadd_t;
+
 /* Entries toward one destination being merged: by vertex, then next hop,
  * then route, each list in insertion order */
 typedef struct {
@@ -57,6 +63,10 @@ typedef struct {
     gig_fwd_snext_t   *nxt;
     gig_fwd_sroute_t  *rte;
     int               nent, nnxt, nrte, nvia, cent, cnxt, crte;
+    /* while rec is set, every addition to a route, in order */
+    int               rec;
+    gig_fwd_sadd_t    *log;
+    int               nlog, clog;
 } gig_fwd_scratch_t;
 
 /* A class's merged entries in the final layout, vertices coded: a vertex
@@ -95,6 +105,12 @@ typedef struct {
     int               *cserv;    /* by class, in increasing order */
     int               *sfirst;   /* server -> its sources in ssrc */
     int               *ssrc;     /* indices into the sources, by server */
+    /* a source's additions on the destination's server are those of any
+     * source at the same index of a server of its class: key of each
+     * source, and where the first of a key logged them (-1: none yet) */
+    int               *skey;
+    int               nkeys;
+    int               *kfirst, *kend;
 } gig_fwd_build_t;
 
 /* first size of the scratch arrays, then doubled */
@@ -131,6 +147,19 @@ static int gig_fwd_grow_to(void **arr, int *cap, int need, size_t elem)
         }
     }
     return 1;
+}
+
+static inline ucs_status_t gig_fwd_log(gig_fwd_scratch_t *sc, int ri,
+                                       double capacity)
+{
+    if (sc->rec) {
+        if (!GIG_FWD_ROOM(sc, log, nlog, clog)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        sc->log[sc->nlog].route      = ri;
+        sc->log[sc->nlog++].capacity = capacity;
+    }
+    return UCS_OK;
 }
 
 /* v's entry for the current destination gets capacity on the route to next
@@ -191,7 +220,7 @@ static inline ucs_status_t gig_fwd_add(gig_fwd_scratch_t *sc,
         r = &sc->rte[ri];
         if ((r->frag[0] == frag0) && (r->frag[1] == frag1)) {
             r->capacity += capacity;
-            return UCS_OK;
+            return gig_fwd_log(sc, ri, capacity);
         }
     }
     if (!GIG_FWD_ROOM(sc, rte, nrte, crte)) {
@@ -214,7 +243,7 @@ static inline ucs_status_t gig_fwd_add(gig_fwd_scratch_t *sc,
     }
     n->last_route = ri;
     n->nroutes++;
-    return UCS_OK;
+    return gig_fwd_log(sc, ri, capacity);
 }
 
 static ucs_status_t gig_fwd_add_segs(gig_fwd_build_t *b,
@@ -573,6 +602,7 @@ static ucs_status_t gig_fwd_scratch_init(gig_fwd_scratch_t *sc, int nv)
 
 static void gig_fwd_scratch_cleanup(gig_fwd_scratch_t *sc)
 {
+    free(sc->log);
     free(sc->ent);
     free(sc->nxt);
     free(sc->rte);
@@ -593,6 +623,9 @@ static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
     free(b->cserv);
     free(b->sfirst);
     free(b->ssrc);
+    free(b->skey);
+    free(b->kfirst);
+    free(b->kend);
     if (b->tab != NULL) {
         for (v = 0; v < b->g->nv; ++v) {
             free(b->tab[v].entries);
@@ -645,8 +678,12 @@ static ucs_status_t gig_fwd_classes(gig_fwd_build_t *b, gig_plan_t *plan,
     b->cfirst = calloc(ns + 1, sizeof(int));
     b->cserv  = malloc(ns * sizeof(int));
     b->ssrc   = malloc((nsrc + 1) * sizeof(int));
+    b->skey   = malloc((nsrc + 1) * sizeof(int));
+    b->kfirst = malloc((nsrc + 1) * sizeof(int));
+    b->kend   = malloc((nsrc + 1) * sizeof(int));
     if ((sclass == NULL) || (fill == NULL) || (b->sfirst == NULL) ||
-        (b->cfirst == NULL) || (b->cserv == NULL) || (b->ssrc == NULL)) {
+        (b->cfirst == NULL) || (b->cserv == NULL) || (b->ssrc == NULL) ||
+        (b->skey == NULL) || (b->kfirst == NULL) || (b->kend == NULL)) {
         free(sclass);
         free(fill);
         return UCS_ERR_NO_MEMORY;
@@ -686,6 +723,20 @@ static ucs_status_t gig_fwd_classes(gig_fwd_build_t *b, gig_plan_t *plan,
     }
     for (c = 0; c < b->nclasses; ++c) {
         b->cfirst[c + 1] += b->cfirst[c];
+    }
+    /* keys: a class's sources by their index in a server (fill: the
+     * class's first key; cserv[c]: its first server, so far) */
+    for (c = 0; c < b->nclasses; ++c) {
+        s         = b->cserv[c];
+        fill[c]   = b->nkeys;
+        b->nkeys += b->sfirst[s + 1] - b->sfirst[s];
+    }
+    memset(b->skey, 0xff, (nsrc + 1) * sizeof(int));
+    for (s = 0; s < ns; ++s) {
+        for (i = b->sfirst[s]; (sclass[s] >= 0) && (i < b->sfirst[s + 1]);
+             ++i) {
+            b->skey[b->ssrc[i]] = fill[sclass[s]] + i - b->sfirst[s];
+        }
     }
     memset(fill, 0, ns * sizeof(int));
     for (s = 0; s < ns; ++s) {
@@ -742,6 +793,35 @@ static ucs_status_t gig_fwd_add_classes(gig_fwd_build_t *b, const int *srcs,
     return UCS_OK;
 }
 
+/* The additions of a source of a class on the destination's server: those
+ * logged for the first source of its key toward this destination (the
+ * same capacities on the same routes, so the same sums to the bit, without
+ * looking the routes up), else added and logged */
+static ucs_status_t gig_fwd_add_down(gig_fwd_build_t *b, int key,
+                                     const gig_pathset_t *up,
+                                     const gig_cut_t *ucut,
+                                     const gig_pathset_t *down,
+                                     const gig_cut_t *dcut)
+{
+    gig_fwd_scratch_t *sc = &b->sc;
+    ucs_status_t status;
+    int k;
+
+    if (b->kfirst[key] >= 0) {
+        for (k = b->kfirst[key]; k < b->kend[key]; ++k) {
+            sc->rte[sc->log[k].route].capacity += sc->log[k].capacity;
+        }
+        return UCS_OK;
+    }
+    b->kfirst[key] = sc->nlog;
+    sc->rec        = 1;
+    status         = gig_fwd_add_split(b, sc, GIG_FWD_DOWN, up, ucut, down,
+                                       dcut);
+    sc->rec        = 0;
+    b->kend[key]   = sc->nlog;
+    return status;
+}
+
 /* The tables of every (s, d) pair toward the current destination d: pairs
  * through the network from the halves' cuts (the entries on a class's
  * servers by gig_fwd_add_classes), others from their path set */
@@ -758,6 +838,10 @@ static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
     ucs_status_t status;
     int i;
 
+    if (b->sh != NULL) {
+        memset(b->kfirst, 0xff, b->nkeys * sizeof(int));
+        b->sc.nlog = 0;
+    }
     for (i = 0; i < nsrc; ++i) {
         if (srcs[i] == d) {
             continue;   /* loopback never leaves the endpoint */
@@ -786,10 +870,14 @@ static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
                     return status;
                 }
             }
-            status = gig_fwd_add_split(b, &b->sc, (b->sh != NULL) ?
-                                       GIG_FWD_DOWN :
-                                       (GIG_FWD_UP | GIG_FWD_DOWN),
-                                       ups[i], ucuts[i], down, dcut);
+            if (b->sh == NULL) {
+                status = gig_fwd_add_split(b, &b->sc,
+                                           GIG_FWD_UP | GIG_FWD_DOWN,
+                                           ups[i], ucuts[i], down, dcut);
+            } else {
+                status = gig_fwd_add_down(b, b->skey[i], ups[i], ucuts[i],
+                                          down, dcut);
+            }
         } else {
             status = gig_plan_paths(plan, srcs[i], d, &ps);
             if (status == UCS_OK) {
