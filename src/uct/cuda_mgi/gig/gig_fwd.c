@@ -482,25 +482,22 @@ static ucs_status_t gig_fwd_tmpl_make(gig_fwd_build_t *b, int t)
 /* A coded vertex on the server whose vertices by index are sv */
 #define GIG_FWD_DECODE(_sv, _c)  (((_c) < 0) ? (_sv)[-1 - (_c)] : (_c))
 
-/* The template's entries on server s, in the final layout */
-static ucs_status_t gig_fwd_tmpl_emit(gig_fwd_build_t *b, int s)
+/* The template's entries on server s, in the final layout: next hops,
+ * routes and vertices at the cursors, advanced past them */
+static ucs_status_t gig_fwd_tmpl_emit(gig_fwd_build_t *b, int s,
+                                      gig_fwd_next_t **nexts_p,
+                                      gig_fwd_route_t **routes_p,
+                                      int **vbuf_p)
 {
     const gig_fwd_tmpl_t *tp = &b->tmpl;
     const int *sv            = b->sh->vert + b->sh->first[s];
     const int *tv            = tp->via;
+    gig_fwd_next_t *nexts    = *nexts_p;
+    gig_fwd_route_t *routes  = *routes_p;
+    int *vbuf                = *vbuf_p;
     gig_fwd_entry_t *e;
-    gig_fwd_next_t *nexts;
-    gig_fwd_route_t *routes;
-    int *vbuf;
     int i, n, r, k, v, ni = 0, ri = 0;
 
-    nexts  = gig_arena_alloc(&b->fwd->arena, tp->nnxt * sizeof(*nexts));
-    routes = gig_arena_alloc(&b->fwd->arena, tp->nrte * sizeof(*routes));
-    vbuf   = gig_arena_alloc(&b->fwd->arena,
-                             (tp->nvia + 1) * sizeof(int));
-    if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
-        return UCS_ERR_NO_MEMORY;
-    }
     for (i = 0; i < tp->nent; ++i) {
         v = GIG_FWD_DECODE(sv, tp->ent[2 * i]);
         if (!gig_fwd_table_room(b, v)) {
@@ -527,6 +524,9 @@ static ucs_status_t gig_fwd_tmpl_emit(gig_fwd_build_t *b, int s)
             ++nexts;
         }
     }
+    *nexts_p  = nexts;
+    *routes_p = routes;
+    *vbuf_p   = vbuf;
     return UCS_OK;
 }
 
@@ -759,9 +759,13 @@ static ucs_status_t gig_fwd_add_classes(gig_fwd_build_t *b, const int *srcs,
                                         const gig_pathset_t *down,
                                         const gig_cut_t *dcut)
 {
-    int dserver = b->g->v[b->dst].server;
+    const gig_fwd_tmpl_t *tp = &b->tmpl;
+    int dserver              = b->g->v[b->dst].server;
+    gig_fwd_next_t *nexts;
+    gig_fwd_route_t *routes;
     ucs_status_t status;
-    int c, k, i, t;
+    int c, k, i, t, n;
+    int *vbuf;
 
     for (c = 0; c < b->nclasses; ++c) {
         k = b->cfirst[c];
@@ -781,13 +785,30 @@ static ucs_status_t gig_fwd_add_classes(gig_fwd_build_t *b, const int *srcs,
             }
         }
         status = gig_fwd_tmpl_make(b, t);
-        for (; (status == UCS_OK) && (k < b->cfirst[c + 1]); ++k) {
-            if (b->cserv[k] != dserver) {
-                status = gig_fwd_tmpl_emit(b, b->cserv[k]);
-            }
-        }
         if (status != UCS_OK) {
             return status;
+        }
+        /* one block for the n servers it is written out on */
+        for (n = 0, i = k; i < b->cfirst[c + 1]; ++i) {
+            n += (b->cserv[i] != dserver);
+        }
+        nexts  = gig_arena_alloc(&b->fwd->arena,
+                                 (size_t)n * tp->nnxt * sizeof(*nexts));
+        routes = gig_arena_alloc(&b->fwd->arena,
+                                 (size_t)n * tp->nrte * sizeof(*routes));
+        vbuf   = gig_arena_alloc(&b->fwd->arena,
+                                 ((size_t)n * tp->nvia + 1) * sizeof(int));
+        if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        for (; k < b->cfirst[c + 1]; ++k) {
+            if (b->cserv[k] != dserver) {
+                status = gig_fwd_tmpl_emit(b, b->cserv[k], &nexts, &routes,
+                                           &vbuf);
+                if (status != UCS_OK) {
+                    return status;
+                }
+            }
         }
     }
     return UCS_OK;
