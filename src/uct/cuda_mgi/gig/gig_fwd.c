@@ -10,6 +10,14 @@
  * is complete once the pairs (s, d) are added, so a small scratch (reused
  * for every d, in cache) collects them, and they are written out in the
  * final layout, each entry appended to its vertex's table.
+ *
+ * Where a plan translates path sets between servers of one shape, the
+ * sources of such servers, with the same sources in the channel, form a
+ * class: toward d, the entries on one server of the class are those of
+ * any other, vertex ids translated (the same path sets, cut alike, merged
+ * in the same order).  They are merged on one server only, and written out
+ * on every other with ids translated, which is most of an all-to-all
+ * channel across a cluster.
  */
 #include "gig_int.h"
 
@@ -41,6 +49,38 @@ typedef struct {
     double    capacity;
 } gig_fwd_sroute_t;
 
+/* Capacity added to a route of the scratch */
+typedef struct {
+    int       route;
+    double    capacity;
+} gig_fwd_sadd_t;
+
+/* Entries toward one destination being merged: by vertex, then next hop,
+ * then route, each list in insertion order */
+typedef struct {
+    int               *slot;     /* vertex -> entry, -1 */
+    gig_fwd_sentry_t  *ent;
+    gig_fwd_snext_t   *nxt;
+    gig_fwd_sroute_t  *rte;
+    int               nent, nnxt, nrte, nvia, cent, cnxt, crte;
+    /* while rec is set, every addition to a route, in order */
+    int               rec;
+    gig_fwd_sadd_t    *log;
+    int               nlog, clog;
+} gig_fwd_scratch_t;
+
+/* A class's merged entries in the final layout, vertices coded: a vertex
+ * of the server they were merged on as -1 - its index in the server (so
+ * any server of the class can decode it), any other as itself */
+typedef struct {
+    int       *ent;      /* vertex, number of next hops: two ints each */
+    int       *nxt;      /* next hop, number of routes: two ints each */
+    gig_fwd_route_t *rte;  /* number of vertices and capacity */
+    int       *via;
+    int       nent, nnxt, nrte, nvia;
+    int       cent, cnxt, crte, cvia;
+} gig_fwd_tmpl_t;
+
 struct gig_fwd {
     int               ntables;
     gig_fwd_table_t   *tables;   /* sorted by vertex; entries malloc'ed */
@@ -52,15 +92,25 @@ typedef struct {
     const gig_frags_t *frags;
     gig_fwd_t         *fwd;
     int               dst;       /* destination being added */
-    int               *slot;     /* vertex -> scratch entry, -1 */
-    /* scratch of the destination */
-    gig_fwd_sentry_t  *ent;
-    gig_fwd_snext_t   *nxt;
-    gig_fwd_sroute_t  *rte;
-    int               nent, nnxt, nrte, nvia, cent, cnxt, crte;
+    gig_fwd_scratch_t sc;        /* its entries but those of classes */
+    gig_fwd_scratch_t csc;       /* a class's, on the server merged on */
+    gig_fwd_tmpl_t    tmpl;      /* the same, coded */
     /* the tables so far, by vertex */
     gig_fwd_table_t   *tab;
     int               dsts_left; /* the current one and those after it */
+    /* classes of the sources' servers; sh NULL if there are none */
+    const gig_shapes_t *sh;
+    int               nclasses;
+    int               *cfirst;   /* class -> its servers in cserv */
+    int               *cserv;    /* by class, in increasing order */
+    int               *sfirst;   /* server -> its sources in ssrc */
+    int               *ssrc;     /* indices into the sources, by server */
+    /* a source's additions on the destination's server are those of any
+     * source at the same index of a server of its class: key of each
+     * source, and where the first of a key logged them (-1: none yet) */
+    int               *skey;
+    int               nkeys;
+    int               *kfirst, *kend;
 } gig_fwd_build_t;
 
 /* first size of the scratch arrays, then doubled */
@@ -83,89 +133,121 @@ static int gig_fwd_grow(void **arr, int *cap, size_t elem)
     (((_b)->_n < (_b)->_c) || \
      gig_fwd_grow((void**)&(_b)->_arr, &(_b)->_c, sizeof(*(_b)->_arr)))
 
+/* Room for _k more elements of _arr, each _per of its items */
+#define GIG_FWD_ROOM_N(_t, _arr, _n, _c, _k, _per) \
+    (((_t)->_n + (_k) <= (_t)->_c) || \
+     gig_fwd_grow_to((void**)&(_t)->_arr, &(_t)->_c, (_t)->_n + (_k), \
+                     (_per) * sizeof(*(_t)->_arr)))
+
+static int gig_fwd_grow_to(void **arr, int *cap, int need, size_t elem)
+{
+    while (*cap < need) {
+        if (!gig_fwd_grow(arr, cap, elem)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static inline ucs_status_t gig_fwd_log(gig_fwd_scratch_t *sc, int ri,
+                                       double capacity)
+{
+    if (sc->rec) {
+        if (!GIG_FWD_ROOM(sc, log, nlog, clog)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        sc->log[sc->nlog].route      = ri;
+        sc->log[sc->nlog++].capacity = capacity;
+    }
+    return UCS_OK;
+}
+
 /* v's entry for the current destination gets capacity on the route to next
  * over the fragments frag0, frag1: merged into an identical route, else a
  * new route (and next hop) after the existing ones */
-static inline ucs_status_t gig_fwd_add(gig_fwd_build_t *b, int v, int next,
-                                       int frag0, int frag1, double capacity)
+static inline ucs_status_t gig_fwd_add(gig_fwd_scratch_t *sc,
+                                       const gig_frags_t *frags, int v,
+                                       int next, int frag0, int frag1,
+                                       double capacity)
 {
     gig_fwd_sentry_t *e;
     gig_fwd_snext_t *n;
     gig_fwd_sroute_t *r;
     int ei, ni, ri;
 
-    ei = b->slot[v];
+    ei = sc->slot[v];
     if (ei < 0) {
-        if (!GIG_FWD_ROOM(b, ent, nent, cent)) {
+        if (!GIG_FWD_ROOM(sc, ent, nent, cent)) {
             return UCS_ERR_NO_MEMORY;
         }
-        ei            = b->nent++;
-        e             = &b->ent[ei];
+        ei            = sc->nent++;
+        e             = &sc->ent[ei];
         e->v          = v;
         e->first_next = -1;
         e->last_next  = -1;
         e->nnext      = 0;
-        b->slot[v]    = ei;
+        sc->slot[v]   = ei;
     }
 
-    for (ni = b->ent[ei].first_next; ni >= 0; ni = b->nxt[ni].link) {
-        if (b->nxt[ni].next == next) {
+    for (ni = sc->ent[ei].first_next; ni >= 0; ni = sc->nxt[ni].link) {
+        if (sc->nxt[ni].next == next) {
             break;
         }
     }
     if (ni < 0) {
-        if (!GIG_FWD_ROOM(b, nxt, nnxt, cnxt)) {
+        if (!GIG_FWD_ROOM(sc, nxt, nnxt, cnxt)) {
             return UCS_ERR_NO_MEMORY;
         }
-        ni             = b->nnxt++;
-        n              = &b->nxt[ni];
+        ni             = sc->nnxt++;
+        n              = &sc->nxt[ni];
         n->next        = next;
         n->first_route = -1;
         n->last_route  = -1;
         n->nroutes     = 0;
         n->link        = -1;
-        e              = &b->ent[ei];
+        e              = &sc->ent[ei];
         /* next hops in insertion order */
         if (e->first_next < 0) {
             e->first_next = ni;
         } else {
-            b->nxt[e->last_next].link = ni;
+            sc->nxt[e->last_next].link = ni;
         }
         e->last_next = ni;
         e->nnext++;
     }
 
-    for (ri = b->nxt[ni].first_route; ri >= 0; ri = b->rte[ri].link) {
-        r = &b->rte[ri];
+    for (ri = sc->nxt[ni].first_route; ri >= 0; ri = sc->rte[ri].link) {
+        r = &sc->rte[ri];
         if ((r->frag[0] == frag0) && (r->frag[1] == frag1)) {
             r->capacity += capacity;
-            return UCS_OK;
+            return gig_fwd_log(sc, ri, capacity);
         }
     }
-    if (!GIG_FWD_ROOM(b, rte, nrte, crte)) {
+    if (!GIG_FWD_ROOM(sc, rte, nrte, crte)) {
         return UCS_ERR_NO_MEMORY;
     }
-    ri          = b->nrte++;
-    r           = &b->rte[ri];
+    ri          = sc->nrte++;
+    r           = &sc->rte[ri];
     r->frag[0]  = frag0;
     r->frag[1]  = frag1;
-    r->nvia[0]  = gig_frags_len(b->frags, frag0);
-    r->nvia[1]  = gig_frags_len(b->frags, frag1);
+    r->nvia[0]  = gig_frags_len(frags, frag0);
+    r->nvia[1]  = gig_frags_len(frags, frag1);
     r->capacity = capacity;
     r->link     = -1;
-    b->nvia    += r->nvia[0] + r->nvia[1];
-    n           = &b->nxt[ni];
+    sc->nvia   += r->nvia[0] + r->nvia[1];
+    n           = &sc->nxt[ni];
     if (n->first_route < 0) {
         n->first_route = ri;
     } else {
-        b->rte[n->last_route].link = ri;
+        sc->rte[n->last_route].link = ri;
     }
     n->last_route = ri;
     n->nroutes++;
-    return UCS_OK;
+    return gig_fwd_log(sc, ri, capacity);
 }
 
 static ucs_status_t gig_fwd_add_segs(gig_fwd_build_t *b,
+                                     gig_fwd_scratch_t *sc,
                                      const gig_cut_path_t *cp,
                                      double capacity)
 {
@@ -173,7 +255,7 @@ static ucs_status_t gig_fwd_add_segs(gig_fwd_build_t *b,
     int i;
 
     for (i = 0; i < cp->nseg; ++i) {
-        status = gig_fwd_add(b, cp->seg[i].v, cp->seg[i].next,
+        status = gig_fwd_add(sc, b->frags, cp->seg[i].v, cp->seg[i].next,
                              cp->seg[i].frag[0], cp->seg[i].frag[1],
                              capacity);
         if (status != UCS_OK) {
@@ -183,10 +265,17 @@ static ucs_status_t gig_fwd_add_segs(gig_fwd_build_t *b,
     return UCS_OK;
 }
 
+/* Which entries of a pair on two servers gig_fwd_add_split() adds */
+enum {
+    GIG_FWD_UP   = 1,   /* on the source's server (joining route too) */
+    GIG_FWD_DOWN = 2    /* on the destination's */
+};
+
 /* A pair on two servers: the pairing of s -> net with net -> d paths that
  * gig_plan_paths() would concatenate, added from the halves' cuts without
  * materializing (and caching) the pair's path set */
 static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
+                                      gig_fwd_scratch_t *sc, unsigned parts,
                                       const gig_pathset_t *up,
                                       const gig_cut_t *ucut,
                                       const gig_pathset_t *down,
@@ -203,18 +292,24 @@ static ucs_status_t gig_fwd_add_split(gig_fwd_build_t *b,
         m      = (r1 < r2) ? r1 : r2;
         cu     = &ucut->path[i];
         cd     = &dcut->path[j];
-        status = gig_fwd_add_segs(b, cu, m);
-        if (status != UCS_OK) {
-            return status;
+        if (parts & GIG_FWD_UP) {
+            status = gig_fwd_add_segs(b, sc, cu, m);
+            if (status != UCS_OK) {
+                return status;
+            }
+            /* the joining route: the s -> net fragment ends at the
+             * network */
+            status = gig_fwd_add(sc, b->frags, cu->end, cd->end, cu->frag,
+                                 cd->frag, m);
+            if (status != UCS_OK) {
+                return status;
+            }
         }
-        /* the joining route: the s -> net fragment ends at the network */
-        status = gig_fwd_add(b, cu->end, cd->end, cu->frag, cd->frag, m);
-        if (status != UCS_OK) {
-            return status;
-        }
-        status = gig_fwd_add_segs(b, cd, m);
-        if (status != UCS_OK) {
-            return status;
+        if (parts & GIG_FWD_DOWN) {
+            status = gig_fwd_add_segs(b, sc, cd, m);
+            if (status != UCS_OK) {
+                return status;
+            }
         }
         r1 -= m;
         r2 -= m;
@@ -239,7 +334,8 @@ static ucs_status_t gig_fwd_add_pathset(gig_fwd_build_t *b, gig_plan_t *plan,
 
     status = gig_plan_cut(plan, ps, GIG_CUT_WHOLE, &cut);
     for (k = 0; (status == UCS_OK) && (k < ps->npaths); ++k) {
-        status = gig_fwd_add_segs(b, &cut->path[k], ps->paths[k].capacity);
+        status = gig_fwd_add_segs(b, &b->sc, &cut->path[k],
+                                  ps->paths[k].capacity);
     }
     return status;
 }
@@ -275,6 +371,7 @@ static int gig_fwd_table_room(gig_fwd_build_t *b, int v)
  * scratch is emptied for the next destination */
 static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
 {
+    gig_fwd_scratch_t *sc = &b->sc;
     const gig_fwd_sentry_t *se;
     const gig_fwd_snext_t *sn;
     const gig_fwd_sroute_t *sr;
@@ -284,17 +381,17 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
     int *vbuf;
     int i, ni, ri;
 
-    if (b->nent == 0) {
+    if (sc->nent == 0) {
         return UCS_OK;
     }
-    nexts  = gig_arena_alloc(&b->fwd->arena, b->nnxt * sizeof(*nexts));
-    routes = gig_arena_alloc(&b->fwd->arena, b->nrte * sizeof(*routes));
-    vbuf   = gig_arena_alloc(&b->fwd->arena, (b->nvia + 1) * sizeof(int));
+    nexts  = gig_arena_alloc(&b->fwd->arena, sc->nnxt * sizeof(*nexts));
+    routes = gig_arena_alloc(&b->fwd->arena, sc->nrte * sizeof(*routes));
+    vbuf   = gig_arena_alloc(&b->fwd->arena, (sc->nvia + 1) * sizeof(int));
     if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
         return UCS_ERR_NO_MEMORY;
     }
-    for (i = 0; i < b->nent; ++i) {
-        se = &b->ent[i];
+    for (i = 0; i < sc->nent; ++i) {
+        se = &sc->ent[i];
         if (!gig_fwd_table_room(b, se->v)) {
             return UCS_ERR_NO_MEMORY;
         }
@@ -302,14 +399,14 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
         e->dst         = b->dst;
         e->nnext       = se->nnext;
         e->next        = nexts;
-        b->slot[se->v] = -1;
+        sc->slot[se->v] = -1;
         for (ni = se->first_next; ni >= 0; ni = sn->link) {
-            sn              = &b->nxt[ni];
+            sn              = &sc->nxt[ni];
             nexts->next     = sn->next;
             nexts->nroutes  = sn->nroutes;
             nexts->routes   = routes;
             for (ri = sn->first_route; ri >= 0; ri = sr->link) {
-                sr               = &b->rte[ri];
+                sr               = &sc->rte[ri];
                 routes->via      = vbuf;
                 routes->nvia     = sr->nvia[0] + sr->nvia[1];
                 routes->capacity = sr->capacity;
@@ -322,9 +419,117 @@ static ucs_status_t gig_fwd_flush(gig_fwd_build_t *b)
             ++nexts;
         }
     }
-    b->nent = b->nnxt = b->nrte = b->nvia = 0;
+    sc->nent = sc->nnxt = sc->nrte = sc->nvia = 0;
     return UCS_OK;
 }
+
+/* v as coded in a template merged on server t */
+static inline int gig_fwd_tmpl_code(const gig_fwd_build_t *b, int t, int v)
+{
+    return (b->g->v[v].server == t) ? -1 - b->sh->local[v] : v;
+}
+
+/* The class's entries merged on server t (b->csc) into b->tmpl, coded;
+ * the scratch is emptied */
+static ucs_status_t gig_fwd_tmpl_make(gig_fwd_build_t *b, int t)
+{
+    gig_fwd_scratch_t *sc = &b->csc;
+    gig_fwd_tmpl_t *tp    = &b->tmpl;
+    const gig_fwd_sentry_t *se;
+    const gig_fwd_snext_t *sn;
+    const gig_fwd_sroute_t *sr;
+    const int *seq;
+    int i, k, f, ni, ri;
+
+    tp->nent = tp->nnxt = tp->nrte = tp->nvia = 0;
+    if (!GIG_FWD_ROOM_N(tp, ent, nent, cent, sc->nent, 2) ||
+        !GIG_FWD_ROOM_N(tp, nxt, nnxt, cnxt, sc->nnxt, 2) ||
+        !GIG_FWD_ROOM_N(tp, rte, nrte, crte, sc->nrte, 1) ||
+        !GIG_FWD_ROOM_N(tp, via, nvia, cvia, sc->nvia, 1)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    for (i = 0; i < sc->nent; ++i) {
+        se                       = &sc->ent[i];
+        tp->ent[2 * tp->nent]     = gig_fwd_tmpl_code(b, t, se->v);
+        tp->ent[2 * tp->nent + 1] = se->nnext;
+        tp->nent++;
+        sc->slot[se->v]           = -1;
+        for (ni = se->first_next; ni >= 0; ni = sn->link) {
+            sn                        = &sc->nxt[ni];
+            tp->nxt[2 * tp->nnxt]     = gig_fwd_tmpl_code(b, t, sn->next);
+            tp->nxt[2 * tp->nnxt + 1] = sn->nroutes;
+            tp->nnxt++;
+            for (ri = sn->first_route; ri >= 0; ri = sr->link) {
+                sr                        = &sc->rte[ri];
+                tp->rte[tp->nrte].nvia     = sr->nvia[0] + sr->nvia[1];
+                tp->rte[tp->nrte].capacity = sr->capacity;
+                tp->nrte++;
+                for (f = 0; f < 2; ++f) {
+                    seq = (sr->nvia[f] > 0) ?
+                          gig_frags_seq(b->frags, sr->frag[f]) : NULL;
+                    for (k = 0; k < sr->nvia[f]; ++k) {
+                        tp->via[tp->nvia++] = gig_fwd_tmpl_code(b, t,
+                                                                seq[k]);
+                    }
+                }
+            }
+        }
+    }
+    sc->nent = sc->nnxt = sc->nrte = sc->nvia = 0;
+    return UCS_OK;
+}
+
+/* A coded vertex on the server whose vertices by index are sv */
+#define GIG_FWD_DECODE(_sv, _c)  (((_c) < 0) ? (_sv)[-1 - (_c)] : (_c))
+
+/* The template's entries on server s, in the final layout: next hops,
+ * routes and vertices at the cursors, advanced past them */
+static ucs_status_t gig_fwd_tmpl_emit(gig_fwd_build_t *b, int s,
+                                      gig_fwd_next_t **nexts_p,
+                                      gig_fwd_route_t **routes_p,
+                                      int **vbuf_p)
+{
+    const gig_fwd_tmpl_t *tp = &b->tmpl;
+    const int *sv            = b->sh->vert + b->sh->first[s];
+    const int *tv            = tp->via;
+    gig_fwd_next_t *nexts    = *nexts_p;
+    gig_fwd_route_t *routes  = *routes_p;
+    int *vbuf                = *vbuf_p;
+    gig_fwd_entry_t *e;
+    int i, n, r, k, v, ni = 0, ri = 0;
+
+    for (i = 0; i < tp->nent; ++i) {
+        v = GIG_FWD_DECODE(sv, tp->ent[2 * i]);
+        if (!gig_fwd_table_room(b, v)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        e        = &b->tab[v].entries[b->tab[v].nentries++];
+        e->dst   = b->dst;
+        e->nnext = tp->ent[2 * i + 1];
+        e->next  = nexts;
+        for (n = 0; n < e->nnext; ++n, ++ni) {
+            nexts->next    = GIG_FWD_DECODE(sv, tp->nxt[2 * ni]);
+            nexts->nroutes = tp->nxt[2 * ni + 1];
+            nexts->routes  = routes;
+            for (r = 0; r < nexts->nroutes; ++r, ++ri) {
+                routes->via      = vbuf;
+                routes->nvia     = tp->rte[ri].nvia;
+                routes->capacity = tp->rte[ri].capacity;
+                for (k = 0; k < routes->nvia; ++k) {
+                    *vbuf++ = GIG_FWD_DECODE(sv, *tv);
+                    ++tv;
+                }
+                ++routes;
+            }
+            ++nexts;
+        }
+    }
+    *nexts_p  = nexts;
+    *routes_p = routes;
+    *vbuf_p   = vbuf;
+    return UCS_OK;
+}
+
 
 /* The tables of the vertices that have entries, by vertex */
 static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
@@ -385,14 +590,42 @@ static int *gig_fwd_unique(const int *v, int n, int *n_p)
     return u;
 }
 
+static ucs_status_t gig_fwd_scratch_init(gig_fwd_scratch_t *sc, int nv)
+{
+    sc->slot = malloc((nv + 1) * sizeof(int));
+    if (sc->slot == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    memset(sc->slot, 0xff, (nv + 1) * sizeof(int));
+    return UCS_OK;
+}
+
+static void gig_fwd_scratch_cleanup(gig_fwd_scratch_t *sc)
+{
+    free(sc->log);
+    free(sc->ent);
+    free(sc->nxt);
+    free(sc->rte);
+    free(sc->slot);
+}
+
 static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
 {
     int v;
 
-    free(b->ent);
-    free(b->nxt);
-    free(b->rte);
-    free(b->slot);
+    gig_fwd_scratch_cleanup(&b->sc);
+    gig_fwd_scratch_cleanup(&b->csc);
+    free(b->tmpl.ent);
+    free(b->tmpl.nxt);
+    free(b->tmpl.rte);
+    free(b->tmpl.via);
+    free(b->cfirst);
+    free(b->cserv);
+    free(b->sfirst);
+    free(b->ssrc);
+    free(b->skey);
+    free(b->kfirst);
+    free(b->kend);
     if (b->tab != NULL) {
         for (v = 0; v < b->g->nv; ++v) {
             free(b->tab[v].entries);
@@ -401,8 +634,218 @@ static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
     free(b->tab);
 }
 
+/* Whether servers r and s have their sources at the same indices */
+static int gig_fwd_same_srcs(const gig_fwd_build_t *b, const int *srcs,
+                             int r, int s)
+{
+    int n = b->sfirst[r + 1] - b->sfirst[r];
+    int i;
+
+    if ((b->sh->rep[r] != b->sh->rep[s]) ||
+        (b->sfirst[s + 1] - b->sfirst[s] != n)) {
+        return 0;
+    }
+    for (i = 0; i < n; ++i) {
+        if (b->sh->local[srcs[b->ssrc[b->sfirst[r] + i]]] !=
+            b->sh->local[srcs[b->ssrc[b->sfirst[s] + i]]]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Classes of the servers with sources: the same shape, the sources at the
+ * same indices.  Only where every pair on two servers is split (none is
+ * cached as a pair) and the plan translates path sets between servers of
+ * one shape: then the up halves of a class are translations of each
+ * other.  Otherwise b->sh stays NULL and every pair is added as it is. */
+static ucs_status_t gig_fwd_classes(gig_fwd_build_t *b, gig_plan_t *plan,
+                                    const int *srcs, int nsrc)
+{
+    const gig_graph_t *g   = b->g;
+    const gig_shapes_t *sh = gig_plan_shapes(plan);
+    int ns                 = g->nservers;
+    int *sclass, *fill;
+    int i, s, c;
+
+    if (!gig_plan_splits(plan) || (gig_plan_ncross(plan) != 0) ||
+        (sh == NULL) || (ns <= 0)) {
+        return UCS_OK;
+    }
+    sclass    = malloc(ns * sizeof(int));
+    fill      = calloc(ns + 1, sizeof(int));
+    b->sfirst = calloc(ns + 1, sizeof(int));
+    b->cfirst = calloc(ns + 1, sizeof(int));
+    b->cserv  = malloc(ns * sizeof(int));
+    b->ssrc   = malloc((nsrc + 1) * sizeof(int));
+    b->skey   = malloc((nsrc + 1) * sizeof(int));
+    b->kfirst = malloc((nsrc + 1) * sizeof(int));
+    b->kend   = malloc((nsrc + 1) * sizeof(int));
+    if ((sclass == NULL) || (fill == NULL) || (b->sfirst == NULL) ||
+        (b->cfirst == NULL) || (b->cserv == NULL) || (b->ssrc == NULL) ||
+        (b->skey == NULL) || (b->kfirst == NULL) || (b->kend == NULL)) {
+        free(sclass);
+        free(fill);
+        return UCS_ERR_NO_MEMORY;
+    }
+    b->sh = sh;
+    /* the sources by server, in increasing order (srcs is sorted) */
+    for (i = 0; i < nsrc; ++i) {
+        if (srcs[i] != g->net) {
+            b->sfirst[g->v[srcs[i]].server + 1]++;
+        }
+    }
+    for (s = 0; s < ns; ++s) {
+        b->sfirst[s + 1] += b->sfirst[s];
+    }
+    for (i = 0; i < nsrc; ++i) {
+        if (srcs[i] != g->net) {
+            s = g->v[srcs[i]].server;
+            b->ssrc[b->sfirst[s] + fill[s]++] = i;
+        }
+    }
+    /* class of each server with sources: that of the first server alike */
+    for (s = 0; s < ns; ++s) {
+        sclass[s] = -1;
+        if (b->sfirst[s + 1] == b->sfirst[s]) {
+            continue;
+        }
+        for (c = 0; c < b->nclasses; ++c) {
+            if (gig_fwd_same_srcs(b, srcs, b->cserv[c], s)) {
+                break;
+            }
+        }
+        if (c == b->nclasses) {
+            b->cserv[b->nclasses++] = s;   /* first server of the class */
+        }
+        sclass[s] = c;
+        b->cfirst[c + 1]++;
+    }
+    for (c = 0; c < b->nclasses; ++c) {
+        b->cfirst[c + 1] += b->cfirst[c];
+    }
+    /* keys: a class's sources by their index in a server (fill: the
+     * class's first key; cserv[c]: its first server, so far) */
+    for (c = 0; c < b->nclasses; ++c) {
+        s         = b->cserv[c];
+        fill[c]   = b->nkeys;
+        b->nkeys += b->sfirst[s + 1] - b->sfirst[s];
+    }
+    memset(b->skey, 0xff, (nsrc + 1) * sizeof(int));
+    for (s = 0; s < ns; ++s) {
+        for (i = b->sfirst[s]; (sclass[s] >= 0) && (i < b->sfirst[s + 1]);
+             ++i) {
+            b->skey[b->ssrc[i]] = fill[sclass[s]] + i - b->sfirst[s];
+        }
+    }
+    memset(fill, 0, ns * sizeof(int));
+    for (s = 0; s < ns; ++s) {
+        if (sclass[s] >= 0) {
+            c = sclass[s];
+            b->cserv[b->cfirst[c] + fill[c]++] = s;
+        }
+    }
+    free(sclass);
+    free(fill);
+    return UCS_OK;
+}
+
+/* Toward the current destination d, the entries of the sources of each
+ * class on servers other than d's: merged on the first such server of the
+ * class, written out on all of them */
+static ucs_status_t gig_fwd_add_classes(gig_fwd_build_t *b, const int *srcs,
+                                        const gig_pathset_t **ups,
+                                        const gig_cut_t **ucuts,
+                                        const gig_pathset_t *down,
+                                        const gig_cut_t *dcut)
+{
+    const gig_fwd_tmpl_t *tp = &b->tmpl;
+    int dserver              = b->g->v[b->dst].server;
+    gig_fwd_next_t *nexts;
+    gig_fwd_route_t *routes;
+    ucs_status_t status;
+    int c, k, i, t, n;
+    int *vbuf;
+
+    for (c = 0; c < b->nclasses; ++c) {
+        k = b->cfirst[c];
+        if (b->cserv[k] == dserver) {
+            ++k;
+        }
+        if (k == b->cfirst[c + 1]) {
+            continue;
+        }
+        t = b->cserv[k];
+        for (i = b->sfirst[t]; i < b->sfirst[t + 1]; ++i) {
+            status = gig_fwd_add_split(b, &b->csc, GIG_FWD_UP,
+                                       ups[b->ssrc[i]], ucuts[b->ssrc[i]],
+                                       down, dcut);
+            if (status != UCS_OK) {
+                return status;
+            }
+        }
+        status = gig_fwd_tmpl_make(b, t);
+        if (status != UCS_OK) {
+            return status;
+        }
+        /* one block for the n servers it is written out on */
+        for (n = 0, i = k; i < b->cfirst[c + 1]; ++i) {
+            n += (b->cserv[i] != dserver);
+        }
+        nexts  = gig_arena_alloc(&b->fwd->arena,
+                                 (size_t)n * tp->nnxt * sizeof(*nexts));
+        routes = gig_arena_alloc(&b->fwd->arena,
+                                 (size_t)n * tp->nrte * sizeof(*routes));
+        vbuf   = gig_arena_alloc(&b->fwd->arena,
+                                 ((size_t)n * tp->nvia + 1) * sizeof(int));
+        if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        for (; k < b->cfirst[c + 1]; ++k) {
+            if (b->cserv[k] != dserver) {
+                status = gig_fwd_tmpl_emit(b, b->cserv[k], &nexts, &routes,
+                                           &vbuf);
+                if (status != UCS_OK) {
+                    return status;
+                }
+            }
+        }
+    }
+    return UCS_OK;
+}
+
+/* The additions of a source of a class on the destination's server: those
+ * logged for the first source of its key toward this destination (the
+ * same capacities on the same routes, so the same sums to the bit, without
+ * looking the routes up), else added and logged */
+static ucs_status_t gig_fwd_add_down(gig_fwd_build_t *b, int key,
+                                     const gig_pathset_t *up,
+                                     const gig_cut_t *ucut,
+                                     const gig_pathset_t *down,
+                                     const gig_cut_t *dcut)
+{
+    gig_fwd_scratch_t *sc = &b->sc;
+    ucs_status_t status;
+    int k;
+
+    if (b->kfirst[key] >= 0) {
+        for (k = b->kfirst[key]; k < b->kend[key]; ++k) {
+            sc->rte[sc->log[k].route].capacity += sc->log[k].capacity;
+        }
+        return UCS_OK;
+    }
+    b->kfirst[key] = sc->nlog;
+    sc->rec        = 1;
+    status         = gig_fwd_add_split(b, sc, GIG_FWD_DOWN, up, ucut, down,
+                                       dcut);
+    sc->rec        = 0;
+    b->kend[key]   = sc->nlog;
+    return status;
+}
+
 /* The tables of every (s, d) pair toward the current destination d: pairs
- * through the network from the halves' cuts, others from their path set */
+ * through the network from the halves' cuts (the entries on a class's
+ * servers by gig_fwd_add_classes), others from their path set */
 static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
                                     const int *srcs, int nsrc,
                                     const gig_pathset_t **ups,
@@ -416,6 +859,10 @@ static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
     ucs_status_t status;
     int i;
 
+    if (b->sh != NULL) {
+        memset(b->kfirst, 0xff, b->nkeys * sizeof(int));
+        b->sc.nlog = 0;
+    }
     for (i = 0; i < nsrc; ++i) {
         if (srcs[i] == d) {
             continue;   /* loopback never leaves the endpoint */
@@ -444,13 +891,26 @@ static ucs_status_t gig_fwd_add_dst(gig_fwd_build_t *b, gig_plan_t *plan,
                     return status;
                 }
             }
-            status = gig_fwd_add_split(b, ups[i], ucuts[i], down, dcut);
+            if (b->sh == NULL) {
+                status = gig_fwd_add_split(b, &b->sc,
+                                           GIG_FWD_UP | GIG_FWD_DOWN,
+                                           ups[i], ucuts[i], down, dcut);
+            } else {
+                status = gig_fwd_add_down(b, b->skey[i], ups[i], ucuts[i],
+                                          down, dcut);
+            }
         } else {
             status = gig_plan_paths(plan, srcs[i], d, &ps);
             if (status == UCS_OK) {
                 status = gig_fwd_add_pathset(b, plan, ps);
             }
         }
+        if (status != UCS_OK) {
+            return status;
+        }
+    }
+    if ((b->sh != NULL) && (down != NULL)) {
+        status = gig_fwd_add_classes(b, srcs, ups, ucuts, down, dcut);
         if (status != UCS_OK) {
             return status;
         }
@@ -485,16 +945,16 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
     ucuts   = calloc(nsrc + 1, sizeof(*ucuts));
     b.g     = g;
     b.frags = gig_plan_frags(plan);
-    b.slot    = malloc((g->nv + 1) * sizeof(int));
-    b.tab     = calloc(g->nv + 1, sizeof(*b.tab));
-    b.fwd     = calloc(1, sizeof(*b.fwd));
-    if ((b.fwd == NULL) || (b.slot == NULL) || (b.tab == NULL) ||
-        (srcs == NULL) ||
-        (dsts == NULL) || (ups == NULL) || (ucuts == NULL)) {
+    b.tab   = calloc(g->nv + 1, sizeof(*b.tab));
+    b.fwd   = calloc(1, sizeof(*b.fwd));
+    if ((b.fwd == NULL) || (b.tab == NULL) || (srcs == NULL) ||
+        (dsts == NULL) || (ups == NULL) || (ucuts == NULL) ||
+        (gig_fwd_scratch_init(&b.sc, g->nv) != UCS_OK) ||
+        (gig_fwd_scratch_init(&b.csc, g->nv) != UCS_OK) ||
+        (gig_fwd_classes(&b, plan, srcs, nsrc) != UCS_OK)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_free;
     }
-    memset(b.slot, 0xff, (g->nv + 1) * sizeof(int));
     for (j = 0; j < ndst; ++j) {
         b.dst       = dsts[j];
         b.dsts_left = ndst - j;

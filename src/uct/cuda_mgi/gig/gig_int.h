@@ -184,6 +184,9 @@ const gig_pathset_t *gig_plan_cached(const gig_plan_t *plan, int s, int t);
  * (gig_plan_paths), and how many such pairs are cached as pairs */
 int          gig_plan_splits(const gig_plan_t *plan);
 int          gig_plan_ncross(const gig_plan_t *plan);
+/* The servers' shapes if path sets are translated between servers of one
+ * shape, else NULL */
+const gig_shapes_t *gig_plan_shapes(const gig_plan_t *plan);
 
 /* Arena for results that live as long as their owner */
 typedef struct gig_arena_chunk gig_arena_chunk_t;

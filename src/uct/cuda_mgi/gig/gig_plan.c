@@ -516,6 +516,12 @@ int gig_plan_ncross(const gig_plan_t *plan)
     return plan->cache.hn;
 }
 
+const gig_shapes_t *gig_plan_shapes(const gig_plan_t *plan)
+{
+    return (plan->flags & (GIG_PLAN_F_PLAIN | GIG_PLAN_F_NO_SHAPES)) ?
+           NULL : &plan->shapes;
+}
+
 gig_frags_t *gig_plan_frags(gig_plan_t *plan)
 {
     return &plan->frags;
