@@ -56,28 +56,39 @@ static int mgi_tls_names(const char *tls, const char *tl)
  * key with that prefix on every version; a field of a transport's own table
  * matches it without the prefix before UCX 1.17 (`own_table`), with it from
  * 1.17 on. */
+/* UCP's setting KEY (its variable UCX_ENV_KEY) to VALUE in config, unless
+ * the user set UCX_ENV_KEY; WHY says what is lost where UCP refuses it */
+static void mgi_ucp_config_default(mgi_context_t *ctx, ucp_config_t *config,
+                                   const char *env_key, const char *key,
+                                   const char *value, const char *why)
+{
+    char env[80];
+    ucs_status_t status;
+
+    snprintf(env, sizeof(env), "UCX_%s", env_key);
+    if (getenv(env) != NULL) {
+        return;
+    }
+    status = ucp_config_modify(config, key, value);
+    if (status != UCS_OK) {
+        ucs_debug("mgi context %p: %s=%s refused by UCP (%s): %s", ctx,
+                  env_key, value, ucs_status_string(status), why);
+    }
+}
+
 static void mgi_ucp_config_tl(mgi_context_t *ctx, ucp_config_t *config,
                               const char *tl, const char *field,
                               int own_table, const char *value,
                               const char *why)
 {
     unsigned major, minor, release;
-    char key[64], env[80];
-    ucs_status_t status;
+    char key[64];
 
     snprintf(key, sizeof(key), "%s_%s", tl, field);
-    snprintf(env, sizeof(env), "UCX_%s", key);
-    if (getenv(env) != NULL) {
-        return;
-    }
     ucp_get_version(&major, &minor, &release);
-    status = ucp_config_modify(config,
-                               (!own_table || (major > 1) || (minor >= 17)) ?
-                               key : field, value);
-    if (status != UCS_OK) {
-        ucs_debug("mgi context %p: %s=%s refused by UCP (%s): %s", ctx, key,
-                  value, ucs_status_string(status), why);
-    }
+    mgi_ucp_config_default(ctx, config, key,
+                           (!own_table || (major > 1) || (minor >= 17)) ?
+                           key : field, value, why);
 }
 
 static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
@@ -100,13 +111,19 @@ static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
                       "the mover's copies go one by one");
 }
 
-/* Where ranks span hosts, cross-host traffic leaves through the NIC
- * nearest this process's GPU (the one current at context create), or the
- * CPU it runs on without a GPU, in this host's graph (mgi_route.c says
- * how): UCP's NET_DEVICES, which it reads at ucp_init only, names that
- * NIC's UCX devices. UCX_NET_DEVICES, where set, wins; a NIC without UCX
- * devices (no PCI function in sysfs, as a veth) leaves UCX's choice. */
-static void mgi_ucp_config_nic(mgi_context_t *ctx, ucp_config_t *config)
+/* UCP's settings for ranks that span hosts (none on one host), each
+ * unless the user set its UCX_ variable.
+ * - A rank of another host that ends is noticed through UCP's keepalive
+ *   (ranks of this host through the peer watch): at UCP's default round of
+ *   20 s the others waited about that long for their calls to fail, at
+ *   2 s they fail within about 2 s, for a few bytes a second an endpoint.
+ * - Cross-host traffic leaves through the NIC nearest this process's GPU
+ *   (the one current at context create), or the CPU it runs on without a
+ *   GPU, in this host's graph (mgi_route.c says how): UCP's NET_DEVICES,
+ *   which it reads at ucp_init only, names that NIC's UCX devices; a NIC
+ *   without UCX devices (no PCI function in sysfs, as a veth) leaves UCX's
+ *   choice. */
+static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config)
 {
     char devs[256], why[256], bus_id[32] = "";
     int dev = -1;
@@ -115,6 +132,10 @@ static void mgi_ucp_config_nic(mgi_context_t *ctx, ucp_config_t *config)
     if (ctx->host_peers >= ctx->size - 1) {
         return;   /* one host: no cross-host traffic */
     }
+    mgi_ucp_config_default(ctx, config, "KEEPALIVE_INTERVAL",
+                           "KEEPALIVE_INTERVAL", "2s",
+                           "a rank of another host that ends is noticed at "
+                           "UCP's own keepalive round");
     if (getenv("UCX_NET_DEVICES") != NULL) {
         ucs_debug("mgi context %p: cross-host traffic through "
                   "UCX_NET_DEVICES=%s as set", ctx, getenv("UCX_NET_DEVICES"));
@@ -521,19 +542,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
         mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", 0, "y",
                           "a rank that ends may abort the others");
     }
-    /* A rank of another host that ends is noticed through UCP's keepalive
-     * (ranks of this host through the peer watch): at UCP's default round
-     * of 20 s the others waited about that long for their calls to fail,
-     * at 2 s they fail within about 2 s, for a few bytes a second an
-     * endpoint. UCX_KEEPALIVE_INTERVAL, where set, wins. */
-    if ((ctx->host_peers < ctx->size - 1) &&
-        (getenv("UCX_KEEPALIVE_INTERVAL") == NULL) &&
-        (ucp_config_modify(config, "KEEPALIVE_INTERVAL", "2s") != UCS_OK)) {
-        ucs_debug("mgi context %p: KEEPALIVE_INTERVAL=2s refused by UCP: a "
-                  "rank of another host that ends is noticed at UCP's own "
-                  "keepalive round", ctx);
-    }
-    mgi_ucp_config_nic(ctx, config);
+    mgi_ucp_config_hosts(ctx, config);
     mgi_ucp_config_batch(ctx, config, tls_in);
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |

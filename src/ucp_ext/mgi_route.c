@@ -105,6 +105,18 @@ static void mgi_route_ifaces(mgi_route_rec_t *rec)
     closedir(dir);
 }
 
+/* The topology file of this host (the transport's setting, read the same
+ * way here), and this host's graph: that file where set, else discovery */
+static const char *mgi_route_topo_file(void)
+{
+    return getenv("UCX_CUDA_MGI_TOPO_FILE");
+}
+
+static ucs_status_t mgi_route_host_graph(gig_graph_t **g)
+{
+    return gig_graph_load(mgi_route_topo_file(), NULL, g);
+}
+
 /* The NUMA node of the CPU this thread runs on (its cpuN/nodeM entry in
  * sysfs); -1 where unknown */
 static int mgi_route_numa_here(void)
@@ -136,14 +148,13 @@ int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
                           const char *sysfs, char *buf, size_t len,
                           char *why, size_t wlen)
 {
-    const char *file = getenv("UCX_CUDA_MGI_TOPO_FILE");
     int numa = ((gpu_bus_id == NULL) && (cuda_dev < 0)) ?
                mgi_route_numa_here() : -1;
     int from, nic, n = 0;
     gig_graph_t *g;
 
     buf[0] = '\0';
-    if (gig_graph_load(file, NULL, &g) != UCS_OK) {
+    if (mgi_route_host_graph(&g) != UCS_OK) {
         snprintf(why, wlen, "this host's graph did not load");
         return 0;
     }
@@ -338,12 +349,11 @@ static void mgi_route_hosts(mgi_context_t *ctx, mgi_route_ctx_t *rc,
     }
 }
 
-/* This host's graph (topology file `file` where set, else discovery) as
- * topology text into *text_p (*len_p bytes) */
-static ucs_status_t mgi_route_host_text(mgi_route_ctx_t *rc, const char *file,
-                                        char **text_p, size_t *len_p)
+/* This host's graph as topology text into *text_p (*len_p bytes) */
+static ucs_status_t mgi_route_host_text(mgi_route_ctx_t *rc, char **text_p,
+                                        size_t *len_p)
 {
-    ucs_status_t status = gig_graph_load(file, NULL, &rc->host);
+    ucs_status_t status = mgi_route_host_graph(&rc->host);
     FILE *f;
 
     if (status != UCS_OK) {
@@ -363,7 +373,7 @@ static ucs_status_t mgi_route_host_text(mgi_route_ctx_t *rc, const char *file,
  * direct), said. */
 ucs_status_t mgi_route_init(mgi_context_t *ctx)
 {
-    const char *file = getenv("UCX_CUDA_MGI_TOPO_FILE");
+    const char *file = mgi_route_topo_file();
     mgi_route_rec_t mine, *recs = NULL;
     struct {
         int32_t  status;
@@ -402,7 +412,7 @@ ucs_status_t mgi_route_init(mgi_context_t *ctx)
         goto out;
     }
 
-    got.status = mgi_route_host_text(rc, file, &text, &len);
+    got.status = mgi_route_host_text(rc, &text, &len);
     got.len    = (got.status == UCS_OK) ? len : 0;
     status     = mgi_bootstrap_allgather(&ctx->bs, &got, gots, sizeof(got));
     if (status != UCS_OK) {
