@@ -151,7 +151,7 @@ static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config)
     }
     if (mgi_route_net_devices((bus_id[0] != '\0') ? bus_id : NULL, dev,
                               NULL, devs, sizeof(devs), why,
-                              sizeof(why)) == 0) {
+                              sizeof(why), &ctx->host_graph) == 0) {
         ucs_info("mgi context %p: cross-host traffic through UCX's own "
                  "choice of devices: %s", ctx, why);
         return;
@@ -615,6 +615,7 @@ err_worker:
 err_ucp:
     ucp_cleanup(ctx->ucp);
 err_arrays:
+    mgi_route_fini(ctx);   /* the host graph the NIC choice loaded */
     free(ctx->lanes);
     free(ctx->chs);
     free(ctx->peer_eps);

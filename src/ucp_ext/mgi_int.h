@@ -377,6 +377,9 @@ struct mgi_context {
                                           (mgi_region.c), under lock */
     mgi_route_ctx_t  *route;           /* the GIG plan (mgi_route.c), made
                                           at the first mgi_ch_create */
+    struct gig_graph *host_graph;      /* this host's graph where the NIC
+                                          choice loaded it at the create;
+                                          the plan takes it */
 };
 
 /* helpers for every layer (mgi_util.c) */
@@ -451,10 +454,13 @@ void         mgi_route_fini(mgi_context_t *ctx);
  * (PCI bus id gpu_bus_id, else CUDA ordinal cuda_dev; neither: the CPU it
  * runs on) in this host's graph, sysfs under `sysfs` (NULL: /sys), into
  * buf; the choice, or why there is none, into why. Returns how many
- * devices were named (0: leave UCX's choice). */
+ * devices were named (0: leave UCX's choice). The graph it loaded goes to
+ * *graph_p where given (the caller destroys it), so that the plan does not
+ * load it again. */
 int          mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
                                    const char *sysfs, char *buf, size_t len,
-                                   char *why, size_t wlen);
+                                   char *why, size_t wlen,
+                                   struct gig_graph **graph_p);
 int32_t      mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep);
 ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                                const int32_t *hvert, const uint8_t *gpu);

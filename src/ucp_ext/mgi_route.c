@@ -146,7 +146,7 @@ static int mgi_route_numa_here(void)
 
 int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
                           const char *sysfs, char *buf, size_t len,
-                          char *why, size_t wlen)
+                          char *why, size_t wlen, gig_graph_t **graph_p)
 {
     int numa = ((gpu_bus_id == NULL) && (cuda_dev < 0)) ?
                mgi_route_numa_here() : -1;
@@ -180,7 +180,11 @@ int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
                      "no device of its PCI function in sysfs that is not down");
         }
     }
-    gig_graph_destroy(g);
+    if (graph_p != NULL) {
+        *graph_p = g;
+    } else {
+        gig_graph_destroy(g);
+    }
     return n;
 }
 
@@ -349,13 +353,21 @@ static void mgi_route_hosts(mgi_context_t *ctx, mgi_route_ctx_t *rc,
     }
 }
 
-/* This host's graph as topology text into *text_p (*len_p bytes) */
-static ucs_status_t mgi_route_host_text(mgi_route_ctx_t *rc, char **text_p,
+/* This host's graph as topology text into *text_p (*len_p bytes): the
+ * graph the context's create loaded where it did, else loaded now */
+static ucs_status_t mgi_route_host_text(mgi_context_t *ctx,
+                                        mgi_route_ctx_t *rc, char **text_p,
                                         size_t *len_p)
 {
-    ucs_status_t status = mgi_route_host_graph(&rc->host);
+    ucs_status_t status = UCS_OK;
     FILE *f;
 
+    if (ctx->host_graph != NULL) {
+        rc->host        = ctx->host_graph;
+        ctx->host_graph = NULL;
+    } else {
+        status = mgi_route_host_graph(&rc->host);
+    }
     if (status != UCS_OK) {
         return status;
     }
@@ -412,7 +424,7 @@ ucs_status_t mgi_route_init(mgi_context_t *ctx)
         goto out;
     }
 
-    got.status = mgi_route_host_text(rc, &text, &len);
+    got.status = mgi_route_host_text(ctx, rc, &text, &len);
     got.len    = (got.status == UCS_OK) ? len : 0;
     status     = mgi_bootstrap_allgather(&ctx->bs, &got, gots, sizeof(got));
     if (status != UCS_OK) {
@@ -463,6 +475,10 @@ void mgi_route_fini(mgi_context_t *ctx)
     mgi_route_ctx_t *rc = ctx->route;
     int h;
 
+    if (ctx->host_graph != NULL) {
+        gig_graph_destroy(ctx->host_graph);
+        ctx->host_graph = NULL;
+    }
     if (rc == NULL) {
         return;
     }
