@@ -41,9 +41,8 @@
 #                 checks count + checksum; cudaMemcpyPeerAsync of the same
 #                 bytes in the same run; prints the ratio
 #   sorter_*      sorter micro-benchmark (paper §6.6) on one GPU, loopback:
-#                 per-block vs one global stage ring; sorter writes in
-#                 segment order (c2, the default), coalesced by target
-#                 (c1) or per tuple (c0)
+#                 per-block vs one global stage ring (the sorter writes in
+#                 segment order)
 #   shuffle_*     exchange between two endpoints by partition key, each
 #                 checking count + checksum of what it received
 #   *_groups*     MGI_TEST_STAGE_GROUPS: a stage ring per destination in each
@@ -402,10 +401,8 @@ MGI_SORTER_BLOCKS=8 step send_bw_64B_2proc_8sorters 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test bench -s 64 -n 4194304 -b 32 -T $T
 
 for r in per-block global; do
-    for c in 2 1 0; do
-        step sorter_${r}_c$c 100 mgi_gpu_test sorter -r $r -c $c \
-            -s 64 -n 4194304 -b 32 -T $T
-    done
+    step sorter_${r} 100 mgi_gpu_test sorter -r $r -s 64 -n 4194304 -b 32 \
+        -T $T
 done
 
 # the same with the settings measured for GPU endpoints (src/ucp_ext/
@@ -431,10 +428,8 @@ step send_bw_64B_2proc_wide 100 "${wide[@]}" mgi_launch -n 2 -t 95 -- \
 step send_bw_64B_1proc_wide 100 "${wide[@]}" mgi_gpu_test bench -l 2 \
     -s 64 -n 67108864 -b 128 -T $T
 for r in per-block global; do
-    for c in 2 1 0; do
-        step sorter_${r}_c${c}_tuned 100 "${tuned[@]}" mgi_gpu_test \
-            sorter -r $r -c $c -s 64 -n 16777216 -b 32 -T $T
-    done
+    step sorter_${r}_tuned 100 "${tuned[@]}" mgi_gpu_test sorter -r $r \
+        -s 64 -n 16777216 -b 32 -T $T
 done
 
 # the workloads program's MGI variant (bench/workloads), 1/16 GiB of

@@ -73,7 +73,7 @@ static void usage(void)
             "peer_dies|copy_sizes "
             "[-l LOCAL_EPS] "
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
-            "[-r per-block|global] [-c 2|1|0] [-R block|thread] [-F] "
+            "[-r per-block|global] [-R block|thread] [-F] "
             "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE] "
             "[-C ROUNDS] [-H] [-D] [-L LAND_PCT]\n");
     exit(2);
