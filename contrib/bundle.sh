@@ -134,13 +134,13 @@ copy_program "$out" "$top/test/.libs/gtest_cuda_mgi" "$top/test/gtest_cuda_mgi" 
 copy_program "$out" "$top/bench/workloads/mgi_workloads" || true
 copy_program "$out" "$top/bench/workloads/mgi_mgg" || true
 copy_program "$out" "$top/bench/workloads/mgi_proact" || true
-copy_program "$out" "$top/test/ucp_ext/gpu_ring_test" || true
+copy_program "$out" "$top/test/mgi/gpu_ring_test" || true
 copy_program "$out" "$top/examples/.libs/shuffle" "$top/examples/shuffle" ||
     true
-copy_program "$out" "$top/test/ucp_ext/.libs/mgi_gpu_test" || true
-copy_program "$out" "$top/test/ucp_ext/.libs/mgi_launch" \
-                    "$top/test/ucp_ext/mgi_launch" || true
-cp "$top/test/ucp_ext/gpu-suite.sh" "$out/run/mgi-gpu-suite.sh"
+copy_program "$out" "$top/test/mgi/.libs/mgi_gpu_test" || true
+copy_program "$out" "$top/test/mgi/.libs/mgi_launch" \
+                    "$top/test/mgi/mgi_launch" || true
+cp "$top/test/mgi/gpu-suite.sh" "$out/run/mgi-gpu-suite.sh"
 cp "$top/bench/workloads/run.sh" "$out/run/workloads.sh"
 cp "$top/bench/workloads/plot.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/contrib/gpu-sanitize.sh" \

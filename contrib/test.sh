@@ -4,7 +4,7 @@
 # only) and build, then `make check` (CPU: the module loads and configures,
 # the planner, the channels), then, where the machine has a GPU, the GPU
 # suites (every byte checked): the transport's gtest, and for this tree the
-# channels' (test/ucp_ext/gpu-suite.sh, from a bundle of it).
+# channels' (test/mgi/gpu-suite.sh, from a bundle of it).
 #
 #   UCX 1.13.1 (Debian's)  in this tree
 #   UCX 1.22.0             in a copy of it, $MGI_DEPS/tree-VERSION, from
@@ -103,7 +103,7 @@ check() {  # LABEL TREE
                     "$deps/mgi-gpu-suite" || rc=1
         fi
     else
-        echo "SKIPPED: $label: GPU suites (test/gtest_cuda_mgi, test/ucp_ext/gpu-suite.sh): needs a GPU, this machine has none"
+        echo "SKIPPED: $label: GPU suites (test/gtest_cuda_mgi, test/mgi/gpu-suite.sh): needs a GPU, this machine has none"
         gpu_skip=1
     fi
     results=$(find "$tree/test" "$tree/src" "$tree/bench" -name '*.trs' \
