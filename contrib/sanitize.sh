@@ -6,7 +6,7 @@
 # ($MGI_DEPS/tree-asan), so that it runs beside this tree's build and check.
 # The transport module itself is loaded by UCX, which is not built with
 # ASan: it is not part of this stage (its range checks are, through
-# test_cuda_mgi_config's copy of them; see test/Makefile.am).
+# test_cuda_mgi_config's copy of them; see test/uct/Makefile.am).
 #
 #   contrib/sanitize.sh          after contrib/setup.sh built this tree
 #
