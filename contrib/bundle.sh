@@ -129,18 +129,19 @@ for d in ucp uct ucs ucm; do
         cp -a "$ucx/include/$d" "$out/include/"
     fi
 done
-copy_program "$out" "$top/test/.libs/gtest_cuda_mgi" "$top/test/gtest_cuda_mgi" ||
-    die "no test/gtest_cuda_mgi: build this tree (make) first"
+copy_program "$out" "$top/test/uct/.libs/gtest_cuda_mgi" \
+                    "$top/test/uct/gtest_cuda_mgi" ||
+    die "no test/uct/gtest_cuda_mgi: build this tree (make) first"
 copy_program "$out" "$top/bench/workloads/mgi_workloads" || true
 copy_program "$out" "$top/bench/workloads/mgi_mgg" || true
 copy_program "$out" "$top/bench/workloads/mgi_proact" || true
-copy_program "$out" "$top/test/ucp_ext/gpu_ring_test" || true
+copy_program "$out" "$top/test/mgi/gpu_ring_test" || true
 copy_program "$out" "$top/examples/.libs/shuffle" "$top/examples/shuffle" ||
     true
-copy_program "$out" "$top/test/ucp_ext/.libs/mgi_gpu_test" || true
-copy_program "$out" "$top/test/ucp_ext/.libs/mgi_launch" \
-                    "$top/test/ucp_ext/mgi_launch" || true
-cp "$top/test/ucp_ext/gpu-suite.sh" "$out/run/mgi-gpu-suite.sh"
+copy_program "$out" "$top/test/mgi/.libs/mgi_gpu_test" || true
+copy_program "$out" "$top/test/mgi/.libs/mgi_launch" \
+                    "$top/test/mgi/mgi_launch" || true
+cp "$top/test/mgi/gpu-suite.sh" "$out/run/mgi-gpu-suite.sh"
 cp "$top/bench/workloads/run.sh" "$out/run/workloads.sh"
 cp "$top/bench/workloads/plot.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/contrib/gpu-sanitize.sh" \
@@ -149,11 +150,11 @@ cp "$top/contrib/gpu-suite.sh" "$top/contrib/gpu-sanitize.sh" \
 finish_bundle "$out"
 # Open MPI and the MPI test, where this tree built it (configure found
 # Debian's Open MPI): the GPU suite runs it beside cuda_ipc
-if [ -x "$top/test/mpi/mgi_mpi_test" ]; then
+if [ -x "$top/test/uct/mpi/mgi_mpi_test" ]; then
     "$top/contrib/mpi-bundle.sh" "$out" ||
         die "contrib/mpi-bundle.sh $out failed"
 else
-    echo "bundle: no test/mpi/mgi_mpi_test (configure found no Open MPI):" \
+    echo "bundle: no test/uct/mpi/mgi_mpi_test (configure found no Open MPI):" \
          "the bundle has no MPI test" >&2
 fi
 
@@ -168,9 +169,9 @@ for tree in "$deps"/tree-*; do
     v=$(ucx_version "$tucx")
     [ "$v" != "$main_v" ] || continue
     copy_ucx "$tucx" "$out-$v"
-    copy_program "$out-$v" "$tree/test/.libs/gtest_cuda_mgi" \
-                 "$tree/test/gtest_cuda_mgi" ||
-        die "no test/gtest_cuda_mgi in $tree: build it (make) first"
+    copy_program "$out-$v" "$tree/test/uct/.libs/gtest_cuda_mgi" \
+                 "$tree/test/uct/gtest_cuda_mgi" ||
+        die "no test/uct/gtest_cuda_mgi in $tree: build it (make) first"
     cp "$top/contrib/gpu-suite.sh" "$out-$v/run/"
     finish_bundle "$out-$v"
 done

@@ -17,8 +17,8 @@
 #                           OPAL_SYSCONFDIR and PMIx's install folders,
 #                           which relocate Open MPI, and PATH and
 #                           LD_LIBRARY_PATH with BUNDLE's UCX first
-#   BUNDLE/bin/mgi_mpi_test the test program (test/mpi)
-#   BUNDLE/run/mpi-gpu.sh   test/mpi/run-gpu.sh
+#   BUNDLE/bin/mgi_mpi_test the test program (test/uct/mpi)
+#   BUNDLE/run/mpi-gpu.sh   test/uct/mpi/run-gpu.sh
 #
 # BUNDLE is the folder contrib/bundle.sh made (its lib/ holds UCX with
 # cuda_mgi), default `bundle` in this tree; or any folder, whose env.sh
@@ -26,7 +26,7 @@
 #
 # Usage: contrib/mpi-bundle.sh [BUNDLE]
 #        (after contrib/setup.sh and make: Open MPI's Debian packages
-#        installed, test/mpi/mgi_mpi_test built)
+#        installed, test/uct/mpi/mgi_mpi_test built)
 #
 set -euo pipefail
 
@@ -41,7 +41,7 @@ for p in $packages; do
     dpkg -s "$p" >/dev/null 2>&1 ||
         die "Debian package $p is not installed (apt-get install openmpi-bin libopenmpi-dev)"
 done
-prog=$top/test/mpi/mgi_mpi_test
+prog=$top/test/uct/mpi/mgi_mpi_test
 [ -x "$prog" ] || die "no $prog: build this tree (make) with Open MPI installed"
 
 # --- Open MPI's files, at their Debian paths below one prefix ---------------
@@ -114,7 +114,7 @@ ENV
 
 # --- the test program and its GPU script --------------------------------------
 cp "$prog" "$out/bin/"
-cp "$top/test/mpi/run-gpu.sh" "$out/run/mpi-gpu.sh"
+cp "$top/test/uct/mpi/run-gpu.sh" "$out/run/mpi-gpu.sh"
 
 echo "[mpi-bundle] $ompi: Open MPI $version, $(du -sb "$ompi" |
     awk '{printf "%.1f MiB", $1 / 1048576}'), $(ls "$ompi/lib/deps" | wc -l) \

@@ -6,7 +6,7 @@
 # ($MGI_DEPS/tree-asan), so that it runs beside this tree's build and check.
 # The transport module itself is loaded by UCX, which is not built with
 # ASan: it is not part of this stage (its range checks are, through
-# test_cuda_mgi_config's copy of them; see test/Makefile.am).
+# test_cuda_mgi_config's copy of them; see test/uct/Makefile.am).
 #
 #   contrib/sanitize.sh          after contrib/setup.sh built this tree
 #
@@ -62,6 +62,6 @@ export LSAN_OPTIONS=suppressions=$top/contrib/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 rc=0
 make -C "$tree/test/gig" -k -j"$jobs" check || rc=1
-make -C "$tree/test/ucp_ext" -k -j"$jobs" check || rc=1
+make -C "$tree/test/mgi" -k -j"$jobs" check || rc=1
 echo "sanitize: make check under ASan + UBSan: exit $rc after $((SECONDS - start)) s"
 exit $rc

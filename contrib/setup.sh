@@ -2,8 +2,8 @@
 #
 # Set up everything cuda_mgi builds against, then build and install it:
 #   1. Debian packages: compilers, autotools, hwloc, numactl, rdma-core,
-#      googletest, rsync, Open MPI (test/mpi); nvml.h and libnvidia-ml from
-#      Debian's non-free section.
+#      googletest, rsync, Open MPI (test/uct/mpi); nvml.h and libnvidia-ml
+#      from Debian's non-free section.
 #   2. UCX with CUDA, built from $MGI_DEPS/src/ucx-VERSION and installed
 #      into $MGI_DEPS/ucx-VERSION: Debian 12's `ucx` source package (1.13.1)
 #      by default, or the UCX source tree or tarball MGI_UCX_SRC names.

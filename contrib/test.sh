@@ -4,7 +4,7 @@
 # only) and build, then `make check` (CPU: the module loads and configures,
 # the planner, the channels), then, where the machine has a GPU, the GPU
 # suites (every byte checked): the transport's gtest, and for this tree the
-# channels' (test/ucp_ext/gpu-suite.sh, from a bundle of it).
+# channels' (test/mgi/gpu-suite.sh, from a bundle of it).
 #
 #   UCX 1.13.1 (Debian's)  in this tree
 #   UCX 1.22.0             in a copy of it, $MGI_DEPS/tree-VERSION, from
@@ -93,7 +93,7 @@ check() {  # LABEL TREE
     ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
     if [ "${ngpus:-0}" -ge 1 ]; then
         say "== $label: GPU suite ($ngpus GPUs)"
-        "$tree/test/gtest_cuda_mgi" || rc=1
+        "$tree/test/uct/gtest_cuda_mgi" || rc=1
         # the channels' GPU suite runs from a bundle of this tree (its
         # programs in one folder, their libraries by rpath)
         if [ "$tree" = "$top" ]; then
@@ -103,7 +103,7 @@ check() {  # LABEL TREE
                     "$deps/mgi-gpu-suite" || rc=1
         fi
     else
-        echo "SKIPPED: $label: GPU suites (test/gtest_cuda_mgi, test/ucp_ext/gpu-suite.sh): needs a GPU, this machine has none"
+        echo "SKIPPED: $label: GPU suites (test/uct/gtest_cuda_mgi, test/mgi/gpu-suite.sh): needs a GPU, this machine has none"
         gpu_skip=1
     fi
     results=$(find "$tree/test" "$tree/src" "$tree/bench" -name '*.trs' \

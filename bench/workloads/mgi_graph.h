@@ -1,6 +1,6 @@
 /**
  * The MGG and PROACT workloads' data, free of CUDA so it is tested on the
- * CPU (test_mgi_graph.c):
+ * CPU (test/workloads/test_mgi_graph.c):
  *   - an R-MAT power-law graph, each edge a pure function of (seed, edge
  *     number), vertex ids scrambled by a bijection, in CSR by destination;
  *   - its partition over G GPUs into contiguous vertex ranges balanced by

@@ -6,7 +6,7 @@
 
 set -u
 UCX_PREFIX=${UCX_PREFIX:?UCX_PREFIX is not set (run through make check)}
-MGI_DEPS=${MGI_DEPS:-$(cd "$(dirname "$0")/../.." && pwd)/.deps}
+MGI_DEPS=${MGI_DEPS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.deps}
 UCX_INFO=$UCX_PREFIX/bin/ucx_info
 
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then

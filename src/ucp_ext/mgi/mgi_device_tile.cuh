@@ -419,7 +419,7 @@ __device__ static inline unsigned mgi_dev_send_tile_batch_w(
 
 /* The next word's message q and place rm in it, nt words on (nt = sq *
  * wpm + sr, rm < wpm): q = w / wpm without a division. Host and device
- * (test/ucp_ext/device_host_check.cu checks it on the host). */
+ * (test/mgi/device_host_check.cu checks it on the host). */
 __host__ __device__ static __forceinline__ void mgi_dev_tile_carry(
         uint32_t *q, uint32_t *rm, uint32_t sq, uint32_t sr, uint32_t wpm)
 {

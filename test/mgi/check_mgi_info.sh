@@ -1,7 +1,7 @@
 #!/bin/sh
 # mgi_info -c: libmgi's settings, their help, and what a context would
 # refuse (a removed setting, a value out of range), said with exit status 2.
-# Run by make check from test/ucp_ext with MGI_INFO set to the program.
+# Run by make check from test/mgi with MGI_INFO set to the program.
 info=${MGI_INFO:-../../src/ucp_ext/mgi_info}
 fail=0
 out=$(mktemp)

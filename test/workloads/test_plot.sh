@@ -2,10 +2,11 @@
 #
 # JSON written by the report code parses, and plot.py turns it into PNGs
 # (skipped, status 77, where matplotlib is missing; $PYTHON picks the
-# interpreter).
+# interpreter).  plot.py is bench/workloads' ($MGI_BENCH: bench/).
 #
 set -eu
 py=${PYTHON:-python3}
+plot=${MGI_BENCH:-$(dirname "$0")/../../bench}/workloads/plot.py
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mgi_wl_plot.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/json"
@@ -15,7 +16,7 @@ for f in "$dir"/json/*.json; do
         { echo "FAIL: $f is not JSON"; exit 1; }
 done
 echo "PASS: $(ls "$dir"/json/*.json | wc -l) JSON files parse"
-"$py" "$(dirname "$0")/plot.py" --table "$dir/json" > "$dir/table.txt"
+"$py" "$plot" --table "$dir/json" > "$dir/table.txt"
 grep -q '^exchange  -     ucx_mgi' "$dir/table.txt" &&
     grep -q '^groupby   -     single' "$dir/table.txt" &&
     grep -q 'absent: MGI channels' "$dir/table.txt" &&
@@ -26,7 +27,7 @@ if ! "$py" -c 'import matplotlib' 2>/dev/null; then
     echo "SKIP: plot.py (no matplotlib for $py)"
     exit 77
 fi
-"$py" "$(dirname "$0")/plot.py" "$dir/png" "$dir/json"
+"$py" "$plot" "$dir/png" "$dir/json"
 for f in exchange_2gpu groupby_2gpu join_2gpu zipf_exchange_2gpu; do
     [ -s "$dir/png/$f.png" ] || { echo "FAIL: no $f.png"; exit 1; }
 done

@@ -16,7 +16,7 @@
 #   - refusals: a bad option (status 2), --mem cuda without a GPU (77) and
 #     a wait that cannot end (4, the call named), each with its message.
 #
-. "$(dirname "$0")/../check/common.sh"
+. "$(dirname "$0")/../../check/common.sh"
 
 prog=${MGI_MPI_TEST:-}
 args=${MGI_MPI_ARGS:---size 1:1M --iterations 10 --warmup 2 all}

@@ -8,13 +8,13 @@
 # (main, test base, helpers, mem_buffer, watchdog), uct_test.cc and
 # uct_p2p_test.cc, plus the UCX test sources the inst_*.cc files include.
 #
-# Usage: test/ucx_gtest/build.sh [-o OUTDIR] [-p PREFIX] [-b BUNDLE] UCX_TREE
+# Usage: test/uct/ucx_gtest/build.sh [-o OUTDIR] [-p PREFIX] [-b BUNDLE] UCX_TREE
 #
 #   UCX_TREE   a configured and built UCX tree (1.22), with CUDA
 #   -p PREFIX  link against PREFIX/lib, that tree's `make install`, instead
 #              of the tree's own libraries (the tests use UCX internals: the
 #              libraries must come from the build of UCX_TREE)
-#   -o OUTDIR  objects and binary (default: test/ucx_gtest/build)
+#   -o OUTDIR  objects and binary (default: test/uct/ucx_gtest/build)
 #   -b BUNDLE  also install the stripped binary into a bundle made by
 #              contrib/bundle.sh (BUNDLE/bin, $ORIGIN rpaths) and run.sh
 #              as BUNDLE/run/ucx-gtest.sh; the bundle must carry the same

@@ -5,11 +5,15 @@
 # aggregation over 2 and 3 ranks and PROACT's push and bulk, every answer
 # checked against the CPU reference ("checked=yes"); then the command
 # lines' refusals (status 2, a line naming the option and the value).
+# The programs are those built in bench/workloads ($MGI_WL_BUILD, which
+# make check sets).
 #
 set -u
 rc=0
 export UCX_WARN_UNUSED_ENV_VARS=n MGI_TEST_GPU_DEFAULTS=0 MGI_TIMEOUT_MS=60000
-for p in ./mgi_mgg ./mgi_proact; do
+wl=${MGI_WL_BUILD:-../../bench/workloads}
+mgg=$wl/mgi_mgg proact=$wl/mgi_proact
+for p in "$mgg" "$proact"; do
     [ -x "$p" ] || { echo "SKIP: no $p"; exit 77; }
 done
 run() {  # the name, the transports, then the command; every line checked
@@ -24,11 +28,11 @@ run() {  # the name, the transports, then the command; every line checked
         echo "FAIL: $name (exit $st)"; printf '%s\n' "$out" | tail -20; rc=1
     fi
 }
-run "mgg --cpu 2 ranks sm" sm,self ./mgi_mgg --cpu --gpus 2 --scale 10 --dim 32
-run "mgg --cpu 3 ranks tcp" tcp,self ./mgi_mgg --cpu --gpus 3 --scale 9 \
+run "mgg --cpu 2 ranks sm" sm,self "$mgg" --cpu --gpus 2 --scale 10 --dim 32
+run "mgg --cpu 3 ranks tcp" tcp,self "$mgg" --cpu --gpus 3 --scale 9 \
     --dim 20 --ps 3 --dist 0
-run "proact --cpu sm" sm,self ./mgi_proact --cpu --mib 2 --tiles 16K,512K
-run "proact --cpu tcp" tcp,self ./mgi_proact --cpu --mib 1 --tiles 64K \
+run "proact --cpu sm" sm,self "$proact" --cpu --mib 2 --tiles 16K,512K
+run "proact --cpu tcp" tcp,self "$proact" --cpu --mib 1 --tiles 64K \
     --work 1
 bad() {  # what the error must say, the program, then the arguments
     want=$1; shift
@@ -40,16 +44,16 @@ bad() {  # what the error must say, the program, then the arguments
         echo "FAIL: $* -> exit $st, said: $out"; rc=1
     fi
 }
-bad "--dim 0: not a whole number from 1 to 256" ./mgi_mgg --dim 0
-bad "--gpus x: not a whole number" ./mgi_mgg --gpus x
-bad "--ps 33: not a whole number from 1 to 32" ./mgi_mgg --ps 33
-bad "no variant 'foo'" ./mgi_mgg --variant region,foo
-bad "exceeds 200 KiB: lower --ps" ./mgi_mgg --ps 32 --dim 256
-bad "usage:" ./mgi_mgg --scale
-bad "--mib 0: not a whole number from 1" ./mgi_proact --mib 0
-bad "'3K' is not a power of two" ./mgi_proact --tiles 16K,3K
-bad "is not a multiple of the tile" ./mgi_proact --mib 1 --tiles 2M
-bad "--variant stores needs GPUs" ./mgi_proact --cpu --variant stores
-bad "--bw needs GPUs" ./mgi_proact --cpu --bw
-bad "usage:" ./mgi_proact --bogus 1
+bad "--dim 0: not a whole number from 1 to 256" "$mgg" --dim 0
+bad "--gpus x: not a whole number" "$mgg" --gpus x
+bad "--ps 33: not a whole number from 1 to 32" "$mgg" --ps 33
+bad "no variant 'foo'" "$mgg" --variant region,foo
+bad "exceeds 200 KiB: lower --ps" "$mgg" --ps 32 --dim 256
+bad "usage:" "$mgg" --scale
+bad "--mib 0: not a whole number from 1" "$proact" --mib 0
+bad "'3K' is not a power of two" "$proact" --tiles 16K,3K
+bad "is not a multiple of the tile" "$proact" --mib 1 --tiles 2M
+bad "--variant stores needs GPUs" "$proact" --cpu --variant stores
+bad "--bw needs GPUs" "$proact" --cpu --bw
+bad "usage:" "$proact" --bogus 1
 exit $rc

@@ -3,10 +3,11 @@
 # mgi_workloads' command line on the CPU: a value that is not one of its
 # option's (a word for a number, out of range, a variant or operation that
 # does not exist) ends the program with status 2 and a line naming the
-# option and the value, before anything starts.
+# option and the value, before anything starts.  The program is the one
+# built in bench/workloads ($MGI_WL_BUILD, which make check sets).
 #
 set -u
-w=./mgi_workloads
+w=${MGI_WL_BUILD:-../../bench/workloads}/mgi_workloads
 rc=0
 [ -x "$w" ] || { echo "SKIP: no $w"; exit 77; }
 bad() {  # what the error must say, then the arguments

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad UCX_CUDA_MGI_* values are refused by UCX's parser with a message that
 # names the variable and the expected syntax; good values are taken.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../check/common.sh"
 
 refused() {  # VAR VALUE EXPECTED-TEXT
     local out

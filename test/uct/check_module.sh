@@ -2,7 +2,7 @@
 # UCX loads cuda_mgi by itself (no LD_PRELOAD, no UCX_MODULE_DIR): the module
 # is installed where UCX looks, UCX opens it, its component answers, and its
 # configuration shows in ucx_info.  With a GPU, ucx_info -d lists it.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../check/common.sh"
 
 module=$UCX_PREFIX/lib/ucx/libuct_cuda_mgi.so.0
 if [ -e "$module" ]; then pass "installed: $module"; else fail "not installed: $module"; fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 #
-# bench/compare.py on the fixtures of bench/fixtures: an unchanged run
+# bench/compare.py on the fixtures in test/workloads/fixtures: an unchanged run
 # passes, a run whose figures dropped (or whose answer was wrong) fails and
 # names them, a wider band lets the same drop pass, and results of
 # different kinds are refused.  Python 3's standard library only ($PYTHON,
@@ -17,8 +17,8 @@
 #
 set -u
 py=${PYTHON:-python3}
-bench=$(cd "$(dirname "$0")/.." && pwd)
-fx=$bench/fixtures
+bench=${MGI_BENCH:-$(dirname "$0")/../../bench}
+fx=$(dirname "$0")/fixtures
 "$py" -c 'import json' 2>/dev/null || { echo "SKIP: no $py"; exit 77; }
 [ -f "$bench/compare.py" ] && [ -d "$fx" ] ||
     { echo "SKIP: no $bench/compare.py or $fx"; exit 77; }

@@ -2,7 +2,7 @@
 #
 # Run UCX's generic UCT tests on cuda_mgi (ucx_gtest_cuda_mgi, see build.sh)
 # on a GPU node, from a bundle (bundle/run/ucx-gtest.sh, the binary in
-# bundle/bin) or from the source tree (test/ucx_gtest/build).
+# bundle/bin) or from the source tree (test/uct/ucx_gtest/build).
 #
 # Usage: run.sh [-o OUTDIR] [-t INSTANCES] [-w SECONDS] [-a] [-l] [-- ARGS]
 #

@@ -12,8 +12,8 @@
 # From a bundle (contrib/bundle.sh, then contrib/mpi-bundle.sh) as
 # run/mpi-gpu.sh: bin/mgi_mpi_test, the bundle's UCX in lib/ and the
 # relocated Open MPI in openmpi/ (its env.sh) beside it.  From a source
-# tree: test/mpi/mgi_mpi_test, the UCX of MGI_UCX (a prefix; default the
-# tree's .deps/ucx) and the mpirun on the PATH.
+# tree: test/uct/mpi/mgi_mpi_test, the UCX of MGI_UCX (a prefix; default
+# the tree's .deps/ucx) and the mpirun on the PATH.
 #
 # OUTDIR gets, for each transport T:
 #   T.txt         the program's output (the tables)
@@ -43,7 +43,7 @@ if [ -x "$here/../bin/mgi_mpi_test" ]; then
     fi
 else
     prog=$here/mgi_mpi_test
-    export MGI_UCX=${MGI_UCX:-$here/../../.deps/ucx}
+    export MGI_UCX=${MGI_UCX:-$here/../../../.deps/ucx}
     export LD_LIBRARY_PATH="$MGI_UCX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 [ -x "$prog" ] || { echo "run-gpu.sh: no mgi_mpi_test at $prog" >&2; exit 2; }
