@@ -81,11 +81,12 @@ if [[ gtest =~ $parts ]]; then
     [ $rc -eq 0 ] || { echo "FAIL gtest under memcheck (exit $rc)"; bad=$((bad + 1)); }
 fi
 
-# The channels' steps: one regex a tool.  Steps whose kernels need another
-# kernel of the same process running beside them (the sorter beside the
-# user's, or one process's kernels on two GPUs exchanging) did not end
-# within their limits under any tool, even with small data; the ring tests
-# and the two-process steps on direct rings (each process one kernel) do.
+# The channels' steps: one regex a tool.  The steps through the sorters and
+# movers (a sorter kernel beside the user's) did not end within their
+# limits under any tool, even one process on one GPU with 20 000 tuples and
+# 300 s; two kernels of one process do run side by side under each tool
+# (with CUDA_MODULE_LOADING=EAGER), so that is not the cause, which is not
+# known.  The ring tests and the two-process steps on direct rings end.
 # BUDGET_S is for MGI_SUITE_SLOW=3 and grows with it.
 suite() {  # TOOL BUDGET_S REGEX
     [[ $1 =~ $parts ]] || return 0
