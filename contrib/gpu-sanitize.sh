@@ -87,7 +87,8 @@ fi
 # 300 s; two kernels of one process do run side by side under each tool
 # (with CUDA_MODULE_LOADING=EAGER), so that is not the cause.  They stop
 # inside the first mgi_ch_create, after the plan; host waits on mapped
-# memory and cudaMalloc beside a running kernel do not stop under the tool.
+# memory, cudaMalloc, and copies on another stream with its
+# synchronization beside a running kernel do not stop under the tool.
 # The ring tests and the two-process steps on direct rings end.
 # BUDGET_S is for MGI_SUITE_SLOW=3 and grows with it.
 suite() {  # TOOL BUDGET_S REGEX
