@@ -58,6 +58,8 @@ typedef struct mgi_gpu_ep {
     int              device;
     cudaStream_t     ctl;           /* table updates */
     cudaStream_t     stream;        /* the sorter kernel */
+    cudaEvent_t      ctl_done;      /* recorded on ctl by each wait */
+    cudaEvent_t      sorter_done;   /* recorded after the sorter's launch */
     mgi_gpu_dep_t    *dep;          /* device */
     mgi_gpu_status_t *status;       /* mapped host memory */
     mgi_ring_t       **stage;       /* device array of stage rings */
@@ -153,6 +155,8 @@ ucs_status_t mgi_gpu_enter(mgi_ep_t *ep, mgi_gpu_dev_guard_t *g);
 void         mgi_gpu_leave(mgi_gpu_dev_guard_t *g);
 ucs_status_t mgi_gpu_poke_nb(mgi_ep_t *ep, void *dev, const void *src,
                              size_t len);
+ucs_status_t mgi_gpu_event_wait(mgi_ep_t *ep, cudaEvent_t ev,
+                                uint64_t deadline_ns, const char *what);
 ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep);
 ucs_status_t mgi_gpu_poke(mgi_ep_t *ep, void *dev, const void *src,
                           size_t len);

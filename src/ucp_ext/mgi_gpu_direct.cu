@@ -46,8 +46,7 @@ ucs_status_t mgi_gpu_ch_direct_done(mgi_ep_t *ep, mgi_channel_t *ch,
                                    ch->id, ep->id);
         }
         if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                                   "channel %u ep %u", ch->id, ep->id);
+            status = mgi_gpu_ctl_sync(ep);
         }
         mgi_gpu_leave(&guard);
         for (i = 0; (status == UCS_OK) && (i < m); ++i) {
@@ -147,8 +146,7 @@ ucs_status_t mgi_gpu_ch_direct_in(mgi_ep_t *ep, mgi_channel_t *ch,
                                    "channel %u ep %u", ch->id, ep->id);
         }
         if (status == UCS_OK) {
-            status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                                   "channel %u ep %u", ch->id, ep->id);
+            status = mgi_gpu_ctl_sync(ep);
         }
         mgi_gpu_leave(&guard);
         memcpy(ipc, gc->din_ipc, sizeof(hd));
@@ -343,8 +341,7 @@ ucs_status_t mgi_gpu_ch_landed(mgi_ep_t *ep, mgi_channel_t *ch,
                                ep->id);
     }
     if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                               "channel %u ep %u", ch->id, ep->id);
+        status = mgi_gpu_ctl_sync(ep);
     }
     mgi_gpu_leave(&guard);
     if (status == UCS_OK) {

@@ -14,6 +14,7 @@
 
 #include <cuda_runtime.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,36 @@ ucs_status_t mgi_gpu_poke_nb(mgi_ep_t *ep, void *dev, const void *src,
     return status;
 }
 
+/* Wait until the work before event ev is done, or the deadline passed
+ * (UCS_ERR_TIMED_OUT, named by `what`). The event is polled rather than
+ * the stream synchronized: cudaStreamSynchronize has no bound, and under
+ * compute-sanitizer it returns for a stream with a kernel only once the
+ * whole device is idle, which it never is while a persistent sorter runs;
+ * an event's query sees the stream's own progress. */
+ucs_status_t mgi_gpu_event_wait(mgi_ep_t *ep, cudaEvent_t ev,
+                                uint64_t deadline_ns, const char *what)
+{
+    cudaError_t e;
+
+    while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
+        if (mgi_time_ns() > deadline_ns) {
+            ucs_error("mgi ep %u: %s not done within MGI_TIMEOUT_MS "
+                      "(%u ms)", ep->id, what, ep->ctx->params.timeout_ms);
+            return UCS_ERR_TIMED_OUT;
+        }
+        sched_yield();
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        ucs_error("mgi ep %u: %s failed: " MGI_CUDA_ERR_FMT, ep->id, what,
+                  MGI_CUDA_ERR_ARGS(e));
+        return UCS_ERR_IO_ERROR;
+    }
+    return UCS_OK;
+}
+
+/* Wait, within the context's timeout, for the work queued on the
+ * endpoint's control stream so far. */
 ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
@@ -73,8 +104,14 @@ ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep)
 
     status = mgi_gpu_enter(ep, &guard);
     if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
+        status = MGI_CUDA_CALL(cudaEventRecord(g->ctl_done, g->ctl),
+                               "ep %u", ep->id);
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_event_wait(ep, g->ctl_done, mgi_time_ns() +
+                                    (uint64_t)ep->ctx->params.timeout_ms *
+                                    1000000ull,
+                                    "the control stream's table writes");
     }
     mgi_gpu_leave(&guard);
     return status;
@@ -196,8 +233,7 @@ void *mgi_gpu_ring_create(mgi_ep_t *ep, const void *image, size_t len,
         status = mgi_gpu_ring_load(ep, (char*)ring + k * each, img);
     }
     if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
+        status = mgi_gpu_ctl_sync(ep);
     }
     mgi_gpu_leave(&guard);
     if (status != UCS_OK) {
@@ -322,8 +358,7 @@ void *mgi_gpu_dev_zalloc(mgi_ep_t *ep, size_t len)
                                "ep %u", ep->id);
     }
     if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u",
-                               ep->id);
+        status = mgi_gpu_ctl_sync(ep);
     }
     mgi_gpu_leave(&guard);
     if (status != UCS_OK) {

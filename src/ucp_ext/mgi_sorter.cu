@@ -46,7 +46,11 @@
  * (mgi_gpu_dev_free) and freed once it stopped (mgi_ep_delete,
  * mgi_context_destroy), and applications use streams
  * (cudaStreamSynchronize) and CUDA_MODULE_LOADING=EAGER (lazy loading of
- * a later kernel may wait for the sorter too).
+ * a later kernel may wait for the sorter too). libmgi's own waits poll an
+ * event recorded on the stream, with a bound (mgi_gpu_event_wait): under
+ * compute-sanitizer a stream's synchronization returns for a stream with
+ * a kernel only once the device is idle, and an event's query does not
+ * wait for that.
  */
 #include "mgi_int.h"
 #include "mgi_gpu.h"
@@ -103,6 +107,17 @@ __global__ void mgi_sorter_kernel(const mgi_gpu_dep_t *d, uint32_t seg_cap)
 }
 
 /* --------------------------------------------------------------- host */
+
+/* The endpoint's events (either may be unmade after a partial create). */
+static void mgi_gpu_events_destroy(mgi_gpu_ep_t *g)
+{
+    if (g->ctl_done != NULL) {
+        cudaEventDestroy(g->ctl_done);
+    }
+    if (g->sorter_done != NULL) {
+        cudaEventDestroy(g->sorter_done);
+    }
+}
 
 /* The endpoint's device tables (cudaFree of NULL is a no-op: also after a
  * partial allocation). Only with no sorter running on them. */
@@ -244,6 +259,16 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
     if (status != UCS_OK) {
         goto err_ctl;
     }
+    /* waits poll these (mgi_gpu_event_wait), with a bound */
+    if ((MGI_CUDA_CALL(cudaEventCreateWithFlags(&g->ctl_done,
+                                                cudaEventDisableTiming),
+                       "ep %u", ep->id) != UCS_OK) ||
+        (MGI_CUDA_CALL(cudaEventCreateWithFlags(&g->sorter_done,
+                                                cudaEventDisableTiming),
+                       "ep %u", ep->id) != UCS_OK)) {
+        status = UCS_ERR_NO_RESOURCE;
+        goto err_stream;
+    }
     g->status = (mgi_gpu_status_t*)mgi_gpu_host_alloc(ep, sizeof(*g->status));
     g->dhdr   = (mgi_dring_t*)mgi_gpu_host_alloc(ep, MGI_GPU_DHDR_RINGS *
                                                      sizeof(*g->dhdr));
@@ -304,8 +329,7 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
                            (int)g->smem), "ep %u", ep->id) != UCS_OK) ||
         /* never cudaDeviceSynchronize: another endpoint's persistent
          * sorter may run on this device */
-        (MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl), "ep %u", ep->id) !=
-         UCS_OK)) {
+        (mgi_gpu_ctl_sync(ep) != UCS_OK)) {
         status = UCS_ERR_NO_MEMORY;
         goto err_mem;
     }
@@ -317,6 +341,7 @@ err_mem:
     mgi_gpu_host_free(g->status);
     mgi_gpu_host_free(g->dhdr);
 err_stream:
+    mgi_gpu_events_destroy(g);
     cudaStreamDestroy(g->stream);
 err_ctl:
     cudaStreamDestroy(g->ctl);
@@ -359,6 +384,7 @@ void mgi_gpu_ep_fini(mgi_ep_t *ep)
             cudaFree(g->dch_slot[i]); /* NULL: nothing */
         }
         mgi_gpu_ep_free_tables(g);
+        mgi_gpu_events_destroy(g);
         cudaStreamDestroy(g->stream);
         cudaStreamDestroy(g->ctl);
     }
@@ -460,6 +486,10 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
         status = MGI_CUDA_CALL(cudaGetLastError(), "ep %u: sorter launch",
                                ep->id);
     }
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaEventRecord(g->sorter_done, g->stream),
+                               "ep %u: after the sorter launch", ep->id);
+    }
     mgi_gpu_leave(&guard);
     if (status != UCS_OK) {
         return status;
@@ -469,10 +499,10 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
      * started would leave rings without a consumer */
     deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
     while ((started = mgi_gpu_started(g)) < g->nblocks) {
-        if (cudaStreamQuery(g->stream) != cudaErrorNotReady) {
+        if (cudaEventQuery(g->sorter_done) != cudaErrorNotReady) {
             ucs_error("mgi ep %u: sorter kernel ended at start: "
                       MGI_CUDA_ERR_FMT, ep->id,
-                      MGI_CUDA_ERR_ARGS(cudaStreamQuery(g->stream)));
+                      MGI_CUDA_ERR_ARGS(cudaEventQuery(g->sorter_done)));
             g->running = 0;
             return UCS_ERR_IO_ERROR;
         }
@@ -656,7 +686,7 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
     uint64_t deadline;
-    cudaError_t e;
+    ucs_status_t status;
     unsigned i;
 
     if ((g == NULL) || !g->running) {
@@ -666,18 +696,12 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
     __sync_synchronize();
     deadline = mgi_time_ns() +
                (uint64_t)ep->ctx->params.timeout_ms * 1000000ull;
-    while ((e = cudaStreamQuery(g->stream)) == cudaErrorNotReady) {
-        if (mgi_time_ns() > deadline) {
-            ucs_error("mgi ep %u: sorter kernel did not stop within %u ms; "
-                      "its device memory is not freed", ep->id,
-                      ep->ctx->params.timeout_ms);
-            return; /* leave running = 1: nothing is freed under it */
-        }
-        usleep(100);
-    }
-    if (e != cudaSuccess) {
-        ucs_error("mgi ep %u: sorter kernel failed: " MGI_CUDA_ERR_FMT,
-                  ep->id, MGI_CUDA_ERR_ARGS(e));
+    status   = mgi_gpu_event_wait(ep, g->sorter_done, deadline,
+                                  "the sorter kernel's stop");
+    if (status == UCS_ERR_TIMED_OUT) {
+        ucs_error("mgi ep %u: the sorter's device memory is not freed",
+                  ep->id);
+        return; /* leave running = 1: nothing is freed under it */
     }
     mgi_gpu_sorter_report(ep);
     for (i = 0; i < g->nblocks; ++i) {
@@ -1069,8 +1093,7 @@ ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
                            "channel %u ep %u", ch->id, ep->id);
     }
     if (status == UCS_OK) {
-        status = MGI_CUDA_CALL(cudaStreamSynchronize(g->ctl),
-                               "channel %u ep %u", ch->id, ep->id);
+        status = mgi_gpu_ctl_sync(ep);
     }
     mgi_gpu_leave(&guard);
     if (status != UCS_OK) {

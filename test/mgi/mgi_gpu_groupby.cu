@@ -121,7 +121,9 @@ static int groupby_round(mgi_context_h ctx, const opts &o,
                                    e->stream));
         CHECK_CUDA(cudaMemsetAsync(e->sum, 0, o.keys * sizeof(*e->sum),
                                    e->stream));
-        CHECK_CUDA(cudaStreamSynchronize(e->stream));
+        if (wait_stream(e->stream, 30, "zeroing the aggregates") != 0) {
+            return 0;
+        }
     }
     barrier(ctx);
     t0 = now_s();

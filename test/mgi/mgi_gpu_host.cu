@@ -15,20 +15,32 @@ double now_s(void)
 }
 
 /* Wait for a stream, bounded, without cudaStreamSynchronize's unbounded
- * block (a lost tuple would hang it). */
+ * block (a lost tuple would hang it), through an event recorded on it (on
+ * the stream's device): under compute-sanitizer a stream's
+ * synchronization returns for a stream with a kernel only once the whole
+ * device is idle, which it never is while a sorter runs. */
 int wait_stream(cudaStream_t s, double timeout_s, const char *what)
 {
     double t0 = now_s();
+    int dev, prev;
+    cudaEvent_t ev;
     cudaError_t e;
 
-    while ((e = cudaStreamQuery(s)) == cudaErrorNotReady) {
+    CHECK_CUDA(cudaGetDevice(&prev));
+    CHECK_CUDA(cudaStreamGetDevice(s, &dev));
+    CHECK_CUDA(cudaSetDevice(dev));
+    CHECK_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    CHECK_CUDA(cudaEventRecord(ev, s));
+    while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
         if (now_s() - t0 > timeout_s) {
             fprintf(stderr, "rank %d: TIMEOUT: %s not done after %.0f s\n",
                     g_rank, what, timeout_s);
-            return -1;
+            return -1;   /* the event stays: the stream still has it */
         }
         usleep(100);
     }
+    cudaEventDestroy(ev);
+    CHECK_CUDA(cudaSetDevice(prev));
     if (e != cudaSuccess) {
         fprintf(stderr, "rank %d: %s: %s\n", g_rank, what,
                 cudaGetErrorString(e));

@@ -88,17 +88,13 @@ int run_peer_dies(const opts &o)
     t0 = now_s();
     peer_dies_kernel<<<1, 32, 0, e.stream>>>(e.h, (int)MGI_EP_ID(1, 0), out);
     CHECK_CUDA(cudaGetLastError());
-    while (cudaStreamQuery(e.stream) == cudaErrorNotReady) {
-        if (now_s() - t0 > 20) {
-            printf("peer_dies rank 0: the kernel still waits after 20 s: "
-                   "FAIL\n");
-            fflush(stdout);
-            _exit(1);
-        }
-        usleep(1000);
+    if (wait_stream(e.stream, 20, "the kernel's wait for rank 1") != 0) {
+        printf("peer_dies rank 0: the kernel still waits after 20 s: "
+               "FAIL\n");
+        fflush(stdout);
+        _exit(1);
     }
     took = now_s() - t0;
-    CHECK_CUDA(cudaStreamSynchronize(e.stream));
     t0 = now_s();
     mgi_context_destroy(ctx);
     destroy = now_s() - t0;
