@@ -81,26 +81,34 @@ if [[ gtest =~ $parts ]]; then
     [ $rc -eq 0 ] || { echo "FAIL gtest under memcheck (exit $rc)"; bad=$((bad + 1)); }
 fi
 
-# The channels' steps: one regex a tool.  The steps through the sorters and
-# movers (a sorter kernel beside the user's) did not end within their
-# limits under any tool, even one process on one GPU with 20 000 tuples and
-# 300 s; two kernels of one process do run side by side under each tool
-# (with CUDA_MODULE_LOADING=EAGER), so that is not the cause.  They stop
-# inside the first mgi_ch_create, after the plan; host waits on mapped
-# memory, cudaMalloc, and copies on another stream with its
-# synchronization beside a running kernel do not stop under the tool.
-# The ring tests and the two-process steps on direct rings end.
+# The channels' steps: the ring tests, two processes on direct rings, and
+# the sorters' path (a persistent sorter kernel beside the user's, in one
+# process and in two).  Two things of the tools meet a persistent kernel:
+#  - a stream's synchronization returns for a stream with a kernel only
+#    once the whole device is idle, which it never is while a sorter runs; libmgi and the
+#    test programs wait on events instead (mgi_gpu_event_wait,
+#    wait_stream), which see the stream's own progress;
+#  - memcheck knows the allocations that existed when a kernel was
+#    launched: the sorter's reads of rings and mirrors that a channel
+#    allocates later are reported out of bounds though they are inside
+#    them (probe_late shows it with a 4-byte buffer).  So memcheck checks
+#    the channels' steps with the sorter kernel left out (every other
+#    kernel and every CUDA call checked); synccheck and racecheck, which
+#    check barriers and shared memory, check it too.
 # BUDGET_S is for MGI_SUITE_SLOW=3 and grows with it.
-suite() {  # TOOL BUDGET_S REGEX
-    [[ $1 =~ $parts ]] || return 0
-    echo "== channels: mgi-gpu-suite.sh under $1"
-    rm -rf "${out:?}/$1"
-    MGI_SUITE_WRAP="$cs --tool $1 ${opts[*]}" \
-    MGI_SUITE_BUDGET_S=$(($2 * MGI_SUITE_SLOW / 3)) \
-        mgi-gpu-suite.sh "$here/bin" "$out/$1" "$3" > "$out/$1.txt" 2>&1
+suite() {  # TOOL BUDGET_S REGEX [TOOL OPTIONS...]
+    local tool=$1 budget=$2 regex=$3 label=$1
+    shift 3
+    [[ $tool =~ $parts ]] || return 0
+    echo "== channels: mgi-gpu-suite.sh under $tool"
+    rm -rf "${out:?}/$label"
+    MGI_SUITE_WRAP="$cs --tool $tool ${opts[*]} $*" \
+    MGI_SUITE_BUDGET_S=$((budget * MGI_SUITE_SLOW / 3)) \
+        mgi-gpu-suite.sh "$here/bin" "$out/$label" "$regex" \
+        > "$out/$label.txt" 2>&1
     local rc=$? log
-    grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT)' "$out/$1.txt"
-    for log in "$out/$1"/*.log; do
+    grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT)' "$out/$label.txt"
+    for log in "$out/$label"/*.log; do
         [ -e "$log" ] || continue
         echo "  $(basename "$log" .log): $(grep -h 'ERROR SUMMARY' "$log" | head -1)"
         findings "$log" || rc=$((rc + 1))
@@ -108,8 +116,10 @@ suite() {  # TOOL BUDGET_S REGEX
     bad=$((bad + rc))
 }
 two='peer_dies_2proc_defaults|groupby_2proc_defaults_thread_recv'
-suite memcheck 170 "^(ring_thread|ring_warp|ring_block|$two)\$"
-suite racecheck 110 "^(ring_block|$two)\$"
-suite synccheck 110 "^(ring_block|$two)\$"
+sorters='groupby_1proc_2gpu|groupby_2proc'
+suite memcheck 300 "^(ring_thread|ring_warp|ring_block|$two|$sorters)\$" \
+    --kernel-name-exclude kns=mgi_sorter_kernel
+suite racecheck 240 "^(ring_block|$two|$sorters)\$"
+suite synccheck 240 "^(ring_block|$two|$sorters)\$"
 echo "gpu-sanitize: $bad step(s) with findings or failures"
 exit $bad
