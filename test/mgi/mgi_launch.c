@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mgi_test_port.h"
+
 #define MAX_RANKS 64
 /* long enough for the survivors of a rank that ends mid-job to notice and
  * report it (they see its connections end within a second or two) */
@@ -52,26 +54,6 @@ static void job_token(void)
     setenv("MGI_JOB_TOKEN", hex, 1);
 }
 
-static int free_port(void)
-{
-    struct sockaddr_in sa;
-    socklen_t len = sizeof(sa);
-    int fd, port;
-
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family      = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if ((fd < 0) || (bind(fd, (struct sockaddr*)&sa, sizeof(sa)) != 0) ||
-        (getsockname(fd, (struct sockaddr*)&sa, &len) != 0)) {
-        perror("mgi_launch: free port");
-        exit(1);
-    }
-    port = ntohs(sa.sin_port);
-    close(fd);
-    return port;
-}
-
 int main(int argc, char **argv)
 {
     pid_t pids[MAX_RANKS];
@@ -96,7 +78,8 @@ int main(int argc, char **argv)
     }
 
     job_token();
-    snprintf(addr, sizeof(addr), "127.0.0.1:%d", free_port());
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d",
+             mgi_test_free_port("mgi_launch"));
     snprintf(size_s, sizeof(size_s), "%d", nranks);
     for (i = 0; i < nranks; ++i) {
         pid = fork();

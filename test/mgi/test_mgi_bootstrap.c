@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mgi_test_port.h"
+
 #define TOKEN "0123456789abcdef0123456789abcdef"
 
 static int failures;
@@ -51,26 +53,6 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int free_port(void)
-{
-    struct sockaddr_in sa;
-    socklen_t len = sizeof(sa);
-    int fd, port;
-
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family      = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if ((bind(fd, (struct sockaddr*)&sa, sizeof(sa)) != 0) ||
-        (getsockname(fd, (struct sockaddr*)&sa, &len) != 0)) {
-        perror("free port");
-        exit(1);
-    }
-    port = ntohs(sa.sin_port);
-    close(fd);
-    return port;
 }
 
 static mgi_context_params_t params_of(int rank, int size, const char *addr,
@@ -187,7 +169,8 @@ static void strangers_refused_job_goes_on(void)
     mgi_boot_hello_t h, reply;
     char addr[64], wrong[] = "fedcba9876543210fedcba9876543210";
     uint8_t wrong_tok[MGI_BOOT_TOKEN_MAX];
-    int port = free_port(), idle, fd, i, n, rc, tried = 0;
+    int port = mgi_test_free_port("test_mgi_bootstrap");
+    int idle, fd, i, n, rc, tried = 0;
     char log0[] = "/tmp/mgi_boot_log0_XXXXXX";
     pid_t r0, r1, r2;
     double t0;
@@ -262,7 +245,8 @@ static void misconfigured_rank_fails_job(int other_size, int other_rank,
 {
     char log0[] = "/tmp/mgi_boot_log0_XXXXXX";
     char log1[] = "/tmp/mgi_boot_log1_XXXXXX";
-    int port = free_port(), rc0, rc1;
+    int port = mgi_test_free_port("test_mgi_bootstrap");
+    int rc0, rc1;
     char addr[64];
     pid_t r0, r1, r1b = -1;
     double t0 = now_s();
