@@ -85,9 +85,9 @@ fi
 # the sorters' path (a persistent sorter kernel beside the user's, in one
 # process and in two).  Two things of the tools meet a persistent kernel:
 #  - a stream's synchronization returns for a stream with a kernel only
-#    once the whole device is idle, which it never is while a sorter runs; libmgi and the
-#    test programs wait on events instead (mgi_gpu_event_wait,
-#    wait_stream), which see the stream's own progress;
+#    once the whole device is idle, which it never is while a sorter
+#    runs; libmgi and the test programs wait on events instead
+#    (mgi_gpu_event_wait, wait_stream), which see the stream's progress;
 #  - memcheck knows the allocations that existed when a kernel was
 #    launched: the sorter's reads of rings and mirrors that a channel
 #    allocates later are reported out of bounds though they are inside
@@ -97,18 +97,18 @@ fi
 #    check barriers and shared memory, check it too.
 # BUDGET_S is for MGI_SUITE_SLOW=3 and grows with it.
 suite() {  # TOOL BUDGET_S REGEX [TOOL OPTIONS...]
-    local tool=$1 budget=$2 regex=$3 label=$1
+    local tool=$1 budget=$2 regex=$3
     shift 3
     [[ $tool =~ $parts ]] || return 0
     echo "== channels: mgi-gpu-suite.sh under $tool"
-    rm -rf "${out:?}/$label"
+    rm -rf "${out:?}/$tool"
     MGI_SUITE_WRAP="$cs --tool $tool ${opts[*]} $*" \
     MGI_SUITE_BUDGET_S=$((budget * MGI_SUITE_SLOW / 3)) \
-        mgi-gpu-suite.sh "$here/bin" "$out/$label" "$regex" \
-        > "$out/$label.txt" 2>&1
+        mgi-gpu-suite.sh "$here/bin" "$out/$tool" "$regex" \
+        > "$out/$tool.txt" 2>&1
     local rc=$? log
-    grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT)' "$out/$label.txt"
-    for log in "$out/$label"/*.log; do
+    grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT)' "$out/$tool.txt"
+    for log in "$out/$tool"/*.log; do
         [ -e "$log" ] || continue
         echo "  $(basename "$log" .log): $(grep -h 'ERROR SUMMARY' "$log" | head -1)"
         findings "$log" || rc=$((rc + 1))

@@ -156,7 +156,7 @@ void         mgi_gpu_leave(mgi_gpu_dev_guard_t *g);
 ucs_status_t mgi_gpu_poke_nb(mgi_ep_t *ep, void *dev, const void *src,
                              size_t len);
 ucs_status_t mgi_gpu_event_wait(mgi_ep_t *ep, cudaEvent_t ev,
-                                uint64_t deadline_ns, const char *what);
+                                const char *what);
 ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep);
 ucs_status_t mgi_gpu_poke(mgi_ep_t *ep, void *dev, const void *src,
                           size_t len);

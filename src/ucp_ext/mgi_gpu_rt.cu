@@ -66,21 +66,25 @@ ucs_status_t mgi_gpu_poke_nb(mgi_ep_t *ep, void *dev, const void *src,
     return status;
 }
 
-/* Wait until the work before event ev is done, or the deadline passed
- * (UCS_ERR_TIMED_OUT, named by `what`). The event is polled rather than
- * the stream synchronized: cudaStreamSynchronize has no bound, and under
- * compute-sanitizer it returns for a stream with a kernel only once the
- * whole device is idle, which it never is while a persistent sorter runs;
- * an event's query sees the stream's own progress. */
+/* Wait, within MGI_TIMEOUT_MS, until the work before event ev is done
+ * (UCS_ERR_TIMED_OUT, naming `what`, past it). The event is polled rather
+ * than the stream synchronized: cudaStreamSynchronize has no bound, and
+ * under compute-sanitizer it returns for a stream with a kernel only once
+ * the whole device is idle, which it never is while a persistent sorter
+ * runs; an event's query sees the stream's own progress. */
 ucs_status_t mgi_gpu_event_wait(mgi_ep_t *ep, cudaEvent_t ev,
-                                uint64_t deadline_ns, const char *what)
+                                const char *what)
 {
+    const unsigned timeout_ms = ep->ctx->params.timeout_ms;
+    const uint64_t deadline   = mgi_time_ns() +
+                                (uint64_t)timeout_ms * 1000000ull;
     cudaError_t e;
 
     while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
-        if (mgi_time_ns() > deadline_ns) {
-            ucs_error("mgi ep %u: %s not done within MGI_TIMEOUT_MS "
-                      "(%u ms)", ep->id, what, ep->ctx->params.timeout_ms);
+        if (mgi_time_ns() > deadline) {
+            ucs_error("mgi ep %u: %s not done within MGI_TIMEOUT_MS=%u; "
+                      "raise it where the GPU runs slowed (a sanitizer, a "
+                      "shared GPU)", ep->id, what, timeout_ms);
             return UCS_ERR_TIMED_OUT;
         }
         sched_yield();
@@ -94,8 +98,8 @@ ucs_status_t mgi_gpu_event_wait(mgi_ep_t *ep, cudaEvent_t ev,
     return UCS_OK;
 }
 
-/* Wait, within the context's timeout, for the work queued on the
- * endpoint's control stream so far. */
+/* Wait, within MGI_TIMEOUT_MS, for the work queued on the endpoint's
+ * control stream so far. */
 ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
@@ -108,9 +112,7 @@ ucs_status_t mgi_gpu_ctl_sync(mgi_ep_t *ep)
                                "ep %u", ep->id);
     }
     if (status == UCS_OK) {
-        status = mgi_gpu_event_wait(ep, g->ctl_done, mgi_time_ns() +
-                                    (uint64_t)ep->ctx->params.timeout_ms *
-                                    1000000ull,
+        status = mgi_gpu_event_wait(ep, g->ctl_done,
                                     "the control stream's table writes");
     }
     mgi_gpu_leave(&guard);

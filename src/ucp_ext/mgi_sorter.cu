@@ -421,6 +421,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     ucs_status_t status;
     uint64_t deadline;
     unsigned i, started;
+    cudaError_t e;
 
     memset(&dep, 0, sizeof(dep));
     dep.id           = ep->id;
@@ -499,10 +500,9 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
      * started would leave rings without a consumer */
     deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
     while ((started = mgi_gpu_started(g)) < g->nblocks) {
-        if (cudaEventQuery(g->sorter_done) != cudaErrorNotReady) {
+        if ((e = cudaEventQuery(g->sorter_done)) != cudaErrorNotReady) {
             ucs_error("mgi ep %u: sorter kernel ended at start: "
-                      MGI_CUDA_ERR_FMT, ep->id,
-                      MGI_CUDA_ERR_ARGS(cudaEventQuery(g->sorter_done)));
+                      MGI_CUDA_ERR_FMT, ep->id, MGI_CUDA_ERR_ARGS(e));
             g->running = 0;
             return UCS_ERR_IO_ERROR;
         }
@@ -685,7 +685,6 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
 void mgi_gpu_sorter_stop(mgi_ep_t *ep)
 {
     mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    uint64_t deadline;
     ucs_status_t status;
     unsigned i;
 
@@ -694,10 +693,8 @@ void mgi_gpu_sorter_stop(mgi_ep_t *ep)
     }
     g->status->stop = 1;
     __sync_synchronize();
-    deadline = mgi_time_ns() +
-               (uint64_t)ep->ctx->params.timeout_ms * 1000000ull;
-    status   = mgi_gpu_event_wait(ep, g->sorter_done, deadline,
-                                  "the sorter kernel's stop");
+    status = mgi_gpu_event_wait(ep, g->sorter_done,
+                                "the sorter kernel's stop");
     if (status == UCS_ERR_TIMED_OUT) {
         ucs_error("mgi ep %u: the sorter's device memory is not freed",
                   ep->id);

@@ -22,7 +22,7 @@ double now_s(void)
 int wait_stream(cudaStream_t s, double timeout_s, const char *what)
 {
     double t0 = now_s();
-    int dev, prev;
+    int dev, prev, rc = 0;
     cudaEvent_t ev;
     cudaError_t e;
 
@@ -35,18 +35,19 @@ int wait_stream(cudaStream_t s, double timeout_s, const char *what)
         if (now_s() - t0 > timeout_s) {
             fprintf(stderr, "rank %d: TIMEOUT: %s not done after %.0f s\n",
                     g_rank, what, timeout_s);
-            return -1;   /* the event stays: the stream still has it */
+            rc = -1;
+            break;
         }
         usleep(100);
     }
-    cudaEventDestroy(ev);
-    CHECK_CUDA(cudaSetDevice(prev));
-    if (e != cudaSuccess) {
+    if ((rc == 0) && (e != cudaSuccess)) {
         fprintf(stderr, "rank %d: %s: %s\n", g_rank, what,
                 cudaGetErrorString(e));
-        return -1;
+        rc = -1;
     }
-    return 0;
+    cudaEventDestroy(ev);   /* a pending one is released once reached */
+    CHECK_CUDA(cudaSetDevice(prev));
+    return rc;
 }
 
 void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,

@@ -1,8 +1,8 @@
 /**
  * A free TCP port of the loopback for a test's bootstrap address (the
- * kernel picks it; it is free again once this returns, so a race with
- * another program is possible and harmless for tests). Exits with a
- * message naming `who` when no socket can be had.
+ * kernel picks it; it is free again once this returns, so another
+ * program may take it first, and the test then fails on its bind). Exits
+ * with a message naming `who` when no socket can be had.
  */
 #ifndef MGI_TEST_PORT_H
 #define MGI_TEST_PORT_H
