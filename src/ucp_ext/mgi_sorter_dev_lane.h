@@ -253,7 +253,7 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
         return p->jch[off + i] != p->jch[off];
     });
     if (MGI_TID == 0) {
-        p->first = (int)n;
+        p->rfirst = (int)n;
         if ((n > 0) && (same == n)) {
             p->j_rr = MGI_ATOMIC_ADD(&p->jch[off]->rr, n);
         }
@@ -267,7 +267,7 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
                 j        = &lj->job[(base + k) % MGI_GPU_LANE_JOBS];
                 j->fring = ch->final[r];
                 if (mgi_gpu_final_reserve(p, j, r, cap) != MGI_RING_OK) {
-                    MGI_ATOMIC_MIN(&p->first, (int)k);
+                    MGI_ATOMIC_MIN(&p->rfirst, (int)k);
                     break;
                 }
                 p->jres[off + k] = 1;
@@ -280,14 +280,14 @@ MGI_SDEV uint32_t mgi_gpu_lane_reserve(mgi_gpu_pass_t *p,
             r        = MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal;
             j->fring = ch->final[r];
             if (mgi_gpu_final_reserve(p, j, r, cap) != MGI_RING_OK) {
-                p->first = (int)k;
+                p->rfirst = (int)k;
                 break;
             }
             p->jres[off + k] = 1;
         }
     }
     MGI_SYNC();
-    return (uint32_t)p->first;
+    return (uint32_t)p->rfirst;
 }
 
 /* Thread 0, receive side: count the EOF records of a lane segment marked

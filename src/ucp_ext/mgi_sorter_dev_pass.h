@@ -47,19 +47,26 @@ MGI_SDEV_INLINE void mgi_gpu_copy_lines(uint32_t n, S src, D dst)
     }
 }
 
+/* A load of a word that other threads may write meanwhile (with atomics
+ * or after a fence): volatile on the GPU, a relaxed atomic in the
+ * emulation, where ThreadSanitizer checks it */
 template <typename T>
 MGI_SDEV_INLINE T mgi_vld(const T *p)
 {
+#if defined(__CUDACC__)
     return *(const volatile T*)p;
+#else
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
 }
 
 /* Shared state of one pass over a segment. */
 typedef struct mgi_gpu_pass {
     uint32_t      nemit, ntgt, end_off;
     int           at_end, stop_eof, blocked, progress;
-    int           lost;         /* mgi_gpu_place: a reserve failed after
-                                 * the look (the room went to another
-                                 * producer) */
+    int           wait_t;       /* mgi_gpu_place: the first target
+                                 * without room (MGI_GPU_MAX_TARGETS:
+                                 * none), one answer for all threads */
     mgi_ring_t    *wait_ring;   /* a target without room: the pass is
                                  * blocked on it (mgi_gpu_place) */
     uint32_t      wait_sz;
@@ -84,6 +91,9 @@ typedef struct mgi_gpu_pass {
     int           whole;    /* mgi_gpu_lane_whole's decision */
     /* mgi_gpu_lane_whole: a thread per job slot */
     int           first;            /* mgi_gpu_first's answer */
+    int           rfirst;           /* mgi_gpu_lane_reserve's answer: its
+                                     * own word, as threads still read
+                                     * mgi_gpu_first's when it starts */
     uint32_t      j_rr;             /* mgi_gpu_lane_reserve: first ring */
     uint32_t      m_rel, m_ready, m_closed; /* mgi_gpu_mirror_sync */
     uint32_t      nroutes;          /* routes this round, one view */

@@ -251,7 +251,8 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     }
     msz = p->run_msz;
     /* 1. how long is the run */
-    for (i = tid; i < (uint32_t)p->run_n; i += nth) {
+    /* run_n read anew each time: a thread stops at another's end */
+    for (i = tid; i < (uint32_t)mgi_vld(&p->run_n); i += nth) {
         h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
         if ((h->ch != p->run_ch) || (h->len != p->run_len) ||
             (recv_side ? (h->dst != d->id) : (h->dst == MGI_EP_ID_ALL))) {
@@ -430,6 +431,16 @@ MGI_SDEV_INLINE char *mgi_payload_at(mgi_seg_hdr_t *seg, uint32_t off)
     return mgi_seg_payload(seg) + off;
 }
 
+/* Thread 0: the pass is blocked on its first target without room
+ * (p->wait_t): none at the look, or the room it saw went to another
+ * producer before the reserve */
+MGI_SDEV_INLINE void mgi_gpu_wait_on(mgi_gpu_pass_t *p)
+{
+    p->blocked   = 1;
+    p->wait_ring = p->tgt_ring[p->wait_t];
+    p->wait_sz   = p->tgt_bytes[p->wait_t];
+}
+
 /* Block: reserve per target, copy, commit. Returns 0 when blocked. */
 MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
                                     mgi_gpu_pass_t *p, mgi_gpu_emit_t *e,
@@ -444,8 +455,8 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
 
     if (tid == 0) {
         p->blocked   = 0;
-        p->lost      = 0;
         p->wait_ring = NULL;
+        p->wait_t    = MGI_GPU_MAX_TARGETS;
     }
     MGI_SYNC();
     /* every target must have room before any is reserved: a reservation
@@ -457,13 +468,16 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
     for (t = tid; t < p->ntgt; t += nth) {
         if (!mgi_ring_append_look(p->tgt_ring[t], p->tgt_bytes[t],
                                   &p->tgt_pos[t])) {
-            p->blocked   = 1;
-            p->wait_ring = p->tgt_ring[t];   /* any one of them */
-            p->wait_sz   = p->tgt_bytes[t];
+            MGI_ATOMIC_MIN(&p->wait_t, (int)t);
         }
     }
     MGI_SYNC();
-    if (p->blocked) {
+    if (p->wait_t < MGI_GPU_MAX_TARGETS) {
+        /* every thread read wait_t; thread 0 alone writes what its
+         * caller reads after it */
+        if (tid == 0) {
+            mgi_gpu_wait_on(p);
+        }
         return 0;
     }
     for (t = tid; t < p->ntgt; t += nth) {
@@ -475,13 +489,14 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
                                                    &p->tgt_pos[t]) ==
                         MGI_RING_OK);
         if (!p->tgt_ok[t]) {
-            p->lost      = 1;   /* not blocked: others may still read it */
-            p->wait_ring = p->tgt_ring[t];
-            p->wait_sz   = p->tgt_bytes[t];
+            MGI_ATOMIC_MIN(&p->wait_t, (int)t);
         }
     }
     MGI_SYNC();
-    if (p->lost) {
+    if (p->wait_t < MGI_GPU_MAX_TARGETS) {
+        if (tid == 0) {
+            mgi_gpu_wait_on(p);
+        }
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
         mgi_selfcheck_blocked += (tid == 0);
 #endif
