@@ -385,8 +385,15 @@ int main(int argc, char **argv)
     }
     if (bad || (o.gpus < 1) || (o.gpus > MGI_WL_MAX_GPUS) || (o.iters < 1) ||
         (o.iters + o.warmup > 64) || (o.warmup < 0) || !(o.sf > 0) ||
-        ((o.op == WL_OP_P2P) && (o.gpus < 2)) || (o.zipf > 10)) {
+        (o.zipf > 10)) {
         wl_usage(argv[0]);
+        return 2;
+    }
+    if (((o.op == WL_OP_P2P) || (o.op == WL_OP_MANY2ONE)) && (o.gpus < 2)) {
+        /* rank 0 is the one sender (p2p) or the one receiver (many2one):
+         * with one GPU nothing would cross */
+        fprintf(stderr, "%s: --op %s needs --gpus 2 or more\n", argv[0],
+                (o.op == WL_OP_P2P) ? "p2p" : "many2one");
         return 2;
     }
     if (o.gib > 0) {

@@ -140,6 +140,11 @@ slow=${MGI_SUITE_SLOW:-1}
 
 fails=0
 skipped=0
+skip() {  # NAME WHY
+    [[ $1 =~ $only ]] || return 0
+    echo "SKIPPED $1 ($2)"
+    skipped=$((skipped + 1))
+}
 step() {
     local name=$1 limit=$2
     shift 2
@@ -481,10 +486,20 @@ if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_proact 150 \
         mgi_proact --mib 64 --iters 2 --tiles 16K,1M
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_bw 100 mgi_proact --bw
+else
+    for s in regions_mgg regions_mgg_proxy regions_proact regions_bw; do
+        skip $s "$([ "$ngpu" -ge 2 ] && echo "no mgi_mgg or mgi_proact in $bin" ||
+                   echo "regions need 2 GPUs")"
+    done
 fi
-step workloads_many2one_tile_map 100 "${wl[@]}" --op many2one
-MGI_WL_MGI_TILE=0 step workloads_many2one_untiled 100 "${wl[@]}" \
-    --op many2one
+if [ "$wg" -ge 2 ]; then
+    step workloads_many2one_tile_map 100 "${wl[@]}" --op many2one
+    MGI_WL_MGI_TILE=0 step workloads_many2one_untiled 100 "${wl[@]}" \
+        --op many2one
+else
+    skip workloads_many2one_tile_map "many-to-one needs 2 GPUs"
+    skip workloads_many2one_untiled "many-to-one needs 2 GPUs"
+fi
 # libmgi's own UCP context batches its mover's copies (cuda_mgi's
 # UCX_CUDA_MGI_BATCH=y) where its transports name cuda_mgi, unless the user
 # set the variable: the cuda_mgi interface's info line at its close counts
@@ -505,6 +520,9 @@ if [ "$wg" -ge 2 ]; then
     UCX_LOG_LEVEL=info step mover_puts_batched_p2p 100 "${p2p[@]}"
     UCX_LOG_LEVEL=info UCX_CUDA_MGI_BATCH=n step mover_puts_unbatched_p2p \
         100 "${p2p[@]}"
+else
+    skip mover_puts_batched_p2p "point-to-point needs 2 GPUs"
+    skip mover_puts_unbatched_p2p "point-to-point needs 2 GPUs"
 fi
 # tile sends without batches (a message a tuple; with two stage groups,
 # block sends of a tuple a thread): their per-destination counts, which
@@ -517,6 +535,10 @@ MGI_TEST_DEV_TILE_BATCH=0 MGI_TEST_STAGE_GROUPS=2 step \
 # and to one destination (point-to-point), block sends (untiled), the
 # Join's and GroupBy's steps in the receives
 for op in exchange groupby join many2one one2many p2p; do
+    if [ "$wg" -lt 2 ] && [[ $op =~ many2one|p2p ]]; then
+        skip workloads_${op}_direct "$op needs 2 GPUs"
+        continue
+    fi
     MGI_DIRECT_RINGS=1 step workloads_${op}_direct 100 "${wl[@]}" --op $op
 done
 MGI_DIRECT_RINGS=1 MGI_WL_MGI_TILE=0 step workloads_exchange_untiled_direct \
