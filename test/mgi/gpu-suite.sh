@@ -200,9 +200,11 @@ done
 
 n=${MGI_SUITE_TUPLES:-1000000}   # GroupBy tuples a rank (fewer under a sanitizer)
 # the first example with libmgi's defaults: every tuple checked, the rate
-# across per rank printed
+# across per rank printed (under a sanitizer as many tuples as GroupBy's)
+ex_n=4194304
+[ -n "$wrap" ] && ex_n=$n
 step example_shuffle_defaults 120 "${defaults[@]}" \
-    mgi_launch -n 2 -t 110 -- shuffle 4194304
+    mgi_launch -n 2 -t 110 -- shuffle $ex_n
 # thread-level receives (-R thread) and sends (peer_dies: thread 0 sends
 # 16 tuples, then waits for the other rank, which ends) on the default
 # channel kind between GPU endpoints: direct rings
