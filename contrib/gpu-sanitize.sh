@@ -81,9 +81,9 @@ if [[ gtest =~ $parts ]]; then
     [ $rc -eq 0 ] || { echo "FAIL gtest under memcheck (exit $rc)"; bad=$((bad + 1)); }
 fi
 
-# The channels' steps: the ring tests, two processes on direct rings, and
-# the sorters' path (a persistent sorter kernel beside the user's, in one
-# process and in two).  Two things of the tools meet a persistent kernel:
+# The channels' steps: the ring tests, two processes on direct rings, the
+# sorters' path (a persistent sorter kernel beside the user's, in one
+# process and in two) and the tile sends.  Two things of the tools meet a persistent kernel:
 #  - a stream's synchronization returns for a stream with a kernel only
 #    once the whole device is idle, which it never is while a sorter
 #    runs; libmgi and the test programs wait on events instead
@@ -117,9 +117,12 @@ suite() {  # TOOL BUDGET_S REGEX [TOOL OPTIONS...]
 }
 two='peer_dies_2proc_defaults|groupby_2proc_defaults_thread_recv'
 sorters='groupby_1proc_2gpu|groupby_2proc'
-suite memcheck 300 "^(ring_thread|ring_warp|ring_block|$two|$sorters)\$" \
+# the tile sends (shared-memory tiles of the user's block), into the
+# sorters' stage rings and into direct rings, in one process
+tiles='shuffle_64B_1proc_tile|shuffle_64B_1proc_direct_tile'
+suite memcheck 300 "^(ring_thread|ring_warp|ring_block|$two|$sorters|$tiles)\$" \
     --kernel-name-exclude kns=mgi_sorter_kernel
-suite racecheck 240 "^(ring_block|$two|$sorters)\$"
-suite synccheck 240 "^(ring_block|$two|$sorters)\$"
+suite racecheck 240 "^(ring_block|$two|$sorters|$tiles)\$"
+suite synccheck 240 "^(ring_block|$two|$sorters|$tiles)\$"
 echo "gpu-sanitize: $bad step(s) with findings or failures"
 exit $bad
