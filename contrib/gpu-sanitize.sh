@@ -83,7 +83,8 @@ fi
 
 # The channels' steps: the ring tests, two processes on direct rings, the
 # sorters' path (a persistent sorter kernel beside the user's, in one
-# process and in two) and the tile sends.  Two things of the tools meet a persistent kernel:
+# process and in two) and the tile sends.  Two things of the tools meet a
+# persistent kernel:
 #  - a stream's synchronization returns for a stream with a kernel only
 #    once the whole device is idle, which it never is while a sorter
 #    runs; libmgi and the test programs wait on events instead

@@ -393,7 +393,7 @@ int main(int argc, char **argv)
         /* rank 0 is the one sender (p2p) or the one receiver (many2one):
          * with one GPU nothing would cross */
         fprintf(stderr, "%s: --op %s needs --gpus 2 or more\n", argv[0],
-                (o.op == WL_OP_P2P) ? "p2p" : "many2one");
+                wl_op_names[o.op]);
         return 2;
     }
     if (o.gib > 0) {

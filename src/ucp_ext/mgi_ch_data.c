@@ -282,8 +282,7 @@ ucs_status_t mgi_flush_nb(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src)
     case MGI_SRC_OPEN:
         s->flush_seq      = __atomic_add_fetch(&stage->flush_seq, 1,
                                                __ATOMIC_ACQ_REL);
-        s->flush_deadline = mgi_time_ns() +
-                            (uint64_t)ctx->params.timeout_ms * 1000000ull;
+        s->flush_deadline = mgi_deadline_ns(ctx);
         __atomic_store_n(&s->flushed, MGI_SRC_EOF_PENDING, __ATOMIC_RELEASE);
         /* fall through */
     case MGI_SRC_EOF_PENDING:

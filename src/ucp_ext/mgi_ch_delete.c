@@ -99,8 +99,7 @@ static int mgi_ch_busy_ep(mgi_context_t *ctx, const mgi_channel_t *ch)
  * rather than freed in use). */
 ucs_status_t mgi_ch_reap(mgi_context_t *ctx, int wait)
 {
-    const uint64_t deadline = mgi_time_ns() +
-                              (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    const uint64_t deadline = mgi_deadline_ns(ctx);
     mgi_channel_t **pp, *ch, *done;
     int busy, k;
 

@@ -76,8 +76,7 @@ ucs_status_t mgi_gpu_event_wait(mgi_ep_t *ep, cudaEvent_t ev,
                                 const char *what)
 {
     const unsigned timeout_ms = ep->ctx->params.timeout_ms;
-    const uint64_t deadline   = mgi_time_ns() +
-                                (uint64_t)timeout_ms * 1000000ull;
+    const uint64_t deadline   = mgi_deadline_ns(ep->ctx);
     cudaError_t e;
 
     while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {

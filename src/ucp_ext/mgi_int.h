@@ -384,6 +384,11 @@ struct mgi_context {
 
 /* helpers for every layer (mgi_util.c) */
 uint64_t     mgi_time_ns(void);
+/* Now plus the context's bound on every wait (MGI_TIMEOUT_MS), in ns */
+static inline uint64_t mgi_deadline_ns(const mgi_context_t *ctx)
+{
+    return mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+}
 /* Time for the next info-level speed log of a sorter or mover thread
  * (MGI_LOG_INTERVAL_MS since *last_ns)? If so, *dt_p is the seconds since
  * then and *last_ns is now. */

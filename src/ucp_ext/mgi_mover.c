@@ -324,8 +324,7 @@ static ucs_status_t mgi_mover_credit_read(mgi_mover_t *m, mgi_lane_t *lane)
     }
     lane->credit_req      = req;
     lane->credit_busy     = 1;
-    lane->credit_deadline = mgi_time_ns() +
-                            (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    lane->credit_deadline = mgi_deadline_ns(ctx);
     m->refresh[m->nrefresh++] = lane;
     return UCS_OK;
 }
@@ -1030,8 +1029,7 @@ static int mgi_mover_pending(mgi_mover_t *m)
 static ucs_status_t mgi_mover_drain(mgi_mover_t *m, const char *why)
 {
     mgi_context_t *ctx = m->ctx;
-    uint64_t deadline  = mgi_time_ns() +
-                         (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    uint64_t deadline  = mgi_deadline_ns(ctx);
     unsigned idle      = 0;
     unsigned nprog;
     int ret;

@@ -498,7 +498,7 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     g->running = 1;
     /* every block must be resident: a persistent kernel that only partly
      * started would leave rings without a consumer */
-    deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    deadline = mgi_deadline_ns(ctx);
     while ((started = mgi_gpu_started(g)) < g->nblocks) {
         if ((e = cudaEventQuery(g->sorter_done)) != cudaErrorNotReady) {
             ucs_error("mgi ep %u: sorter kernel ended at start: "

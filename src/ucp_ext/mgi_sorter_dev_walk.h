@@ -431,14 +431,22 @@ MGI_SDEV_INLINE char *mgi_payload_at(mgi_seg_hdr_t *seg, uint32_t off)
     return mgi_seg_payload(seg) + off;
 }
 
-/* Thread 0: the pass is blocked on its first target without room
- * (p->wait_t): none at the look, or the room it saw went to another
- * producer before the reserve */
-MGI_SDEV_INLINE void mgi_gpu_wait_on(mgi_gpu_pass_t *p)
+/* Block, after the barrier that follows the targets' MGI_ATOMIC_MIN of
+ * p->wait_t: whether a target had no room (none at the look, or the room
+ * it saw went to another producer before the reserve). Every thread reads
+ * wait_t; thread 0 alone records the first such target, which the caller
+ * reads after its next barrier. */
+MGI_SDEV_INLINE int mgi_gpu_blocked_on(mgi_gpu_pass_t *p)
 {
-    p->blocked   = 1;
-    p->wait_ring = p->tgt_ring[p->wait_t];
-    p->wait_sz   = p->tgt_bytes[p->wait_t];
+    if (p->wait_t >= MGI_GPU_MAX_TARGETS) {
+        return 0;
+    }
+    if (MGI_TID == 0) {
+        p->blocked   = 1;
+        p->wait_ring = p->tgt_ring[p->wait_t];
+        p->wait_sz   = p->tgt_bytes[p->wait_t];
+    }
+    return 1;
 }
 
 /* Block: reserve per target, copy, commit. Returns 0 when blocked. */
@@ -472,12 +480,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         }
     }
     MGI_SYNC();
-    if (p->wait_t < MGI_GPU_MAX_TARGETS) {
-        /* every thread read wait_t; thread 0 alone writes what its
-         * caller reads after it */
-        if (tid == 0) {
-            mgi_gpu_wait_on(p);
-        }
+    if (mgi_gpu_blocked_on(p)) {
         return 0;
     }
     for (t = tid; t < p->ntgt; t += nth) {
@@ -493,10 +496,7 @@ MGI_SDEV int mgi_gpu_place(const mgi_gpu_dep_t *d,
         }
     }
     MGI_SYNC();
-    if (p->wait_t < MGI_GPU_MAX_TARGETS) {
-        if (tid == 0) {
-            mgi_gpu_wait_on(p);
-        }
+    if (mgi_gpu_blocked_on(p)) {
 #if !defined(__CUDACC__) && defined(MGI_SORTER_SELFCHECK)
         mgi_selfcheck_blocked += (tid == 0);
 #endif

@@ -46,7 +46,7 @@ ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
                   ucs_status_string(UCS_PTR_STATUS(req)));
         return UCS_PTR_STATUS(req);
     }
-    deadline = mgi_time_ns() + (uint64_t)ctx->params.timeout_ms * 1000000ull;
+    deadline = mgi_deadline_ns(ctx);
     /* Completion may need the peer to run: UCP emulates RMA on memory its
      * shared-memory transports cannot register (sm) with active messages
      * that the peer's mover serves. Spinning here would keep the core from

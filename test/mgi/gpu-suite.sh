@@ -489,9 +489,10 @@ if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
         mgi_proact --mib 64 --iters 2 --tiles 16K,1M
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_bw 100 mgi_proact --bw
 else
+    why="regions need 2 GPUs"
+    [ "$ngpu" -ge 2 ] && why="no mgi_mgg or mgi_proact in $bin"
     for s in regions_mgg regions_mgg_proxy regions_proact regions_bw; do
-        skip $s "$([ "$ngpu" -ge 2 ] && echo "no mgi_mgg or mgi_proact in $bin" ||
-                   echo "regions need 2 GPUs")"
+        skip $s "$why"
     done
 fi
 if [ "$wg" -ge 2 ]; then
