@@ -111,7 +111,7 @@ suite() {  # TOOL BUDGET_S REGEX [TOOL OPTIONS...]
     grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT)' "$out/$tool.txt"
     for log in "$out/$tool"/*.log; do
         [ -e "$log" ] || continue
-        echo "  $(basename "$log" .log): $(grep -h 'ERROR SUMMARY' "$log" | head -1)"
+        echo "  $(basename "$log" .log): $(grep -hE '(ERROR|RACECHECK) SUMMARY' "$log" | head -1)"
         findings "$log" || rc=$((rc + 1))
     done
     bad=$((bad + rc))

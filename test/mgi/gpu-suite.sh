@@ -199,12 +199,13 @@ for m in thread warp block batch; do
 done
 
 n=${MGI_SUITE_TUPLES:-1000000}   # GroupBy tuples a rank (fewer under a sanitizer)
+# tuples of the shuffles that a sanitizer runs (there as many as GroupBy's)
+big_n=4194304
+[ -n "$wrap" ] && big_n=$n
 # the first example with libmgi's defaults: every tuple checked, the rate
-# across per rank printed (under a sanitizer as many tuples as GroupBy's)
-ex_n=4194304
-[ -n "$wrap" ] && ex_n=$n
+# across per rank printed
 step example_shuffle_defaults 120 "${defaults[@]}" \
-    mgi_launch -n 2 -t 110 -- shuffle $ex_n
+    mgi_launch -n 2 -t 110 -- shuffle $big_n
 # thread-level receives (-R thread) and sends (peer_dies: thread 0 sends
 # 16 tuples, then waits for the other rank, which ends) on the default
 # channel kind between GPU endpoints: direct rings
@@ -312,7 +313,7 @@ MGI_DIRECT_RINGS=1 MGI_TEST_MAX_CHANNELS=2 step groupby_2proc_channels_direct 10
 MGI_DIRECT_RINGS=1 MGI_TEST_DIRECT_RING_KB=4 step shuffle_24B_1proc_tiny_direct \
     100 mgi_gpu_test shuffle -l 2 -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
 MGI_DIRECT_RINGS=1 step shuffle_64B_1proc_direct_tile 100 \
-    mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 -b 32 -K 3 -T $T
+    mgi_gpu_test shuffle -l 2 -s 64 -n $big_n -b 32 -K 3 -T $T
 MGI_DIRECT_RINGS=1 step shuffle_16B_2proc_direct_tile 100 \
     mgi_launch -n 2 -t 95 -- mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 \
     -K 4 -T $T
@@ -360,7 +361,7 @@ MGI_TEST_SEND_ZCOPY=1 step send_bw_64B_2proc_blocking_flush_send_ref 100     mgi
 # messages (MGI_TEST_DEV_TILE_BATCH) a message per
 # destination and batch, the tile partitioned in the block; with tiny rings a tile larger than a
 # segment is taken in parts
-step shuffle_64B_1proc_tile 100 mgi_gpu_test shuffle -l 2 -s 64 -n 4194304 \
+step shuffle_64B_1proc_tile 100 mgi_gpu_test shuffle -l 2 -s 64 -n $big_n \
     -b 32 -K 4 -T $T
 step shuffle_16B_2proc_tile 100 mgi_launch -n 2 -t 95 -- \
     mgi_gpu_test shuffle -s 16 -n 8388608 -b 32 -K 4 -T $T
