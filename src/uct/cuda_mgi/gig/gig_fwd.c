@@ -18,11 +18,19 @@
  * in the same order).  They are merged on one server only, and written out
  * on every other with ids translated, which is most of an all-to-all
  * channel across a cluster.
+ *
+ * Those translations are written out when a table is first read
+ * (gig_fwd_table, gig_fwd_find, gig_fwd_lookup), not at create: a rank
+ * reads the tables of its own endpoints' vertices, a few of the channel's
+ * thousands, and writing them all would cost most of the create (their
+ * bytes, fresh memory).  The class's coded entries toward each destination
+ * are kept instead, a few per destination.
  */
 #include "gig_int.h"
 
 #include <ucs/debug/log_def.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,10 +89,45 @@ typedef struct {
     int       cent, cnxt, crte, cvia;
 } gig_fwd_tmpl_t;
 
+/* A class's entries toward one destination, coded as in gig_fwd_tmpl_t:
+ * those of each server of the class but the destination's */
+typedef struct {
+    int               dst;
+    int               dserver;
+    int               nent;
+    const int         *ent;
+    const int         *nxt;
+    const gig_fwd_route_t *rte;  /* number of vertices and capacity */
+    const int         *via;
+} gig_fwd_tref_t;
+
+typedef struct {
+    gig_fwd_tref_t    *tref;     /* by destination */
+    int               ntref, ctref;
+} gig_fwd_class_t;
+
+/* A table until it is first read: the entries written at create and the
+ * class templates that hold the rest */
+typedef struct {
+    int               cls;       /* class of its server, -1: none */
+    int               server;
+    int               local;     /* its index in its server */
+    int               nsc;       /* entries written at create, by dst */
+    gig_fwd_entry_t   *sc;
+    int               ready;     /* entries complete */
+} gig_fwd_lazy_t;
+
 struct gig_fwd {
     int               ntables;
     gig_fwd_table_t   *tables;   /* sorted by vertex; entries malloc'ed */
-    gig_arena_t       arena;     /* next hops, routes and their vertices */
+    gig_fwd_lazy_t    *lazy;     /* [ntables] */
+    gig_arena_t       arena;     /* next hops, routes, their vertices,
+                                    templates */
+    int               nclasses;
+    gig_fwd_class_t   *cls;
+    const int         *sfirst;   /* the vertices of each server by index */
+    const int         *svert;
+    pthread_mutex_t   lock;      /* a table's first read */
 };
 
 typedef struct {
@@ -101,6 +144,12 @@ typedef struct {
     /* classes of the sources' servers; sh NULL if there are none */
     const gig_shapes_t *sh;
     int               nclasses;
+    int               *sclass;   /* server -> class, -1 */
+    int               *ccnt;     /* class, index in a server -> entries of
+                                    the class's templates there */
+    int               *cbase;    /* class -> its first in ccnt */
+    int               *csub;     /* vertex -> entries of its class's
+                                    templates toward its own server */
     int               *cfirst;   /* class -> its servers in cserv */
     int               *cserv;    /* by class, in increasing order */
     int               *sfirst;   /* server -> its sources in ssrc */
@@ -482,71 +531,231 @@ static ucs_status_t gig_fwd_tmpl_make(gig_fwd_build_t *b, int t)
 /* A coded vertex on the server whose vertices by index are sv */
 #define GIG_FWD_DECODE(_sv, _c)  (((_c) < 0) ? (_sv)[-1 - (_c)] : (_c))
 
-/* The template's entries on server s, in the final layout: next hops,
- * routes and vertices at the cursors, advanced past them */
-static ucs_status_t gig_fwd_tmpl_emit(gig_fwd_build_t *b, int s,
-                                      gig_fwd_next_t **nexts_p,
-                                      gig_fwd_route_t **routes_p,
-                                      int **vbuf_p)
+/* The class's template toward the current destination (b->tmpl), kept
+ * for its servers' tables, and their entries counted.  Its entries lie on
+ * the server it was merged on (managed vertices of s -> net halves), so
+ * each is coded by its index in a server. */
+static ucs_status_t gig_fwd_tmpl_keep(gig_fwd_build_t *b, int c, int dserver)
 {
     const gig_fwd_tmpl_t *tp = &b->tmpl;
-    const int *sv            = b->sh->vert + b->sh->first[s];
-    const int *tv            = tp->via;
-    gig_fwd_next_t *nexts    = *nexts_p;
-    gig_fwd_route_t *routes  = *routes_p;
-    int *vbuf                = *vbuf_p;
-    gig_fwd_entry_t *e;
-    int i, n, r, k, v, ni = 0, ri = 0;
+    gig_fwd_class_t *cl      = &b->fwd->cls[c];
+    const int *dv            = b->sh->vert + b->sh->first[dserver];
+    gig_arena_t *arena       = &b->fwd->arena;
+    gig_fwd_tref_t *tr;
+    int *ent, *nxt, *via;
+    gig_fwd_route_t *rte;
+    int i, li;
 
+    if (!GIG_FWD_ROOM(cl, tref, ntref, ctref)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    ent = gig_arena_alloc(arena, (2 * tp->nent + 1) * sizeof(int));
+    nxt = gig_arena_alloc(arena, (2 * tp->nnxt + 1) * sizeof(int));
+    rte = gig_arena_alloc(arena, (tp->nrte + 1) * sizeof(*rte));
+    via = gig_arena_alloc(arena, (tp->nvia + 1) * sizeof(int));
+    if ((ent == NULL) || (nxt == NULL) || (rte == NULL) || (via == NULL)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    memcpy(ent, tp->ent, 2 * tp->nent * sizeof(int));
+    memcpy(nxt, tp->nxt, 2 * tp->nnxt * sizeof(int));
+    memcpy(rte, tp->rte, tp->nrte * sizeof(*rte));
+    memcpy(via, tp->via, tp->nvia * sizeof(int));
     for (i = 0; i < tp->nent; ++i) {
-        v = GIG_FWD_DECODE(sv, tp->ent[2 * i]);
-        if (!gig_fwd_table_room(b, v)) {
-            return UCS_ERR_NO_MEMORY;
+        if (ent[i * 2] >= 0) {
+            ucs_error("gig channel: a class entry of vertex %d is off its "
+                      "server", ent[i * 2]);
+            return UCS_ERR_INVALID_PARAM;
         }
-        e        = &b->tab[v].entries[b->tab[v].nentries++];
-        e->dst   = b->dst;
-        e->nnext = tp->ent[2 * i + 1];
-        e->next  = nexts;
-        for (n = 0; n < e->nnext; ++n, ++ni) {
-            nexts->next    = GIG_FWD_DECODE(sv, tp->nxt[2 * ni]);
-            nexts->nroutes = tp->nxt[2 * ni + 1];
-            nexts->routes  = routes;
-            for (r = 0; r < nexts->nroutes; ++r, ++ri) {
-                routes->via      = vbuf;
-                routes->nvia     = tp->rte[ri].nvia;
-                routes->capacity = tp->rte[ri].capacity;
-                for (k = 0; k < routes->nvia; ++k) {
-                    *vbuf++ = GIG_FWD_DECODE(sv, *tv);
-                    ++tv;
-                }
-                ++routes;
-            }
-            ++nexts;
+        li = -1 - ent[2 * i];
+        b->ccnt[b->cbase[c] + li]++;
+        if (b->sclass[dserver] == c) {
+            b->csub[dv[li]]++;
         }
     }
-    *nexts_p  = nexts;
-    *routes_p = routes;
-    *vbuf_p   = vbuf;
+    tr          = &cl->tref[cl->ntref++];
+    tr->dst     = b->dst;
+    tr->dserver = dserver;
+    tr->nent    = tp->nent;
+    tr->ent     = ent;
+    tr->nxt     = nxt;
+    tr->rte     = rte;
+    tr->via     = via;
     return UCS_OK;
 }
 
-
-/* The tables of the vertices that have entries, by vertex */
-static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
+/* The entry of template tr for the vertex coded code, if it has one,
+ * written out for the server whose vertices by index are sv, at e */
+static ucs_status_t gig_fwd_tref_decode(gig_fwd_t *fwd,
+                                        const gig_fwd_tref_t *tr,
+                                        const int *sv, int code,
+                                        gig_fwd_entry_t *e, int *found_p)
 {
-    gig_fwd_t *fwd = b->fwd;
-    gig_fwd_entry_t *e;
-    int v, n = 0;
+    gig_fwd_next_t *nexts;
+    gig_fwd_route_t *routes;
+    const int *tv;
+    int *vbuf;
+    int i, n, r, k, ni = 0, ri = 0, vi = 0, nr = 0, nvia = 0;
 
-    for (v = 0; v < b->g->nv; ++v) {
-        n += (b->tab[v].nentries > 0);
+    for (i = 0; (i < tr->nent) && (tr->ent[2 * i] != code); ++i) {
+        for (n = 0; n < tr->ent[2 * i + 1]; ++n, ++ni) {
+            for (r = 0; r < tr->nxt[2 * ni + 1]; ++r, ++ri) {
+                vi += tr->rte[ri].nvia;
+            }
+        }
     }
-    fwd->tables = gig_arena_alloc(&fwd->arena,
-                                  (n + 1) * sizeof(*fwd->tables));
-    if (fwd->tables == NULL) {
+    *found_p = (i < tr->nent);
+    if (!*found_p) {
+        return UCS_OK;
+    }
+    for (n = 0, k = ri; n < tr->ent[2 * i + 1]; ++n) {
+        for (r = 0; r < tr->nxt[2 * (ni + n) + 1]; ++r, ++k) {
+            ++nr;
+            nvia += tr->rte[k].nvia;
+        }
+    }
+    nexts  = gig_arena_alloc(&fwd->arena, (n + 1) * sizeof(*nexts));
+    routes = gig_arena_alloc(&fwd->arena, (nr + 1) * sizeof(*routes));
+    vbuf   = gig_arena_alloc(&fwd->arena, (nvia + 1) * sizeof(int));
+    if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
         return UCS_ERR_NO_MEMORY;
     }
-    for (v = 0; v < b->g->nv; ++v) {
+    e->dst   = tr->dst;
+    e->nnext = n;
+    e->next  = nexts;
+    tv       = tr->via + vi;
+    for (n = 0; n < e->nnext; ++n, ++ni, ++nexts) {
+        nexts->next    = GIG_FWD_DECODE(sv, tr->nxt[2 * ni]);
+        nexts->nroutes = tr->nxt[2 * ni + 1];
+        nexts->routes  = routes;
+        for (r = 0; r < nexts->nroutes; ++r, ++ri, ++routes) {
+            routes->via      = vbuf;
+            routes->nvia     = tr->rte[ri].nvia;
+            routes->capacity = tr->rte[ri].capacity;
+            for (k = 0; k < routes->nvia; ++k) {
+                *vbuf++ = GIG_FWD_DECODE(sv, *tv);
+                ++tv;
+            }
+        }
+    }
+    return UCS_OK;
+}
+
+/* Table i complete: the entries of its class's templates merged by
+ * destination with those written at create (a template's first where both
+ * have one, the order they were added in); 0 if it cannot be */
+static int gig_fwd_read(const gig_fwd_t *cfwd, int i)
+{
+    gig_fwd_t *fwd     = (gig_fwd_t*)cfwd;   /* written once, locked */
+    gig_fwd_table_t *t = &fwd->tables[i];
+    gig_fwd_lazy_t *lz = &fwd->lazy[i];
+    ucs_status_t status = UCS_OK;
+    const gig_fwd_class_t *cl;
+    const gig_fwd_tref_t *tr;
+    gig_fwd_entry_t *ents;
+    const int *sv;
+    int k = 0, n = 0, found;
+
+    if (__atomic_load_n(&lz->ready, __ATOMIC_ACQUIRE)) {
+        return 1;
+    }
+    pthread_mutex_lock(&fwd->lock);
+    if (lz->ready) {
+        pthread_mutex_unlock(&fwd->lock);
+        return 1;
+    }
+    cl   = &fwd->cls[lz->cls];
+    sv   = fwd->svert + fwd->sfirst[lz->server];
+    ents = malloc((t->nentries + 1) * sizeof(*ents));
+    if (ents == NULL) {
+        status = UCS_ERR_NO_MEMORY;
+    }
+    for (tr = cl->tref; (status == UCS_OK) && (tr < cl->tref + cl->ntref);
+         ++tr) {
+        if (tr->dserver == lz->server) {
+            continue;
+        }
+        while ((k < lz->nsc) && (lz->sc[k].dst < tr->dst)) {
+            ents[n++] = lz->sc[k++];
+        }
+        status = gig_fwd_tref_decode(fwd, tr, sv, -1 - lz->local, &ents[n],
+                                     &found);
+        n     += found;
+        if (n > t->nentries) {
+            status = UCS_ERR_IO_ERROR;
+        }
+    }
+    while ((status == UCS_OK) && (k < lz->nsc) && (n < t->nentries)) {
+        ents[n++] = lz->sc[k++];
+    }
+    if ((status == UCS_OK) && ((n != t->nentries) || (k != lz->nsc))) {
+        status = UCS_ERR_IO_ERROR;
+    }
+    if (status == UCS_OK) {
+        free(lz->sc);
+        lz->sc     = NULL;
+        t->entries = ents;
+        __atomic_store_n(&lz->ready, 1, __ATOMIC_RELEASE);
+    } else {
+        free(ents);
+        ucs_error("gig: the forwarding table of vertex %d (%d entries) "
+                  "could not be written out: %s", t->vertex, t->nentries,
+                  (status == UCS_ERR_IO_ERROR) ? "its count is wrong" :
+                  ucs_status_string(status));
+    }
+    pthread_mutex_unlock(&fwd->lock);
+    return status == UCS_OK;
+}
+
+/* Entries of v's class templates (b->sh set, v on a server of a class) */
+static int gig_fwd_tmpl_count(const gig_fwd_build_t *b, int v)
+{
+    int s = b->g->v[v].server;
+    int c = ((s >= 0) && (b->sclass != NULL)) ? b->sclass[s] : -1;
+
+    return (c < 0) ? 0 : (b->ccnt[b->cbase[c] + b->sh->local[v]] -
+                          b->csub[v]);
+}
+
+/* The tables of the vertices that have entries, by vertex: those written
+ * at create, and the class templates' entries counted (written when read) */
+static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
+{
+    gig_fwd_t *fwd         = b->fwd;
+    const gig_shapes_t *sh = b->sh;
+    const gig_graph_t *g   = b->g;
+    gig_fwd_table_t *t;
+    gig_fwd_lazy_t *lz;
+    gig_fwd_entry_t *e;
+    int *sfirst, *svert;
+    int v, nt, n = 0;
+
+    for (v = 0; v < g->nv; ++v) {
+        n += ((b->tab[v].nentries + ((sh != NULL) ?
+                                     gig_fwd_tmpl_count(b, v) : 0)) > 0);
+    }
+    fwd->tables = gig_arena_alloc(&fwd->arena, (n + 1) * sizeof(*fwd->tables));
+    fwd->lazy   = gig_arena_alloc(&fwd->arena, (n + 1) * sizeof(*fwd->lazy));
+    if ((fwd->tables == NULL) || (fwd->lazy == NULL)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    if (sh != NULL) {
+        sfirst = gig_arena_alloc(&fwd->arena,
+                                 (g->nservers + 1) * sizeof(int));
+        svert  = gig_arena_alloc(&fwd->arena,
+                                 (sh->first[g->nservers] + 1) * sizeof(int));
+        if ((sfirst == NULL) || (svert == NULL)) {
+            return UCS_ERR_NO_MEMORY;
+        }
+        memcpy(sfirst, sh->first, (g->nservers + 1) * sizeof(int));
+        memcpy(svert, sh->vert, sh->first[g->nservers] * sizeof(int));
+        fwd->sfirst = sfirst;
+        fwd->svert  = svert;
+    }
+    for (v = 0; v < g->nv; ++v) {
+        nt = (sh != NULL) ? gig_fwd_tmpl_count(b, v) : 0;
+        if (b->tab[v].nentries + nt == 0) {
+            continue;
+        }
         if (b->tab[v].nentries > 0) {
             /* trimmed in place */
             e = realloc(b->tab[v].entries,
@@ -554,11 +763,19 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
             if (e != NULL) {
                 b->tab[v].entries = e;
             }
-            fwd->tables[fwd->ntables]        = b->tab[v];
-            fwd->tables[fwd->ntables].vertex = v;
-            fwd->ntables++;
-            b->tab[v].entries = NULL;   /* the fwd's now */
         }
+        t            = &fwd->tables[fwd->ntables];
+        lz           = &fwd->lazy[fwd->ntables++];
+        t->vertex    = v;
+        t->nentries  = b->tab[v].nentries + nt;
+        t->entries   = (nt == 0) ? b->tab[v].entries : NULL;
+        lz->cls      = (nt == 0) ? -1 : b->sclass[g->v[v].server];
+        lz->server   = g->v[v].server;
+        lz->local    = (sh != NULL) ? sh->local[v] : -1;
+        lz->nsc      = b->tab[v].nentries;
+        lz->sc       = (nt == 0) ? NULL : b->tab[v].entries;
+        lz->ready    = (nt == 0);
+        b->tab[v].entries = NULL;   /* the fwd's now */
     }
     return UCS_OK;
 }
@@ -621,6 +838,10 @@ static void gig_fwd_build_cleanup(gig_fwd_build_t *b)
     free(b->tmpl.via);
     free(b->cfirst);
     free(b->cserv);
+    free(b->sclass);
+    free(b->ccnt);
+    free(b->cbase);
+    free(b->csub);
     free(b->sfirst);
     free(b->ssrc);
     free(b->skey);
@@ -688,7 +909,8 @@ static ucs_status_t gig_fwd_classes(gig_fwd_build_t *b, gig_plan_t *plan,
         free(fill);
         return UCS_ERR_NO_MEMORY;
     }
-    b->sh = sh;
+    b->sh     = sh;
+    b->sclass = sclass;
     /* the sources by server, in increasing order (srcs is sorted) */
     for (i = 0; i < nsrc; ++i) {
         if (srcs[i] != g->net) {
@@ -745,27 +967,35 @@ static ucs_status_t gig_fwd_classes(gig_fwd_build_t *b, gig_plan_t *plan,
             b->cserv[b->cfirst[c] + fill[c]++] = s;
         }
     }
-    free(sclass);
     free(fill);
-    return UCS_OK;
+    /* the templates' entries by class and index in a server */
+    b->cbase      = calloc(b->nclasses + 1, sizeof(int));
+    b->csub       = calloc(g->nv + 1, sizeof(int));
+    b->fwd->cls   = calloc(b->nclasses + 1, sizeof(*b->fwd->cls));
+    if ((b->cbase == NULL) || (b->csub == NULL) || (b->fwd->cls == NULL)) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    b->fwd->nclasses = b->nclasses;
+    for (c = 0; c < b->nclasses; ++c) {
+        s               = b->cserv[b->cfirst[c]];
+        b->cbase[c + 1] = b->cbase[c] + sh->first[s + 1] - sh->first[s];
+    }
+    b->ccnt = calloc(b->cbase[b->nclasses] + 1, sizeof(int));
+    return (b->ccnt != NULL) ? UCS_OK : UCS_ERR_NO_MEMORY;
 }
 
 /* Toward the current destination d, the entries of the sources of each
  * class on servers other than d's: merged on the first such server of the
- * class, written out on all of them */
+ * class, kept for all of them (written out when their tables are read) */
 static ucs_status_t gig_fwd_add_classes(gig_fwd_build_t *b, const int *srcs,
                                         const gig_pathset_t **ups,
                                         const gig_cut_t **ucuts,
                                         const gig_pathset_t *down,
                                         const gig_cut_t *dcut)
 {
-    const gig_fwd_tmpl_t *tp = &b->tmpl;
-    int dserver              = b->g->v[b->dst].server;
-    gig_fwd_next_t *nexts;
-    gig_fwd_route_t *routes;
+    int dserver = b->g->v[b->dst].server;
     ucs_status_t status;
-    int c, k, i, t, n;
-    int *vbuf;
+    int c, k, i, t;
 
     for (c = 0; c < b->nclasses; ++c) {
         k = b->cfirst[c];
@@ -785,30 +1015,11 @@ static ucs_status_t gig_fwd_add_classes(gig_fwd_build_t *b, const int *srcs,
             }
         }
         status = gig_fwd_tmpl_make(b, t);
+        if (status == UCS_OK) {
+            status = gig_fwd_tmpl_keep(b, c, dserver);
+        }
         if (status != UCS_OK) {
             return status;
-        }
-        /* one block for the n servers it is written out on */
-        for (n = 0, i = k; i < b->cfirst[c + 1]; ++i) {
-            n += (b->cserv[i] != dserver);
-        }
-        nexts  = gig_arena_alloc(&b->fwd->arena,
-                                 (size_t)n * tp->nnxt * sizeof(*nexts));
-        routes = gig_arena_alloc(&b->fwd->arena,
-                                 (size_t)n * tp->nrte * sizeof(*routes));
-        vbuf   = gig_arena_alloc(&b->fwd->arena,
-                                 ((size_t)n * tp->nvia + 1) * sizeof(int));
-        if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
-            return UCS_ERR_NO_MEMORY;
-        }
-        for (; k < b->cfirst[c + 1]; ++k) {
-            if (b->cserv[k] != dserver) {
-                status = gig_fwd_tmpl_emit(b, b->cserv[k], &nexts, &routes,
-                                           &vbuf);
-                if (status != UCS_OK) {
-                    return status;
-                }
-            }
         }
     }
     return UCS_OK;
@@ -947,6 +1158,9 @@ ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs_in,
     b.frags = gig_plan_frags(plan);
     b.tab   = calloc(g->nv + 1, sizeof(*b.tab));
     b.fwd   = calloc(1, sizeof(*b.fwd));
+    if (b.fwd != NULL) {
+        pthread_mutex_init(&b.fwd->lock, NULL);
+    }
     if ((b.fwd == NULL) || (b.tab == NULL) || (srcs == NULL) ||
         (dsts == NULL) || (ups == NULL) || (ucuts == NULL) ||
         (gig_fwd_scratch_init(&b.sc, g->nv) != UCS_OK) ||
@@ -993,8 +1207,13 @@ void gig_fwd_destroy(gig_fwd_t *fwd)
         return;
     }
     for (i = 0; i < fwd->ntables; ++i) {
-        free(fwd->tables[i].entries);
+        free(fwd->lazy[i].ready ? fwd->tables[i].entries : fwd->lazy[i].sc);
     }
+    for (i = 0; (fwd->cls != NULL) && (i < fwd->nclasses); ++i) {
+        free(fwd->cls[i].tref);
+    }
+    free(fwd->cls);
+    pthread_mutex_destroy(&fwd->lock);
     gig_arena_cleanup(&fwd->arena);
     free(fwd);
 }
@@ -1006,7 +1225,8 @@ int gig_fwd_ntables(const gig_fwd_t *fwd)
 
 const gig_fwd_table_t *gig_fwd_table(const gig_fwd_t *fwd, int i)
 {
-    return ((i >= 0) && (i < fwd->ntables)) ? &fwd->tables[i] : NULL;
+    return ((i >= 0) && (i < fwd->ntables) && gig_fwd_read(fwd, i)) ?
+           &fwd->tables[i] : NULL;
 }
 
 const gig_fwd_table_t *gig_fwd_find(const gig_fwd_t *fwd, int vertex)
@@ -1016,7 +1236,7 @@ const gig_fwd_table_t *gig_fwd_find(const gig_fwd_t *fwd, int vertex)
     while (lo <= hi) {
         mid = (lo + hi) / 2;
         if (fwd->tables[mid].vertex == vertex) {
-            return &fwd->tables[mid];
+            return gig_fwd_read(fwd, mid) ? &fwd->tables[mid] : NULL;
         }
         if (fwd->tables[mid].vertex < vertex) {
             lo = mid + 1;
@@ -1060,7 +1280,10 @@ void gig_fwd_print(const gig_graph_t *g, const gig_fwd_t *fwd, FILE *f)
     int i, j, n, k, m;
 
     for (i = 0; i < fwd->ntables; ++i) {
-        t = &fwd->tables[i];
+        t = gig_fwd_table(fwd, i);
+        if (t == NULL) {
+            continue;
+        }
         fprintf(f, "forwarding table of %s (%d entries)\n",
                 g->v[t->vertex].name, t->nentries);
         for (j = 0; j < t->nentries; ++j) {
