@@ -539,6 +539,8 @@ typedef struct mgi_route_ch {
     gig_fwd_t   *fwd;
     unsigned    neps;        /* the channel's endpoints, sources first */
     mgi_ep_id_t *ids;
+    int         *slot;       /* [nslot]: ep id -> its number, -1 */
+    unsigned    nslot;
     int         *vert;       /* graph vertex of each, or -1 */
     uint8_t     *cpu;        /* a CPU endpoint */
     uint8_t     *direct;     /* [ndst]: every source goes directly */
@@ -546,14 +548,7 @@ typedef struct mgi_route_ch {
 
 static int mgi_route_ch_index(const mgi_route_ch_t *rt, mgi_ep_id_t id)
 {
-    unsigned i;
-
-    for (i = 0; i < rt->neps; ++i) {
-        if (rt->ids[i] == id) {
-            return (int)i;
-        }
-    }
-    return -1;
+    return (id < rt->nslot) ? rt->slot[id] : -1;
 }
 
 /* The next hop from endpoint number e of the channel to destination j */
@@ -601,6 +596,7 @@ static void mgi_route_ch_free(mgi_route_ch_t *rt)
         gig_fwd_destroy(rt->fwd);
     }
     free(rt->ids);
+    free(rt->slot);
     free(rt->vert);
     free(rt->cpu);
     free(rt->direct);
@@ -676,13 +672,20 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     rt->vert   = calloc(ch->nsrc + ch->ndst, sizeof(*rt->vert));
     rt->cpu    = calloc(ch->nsrc + ch->ndst, 1);
     rt->direct = calloc(ch->ndst, 1);
+    for (i = 0; i < ch->nsrc + ch->ndst; ++i) {
+        id        = (i < ch->nsrc) ? ch->src[i] : ch->dst[i - ch->nsrc];
+        rt->nslot = ucs_max(rt->nslot, (unsigned)id + 1);
+    }
+    rt->slot   = malloc((rt->nslot + 1) * sizeof(*rt->slot));
     srcv       = calloc(ch->nsrc, sizeof(int));
     dstv       = calloc(ch->ndst, sizeof(int));
     if ((rt->ids == NULL) || (rt->vert == NULL) || (rt->cpu == NULL) ||
-        (rt->direct == NULL) || (srcv == NULL) || (dstv == NULL)) {
+        (rt->direct == NULL) || (rt->slot == NULL) || (srcv == NULL) ||
+        (dstv == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
+    memset(rt->slot, 0xff, (rt->nslot + 1) * sizeof(*rt->slot));
     for (i = 0; i < ch->nsrc + ch->ndst; ++i) {
         id = (i < ch->nsrc) ? ch->src[i] : ch->dst[i - ch->nsrc];
         if (mgi_route_ch_index(rt, id) >= 0) {
@@ -690,6 +693,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
         }
         h  = rc->rank_host[MGI_EP_RANK(id)];
         lv = hvert[id];
+        rt->slot[id] = (int)n;
         rt->ids[n]  = id;
         rt->cpu[n]  = !gpu[id];
         rt->vert[n] = ((lv >= 0) && (lv < rc->vmap_len[h])) ?
