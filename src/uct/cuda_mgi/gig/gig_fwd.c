@@ -89,13 +89,19 @@ typedef struct {
     int       cent, cnxt, crte, cvia;
 } gig_fwd_tmpl_t;
 
+/* An entry of a kept template: where its next hops, routes and vertices
+ * start, and how many */
+typedef struct {
+    int               nnext, ni, ri, vi, nroutes, nvia;
+} gig_fwd_tent_t;
+
 /* A class's entries toward one destination, coded as in gig_fwd_tmpl_t:
  * those of each server of the class but the destination's */
 typedef struct {
     int               dst;
     int               dserver;
-    int               nent;
-    const int         *ent;
+    const int         *at;       /* index in a server -> entry, -1 */
+    const gig_fwd_tent_t *ent;
     const int         *nxt;
     const gig_fwd_route_t *rte;  /* number of vertices and capacity */
     const int         *via;
@@ -540,33 +546,51 @@ static ucs_status_t gig_fwd_tmpl_keep(gig_fwd_build_t *b, int c, int dserver)
     const gig_fwd_tmpl_t *tp = &b->tmpl;
     gig_fwd_class_t *cl      = &b->fwd->cls[c];
     const int *dv            = b->sh->vert + b->sh->first[dserver];
+    int nloc                 = b->cbase[c + 1] - b->cbase[c];
     gig_arena_t *arena       = &b->fwd->arena;
+    int i, n, r, li, ni = 0, ri = 0, vi = 0;
+    gig_fwd_tent_t *ent;
     gig_fwd_tref_t *tr;
-    int *ent, *nxt, *via;
     gig_fwd_route_t *rte;
-    int i, li;
+    int *at, *nxt, *via;
 
     if (!GIG_FWD_ROOM(cl, tref, ntref, ctref)) {
         return UCS_ERR_NO_MEMORY;
     }
-    ent = gig_arena_alloc(arena, (2 * tp->nent + 1) * sizeof(int));
+    at  = gig_arena_alloc(arena, (nloc + 1) * sizeof(int));
+    ent = gig_arena_alloc(arena, (tp->nent + 1) * sizeof(*ent));
     nxt = gig_arena_alloc(arena, (2 * tp->nnxt + 1) * sizeof(int));
     rte = gig_arena_alloc(arena, (tp->nrte + 1) * sizeof(*rte));
     via = gig_arena_alloc(arena, (tp->nvia + 1) * sizeof(int));
-    if ((ent == NULL) || (nxt == NULL) || (rte == NULL) || (via == NULL)) {
+    if ((at == NULL) || (ent == NULL) || (nxt == NULL) || (rte == NULL) ||
+        (via == NULL)) {
         return UCS_ERR_NO_MEMORY;
     }
-    memcpy(ent, tp->ent, 2 * tp->nent * sizeof(int));
+    memset(at, 0xff, (nloc + 1) * sizeof(int));
     memcpy(nxt, tp->nxt, 2 * tp->nnxt * sizeof(int));
     memcpy(rte, tp->rte, tp->nrte * sizeof(*rte));
     memcpy(via, tp->via, tp->nvia * sizeof(int));
     for (i = 0; i < tp->nent; ++i) {
-        if (ent[i * 2] >= 0) {
+        li = -1 - tp->ent[2 * i];
+        if ((li < 0) || (li >= nloc)) {
             ucs_error("gig channel: a class entry of vertex %d is off its "
-                      "server", ent[i * 2]);
+                      "server", tp->ent[2 * i]);
             return UCS_ERR_INVALID_PARAM;
         }
-        li = -1 - ent[2 * i];
+        at[li]         = i;
+        ent[i].nnext   = tp->ent[2 * i + 1];
+        ent[i].ni      = ni;
+        ent[i].ri      = ri;
+        ent[i].vi      = vi;
+        ent[i].nroutes = 0;
+        ent[i].nvia    = 0;
+        for (n = 0; n < ent[i].nnext; ++n, ++ni) {
+            for (r = 0; r < nxt[2 * ni + 1]; ++r, ++ri) {
+                ent[i].nroutes++;
+                ent[i].nvia += rte[ri].nvia;
+            }
+        }
+        vi += ent[i].nvia;
         b->ccnt[b->cbase[c] + li]++;
         if (b->sclass[dserver] == c) {
             b->csub[dv[li]]++;
@@ -575,7 +599,7 @@ static ucs_status_t gig_fwd_tmpl_keep(gig_fwd_build_t *b, int c, int dserver)
     tr          = &cl->tref[cl->ntref++];
     tr->dst     = b->dst;
     tr->dserver = dserver;
-    tr->nent    = tp->nent;
+    tr->at      = at;
     tr->ent     = ent;
     tr->nxt     = nxt;
     tr->rte     = rte;
@@ -583,61 +607,44 @@ static ucs_status_t gig_fwd_tmpl_keep(gig_fwd_build_t *b, int c, int dserver)
     return UCS_OK;
 }
 
-/* The entry of template tr for the vertex coded code, if it has one,
- * written out for the server whose vertices by index are sv, at e */
-static ucs_status_t gig_fwd_tref_decode(gig_fwd_t *fwd,
-                                        const gig_fwd_tref_t *tr,
-                                        const int *sv, int code,
-                                        gig_fwd_entry_t *e, int *found_p)
-{
-    gig_fwd_next_t *nexts;
-    gig_fwd_route_t *routes;
-    const int *tv;
-    int *vbuf;
-    int i, n, r, k, ni = 0, ri = 0, vi = 0, nr = 0, nvia = 0;
+/* Room a table's template entries take: next hops, routes, vertices */
+typedef struct {
+    gig_fwd_next_t    *nexts;
+    gig_fwd_route_t   *routes;
+    int               *vbuf;
+} gig_fwd_room_t;
 
-    for (i = 0; (i < tr->nent) && (tr->ent[2 * i] != code); ++i) {
-        for (n = 0; n < tr->ent[2 * i + 1]; ++n, ++ni) {
-            for (r = 0; r < tr->nxt[2 * ni + 1]; ++r, ++ri) {
-                vi += tr->rte[ri].nvia;
-            }
-        }
-    }
-    *found_p = (i < tr->nent);
-    if (!*found_p) {
-        return UCS_OK;
-    }
-    for (n = 0, k = ri; n < tr->ent[2 * i + 1]; ++n) {
-        for (r = 0; r < tr->nxt[2 * (ni + n) + 1]; ++r, ++k) {
-            ++nr;
-            nvia += tr->rte[k].nvia;
-        }
-    }
-    nexts  = gig_arena_alloc(&fwd->arena, (n + 1) * sizeof(*nexts));
-    routes = gig_arena_alloc(&fwd->arena, (nr + 1) * sizeof(*routes));
-    vbuf   = gig_arena_alloc(&fwd->arena, (nvia + 1) * sizeof(int));
-    if ((nexts == NULL) || (routes == NULL) || (vbuf == NULL)) {
-        return UCS_ERR_NO_MEMORY;
-    }
+/* Template entry te of tr written out for the server whose vertices by
+ * index are sv, at e, from the room (advanced past it) */
+static void gig_fwd_tref_decode(const gig_fwd_tref_t *tr,
+                                const gig_fwd_tent_t *te, const int *sv,
+                                gig_fwd_entry_t *e, gig_fwd_room_t *room)
+{
+    const int *tv                = tr->via + te->vi;
+    const gig_fwd_route_t *tr_rt = tr->rte + te->ri;
+    const int *tn                = tr->nxt + 2 * te->ni;
+    gig_fwd_next_t *nx;
+    gig_fwd_route_t *rt;
+    int n, r, k;
+
     e->dst   = tr->dst;
-    e->nnext = n;
-    e->next  = nexts;
-    tv       = tr->via + vi;
-    for (n = 0; n < e->nnext; ++n, ++ni, ++nexts) {
-        nexts->next    = GIG_FWD_DECODE(sv, tr->nxt[2 * ni]);
-        nexts->nroutes = tr->nxt[2 * ni + 1];
-        nexts->routes  = routes;
-        for (r = 0; r < nexts->nroutes; ++r, ++ri, ++routes) {
-            routes->via      = vbuf;
-            routes->nvia     = tr->rte[ri].nvia;
-            routes->capacity = tr->rte[ri].capacity;
-            for (k = 0; k < routes->nvia; ++k) {
-                *vbuf++ = GIG_FWD_DECODE(sv, *tv);
-                ++tv;
+    e->nnext = te->nnext;
+    e->next  = room->nexts;
+    for (n = 0; n < te->nnext; ++n, tn += 2) {
+        nx          = room->nexts++;
+        nx->next    = GIG_FWD_DECODE(sv, tn[0]);
+        nx->nroutes = tn[1];
+        nx->routes  = room->routes;
+        for (r = 0; r < nx->nroutes; ++r, ++tr_rt) {
+            rt           = room->routes++;
+            rt->via      = room->vbuf;
+            rt->nvia     = tr_rt->nvia;
+            rt->capacity = tr_rt->capacity;
+            for (k = 0; k < rt->nvia; ++k, ++tv) {
+                *room->vbuf++ = GIG_FWD_DECODE(sv, *tv);
             }
         }
     }
-    return UCS_OK;
 }
 
 /* Table i complete: the entries of its class's templates merged by
@@ -648,12 +655,14 @@ static int gig_fwd_read(const gig_fwd_t *cfwd, int i)
     gig_fwd_t *fwd     = (gig_fwd_t*)cfwd;   /* written once, locked */
     gig_fwd_table_t *t = &fwd->tables[i];
     gig_fwd_lazy_t *lz = &fwd->lazy[i];
-    ucs_status_t status = UCS_OK;
+    size_t nn = 0, nr = 0, nv = 0;
     const gig_fwd_class_t *cl;
     const gig_fwd_tref_t *tr;
+    const gig_fwd_tent_t *te;
     gig_fwd_entry_t *ents;
+    gig_fwd_room_t room;
     const int *sv;
-    int k = 0, n = 0, found;
+    int k = 0, n = 0, m = 0;
 
     if (__atomic_load_n(&lz->ready, __ATOMIC_ACQUIRE)) {
         return 1;
@@ -663,47 +672,51 @@ static int gig_fwd_read(const gig_fwd_t *cfwd, int i)
         pthread_mutex_unlock(&fwd->lock);
         return 1;
     }
-    cl   = &fwd->cls[lz->cls];
-    sv   = fwd->svert + fwd->sfirst[lz->server];
-    ents = malloc((t->nentries + 1) * sizeof(*ents));
-    if (ents == NULL) {
-        status = UCS_ERR_NO_MEMORY;
+    cl = &fwd->cls[lz->cls];
+    sv = fwd->svert + fwd->sfirst[lz->server];
+    for (tr = cl->tref; tr < cl->tref + cl->ntref; ++tr) {
+        if ((tr->dserver != lz->server) && (tr->at[lz->local] >= 0)) {
+            te  = &tr->ent[tr->at[lz->local]];
+            nn += te->nnext;
+            nr += te->nroutes;
+            nv += te->nvia;
+            ++m;
+        }
     }
-    for (tr = cl->tref; (status == UCS_OK) && (tr < cl->tref + cl->ntref);
-         ++tr) {
-        if (tr->dserver == lz->server) {
+    ents         = malloc((t->nentries + 1) * sizeof(*ents));
+    room.nexts   = gig_arena_alloc(&fwd->arena, (nn + 1) * sizeof(*room.nexts));
+    room.routes  = gig_arena_alloc(&fwd->arena,
+                                   (nr + 1) * sizeof(*room.routes));
+    room.vbuf    = gig_arena_alloc(&fwd->arena, (nv + 1) * sizeof(int));
+    if ((ents == NULL) || (room.nexts == NULL) || (room.routes == NULL) ||
+        (room.vbuf == NULL) || (m + lz->nsc != t->nentries)) {
+        free(ents);
+        pthread_mutex_unlock(&fwd->lock);
+        ucs_error("gig: the forwarding table of vertex %d (%d entries) "
+                  "could not be written out: %s", t->vertex, t->nentries,
+                  (m + lz->nsc != t->nentries) ? "its count is wrong" :
+                  "out of memory");
+        return 0;
+    }
+    for (tr = cl->tref; tr < cl->tref + cl->ntref; ++tr) {
+        if ((tr->dserver == lz->server) || (tr->at[lz->local] < 0)) {
             continue;
         }
         while ((k < lz->nsc) && (lz->sc[k].dst < tr->dst)) {
             ents[n++] = lz->sc[k++];
         }
-        status = gig_fwd_tref_decode(fwd, tr, sv, -1 - lz->local, &ents[n],
-                                     &found);
-        n     += found;
-        if (n > t->nentries) {
-            status = UCS_ERR_IO_ERROR;
-        }
+        gig_fwd_tref_decode(tr, &tr->ent[tr->at[lz->local]], sv, &ents[n++],
+                            &room);
     }
-    while ((status == UCS_OK) && (k < lz->nsc) && (n < t->nentries)) {
+    while (k < lz->nsc) {
         ents[n++] = lz->sc[k++];
     }
-    if ((status == UCS_OK) && ((n != t->nentries) || (k != lz->nsc))) {
-        status = UCS_ERR_IO_ERROR;
-    }
-    if (status == UCS_OK) {
-        free(lz->sc);
-        lz->sc     = NULL;
-        t->entries = ents;
-        __atomic_store_n(&lz->ready, 1, __ATOMIC_RELEASE);
-    } else {
-        free(ents);
-        ucs_error("gig: the forwarding table of vertex %d (%d entries) "
-                  "could not be written out: %s", t->vertex, t->nentries,
-                  (status == UCS_ERR_IO_ERROR) ? "its count is wrong" :
-                  ucs_status_string(status));
-    }
+    free(lz->sc);
+    lz->sc     = NULL;
+    t->entries = ents;
+    __atomic_store_n(&lz->ready, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&fwd->lock);
-    return status == UCS_OK;
+    return 1;
 }
 
 /* Entries of v's class templates (b->sh set, v on a server of a class) */
