@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -1129,6 +1130,68 @@ TEST(gig_fwd, duplicates_and_bad_vertices)
     EXPECT_EQ(UCS_ERR_INVALID_PARAM,
               gig_fwd_create(plan.get(), &g0, 1, &bad, 1, &f));
     EXPECT_EQ(NULL, f);
+}
+
+/* A cluster's tables are written out when first read: read first by four
+ * threads at once, after the plan is gone, they are those of tables read
+ * one by one */
+TEST(gig_fwd, first_reads_from_threads_after_the_plan)
+{
+    graph_ptr g = synth("cluster:12:3");
+    std::vector<int> gpus;
+    for (int v = 0; v < g->nv; ++v) {
+        if (g->v[v].type == GIG_VTX_GPU) {
+            gpus.push_back(v);
+        }
+    }
+    plan_ptr plan = make_plan(g.get());
+    fwd_ptr ref   = make_fwd(plan.get(), gpus, gpus);
+    fwd_ptr f     = make_fwd(plan.get(), gpus, gpus);
+    plan.reset();
+    ASSERT_GT(gig_fwd_ntables(f.get()), 0);
+
+    std::vector<std::map<std::pair<int, int>, std::string> > seen(4);
+    std::vector<std::thread> th;
+    for (int t = 0; t < 4; ++t) {
+        th.emplace_back([&, t]() {
+            for (size_t k = 0; k < gpus.size(); ++k) {
+                size_t n = gpus.size(), j = (k + t * n / 4) % n;
+                int v    = gpus[(t % 2) ? n - 1 - j : j];
+                for (int d : gpus) {
+                    seen[t][{v, d}] = entry_str(g.get(),
+                                                gig_fwd_lookup(f.get(), v, d));
+                }
+            }
+        });
+    }
+    for (auto &x : th) {
+        x.join();
+    }
+    int checked = 0;
+    for (int t = 0; t < 4; ++t) {
+        for (const auto &e : seen[t]) {
+            ASSERT_EQ(entry_str(g.get(), gig_fwd_lookup(ref.get(),
+                                                        e.first.first,
+                                                        e.first.second)),
+                      e.second) << g->v[e.first.first].name << " -> "
+                                << g->v[e.first.second].name;
+            checked += (e.second != "(none)");
+        }
+    }
+    /* every GPU has an entry for every other GPU, in every thread */
+    EXPECT_EQ(4 * (int)(gpus.size() * (gpus.size() - 1)), checked);
+    for (int i = 0; i < gig_fwd_ntables(f.get()); ++i) {
+        const gig_fwd_table_t *a = gig_fwd_table(f.get(), i);
+        const gig_fwd_table_t *b = gig_fwd_table(ref.get(), i);
+        ASSERT_TRUE((a != NULL) && (b != NULL));
+        ASSERT_EQ(b->vertex, a->vertex);
+        ASSERT_EQ(b->nentries, a->nentries);
+        for (int e = 0; e < a->nentries; ++e) {
+            EXPECT_EQ(b->entries[e].dst, a->entries[e].dst);
+            EXPECT_EQ(entry_str(g.get(), &b->entries[e]),
+                      entry_str(g.get(), &a->entries[e]));
+        }
+    }
 }
 
 /* CPU-GPU NVLink (IBM AC922): the host path is an NVLink path as fast as
