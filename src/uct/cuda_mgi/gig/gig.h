@@ -353,15 +353,20 @@ typedef struct gig_fwd gig_fwd_t;
  * pairing as gig_plan_paths(); pairs on different servers are built from
  * the cached halves s -> net, net -> d without caching the pair itself),
  * then the tables.  Each path set is cut at its managed vertices once per
- * plan, so a second channel on the same plan costs the tables only.  The tables own their memory and may outlive the plan;
- * the next hops of an entry come in the order of the paths (direct first).
- * A destination listed twice counts once. */
+ * plan, so a second channel on the same plan costs the tables only.  The
+ * tables own their memory and may outlive the plan; the next hops of an
+ * entry come in the order of the paths (direct first).  A destination
+ * listed twice counts once. */
 ucs_status_t gig_fwd_create(gig_plan_t *plan, const int *srcs, int nsrc,
                             const int *dsts, int ndst, gig_fwd_t **fwd_p);
 void         gig_fwd_destroy(gig_fwd_t *fwd);
 int          gig_fwd_ntables(const gig_fwd_t *fwd);
 const gig_fwd_table_t *gig_fwd_table(const gig_fwd_t *fwd, int i);
-/* Table of a vertex, NULL if the channel gives it none */
+/* Table of a vertex, NULL if the channel gives it none.  A table is
+ * written out when first read, by gig_fwd_table, gig_fwd_find or
+ * gig_fwd_lookup (the tables of alike servers are kept as one template
+ * until then), from any thread; these return NULL also where that fails
+ * (no memory; logged). */
 const gig_fwd_table_t *gig_fwd_find(const gig_fwd_t *fwd, int vertex);
 const gig_fwd_entry_t *gig_fwd_lookup(const gig_fwd_t *fwd, int vertex,
                                       int dst);
