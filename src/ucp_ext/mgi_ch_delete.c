@@ -210,6 +210,18 @@ ucs_status_t mgi_ch_delete(mgi_context_h ctx, mgi_ch_id_t id)
         }
     }
 
+    /* a GPU endpoint's sorter counts the EOFs it relayed on the device */
+    for (i = 0; i < ctx->neps; ++i) {
+        ep = ctx->eps[i];
+        if ((ep != NULL) && mgi_ep_is_gpu(ep) &&
+            (ch->relay_expect[ep->index] > 0)) {
+            status = mgi_gpu_ch_relay_eofs(ep, ch,
+                                           &ch->relay_eofs[ep->index]);
+            if (status != UCS_OK) {
+                return status;
+            }
+        }
+    }
     status = mgi_route_ch_busy(ctx, ch);
     if (status != UCS_OK) {
         return status;

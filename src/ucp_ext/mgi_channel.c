@@ -436,25 +436,30 @@ static ucs_status_t mgi_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch)
 static ucs_status_t mgi_ch_make_routes(mgi_context_t *ctx, mgi_channel_t *ch,
                                        const mgi_ch_wire_t *all)
 {
-    int32_t *hvert = malloc(MGI_MAX_EPS * sizeof(*hvert));
-    uint8_t *gpu   = calloc(MGI_MAX_EPS, 1);
+    int32_t *hvert  = malloc(MGI_MAX_EPS * sizeof(*hvert));
+    uint8_t *gpu    = calloc(MGI_MAX_EPS, 1);
+    uint32_t *nprod = calloc(MGI_MAX_EPS, sizeof(*nprod));
     ucs_status_t status = UCS_ERR_NO_MEMORY;
     const mgi_ch_wire_ep_t *w;
     unsigned i;
     int r;
 
-    if ((hvert != NULL) && (gpu != NULL)) {
+    if ((hvert != NULL) && (gpu != NULL) && (nprod != NULL)) {
         memset(hvert, 0xff, MGI_MAX_EPS * sizeof(*hvert));
         for (r = 0; r < ctx->size; ++r) {
             for (i = 0, w = all[r].eps; i < all[r].nep; ++i, ++w) {
                 hvert[w->id] = w->vertex;
                 gpu[w->id]   = !!(w->flags & MGI_WIRE_EP_GPU);
+                /* a GPU endpoint's every stage ring sends an EOF */
+                nprod[w->id] = gpu[w->id] ?
+                               w->blocks * ctx->params.stage_groups : 1;
             }
         }
-        status = mgi_route_ch_plan(ctx, ch, hvert, gpu);
+        status = mgi_route_ch_plan(ctx, ch, hvert, gpu, nprod);
     }
     free(hvert);
     free(gpu);
+    free(nprod);
     return (status == UCS_OK) ? mgi_ch_rings(ctx, ch) : status;
 }
 
@@ -614,6 +619,7 @@ static int mgi_ch_direct_wanted(const mgi_context_t *ctx,
     in.tuple_size = ch->tuple_size;
     in.ndst       = ch->ndst;
     in.one_host   = (ctx->host_peers == ctx->size - 1);
+    in.relayed    = ch->relayed_pairs;
     in.all_gpu    = 1;
     *nin          = 0;
     for (i = 0; i < ch->nsrc + ch->ndst; ++i) {

@@ -300,6 +300,8 @@ struct mgi_channel {
     uint64_t       relayed[MGI_MAX_LOCAL_EPS];
     uint32_t       relay_eofs[MGI_MAX_LOCAL_EPS];
     uint32_t       relay_expect[MGI_MAX_LOCAL_EPS];
+    unsigned       relayed_pairs; /* (source, destination) pairs whose
+                                     first hop is a relay: every rank alike */
 };
 
 /* ------------------------------------------------------------- context */
@@ -468,7 +470,8 @@ int          mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
                                    struct gig_graph **graph_p);
 int32_t      mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep);
 ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
-                               const int32_t *hvert, const uint8_t *gpu);
+                               const int32_t *hvert, const uint8_t *gpu,
+                               const uint32_t *nprod);
 void         mgi_route_ch_fini(mgi_channel_t *ch);
 ucs_status_t mgi_route_ch_busy(mgi_context_t *ctx, const mgi_channel_t *ch);
 mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,
@@ -511,6 +514,9 @@ ucs_status_t mgi_gpu_ch_add(mgi_ep_t *ep, mgi_channel_t *ch,
                             unsigned *nomem_p);
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch);
 ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch);
+/* The EOF records ep's sorter forwarded for the channel as a relay */
+ucs_status_t mgi_gpu_ch_relay_eofs(mgi_ep_t *ep, mgi_channel_t *ch,
+                                   uint32_t *n_p);
 /* MGI_DIRECT_RINGS=1: a destination's nin rings of `stride` bytes (cap
  * tuples each), zeroed, and their IPC handle (64 bytes at ipc); where they
  * are in this process; a mapping of another process's (cudaIpc, closed by

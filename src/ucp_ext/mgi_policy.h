@@ -19,6 +19,7 @@ typedef struct mgi_direct_in {
     unsigned ndst;
     int      one_host;      /* every rank of the context on this host */
     int      all_gpu;       /* every endpoint of the channel a GPU one */
+    unsigned relayed;       /* pairs the plan sends through a relay */
 } mgi_direct_in_t;
 
 /* NULL: the channel gets direct rings, the fastest path between the GPU
@@ -44,6 +45,9 @@ static inline const char *mgi_direct_why_not(const mgi_direct_in_t *in)
     }
     if (in->ndst > MGI_DIRECT_MAX_DSTS) {
         return "it has more destinations than MGI_DIRECT_MAX_DSTS (64)";
+    }
+    if (in->relayed > 0) {
+        return "the plan sends pairs through a relay (no direct link)";
     }
     return NULL;
 }

@@ -15,8 +15,10 @@
  * destination; the next hop is the channel's CPU endpoint at that vertex
  * (the lowest id there), or the destination itself where the next vertex
  * is the destination's or holds no CPU endpoint of the channel (the hop
- * after it is taken then). Relays are CPU endpoints: a GPU endpoint sends
- * and receives directly (its sorter kernel does not forward). A pair whose
+ * after it is taken then). A relay is the channel's endpoint at that vertex
+ * (a CPU one first): a CPU endpoint's sorter thread forwards, a GPU
+ * endpoint's sorter kernel does (the lanes it walks), each in the order
+ * its lanes brought the messages. A pair whose
  * hops do not reach the destination within as many hops as the channel has
  * endpoints is sent directly, for every source of that destination.
  *
@@ -543,6 +545,7 @@ typedef struct mgi_route_ch {
     unsigned    nslot;
     int         *vert;       /* graph vertex of each, or -1 */
     uint8_t     *cpu;        /* a CPU endpoint */
+    uint32_t    *nprod;      /* EOF records it sends each destination */
     uint8_t     *direct;     /* [ndst]: every source goes directly */
 } mgi_route_ch_t;
 
@@ -562,8 +565,8 @@ static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
     int v, dv, step;
     unsigned i;
 
-    if ((rt->ids[e] == d) || rt->direct[j] || (k < 0) || !rt->cpu[e] ||
-        !rt->cpu[k] || (rt->vert[e] < 0) || (rt->vert[k] < 0) ||
+    if ((rt->ids[e] == d) || rt->direct[j] || (k < 0) ||
+        (rt->vert[e] < 0) || (rt->vert[k] < 0) ||
         (rt->vert[e] == rt->vert[k])) {
         return d;
     }
@@ -578,10 +581,13 @@ static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
         if (v == dv) {
             return d;
         }
-        for (i = 0; i < rt->neps; ++i) {
-            if (rt->cpu[i] && (rt->vert[i] == v)) {
-                return rt->ids[i];
+        for (i = 0, k = -1; i < rt->neps; ++i) {
+            if ((rt->vert[i] == v) && ((k < 0) || (rt->cpu[i] && !rt->cpu[k]))) {
+                k = (int)i;
             }
+        }
+        if (k >= 0) {
+            return rt->ids[k];
         }
     }
     return d;
@@ -599,6 +605,7 @@ static void mgi_route_ch_free(mgi_route_ch_t *rt)
     free(rt->slot);
     free(rt->vert);
     free(rt->cpu);
+    free(rt->nprod);
     free(rt->direct);
     free(rt);
 }
@@ -648,7 +655,8 @@ static void mgi_route_ch_log(const mgi_channel_t *ch, const mgi_route_ch_t *rt,
 /* ep id -> (vertex, cpu) from the channel allgather (vert[ep id]: the
  * rank's host vertex, or -1; gpu[ep id]) */
 ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
-                               const int32_t *hvert, const uint8_t *gpu)
+                               const int32_t *hvert, const uint8_t *gpu,
+                               const uint32_t *nprod)
 {
     mgi_route_ctx_t *rc = ctx->route;
     int *srcv = NULL, *dstv = NULL;
@@ -671,6 +679,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     rt->ids    = calloc(ch->nsrc + ch->ndst, sizeof(*rt->ids));
     rt->vert   = calloc(ch->nsrc + ch->ndst, sizeof(*rt->vert));
     rt->cpu    = calloc(ch->nsrc + ch->ndst, 1);
+    rt->nprod  = calloc(ch->nsrc + ch->ndst, sizeof(*rt->nprod));
     rt->direct = calloc(ch->ndst, 1);
     for (i = 0; i < ch->nsrc + ch->ndst; ++i) {
         id        = (i < ch->nsrc) ? ch->src[i] : ch->dst[i - ch->nsrc];
@@ -680,8 +689,8 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     srcv       = calloc(ch->nsrc, sizeof(int));
     dstv       = calloc(ch->ndst, sizeof(int));
     if ((rt->ids == NULL) || (rt->vert == NULL) || (rt->cpu == NULL) ||
-        (rt->direct == NULL) || (rt->slot == NULL) || (srcv == NULL) ||
-        (dstv == NULL)) {
+        (rt->nprod == NULL) || (rt->direct == NULL) || (rt->slot == NULL) ||
+        (srcv == NULL) || (dstv == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
@@ -696,6 +705,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
         rt->slot[id] = (int)n;
         rt->ids[n]  = id;
         rt->cpu[n]  = !gpu[id];
+        rt->nprod[n] = nprod[id];
         rt->vert[n] = ((lv >= 0) && (lv < rc->vmap_len[h])) ?
                       rc->vmap[h][lv] : -1;
         ++n;
@@ -770,21 +780,23 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                       ch->id, rt->ids[e], ch->dst[j], hop);
         }
     }
-    /* what each local endpoint relays: one EOF per pair it carries (the
-     * sources are CPU endpoints, one producer each) */
+    /* what each local endpoint relays: the EOF records of each pair it
+     * carries (a CPU source sends one, a GPU source one per producer) */
     for (j = 0; j < ch->ndst; ++j) {
         for (i = 0; i < ch->nsrc; ++i) {
             e = mgi_route_ch_index(rt, ch->src[i]);
+            n = rt->nprod[e];
             relayed += (mgi_route_ch_next(ch, rt, e, j) != ch->dst[j]);
             while (rt->ids[e] != ch->dst[j]) {
                 e = mgi_route_ch_index(rt, mgi_route_ch_next(ch, rt, e, j));
                 if ((rt->ids[e] != ch->dst[j]) &&
                     (MGI_EP_RANK(rt->ids[e]) == ctx->rank)) {
-                    ch->relay_expect[rt->ids[e] % MGI_MAX_LOCAL_EPS]++;
+                    ch->relay_expect[rt->ids[e] % MGI_MAX_LOCAL_EPS] += n;
                 }
             }
         }
     }
+    ch->relayed_pairs = relayed;
     if (ucs_log_is_enabled(UCS_LOG_LEVEL_INFO)) {
         mgi_route_ch_log(ch, rt, relayed);
     }

@@ -1039,8 +1039,9 @@ ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
     int16_t slot;
     unsigned i;
 
-    if (mgi_ch_src_index(ch, ep->id) < 0) {
-        return UCS_OK;
+    if ((mgi_ch_src_index(ch, ep->id) < 0) &&
+        (ch->relay_expect[ep->index] == 0)) {
+        return UCS_OK;  /* neither a source nor a relay */
     }
     for (i = 0; i < ch->ndst; ++i) {
         hop = mgi_route_next_hop(ep->ctx, ch, ep->id, ch->dst[i]);
@@ -1102,6 +1103,35 @@ ucs_status_t mgi_gpu_ch_check_done(mgi_ep_t *ep, mgi_channel_t *ch)
         return UCS_ERR_BUSY;
     }
     return UCS_OK;
+}
+
+ucs_status_t mgi_gpu_ch_relay_eofs(mgi_ep_t *ep, mgi_channel_t *ch,
+                                   uint32_t *n_p)
+{
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    mgi_gpu_dev_guard_t guard;
+    ucs_status_t status;
+    uint32_t n = 0;
+
+    if ((gc == NULL) || gc->direct) {
+        return UCS_OK;
+    }
+    status = mgi_gpu_enter(ep, &guard);
+    if (status == UCS_OK) {
+        status = MGI_CUDA_CALL(cudaMemcpyAsync(&n, &gc->dch->relay_eofs,
+                                               sizeof(n),
+                                               cudaMemcpyDeviceToHost,
+                                               mgi_gpu_ep(ep)->ctl),
+                               "channel %u ep %u", ch->id, ep->id);
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_ctl_sync(ep);
+    }
+    mgi_gpu_leave(&guard);
+    if (status == UCS_OK) {
+        __atomic_store_n(n_p, n, __ATOMIC_RELEASE);
+    }
+    return status;
 }
 
 /* Take the channel from the sorter's table; its rings are the sorter's

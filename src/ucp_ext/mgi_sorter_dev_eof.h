@@ -107,6 +107,35 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     return 1 + direct;
 }
 
+/* Thread 0, receive side, a relay: an EOF record for another endpoint on
+ * to its next hop (in a segment of its own where the send side puts EOFs
+ * so), counted. Returns 0 when that ring had no room (try again). */
+MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
+{
+    const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
+    mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
+    mgi_ring_t *ring  = mgi_gpu_relay_target(d, h->dst);
+    mgi_seg_hdr_t *seg;
+    uint32_t off, pos;
+
+    if ((ch == NULL) || (ring == NULL)) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        return 1;
+    }
+    if ((d->eof_alone && (mgi_ring_append_close(ring) != MGI_RING_OK)) ||
+        (mgi_ring_append_reserve(ring, sz, &seg, &off, &pos) !=
+         MGI_RING_OK)) {
+        return 0;
+    }
+    mgi_ring_mark(ring, seg, d->eof_alone ? MGI_SEG_EOF_KEY : MGI_SEG_MIXED);
+    memcpy(mgi_seg_payload(seg) + off, h, sz);
+    MGI_FENCE();
+    mgi_ring_append_commit(ring, seg, off, sz, pos);
+    mgi_ring_append_close(ring);
+    MGI_ATOMIC_ADD(&ch->relay_eofs, 1u);
+    return 1;
+}
+
 /* Thread 0, receive side: account an EOF record at this destination. */
 MGI_SDEV void mgi_gpu_recv_eof(const mgi_gpu_dep_t *d,
                                         const mgi_msg_hdr_t *h)

@@ -24,12 +24,23 @@
  * channel and for this endpoint: the sender's sorter marked it),
  * MGI_GPU_EOF_JOB (EOF records only), or NULL when it must be walked. */
 MGI_SDEV_INLINE mgi_gpu_dch_t *mgi_gpu_lane_job_ch(const mgi_gpu_dep_t *d,
-                                                   mgi_seg_hdr_t *seg)
+                                                   mgi_seg_hdr_t *seg,
+                                                   uint32_t cap)
 {
-    uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
+    uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1, off = 0;
+    const mgi_msg_hdr_t *h;
     mgi_gpu_dch_t *ch;
 
     if (flag == MGI_SEG_EOFS) {
+        /* a segment with an EOF for another endpoint is walked (each EOF
+         * relayed or counted there): a source's EOFs for several
+         * destinations through one next hop may share a segment */
+        while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
+            if (h->dst != d->id) {
+                return NULL;
+            }
+            off += mgi_msg_size(h->len);
+        }
         return MGI_GPU_EOF_JOB;
     }
     if ((flag == 0) || (flag == MGI_SEG_MIXED) || ((key >> 16) != d->id)) {
@@ -299,7 +310,7 @@ MGI_SDEV void mgi_gpu_lane_eofs(const mgi_gpu_dep_t *d,
     uint32_t off = 0;
 
     while ((h = mgi_seg_next((mgi_seg_hdr_t*)seg, cap, &off)) != NULL) {
-        if (h->len == MGI_MSG_LEN_EOF) {
+        if ((h->len == MGI_MSG_LEN_EOF) && (h->dst == d->id)) {
             mgi_gpu_recv_eof(d, h);
         } else {
             /* a tuple beside an EOF marks its segment MIXED */
@@ -449,7 +460,7 @@ MGI_SDEV int mgi_gpu_lane_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     n = mgi_gpu_first(p, nfree, [&](uint32_t k) {
         seg        = mgi_ring_peek(ring, count + k);
         p->jseg[k] = seg;
-        p->jch[k]  = (seg != NULL) ? mgi_gpu_lane_job_ch(d, seg) : NULL;
+        p->jch[k]  = (seg != NULL) ? mgi_gpu_lane_job_ch(d, seg, cap) : NULL;
         return p->jch[k] == NULL;
     });
     n0 = n;

@@ -401,6 +401,17 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
     return mgi_gpu_sort_ring(d, slot);
 }
 
+/* Receive side, a relay (paper Fig. 8): the ring that takes a message for
+ * another endpoint `dst` on to its next hop (this block's sort ring of
+ * that hop, so a lane's messages stay in order), or NULL. */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_relay_target(const mgi_gpu_dep_t *d,
+                                                 uint16_t dst)
+{
+    int16_t slot = mgi_vld(&d->dst_slot[dst]);
+
+    return ((dst == d->id) || (slot < 0)) ? NULL : mgi_gpu_sort_ring(d, slot);
+}
+
 /* Thread 0, send side, MGI_LOOP_DIRECT: stage ring `stage` put something
  * into the loopback lane at slot `pos` (a whole segment, placed messages,
  * an EOF): its later input passes the lane by only once the lane's owner

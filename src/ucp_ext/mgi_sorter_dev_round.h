@@ -76,7 +76,8 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
              * mgi_gpu_lane_whole's */
             if (tid == 0) {
                 p->whole = (p->start == 0) &&
-                           (mgi_gpu_lane_job_ch(d, p->seg) != NULL);
+                           (mgi_gpu_lane_job_ch(d, p->seg,
+                                                mgi_ring_cap(ring)) != NULL);
             }
             MGI_SYNC();
             if (p->whole) {
@@ -122,7 +123,9 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             }
             if (ok && (p->nemit == 0) && p->stop_eof) {
                 h = (const mgi_msg_hdr_t*)(sseg + p->end_off);
-                if (recv_side) {
+                if (recv_side && (h->dst != d->id)) {
+                    ok = mgi_gpu_relay_eof(d, h);
+                } else if (recv_side) {
                     mgi_gpu_recv_eof(d, h);
                 } else {
                     ok = mgi_gpu_send_eof(d, b, ring, h);

@@ -173,6 +173,7 @@ typedef struct mgi_gpu_dch {
     uint16_t   dst[MGI_GPU_MAX_TARGETS];
     uint16_t   src[MGI_MAX_CH_SRC];
     uint32_t   eof_count[MGI_MAX_CH_SRC];
+    uint32_t   relay_eofs;          /* EOF records forwarded as a relay */
     mgi_ring_t **final;             /* [nfinal], behind this struct */
     uint32_t   *final_lock;         /* [nfinal] */
     uint32_t   *eof_sources;        /* [nfinal] */

@@ -13,6 +13,30 @@
 #  error "a part of the sorter's device code: include mgi_sorter_dev.h"
 #endif
 
+/* Thread 0, receive side: does a run of like messages for this endpoint
+ * start at `off` that is worth mgi_gpu_walk_run's pass: MGI_GPU_RUN_MIN of
+ * them, or all up to the segment's end? Where a relay's lane interleaves
+ * messages for other endpoints, runs of one or two each cost a pass. */
+MGI_SDEV_INLINE int mgi_gpu_self_run(const mgi_gpu_dep_t *d, const char *seg,
+                                     uint32_t off, uint32_t cap,
+                                     const mgi_msg_hdr_t *h)
+{
+    const uint32_t sz = mgi_msg_size(h->len);
+    const mgi_msg_hdr_t *x;
+    uint32_t k;
+
+    for (k = 0; k < MGI_GPU_RUN_MIN; ++k, off += sz) {
+        if (off + sz > cap) {
+            return 1;
+        }
+        x = (const mgi_msg_hdr_t*)(seg + off);
+        if ((x->ch != h->ch) || (x->len != h->len) || (x->dst != d->id)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Thread 0: walk the segment copy from p->start and place messages. */
 MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                     mgi_gpu_emit_t *e, const char *seg,
@@ -59,7 +83,8 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
          * to mgi_gpu_walk_run (small messages only, see there) */
         if ((h->ch == prev_ch) && (h->len == prev_len) &&
             (mgi_msg_size(h->len) <= MGI_GPU_RUN_MSG) &&
-            (recv_side ? (h->dst == d->id) : (h->dst != MGI_EP_ID_ALL))) {
+            (recv_side ? mgi_gpu_self_run(d, seg, off, cap, h) :
+                         (h->dst != MGI_EP_ID_ALL))) {
             break;
         }
         prev_ch  = h->ch;
@@ -74,7 +99,8 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             off += size;
             continue;
         }
-        if (recv_side) {
+        if (recv_side &&
+            ((h->dst == d->id) || (h->dst == MGI_EP_ID_ALL))) {
             if ((ch->self_dst == MGI_GPU_NO_DST) || (h->dst != d->id) ||
                 (ch->nfinal == 0)) {
                 mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
@@ -94,7 +120,7 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             }
             mgi_gpu_emit_add(p, e, t, off, size, MGI_GPU_NO_DST,
                              MGI_SEG_KEY(h->ch, h->dst));
-        } else if (h->dst == MGI_EP_ID_ALL) {
+        } else if (!recv_side && (h->dst == MGI_EP_ID_ALL)) {
             n = ch->ndst;
             if (p->nemit + n > MGI_GPU_MAX_EMIT) {
                 break;
@@ -121,10 +147,13 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                  ch->dst[k], MGI_SEG_KEY(h->ch, ch->dst[k]));
             }
         } else {
+            /* one destination: the send side's target, or a relay's sort
+             * ring towards h->dst (a lane's messages in order) */
             k = h->dst % MGI_GPU_DST_CACHE;
             if (dc_dst[k] != h->dst) {
                 dc_dst[k]  = h->dst;
-                dc_ring[k] = mgi_gpu_send_target(d, h->dst);
+                dc_ring[k] = recv_side ? mgi_gpu_relay_target(d, h->dst) :
+                                         mgi_gpu_send_target(d, h->dst);
             }
             ring = dc_ring[k];
             if (ring == NULL) {

@@ -47,6 +47,8 @@ int main(void)
     expect("several hosts", &in, "several hosts");
     in = gpu; in.all_gpu = 0;
     expect("a CPU endpoint", &in, "no GPU endpoint");
+    in = gpu; in.relayed = 1;
+    expect("a pair through a relay", &in, "relay");
     /* a CPU endpoint is the reason named first, whatever else */
     in = gpu; in.all_gpu = 0; in.ctx_direct = 0; in.tuple_size = 0;
     expect("a CPU endpoint, direct rings off, schemaless", &in,
