@@ -142,6 +142,8 @@ copy_program "$out" "$top/test/mgi/.libs/mgi_gpu_test" || true
 copy_program "$out" "$top/test/mgi/.libs/mgi_launch" \
                     "$top/test/mgi/mgi_launch" || true
 cp "$top/test/mgi/gpu-suite.sh" "$out/run/mgi-gpu-suite.sh"
+mkdir -p "$out/run/topo"
+cp "$top/test/mgi/topo/"*.topo "$out/run/topo/"
 cp "$top/bench/workloads/run.sh" "$out/run/workloads.sh"
 cp "$top/bench/workloads/plot.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/contrib/gpu-sanitize.sh" \

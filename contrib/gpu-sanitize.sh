@@ -121,9 +121,11 @@ sorters='groupby_1proc_2gpu|groupby_2proc'
 # the tile sends (shared-memory tiles of the user's block), into the
 # sorters' stage rings and into direct rings, in one process
 tiles='shuffle_64B_1proc_tile|shuffle_64B_1proc_direct_tile'
-suite memcheck 300 "^(ring_thread|ring_warp|ring_block|$two|$sorters|$tiles)\$" \
+# a relay's sorter forwarding (three endpoints of one process)
+relay='shuffle_16B_3ep_relay'
+suite memcheck 300 "^(ring_thread|ring_warp|ring_block|$two|$sorters|$tiles|$relay)\$" \
     --kernel-name-exclude kns=mgi_sorter_kernel
-suite racecheck 240 "^(ring_block|$two|$sorters|$tiles)\$"
-suite synccheck 240 "^(ring_block|$two|$sorters|$tiles)\$"
+suite racecheck 240 "^(ring_block|$two|$sorters|$tiles|$relay)\$"
+suite synccheck 240 "^(ring_block|$two|$sorters|$tiles|$relay)\$"
 echo "gpu-sanitize: $bad step(s) with findings or failures"
 exit $bad

@@ -76,6 +76,9 @@
 #                 the copies end)
 #   *_wide        send_bw, 4 GiB, 128 user and 32 sorter blocks, 1024-deep
 #                 receive lanes
+#   *_relay       three endpoints at the vertices of a declared line of
+#                 GPUs: the middle one's sorter forwards the outer pair's
+#                 tuples and EOFs
 #   *_tile        tile sends (mgi_dev_send_block_tile, -K): a block sends
 #                 K x blockDim tuples from memory with one reservation
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
@@ -109,6 +112,7 @@ set -uo pipefail
 
 bin=${1:?usage: gpu-suite.sh BINDIR [OUTDIR [STEP_REGEX]]}
 bin=$(cd "$bin" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)   # topo/ beside it
 out=${2:-/tmp/mgi-gpu-suite}
 only=${3:-.}
 budget=${MGI_SUITE_BUDGET_S:-540}
@@ -199,9 +203,11 @@ for m in thread warp block batch; do
 done
 
 n=${MGI_SUITE_TUPLES:-1000000}   # GroupBy tuples a rank (fewer under a sanitizer)
-# tuples of the shuffles that a sanitizer runs (there as many as GroupBy's)
+# tuples of the shuffles that a sanitizer runs (there as many as GroupBy's;
+# a relay's, a fifth of that: its serial walks under racecheck)
 big_n=4194304
-[ -n "$wrap" ] && big_n=$n
+relay_n=$n
+[ -n "$wrap" ] && big_n=$n relay_n=$((n / 5))
 # the first example with libmgi's defaults: every tuple checked, the rate
 # across per rank printed
 step example_shuffle_defaults 120 "${defaults[@]}" \
@@ -371,6 +377,19 @@ MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step shuffle_24B_2proc_tiny_rings_tile 100 mgi_launch -n 2 -t 95 -- \
         mgi_gpu_test shuffle -s 24 -n 200000 -b 4 -t 32 -K 5 -T $T
+# a relay (paper Fig. 8) through a GPU endpoint's sorter kernel: three
+# endpoints of one process at the vertices of a declared line of GPUs
+# (topo/gpuchain3.topo: gpu0 and gpu2 have no link of their own), every
+# tuple checked, endpoint 0's to endpoint 2 through endpoint 1 (-E); with
+# libmgi's defaults too (direct rings refused: the plan relays); the same
+# three endpoints without the file, every pair direct
+UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpuchain3.topo \
+    step shuffle_16B_3ep_relay 100 mgi_gpu_test shuffle -l 3 -s 16 \
+        -n $relay_n -b 8 -V gpu%d -E 0,1,2 -T $T
+UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpuchain3.topo \
+    step shuffle_16B_3ep_relay_defaults 100 "${defaults[@]}" mgi_gpu_test \
+        shuffle -l 3 -s 16 -n $relay_n -b 8 -V gpu%d -E 0,1,2 -T $T
+step shuffle_16B_3ep 100 mgi_gpu_test shuffle -l 3 -s 16 -n $n -b 8 -T $T
 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
     step send_bw_40B_1proc_tiny_rings_tile 100 mgi_gpu_test bench -l 2 \

@@ -51,7 +51,7 @@ int wait_stream(cudaStream_t s, double timeout_s, const char *what)
 }
 
 void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,
-              size_t scratch, size_t land)
+              size_t scratch, size_t land, const char *vertex)
 {
     mgi_ep_params_t ep;
 
@@ -76,6 +76,7 @@ void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,
     memset(&ep, 0, sizeof(ep));
     ep.device = dev;
     ep.blocks = blocks;
+    ep.vertex = vertex;
     CHECK_UCS(mgi_ep_create(ctx, &ep, &e->id));
 }
 

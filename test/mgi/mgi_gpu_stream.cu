@@ -417,8 +417,9 @@ int run_stream(const opts &o, int mode)
                                     mgi_schema_t{1, {o.size}};
     mgi_ch_params_t cp;
     mgi_ch_id_t ch;
-    int is_src[2] = {0, 0}, is_dst[2] = {0, 0};
-    long base[2] = {0, 0};
+    std::vector<int> is_src, is_dst, didx;  /* didx: index in dst */
+    std::vector<long> base;
+    char vname[64];
 
     if ((o.size % 8) != 0 || words == 0 || words > 8 ||
         (shuffle && (words < 2))) {
@@ -434,12 +435,22 @@ int run_stream(const opts &o, int mode)
     rank  = g_rank;
     nproc = mgi_context_size(ctx);
     local = sorter ? 1 : ((o.local > 0) ? o.local : 1);
-    if (!sorter && (local * nproc != 2)) {
+    if (!sorter && !shuffle && (local * nproc != 2)) {
         fprintf(stderr, "%s: 2 endpoints: -l 2 in one process, or 2 "
                 "processes\n", name);
         return 1;
     }
+    if (shuffle && ((local * nproc < 2) || (local * nproc > 8) ||
+                    ((local * nproc > 2) && (o.land_pct > 0)))) {
+        fprintf(stderr, "shuffle: 2 to 8 endpoints (-l N in one process, "
+                "or one a process), landing buffers (-L) with 2\n");
+        return 1;
+    }
     eps.resize(local);
+    is_src.assign(local, 0);
+    is_dst.assign(local, 0);
+    didx.assign(local, 0);
+    base.assign(local, 0);
     for (int k = 0; k < local; ++k) {
         /* one GPU: both endpoints on it (-l 2: one process, so its
          * kernels run side by side; two processes time-slice the GPU) */
@@ -447,25 +458,28 @@ int run_stream(const opts &o, int mode)
                                                 rank % ngpus());
         /* -L: a destination receives o.tuples tuples (shuffle) */
         eps[k].land_tuples = (uint64_t)o.tuples * o.land_pct / 100;
+        snprintf(vname, sizeof(vname), o.vertex_fmt ? o.vertex_fmt : "",
+                 rank * local + k);
         ep_setup(ctx, &eps[k], dev, o.global_ring ? 1 : o.blocks,
                  (size_t)o.tile * o.threads * o.blocks * o.size,
                  (shuffle && (o.land_pct > 0)) ?
-                 (size_t)eps[k].land_tuples * o.size : 0);
+                 (size_t)eps[k].land_tuples * o.size : 0,
+                 o.vertex_fmt ? vname : NULL);
     }
     if (sorter) {
         src.push_back(MGI_EP_ID(rank, 0));
         dst.push_back(MGI_EP_ID(rank, 0));
         is_src[0] = is_dst[0] = 1;
     } else if (shuffle) {
-        /* both endpoints send and receive; source i numbers its tuples
-         * from i * n, so the key (word 0) sends even numbers to the
-         * first endpoint and odd ones to the second */
-        src.push_back(MGI_EP_ID(0, 0));
-        src.push_back((o.local > 0) ? MGI_EP_ID(0, 1) : MGI_EP_ID(1, 0));
+        /* every endpoint sends and receives; source i numbers its tuples
+         * from i * n, so the key (word 0) sends the numbers j mod N to
+         * endpoint j */
+        src = all_eps(ctx, local);
         dst = src;
         for (int k = 0; k < local; ++k) {
             is_src[k] = is_dst[k] = 1;
-            base[k]   = (eps[k].id == src[0]) ? 0 : o.tuples;
+            didx[k]   = rank * local + k;
+            base[k]   = (long)didx[k] * o.tuples;
         }
     } else {
         src.push_back(MGI_EP_ID(0, 0));
@@ -559,8 +573,7 @@ int run_stream(const opts &o, int mode)
         CHECK_CUDA(cudaEventRecord(e->stop, e->stream));
         if (e->land != NULL) {
             land_check_kernel<<<64, 256, 0, e->stream>>>(
-                    e->h, e->land, words, (e->id == dst[0]) ? 0 : 1,
-                    e->dres);
+                    e->h, e->land, words, (unsigned)didx[k], e->dres);
             CHECK_CUDA(cudaGetLastError());
         }
         CHECK_CUDA(cudaMemcpyAsync(e->res, e->dres, sizeof(*e->res),
@@ -581,9 +594,10 @@ int run_stream(const opts &o, int mode)
                 (unsigned long long)o.tuples * (o.tuples - 1) / 2;
         unsigned long long expect_n = (unsigned long long)o.tuples;
         if (shuffle) {
-            /* of 0 .. 2n - 1: the even numbers here, or the odd ones */
-            expect_sum = (unsigned long long)o.tuples * (o.tuples - 1) +
-                         ((e->id == dst[0]) ? 0 : o.tuples);
+            /* of 0 .. Nn - 1, those j mod N: N n (n - 1) / 2 + j n */
+            expect_sum = (unsigned long long)dst.size() * o.tuples *
+                         (o.tuples - 1) / 2 +
+                         (unsigned long long)didx[k] * o.tuples;
         }
         if (ok) {
             CHECK_CUDA(cudaEventElapsedTime(&ms, e->start, e->stop));
@@ -684,11 +698,45 @@ int run_stream(const opts &o, int mode)
             sl = (all[r] > sl) ? all[r] : sl;
         }
         if (rank == 0) {
-            double gbs = (sl > 0) ? 2.0 * bytes / sl / 1e9 : 0;
-            printf("shuffle %u B tuples: 2 endpoints (%s), %.2f GB/s "
+            double gbs = (sl > 0) ? (double)dst.size() * bytes / sl / 1e9 : 0;
+            mgi_ep_id_t path[16];
+            for (size_t i = 0; o.vertex_fmt && (i < src.size()); ++i) {
+                for (size_t j = 0; j < dst.size(); ++j) {
+                    int np = mgi_ch_path(ctx, ch, src[i], dst[j], path, 16);
+                    printf("shuffle path %u -> %u:", src[i], dst[j]);
+                    for (int q = 0; q < np; ++q) {
+                        printf(" %u", path[q]);
+                    }
+                    printf("\n");
+                }
+            }
+            if (o.expect_path != NULL) {
+                std::vector<mgi_ep_id_t> want;
+                for (const char *c = o.expect_path; *c != '\0';) {
+                    char *end;
+                    long i = strtol(c, &end, 10);
+                    if ((end == c) || (i < 0) || (i >= (long)src.size())) {
+                        want.clear();
+                        break;
+                    }
+                    want.push_back(src[i]);
+                    c = (*end == ',') ? end + 1 : end;
+                }
+                int np = (want.size() >= 2) ?
+                         mgi_ch_path(ctx, ch, want.front(), want.back(), path,
+                                     16) : -1;
+                int same = (np == (int)want.size());
+                for (int q = 0; same && (q < np); ++q) {
+                    same = (path[q] == want[q]);
+                }
+                printf("shuffle path as expected (%s): %s\n", o.expect_path,
+                       same ? "yes" : "NO: FAILED");
+                ok = ok && same;
+            }
+            printf("shuffle %u B tuples: %zu endpoints (%s), %.2f GB/s "
                    "received in all, slowest kernel %.3f ms, %u stage "
-                   "group(s) per user block, %s\n", o.size,
-                   o.local > 0 ? "one process" : "two processes", gbs,
+                   "group(s) per user block, %s\n", o.size, dst.size(),
+                   o.local > 0 ? "one process" : "processes", gbs,
                    sl * 1e3, eps[0].h.ngroups, send_how(o).c_str());
             printf("json: {\"test\":\"shuffle\",\"tuple_bytes\":%u,"
                    "\"tuples_per_ep\":%ld,\"procs\":%d,\"blocks\":%u,"

@@ -30,11 +30,16 @@
  *       it prints when its blocks began, received the first and last
  *       tuples and were done, against one-thread kernels just before and
  *       after it on its stream.
- *   mgi_gpu_test shuffle [-l 2] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS]
- *       Exchange between two endpoints: each sends TUPLES tuples (word 0,
- *       the partition key, numbers them across both) while receiving,
- *       the key choosing the destination, half of them its own; each
- *       checks count and checksum of what it received. Prints each
+ *   mgi_gpu_test shuffle [-l N] [-s TUPLE_BYTES] [-n TUPLES] [-b BLOCKS]
+ *       [-V VERTEX_FMT]
+ *       Exchange between the job's N >= 2 endpoints (-l N in one process,
+ *       or one a process): each sends TUPLES tuples (word 0, the partition
+ *       key, numbers them across all) while receiving, the key choosing
+ *       the destination (key % N); each checks count and checksum of what
+ *       it received. -V: endpoint i sits at vertex VERTEX_FMT % i of the
+ *       topology file (UCX_CUDA_MGI_TOPO_FILE), and rank 0 prints each
+ *       pair's hops (mgi_ch_path); -E I,J,..,K: the hops from endpoint I
+ *       to K must be these (job endpoint numbers), else it fails. Prints each
  *       endpoint's received bytes per second of its kernel and both
  *       endpoints' bytes per second of the slower kernel (-l 2). With
  *       MGI_TEST_STAGE_GROUPS=2 each user block has a stage ring per
@@ -75,7 +80,8 @@ static void usage(void)
             "[-n TUPLES] [-b BLOCKS] [-t THREADS] [-k KEYS] [-s BYTES] "
             "[-r per-block|global] [-R block|thread] [-F] "
             "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE] "
-            "[-C ROUNDS] [-H] [-D] [-L LAND_PCT]\n");
+            "[-C ROUNDS] [-H] [-D] [-L LAND_PCT] [-V VERTEX_FMT] "
+            "[-E I,J,...]\n");
     exit(2);
 }
 
@@ -106,7 +112,8 @@ int main(int argc, char **argv)
      * keeps the old way) */
     o.recv_every = 16;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:R:FS:P:T:K:C:HDL:")) != -1) {
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:R:FS:P:T:K:C:HDL:V:E:")) !=
+           -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
         case 'n': o.tuples = atol(optarg); break;
@@ -125,6 +132,8 @@ int main(int argc, char **argv)
         case 'H': o.hold = 1; break;
         case 'D': o.dyn_tiles = 1; break;
         case 'L': o.land_pct = (unsigned)atoi(optarg); break;
+        case 'V': o.vertex_fmt = optarg; break;
+        case 'E': o.expect_path = optarg; break;
         default: usage();
         }
     }

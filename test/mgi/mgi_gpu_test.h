@@ -82,6 +82,12 @@ struct opts {
                               * until the last round is done (-H): the
                               * other ranks' next channels must not take
                               * its id */
+    const char *vertex_fmt;  /* shuffle (-V FMT): endpoint number i of the
+                              * job sits at vertex FMT % i of the topology
+                              * (UCX_CUDA_MGI_TOPO_FILE) */
+    const char *expect_path; /* shuffle (-E I,J,..): the channel's hops from
+                              * job endpoint I to the last one named must
+                              * be these */
 };
 
 struct dev_result {
@@ -143,7 +149,8 @@ enum { STREAM_BENCH, STREAM_SORTER, STREAM_SHUFFLE };
 double now_s(void);
 int wait_stream(cudaStream_t s, double timeout_s, const char *what);
 void ep_setup(mgi_context_h ctx, gpu_ep *e, int dev, unsigned blocks,
-              size_t scratch = 0, size_t land = 0);
+              size_t scratch = 0, size_t land = 0,
+              const char *vertex = NULL);
 int ngpus(void);
 std::vector<mgi_ep_id_t> all_eps(mgi_context_h ctx, int local);
 void barrier(mgi_context_h ctx);
