@@ -270,8 +270,9 @@ typedef struct mgi_ch_attr {
     unsigned eof_count[64];   /* EOF records seen per source index (<= 64) */
     uint64_t relayed_tuples;  /* tuples this endpoint forwarded for other
                                  destinations of the channel (the planner
-                                 made it their next hop) */
-    unsigned relayed_eofs;    /* EOF records it forwarded */
+                                 made it their next hop); a CPU endpoint */
+    unsigned relayed_eofs;    /* EOF records it forwarded (a GPU endpoint:
+                                 as of mgi_ch_delete's last check) */
     uint64_t land_tuples;     /* a GPU destination with a landing buffer
                                  (mgi_ch_params_t.land): tuples that
                                  landed at its start (all of them once
