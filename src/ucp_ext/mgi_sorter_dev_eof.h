@@ -118,6 +118,10 @@ MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
     mgi_seg_hdr_t *seg;
     uint32_t off, pos;
 
+    if ((ring == NULL) &&
+        (mgi_vld(&d->dst_slot[h->dst]) == MGI_GPU_SLOT_NONE)) {
+        return 0;   /* this relay's create has not made its hops yet */
+    }
     if ((ch == NULL) || (ring == NULL)) {
         mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
         return 1;

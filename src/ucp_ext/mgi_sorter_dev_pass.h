@@ -64,6 +64,8 @@ MGI_SDEV_INLINE T mgi_vld(const T *p)
 typedef struct mgi_gpu_pass {
     uint32_t      nemit, ntgt, end_off;
     int           at_end, stop_eof, blocked, progress;
+    int           relay_wait;   /* the walk stopped at a message this
+                                   relay has no hop for yet */
     int           wait_t;       /* mgi_gpu_place: the first target
                                  * without room (MGI_GPU_MAX_TARGETS:
                                  * none), one answer for all threads */

@@ -121,6 +121,9 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
                     }
                 }
             }
+            if (p->relay_wait && (p->nemit == 0)) {
+                ok = 0;     /* the lane waits for the relay's hops */
+            }
             if (ok && (p->nemit == 0) && p->stop_eof) {
                 h = (const mgi_msg_hdr_t*)(sseg + p->end_off);
                 if (recv_side && (h->dst != d->id)) {

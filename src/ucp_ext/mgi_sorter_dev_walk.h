@@ -59,6 +59,7 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     p->ntgt       = 0;
     p->at_end     = 0;
     p->stop_eof   = 0;
+    p->relay_wait = 0;
     p->unif_words = 0;
     p->contig     = 0;
     ch          = NULL;
@@ -156,6 +157,14 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                                          mgi_gpu_send_target(d, h->dst);
             }
             ring = dc_ring[k];
+            if ((ring == NULL) && recv_side &&
+                (mgi_vld(&d->dst_slot[h->dst]) == MGI_GPU_SLOT_NONE)) {
+                /* a relay whose own create has not made its hops yet
+                 * (other ranks send once the create's allgather is
+                 * done): the lane waits */
+                p->relay_wait = 1;
+                break;
+            }
             if (ring == NULL) {
                 mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
                 off += size;
