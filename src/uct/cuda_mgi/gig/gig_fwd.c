@@ -567,9 +567,16 @@ static ucs_status_t gig_fwd_tmpl_keep(gig_fwd_build_t *b, int c, int dserver)
         return UCS_ERR_NO_MEMORY;
     }
     memset(at, 0xff, (nloc + 1) * sizeof(int));
-    memcpy(nxt, tp->nxt, 2 * tp->nnxt * sizeof(int));
-    memcpy(rte, tp->rte, tp->nrte * sizeof(*rte));
-    memcpy(via, tp->via, tp->nvia * sizeof(int));
+    /* the template's arrays are NULL until they first hold something */
+    if (tp->nnxt > 0) {
+        memcpy(nxt, tp->nxt, 2 * tp->nnxt * sizeof(int));
+    }
+    if (tp->nrte > 0) {
+        memcpy(rte, tp->rte, tp->nrte * sizeof(*rte));
+    }
+    if (tp->nvia > 0) {
+        memcpy(via, tp->via, tp->nvia * sizeof(int));
+    }
     for (i = 0; i < tp->nent; ++i) {
         li = -1 - tp->ent[2 * i];
         if ((li < 0) || (li >= nloc)) {
@@ -760,7 +767,9 @@ static ucs_status_t gig_fwd_finish(gig_fwd_build_t *b)
             return UCS_ERR_NO_MEMORY;
         }
         memcpy(sfirst, sh->first, (g->nservers + 1) * sizeof(int));
-        memcpy(svert, sh->vert, sh->first[g->nservers] * sizeof(int));
+        if (sh->first[g->nservers] > 0) {
+            memcpy(svert, sh->vert, sh->first[g->nservers] * sizeof(int));
+        }
         fwd->sfirst = sfirst;
         fwd->svert  = svert;
     }
