@@ -663,8 +663,10 @@ static void mgi_gpu_sorter_report(mgi_ep_t *ep)
                  t[MGI_GS_LANE_PASSES], (double)t[MGI_GS_C_COPY] / n,
                  (double)t[MGI_GS_C_WALK] / n, (double)t[MGI_GS_C_PLACE] / n);
         ucs_info("mgi ep %u: sorter passes: of the placing, %.0f cycles "
-                 "reserving and marking the targets", ep->id,
-                 (double)t[MGI_GS_C_PRES] / n);
+                 "reserving and marking the targets; %llu messages placed "
+                 "in runs by the whole block, %llu of them relayed", ep->id,
+                 (double)t[MGI_GS_C_PRES] / n, t[MGI_GS_RUN_MSGS],
+                 t[MGI_GS_RUN_RELAYED]);
     }
     if (t[MGI_GS_SEND_REF_SLOTS] > 0) {
         ucs_info("mgi ep %u: %llu stage segments sent by reference in %llu "

@@ -118,8 +118,7 @@ MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
     mgi_seg_hdr_t *seg;
     uint32_t off, pos;
 
-    if ((ring == NULL) &&
-        (mgi_vld(&d->dst_slot[h->dst]) == MGI_GPU_SLOT_NONE)) {
+    if ((ring == NULL) && mgi_gpu_relay_unset(d, h->dst)) {
         return 0;   /* this relay's create has not made its hops yet */
     }
     if ((ch == NULL) || (ring == NULL)) {

@@ -130,6 +130,7 @@ typedef struct mgi_gpu_pass {
     uint32_t      w_lim, w_avail, w_pos0; /* mgi_gpu_send_run */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
+    int           run_self;     /* the run's channel has final rings here */
     uint32_t      run_msz, run_len, run_ndst;
     int           contig;       /* one target, messages in segment order:
                                  * placed as one block copy, no emission
@@ -409,9 +410,21 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_relay_target(const mgi_gpu_dep_t *d,
                                                  uint16_t dst)
 {
-    int16_t slot = mgi_vld(&d->dst_slot[dst]);
+    int16_t slot;
 
-    return ((dst == d->id) || (slot < 0)) ? NULL : mgi_gpu_sort_ring(d, slot);
+    if ((dst == d->id) || (dst >= MGI_MAX_EPS)) {
+        return NULL;
+    }
+    slot = mgi_vld(&d->dst_slot[dst]);
+    return (slot < 0) ? NULL : mgi_gpu_sort_ring(d, slot);
+}
+
+/* Receive side: has this relay no hop yet for `dst` (its own create has
+ * not made them: the lane waits), rather than none at all (dropped)? */
+MGI_SDEV_INLINE int mgi_gpu_relay_unset(const mgi_gpu_dep_t *d, uint16_t dst)
+{
+    return (dst < MGI_MAX_EPS) &&
+           (mgi_vld(&d->dst_slot[dst]) == MGI_GPU_SLOT_NONE);
 }
 
 /* Thread 0, send side, MGI_LOOP_DIRECT: stage ring `stage` put something

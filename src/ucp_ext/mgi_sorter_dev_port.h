@@ -25,8 +25,6 @@
 #define MGI_GPU_DST_CACHE       16     /* route lookups cached per walk */
 #define MGI_GPU_RUN_MSG         512    /* largest message of a parallel
                                           walk (mgi_gpu_walk_run) */
-#define MGI_GPU_RUN_MIN         16     /* like messages for this endpoint
-                                          that start a receive-side run */
 
 #if defined(__CUDACC__)
 #  define MGI_SDEV             __device__ static

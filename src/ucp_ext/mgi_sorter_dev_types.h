@@ -40,6 +40,7 @@
     _(C_PLACE)      /*   placing, */ \
     _(C_PRES)       /*   of which reserving and marking the targets */ \
     _(RUN_MSGS)     /* messages placed by mgi_gpu_walk_run */ \
+    _(RUN_RELAYED)  /*   of those, a relay's for other endpoints */ \
     _(STAGE_WHOLE)  /* stage segments moved whole (sort ring or loopback) */ \
     _(LOOP_WHOLE)   /*   of those, to the loopback lane */ \
     _(LOOP_DIRECT)  /*   of those, straight to a final ring */ \

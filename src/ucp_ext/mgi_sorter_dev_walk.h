@@ -13,28 +13,36 @@
 #  error "a part of the sorter's device code: include mgi_sorter_dev.h"
 #endif
 
-/* Thread 0, receive side: does a run of like messages for this endpoint
- * start at `off` that is worth mgi_gpu_walk_run's pass: MGI_GPU_RUN_MIN of
- * them, or all up to the segment's end? Where a relay's lane interleaves
- * messages for other endpoints, runs of one or two each cost a pass. */
-MGI_SDEV_INLINE int mgi_gpu_self_run(const mgi_gpu_dep_t *d, const char *seg,
-                                     uint32_t off, uint32_t cap,
-                                     const mgi_msg_hdr_t *h)
+/* Receive side: may a parallel run (mgi_gpu_walk_run) take a message
+ * for `dst` of a known channel: one for this endpoint where the channel
+ * has final rings here (self_ok), or one this relay has a hop for? Not
+ * otherwise: mgi_gpu_walk drops it, or holds the lane (a relay without
+ * its hops yet). */
+MGI_SDEV_INLINE int mgi_gpu_recv_runs(const mgi_gpu_dep_t *d, int self_ok,
+                                      uint16_t dst)
 {
-    const uint32_t sz = mgi_msg_size(h->len);
-    const mgi_msg_hdr_t *x;
-    uint32_t k;
+    return (dst == d->id) ? self_ok :
+           ((dst < MGI_MAX_EPS) && (mgi_vld(&d->dst_slot[dst]) >= 0));
+}
 
-    for (k = 0; k < MGI_GPU_RUN_MIN; ++k, off += sz) {
-        if (off + sz > cap) {
-            return 1;
-        }
-        x = (const mgi_msg_hdr_t*)(seg + off);
-        if ((x->ch != h->ch) || (x->len != h->len) || (x->dst != d->id)) {
-            return 0;
-        }
+MGI_SDEV_INLINE int mgi_gpu_self_ok(const mgi_gpu_dch_t *ch)
+{
+    return (ch != NULL) && (ch->self_dst != MGI_GPU_NO_DST) &&
+           (ch->nfinal > 0);
+}
+
+/* Receive side, thread 0: the target of a run's messages for `dst`: a
+ * final ring for this endpoint (consuming blocks take turns by run), a
+ * relay's sort ring otherwise; NULL where none */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_recv_target(const mgi_gpu_dep_t *d,
+                                                mgi_gpu_dch_t *ch,
+                                                uint16_t dst)
+{
+    if (dst != d->id) {
+        return mgi_gpu_relay_target(d, dst);
     }
-    return 1;
+    return mgi_gpu_self_ok(ch) ?
+           ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal] : NULL;
 }
 
 /* Thread 0: walk the segment copy from p->start and place messages. */
@@ -84,8 +92,10 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
          * to mgi_gpu_walk_run (small messages only, see there) */
         if ((h->ch == prev_ch) && (h->len == prev_len) &&
             (mgi_msg_size(h->len) <= MGI_GPU_RUN_MSG) &&
-            (recv_side ? mgi_gpu_self_run(d, seg, off, cap, h) :
-                         (h->dst != MGI_EP_ID_ALL))) {
+            (recv_side ?
+             ((ch != NULL) &&
+              mgi_gpu_recv_runs(d, mgi_gpu_self_ok(ch), h->dst)) :
+             (h->dst != MGI_EP_ID_ALL))) {
             break;
         }
         prev_ch  = h->ch;
@@ -158,7 +168,7 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             }
             ring = dc_ring[k];
             if ((ring == NULL) && recv_side &&
-                (mgi_vld(&d->dst_slot[h->dst]) == MGI_GPU_SLOT_NONE)) {
+                mgi_gpu_relay_unset(d, h->dst)) {
                 /* a relay whose own create has not made its hops yet
                  * (other ranks send once the create's allgather is
                  * done): the lane waits */
@@ -214,10 +224,12 @@ MGI_SDEV_INLINE void mgi_gpu_warp_group(uint32_t key, unsigned *rank,
 }
 
 /* Block: the parallel walk. From p->start, the longest run of messages of
- * one channel and one length (a unicast on the send side, for this
- * endpoint on the receive side) is placed without a serial pass: the k-th
- * header of the run is a message boundary because the k-1 before it were
- * messages of that size, so every thread checks its own headers. Targets
+ * one channel and one length (unicasts; on the receive side each for this
+ * endpoint or for one this relay has a hop towards, so that a relay's
+ * lanes, which interleave both, go in runs too) is placed without a
+ * serial pass: the k-th header of the run is a message boundary because
+ * the k-1 before it were messages of that size, so every thread checks
+ * its own headers. Targets
  * come from a hash of the run's destinations, ranks inside a target from
  * warp groups and a prefix over warps, so messages keep their order per
  * target as in mgi_gpu_walk, whose outputs this fills the same way.
@@ -269,18 +281,10 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                 p->run_n = MGI_GPU_MAX_EMIT;
             }
             p->run_ndst = 0;
-            if (recv_side) {
-                if ((ch->self_dst != MGI_GPU_NO_DST) && (h->dst == d->id) &&
-                    (ch->nfinal > 0)) {
-                    p->tgt_ring[0] = ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) %
-                                               ch->nfinal];
-                    p->tgt_key[0]  = MGI_SEG_KEY(h->ch, h->dst);
-                    p->ntgt        = 1;
-                    p->run         = 1;
-                }
-            } else if (h->dst != MGI_EP_ID_ALL) {
-                p->run = 1;
-            }
+            p->run_self = recv_side && mgi_gpu_self_ok(ch);
+            p->run      = recv_side ?
+                          mgi_gpu_recv_runs(d, p->run_self, h->dst) :
+                          (h->dst != MGI_EP_ID_ALL);
         }
     }
     MGI_SYNC();
@@ -288,12 +292,14 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         return 0;
     }
     msz = p->run_msz;
-    /* 1. how long is the run */
+    /* 1. how long is the run: on the receive side, up to a message it
+     * cannot place (mgi_gpu_walk drops it or waits there) */
     /* run_n read anew each time: a thread stops at another's end */
     for (i = tid; i < (uint32_t)mgi_vld(&p->run_n); i += nth) {
         h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
         if ((h->ch != p->run_ch) || (h->len != p->run_len) ||
-            (recv_side ? (h->dst != d->id) : (h->dst == MGI_EP_ID_ALL))) {
+            (recv_side ? !mgi_gpu_recv_runs(d, p->run_self, h->dst) :
+                         (h->dst == MGI_EP_ID_ALL))) {
             MGI_ATOMIC_MIN(&p->run_n, (int)i);
         }
     }
@@ -303,70 +309,70 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     MGI_SYNC();
     n = (uint32_t)p->run_n; /* >= 1: the first header was checked */
 
-    /* 2. send side: destinations -> targets */
-    if (!recv_side) {
-        for (i = tid; i < n; i += nth) {
-            h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
-            s = ((uint32_t)h->dst * 2654435761u) % MGI_GPU_DTAB;
-            for (;;) {
-                /* look before the CAS: a run usually has few destinations,
-                 * and a CAS per message on one shared word serializes the
-                 * block */
-                k = mgi_vld(&p->dtab[s]);
-                if (k == (uint32_t)h->dst + 1) {
-                    break;
-                }
-                if (k == 0) {
-                    k = MGI_ATOMIC_CAS(&p->dtab[s], 0u, (uint32_t)h->dst + 1);
-                }
-                if (k == 0) {
-                    k = MGI_ATOMIC_ADD(&p->run_ndst, 1u);
-                    if (k < MGI_GPU_MAX_TARGETS) {
-                        p->dlist[k] = (uint8_t)s;
-                    }
-                    break;
-                } else if (k == (uint32_t)h->dst + 1) {
-                    break;
-                }
-                s = (s + 1) % MGI_GPU_DTAB;
+    /* 2. destinations -> targets: the send side's rings towards them, on
+     * the receive side this endpoint's final ring and a relay's sort
+     * rings towards the others (the lane's messages in order per target,
+     * so per source) */
+    for (i = tid; i < n; i += nth) {
+        h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
+        s = ((uint32_t)h->dst * 2654435761u) % MGI_GPU_DTAB;
+        for (;;) {
+            /* look before the CAS: a run usually has few destinations,
+             * and a CAS per message on one shared word serializes the
+             * block */
+            k = mgi_vld(&p->dtab[s]);
+            if (k == (uint32_t)h->dst + 1) {
+                break;
             }
-            e->tgt[i] = (uint8_t)s; /* the slot, for now */
-        }
-        MGI_SYNC();
-        if (tid == 0) {
-            if (p->run_ndst > MGI_GPU_MAX_TARGETS) {
-                p->run_cut = 1; /* cannot be: a channel has <= 64 dsts */
+            if (k == 0) {
+                k = MGI_ATOMIC_CAS(&p->dtab[s], 0u, (uint32_t)h->dst + 1);
             }
-            for (k = 0; !p->run_cut && (k < p->run_ndst); ++k) {
-                s    = p->dlist[k];
-                ring = mgi_gpu_send_target(d, (uint16_t)(p->dtab[s] - 1));
-                tt   = (ring == NULL) ? -1 : mgi_gpu_tgt(p, ring);
-                if (tt < 0) {
-                    p->run_cut = 1; /* no route: mgi_gpu_walk counts it */
-                    break;
+            if (k == 0) {
+                k = MGI_ATOMIC_ADD(&p->run_ndst, 1u);
+                if (k < MGI_GPU_MAX_TARGETS) {
+                    p->dlist[k] = (uint8_t)s;
                 }
-                p->dtgt[s] = (uint8_t)tt;
-                if (p->tgt_cnt[tt]++ == 0) {
-                    p->tgt_key[tt] = MGI_SEG_KEY(p->run_ch, p->dtab[s] - 1);
-                } else {
-                    p->tgt_key[tt] = MGI_SEG_MIXED; /* dsts share a hop */
-                }
+                break;
+            } else if (k == (uint32_t)h->dst + 1) {
+                break;
             }
-            for (k = 0; k < p->run_ndst && k < MGI_GPU_MAX_TARGETS; ++k) {
-                p->dtab[p->dlist[k]] = 0;   /* clean for the next run */
+            s = (s + 1) % MGI_GPU_DTAB;
+        }
+        e->tgt[i] = (uint8_t)s; /* the slot, for now */
+    }
+    MGI_SYNC();
+    if (tid == 0) {
+        if (p->run_ndst > MGI_GPU_MAX_TARGETS) {
+            p->run_cut = 1; /* cannot be: a channel has <= 64 dsts */
+        }
+        ch = recv_side ? mgi_gpu_ch(d, p->run_ch) : NULL;
+        for (k = 0; !p->run_cut && (k < p->run_ndst); ++k) {
+            s    = p->dlist[k];
+            ring = recv_side ?
+                   mgi_gpu_recv_target(d, ch, (uint16_t)(p->dtab[s] - 1)) :
+                   mgi_gpu_send_target(d, (uint16_t)(p->dtab[s] - 1));
+            tt   = (ring == NULL) ? -1 : mgi_gpu_tgt(p, ring);
+            if (tt < 0) {
+                p->run_cut = 1; /* no route: mgi_gpu_walk counts it */
+                break;
+            }
+            p->dtgt[s] = (uint8_t)tt;
+            if (p->tgt_cnt[tt]++ == 0) {
+                p->tgt_key[tt] = MGI_SEG_KEY(p->run_ch, p->dtab[s] - 1);
+            } else {
+                p->tgt_key[tt] = MGI_SEG_MIXED; /* dsts share a hop */
             }
         }
-        MGI_SYNC();
-        if (p->run_cut) {
-            return 0;
+        for (k = 0; k < p->run_ndst && k < MGI_GPU_MAX_TARGETS; ++k) {
+            p->dtab[p->dlist[k]] = 0;   /* clean for the next run */
         }
-        for (i = tid; i < n; i += nth) {
-            e->tgt[i] = p->dtgt[e->tgt[i]];
-        }
-    } else {
-        for (i = tid; i < n; i += nth) {
-            e->tgt[i] = 0;
-        }
+    }
+    MGI_SYNC();
+    if (p->run_cut) {
+        return 0;
+    }
+    for (i = tid; i < n; i += nth) {
+        e->tgt[i] = p->dtgt[e->tgt[i]];
     }
     /* tbase: the run's count per target, set here for a block copy, by
      * the prefix over the warps (3.) otherwise */
@@ -429,6 +435,11 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         p->nemit        = n;
         p->unif_words   = msz / 8;
         p->stat[MGI_GS_RUN_MSGS] += n;
+        for (k = 0; recv_side && (k < p->ntgt); ++k) {
+            p->stat[MGI_GS_RUN_RELAYED] +=
+                (p->tgt_key[k] != MGI_SEG_KEY(p->run_ch, d->id)) ?
+                p->tbase[k] : 0;
+        }
         p->tgt_first[0] = 0;
         p->tgt_word0[0] = 0;
         for (k = 0; k < p->ntgt; ++k) {

@@ -312,9 +312,12 @@ void check_tuple(const mgi_msg_hdr_t *h, uint16_t expect_dst,
 }
 
 /* A full segment for hop hi (0: A, 1: B) as the mover or the hop's sorter
- * takes it: every tuple checked in order, EOFs counted. */
+ * takes it: every tuple checked in order, EOFs counted. The remote
+ * source's EOF for hop B, which this endpoint relays (relayed != NULL:
+ * that source's tuples for B so far), comes after all its tuples for B. */
 void check_hop_seg(mgi_seg_hdr_t *seg, uint32_t cap, unsigned hi,
-                   order_check &oc, long *eof_seen, long *got)
+                   order_check &oc, long *eof_seen, long *got,
+                   const long *relayed = NULL, long *remote_eofs = NULL)
 {
     const uint16_t hop = hi ? HOP_B : HOP_A;
     uint32_t off = 0;
@@ -324,6 +327,14 @@ void check_hop_seg(mgi_seg_hdr_t *seg, uint32_t cap, unsigned hi,
     while ((h = mgi_seg_next(seg, cap, &off)) != NULL) {
         if (h->len == MGI_MSG_LEN_EOF) {
             ASSERT_EQ(hop, h->dst);
+            if (h->src == REMOTE_SRC) {
+                ASSERT_TRUE(relayed != NULL) << "a relayed EOF, no relay";
+                ASSERT_EQ(HOP_B, hop);
+                ASSERT_EQ((uint32_t)*relayed,
+                          oc.next[std::make_pair(9u, HOP_B)])
+                    << "the relayed EOF overtook its source's tuples";
+                (*remote_eofs)++;
+            }
             (*eof_seen)++;
         } else {
             check_tuple(h, hop, oc, 1, got);
@@ -342,7 +353,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 int zcopy = 1, int loop_direct = 0, int eof_own = 0,
                 int eof_alone = 1, int stage_zcopy = 0, int peer = 0,
                 uint32_t send_zcopy = 0, uint32_t owner_help = 0,
-                uint32_t route_base = 0)
+                uint32_t route_base = 0, int relay = 0)
 {
     sorter_fixture f(seg, depth, final_depth, coalesce, rings_per_hop, peer,
                      send_zcopy > 0);
@@ -375,8 +386,15 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     long got_final = 0, got_hop[2] = {0, 0}, eof_seen_hop[2] = {0, 0};
     uint32_t flush_seq[2] = {0, 0};
     int remote_sent = 0, remote_eof = 0, remote_closed = 0;
+    int remote_eof_b = 0;
+    long remote_relayed = 0, remote_eofs = 0;
     long ring_segs[4] = {0, 0, 0, 0};      /* moved per sort ring */
-    const int remote_n = 300;
+    /* relay: the remote source sends to hop B through this endpoint too,
+     * in four stretches: for this endpoint only; every third tuple for B;
+     * the same with one length (the parallel walk's runs, mixed); all for
+     * B in one length (segments keyed to B, a run of one target) */
+    const int remote_n = relay ? 1200 : 300;
+    const long *relayed = relay ? &remote_relayed : NULL;
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> remote_seq;
     mgi_ring_t *tmp = f.ring(1, MGI_RING_F_APPEND); /* remote segments */
     mgi_ring_t *lane1 = (mgi_ring_t*)(f.dep.recv_mem + f.dep.lane_bytes);
@@ -446,10 +464,15 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         if (remote_eof == 0 && lane1_used < lane1->size) {
             mgi_seg_hdr_t *seg;
             while (remote_sent < remote_n) {
-                uint16_t len = 16 + (uint16_t)(remote_sent % 40);
-                auto key = std::make_pair(9u, SELF);
-                gen_tuple(buf, 9, remote_seq[key], SELF, len);
-                mgi_msg_hdr_t h = {CH, SELF, REMOTE_SRC, len};
+                const int part = relay ? remote_sent / 300 : 0;
+                uint16_t len = (part >= 2) ? 24 :
+                               16 + (uint16_t)(remote_sent % 40);
+                uint16_t rdst = ((part == 3) ||
+                                 ((part >= 1) && (remote_sent % 3 == 0))) ?
+                                HOP_B : SELF;
+                auto key = std::make_pair(9u, rdst);
+                gen_tuple(buf, 9, remote_seq[key], rdst, len);
+                mgi_msg_hdr_t h = {CH, rdst, REMOTE_SRC, len};
                 uint32_t before = tmp->prod_tail;
                 if (mgi_ring_append(tmp, &h, buf.data(), NULL) !=
                     MGI_RING_OK) {
@@ -457,7 +480,12 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 }
                 remote_seq[key]++;
                 remote_sent++;
-                expect_final++;
+                if (rdst == SELF) {
+                    expect_final++;
+                } else {
+                    expect_hop[1]++;
+                    remote_relayed++;
+                }
                 if (tmp->prod_tail != before) {
                     break; /* a segment closed */
                 }
@@ -487,8 +515,17 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                 }
             } else if (remote_sent == remote_n && mgi_ring_count(tmp) == 0) {
                 uint32_t payload[2] = {1, 1};
+                mgi_msg_hdr_t hb = {CH, HOP_B, REMOTE_SRC, MGI_MSG_LEN_EOF};
                 mgi_msg_hdr_t h = {CH, SELF, REMOTE_SRC, MGI_MSG_LEN_EOF};
-                if (mgi_ring_append(tmp, &h, payload, NULL) == MGI_RING_OK) {
+                /* relay: its EOF for hop B first, beside the other */
+                if (relay && !remote_eof_b &&
+                    (mgi_ring_append(tmp, &hb, payload, NULL) ==
+                     MGI_RING_OK)) {
+                    remote_eof_b = 1;
+                }
+                if ((!relay || remote_eof_b) &&
+                    (mgi_ring_append(tmp, &h, payload, NULL) ==
+                     MGI_RING_OK)) {
                     mgi_ring_append_close(tmp);
                     remote_eof = 1;
                 }
@@ -533,7 +570,8 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             mgi_seg_hdr_t *seg;
             while ((seg = mgi_ring_peek(lr, 0)) != NULL) {
                 check_hop_seg(seg, cap, hi, next_mover[hi],
-                              &eof_seen_hop[hi], &got_hop[hi]);
+                              &eof_seen_hop[hi], &got_hop[hi], relayed,
+                              &remote_eofs);
                 if (::testing::Test::HasFatalFailure()) {
                     return;
                 }
@@ -576,7 +614,7 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
                                               f.dep.sort[r]->seg_size);
                         check_hop_seg(sj, mgi_ring_cap(f.dep.sort[r]), hi,
                                       next_mover[hi], &eof_seen_hop[hi],
-                                      &got_hop[hi]);
+                                      &got_hop[hi], relayed, &remote_eofs);
                         if (::testing::Test::HasFatalFailure()) {
                             return;
                         }
@@ -647,7 +685,8 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
             f.eof_sources[0] == 2 && f.eof_sources[1] == 2 &&
             f.dep.stage[0]->flush_done == 1 &&
             f.dep.stage[1]->flush_done == 1 && got_final == expect_final &&
-            got_hop[0] == expect_hop[0] && got_hop[1] == expect_hop[1]) {
+            got_hop[0] == expect_hop[0] && got_hop[1] == expect_hop[1] &&
+            remote_eofs == relay) {
             break;
         }
         /* a stage ring's flush is done only once the mover released the
@@ -655,7 +694,8 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         {
             long done = (f.dep.stage[0]->flush_done == 1) +
                         (f.dep.stage[1]->flush_done == 1);
-            ASSERT_LE(done, std::min(eof_seen_hop[0], eof_seen_hop[1]));
+            ASSERT_LE(done, std::min(eof_seen_hop[0],
+                                     eof_seen_hop[1] - remote_eofs));
         }
     }
     /* a few more rounds: every stage segment released, references read
@@ -694,7 +734,17 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
     EXPECT_EQ(expect_hop[0], got_hop[0]);
     EXPECT_EQ(expect_hop[1], got_hop[1]);
     EXPECT_EQ(2, eof_seen_hop[0]);
-    EXPECT_EQ(2, eof_seen_hop[1]);
+    EXPECT_EQ(2 + relay, eof_seen_hop[1]);
+    EXPECT_EQ(relay, remote_eofs);
+    EXPECT_EQ((uint32_t)relay, f.dch->relay_eofs);
+    if (relay) {
+        /* the relayed tuples of one length went in runs: a lane mixing
+         * tuples for this endpoint with relayed ones is not walked
+         * message by message */
+        printf("relayed tuples: %ld, of them placed by the parallel "
+               "walk: %llu\n", remote_relayed, f.stat(MGI_GS_RUN_RELAYED));
+        EXPECT_GE(f.stat(MGI_GS_RUN_RELAYED), 350ull);
+    }
     EXPECT_EQ(2u, f.eof_sources[0]);
     EXPECT_EQ(2u, f.eof_sources[1]);
     EXPECT_EQ(2u, f.dch->eof_count[0]);
@@ -1376,4 +1426,32 @@ TEST(mgi_sorter, quiesce_answer_two_blocks_4_threads)
         EXPECT_EQ(2u, f.status.blk[b].quiesced) << "block " << b;
     }
     f.stop_threads();
+}
+
+/* A relay (paper Fig. 8): lane 1 brings tuples for this endpoint and for
+ * hop B, which this endpoint forwards into its sort ring of B in lane
+ * order, and the remote source's EOF for B after them (run_sorter's
+ * relay stretches) */
+TEST(mgi_sorter, relay_one_block)
+{
+    run_sorter(1024, 4, 4, 1, 1, 3000, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0,
+               0, 0, 0, 1);
+}
+
+TEST(mgi_sorter, relay_tiny_rings_two_blocks_8_threads)
+{
+    run_sorter(1024, 2, 2, 1, 2, 2000, 8, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0,
+               0, 0, 0, 1);
+}
+
+TEST(mgi_sorter, relay_per_tuple_lane_ctl_32_threads)
+{
+    run_sorter(4096, 4, 4, 0, 2, 3000, 32, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0,
+               0, 0, 0, 1);
+}
+
+TEST(mgi_sorter, relay_in_order_copied_8_threads)
+{
+    run_sorter(1024, 4, 4, 2, 2, 3000, 8, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
+               0, 0, 0, 1);
 }
