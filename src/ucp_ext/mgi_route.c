@@ -12,7 +12,8 @@
  *
  * A channel's forwarding tables (gig_fwd_create over its endpoints'
  * vertices) give each endpoint the next managed vertex towards each
- * destination; the next hop is the channel's CPU endpoint at that vertex
+ * destination (where several and none direct, one by the plan's shares:
+ * mgi_route_ch_pick); the next hop is the channel's CPU endpoint at that vertex
  * (the lowest id there), or the destination itself where the next vertex
  * is the destination's or holds no CPU endpoint of the channel (the hop
  * after it is taken then). A relay is the channel's endpoint at that vertex
@@ -545,6 +546,7 @@ typedef struct mgi_route_ch {
     unsigned    nslot;
     int         *vert;       /* graph vertex of each, or -1 */
     uint8_t     *cpu;        /* a CPU endpoint */
+    unsigned    *vrank;      /* endpoints before it at its vertex */
     uint32_t    *nprod;      /* EOF records it sends each destination */
     uint8_t     *direct;     /* [ndst]: every source goes directly */
 } mgi_route_ch_t;
@@ -552,6 +554,50 @@ typedef struct mgi_route_ch {
 static int mgi_route_ch_index(const mgi_route_ch_t *rt, mgi_ep_id_t id)
 {
     return (id < rt->nslot) ? rt->slot[id] : -1;
+}
+
+/* The capacity of the paths through one next hop of an entry */
+static double mgi_route_next_cap(const gig_fwd_next_t *next)
+{
+    double cap = 0;
+    int r;
+
+    for (r = 0; r < next->nroutes; ++r) {
+        cap += next->routes[r].capacity;
+    }
+    return cap;
+}
+
+/* Which of an entry's next hops endpoint number e takes: a direct link
+ * where there is one; else, of several, the one whose share of the
+ * entry's capacity holds a point of a low-discrepancy sequence (the
+ * golden ratio's) at e's rank among the channel's endpoints at its
+ * vertex. So the pairs of one vertex and destination spread over its next
+ * hops in the plan's shares, each pair on one path (per-source order). */
+static int mgi_route_ch_pick(const gig_fwd_entry_t *ent, int dv,
+                             unsigned rank)
+{
+    double total = 0, u;
+    int k;
+
+    if ((ent->nnext == 1) || (ent->next[0].next == dv)) {
+        return 0;          /* one next hop, or direct (it comes first) */
+    }
+    for (k = 0; k < ent->nnext; ++k) {
+        total += mgi_route_next_cap(&ent->next[k]);
+    }
+    if (!(total > 0)) {
+        return 0;
+    }
+    u = (rank + 0.5) * 0.6180339887498949;
+    u = (u - (double)(uint64_t)u) * total;
+    for (k = 0; k < ent->nnext - 1; ++k) {
+        if (u < mgi_route_next_cap(&ent->next[k])) {
+            break;
+        }
+        u -= mgi_route_next_cap(&ent->next[k]);
+    }
+    return k;
 }
 
 /* The next hop from endpoint number e of the channel to destination j */
@@ -577,7 +623,7 @@ static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
         if ((ent == NULL) || (ent->nnext == 0)) {
             return d;
         }
-        v = ent->next[0].next;     /* direct first, then by capacity */
+        v = ent->next[mgi_route_ch_pick(ent, dv, rt->vrank[e])].next;
         if (v == dv) {
             return d;
         }
@@ -605,6 +651,7 @@ static void mgi_route_ch_free(mgi_route_ch_t *rt)
     free(rt->slot);
     free(rt->vert);
     free(rt->cpu);
+    free(rt->vrank);
     free(rt->nprod);
     free(rt->direct);
     free(rt);
@@ -660,6 +707,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
 {
     mgi_route_ctx_t *rc = ctx->route;
     int *srcv = NULL, *dstv = NULL;
+    unsigned *vcount = NULL;
     mgi_route_ch_t *rt;
     ucs_status_t status;
     unsigned i, j, e, n = 0;
@@ -679,6 +727,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     rt->ids    = calloc(ch->nsrc + ch->ndst, sizeof(*rt->ids));
     rt->vert   = calloc(ch->nsrc + ch->ndst, sizeof(*rt->vert));
     rt->cpu    = calloc(ch->nsrc + ch->ndst, 1);
+    rt->vrank  = calloc(ch->nsrc + ch->ndst, sizeof(*rt->vrank));
     rt->nprod  = calloc(ch->nsrc + ch->ndst, sizeof(*rt->nprod));
     rt->direct = calloc(ch->ndst, 1);
     for (i = 0; i < ch->nsrc + ch->ndst; ++i) {
@@ -688,9 +737,11 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     rt->slot   = malloc((rt->nslot + 1) * sizeof(*rt->slot));
     srcv       = calloc(ch->nsrc, sizeof(int));
     dstv       = calloc(ch->ndst, sizeof(int));
+    vcount     = calloc(rc->graph->nv, sizeof(*vcount));
     if ((rt->ids == NULL) || (rt->vert == NULL) || (rt->cpu == NULL) ||
-        (rt->nprod == NULL) || (rt->direct == NULL) || (rt->slot == NULL) ||
-        (srcv == NULL) || (dstv == NULL)) {
+        (rt->vrank == NULL) || (rt->nprod == NULL) || (rt->direct == NULL) ||
+        (rt->slot == NULL) || (srcv == NULL) || (dstv == NULL) ||
+        (vcount == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
@@ -708,6 +759,9 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
         rt->nprod[n] = nprod[id];
         rt->vert[n] = ((lv >= 0) && (lv < rc->vmap_len[h])) ?
                       rc->vmap[h][lv] : -1;
+        if (rt->vert[n] >= 0) {
+            rt->vrank[n] = vcount[rt->vert[n]]++;
+        }
         ++n;
     }
     rt->neps = n;
@@ -803,6 +857,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
 out:
     free(srcv);
     free(dstv);
+    free(vcount);
     return status;
 }
 

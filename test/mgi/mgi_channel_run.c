@@ -257,6 +257,33 @@ static void relay_verify(chrun_t *c, const tally_t *all_expect)
     if ((t->npath > 2) && (total == 0)) {
         FAIL(t, "no tuple was forwarded by a relay");
     }
+    /* several next hops: the relayed pairs towards one destination spread
+     * over them (the plan's shares) */
+    if (t->spread_dst >= 0) {
+        mgi_ep_id_t hop[MAX_EPS];
+        unsigned nhop = 0, relayed = 0;
+
+        for (k = 0; k < t->nsrc; ++k) {
+            n = mgi_ch_path(t->ctx, t->ch, t->src[k],
+                            MGI_EP_ID(t->spread_dst, 0), path, MAX_EPS);
+            if (n < 3) {
+                continue;
+            }
+            ++relayed;
+            for (j = 0; (j < nhop) && (hop[j] != path[1]); ++j) {
+            }
+            if (j == nhop) {
+                hop[nhop++] = path[1];
+            }
+        }
+        if (nhop < 2) {
+            FAIL(t, "the %u relayed source(s) of rank %d take %u next "
+                 "hop(s), not several", relayed, t->spread_dst, nhop);
+        } else if (t->rank == 0) {
+            printf("the %u relayed source(s) of rank %d take %u next hops\n",
+                   relayed, t->spread_dst, nhop);
+        }
+    }
 }
 
 /* Compare what arrived with what every source sent. */

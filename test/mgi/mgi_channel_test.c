@@ -177,8 +177,8 @@ static int rank_main(test_t *t, const char *scenario, mgi_oob_t *oob)
     for (e = 0; e < t->eps_per_rank; ++e) {
         char vertex[32];
         if (t->vertex_fmt != NULL) {
-            snprintf(vertex, sizeof(vertex), t->vertex_fmt,
-                     t->rank * t->eps_per_rank + e);
+            vertex_name(t, t->rank * t->eps_per_rank + e, vertex,
+                        sizeof(vertex));
             ep_params.vertex = vertex;
         }
         status = mgi_ep_create(t->ctx, &ep_params, &id);
@@ -224,6 +224,7 @@ int main(int argc, char **argv)
     t.ntuples      = 20000;
     t.timeout_s    = 60;
     t.recv_bytes   = RECV_BUF;
+    t.spread_dst   = -1;
     for (i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "-e") && (i + 1 < argc)) {
             t.eps_per_rank = atoi(argv[++i]);
@@ -241,6 +242,8 @@ int main(int argc, char **argv)
             t.victims = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-V") && (i + 1 < argc)) {
             t.vertex_fmt = argv[++i];
+        } else if (!strcmp(argv[i], "--expect-spread") && (i + 1 < argc)) {
+            t.spread_dst = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--expect-path") && (i + 1 < argc)) {
             char *p = argv[++i];
             while ((t.npath < MAX_EPS) && (*p != '\0')) {
@@ -255,7 +258,7 @@ int main(int argc, char **argv)
         (t.eps_per_rank > MGI_MAX_LOCAL_EPS) || (t.recv_bytes == 0) ||
         (t.recv_bytes > RECV_BUF)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
-                "[-r RECV_BYTES (1..%d)] [--oob N] [-V VERTEX_FMT [--expect-path R,R,..]] shuffle|zipf|broadcast|explicit|many2one|"
+                "[-r RECV_BYTES (1..%d)] [--oob N] [-V VERTEX_FMT|V0,V1,.. [--expect-path R,R,..] [--expect-spread RANK]] shuffle|zipf|broadcast|explicit|many2one|"
                 "one2many|two_channels|misuse|ids|ring_mismatch|ring_budget|peer_dies\n", argv[0], RECV_BUF);
         return 1;
     }

@@ -68,6 +68,8 @@ typedef struct test {
     int           victims;      /* peer_dies: the last ranks that end */
     int           path[MAX_EPS];/* --expect-path: ranks of 0 -> last */
     int           npath;
+    int           spread_dst;   /* --expect-spread: the rank whose relayed
+                                   sources take several next hops, -1 */
 } test_t;
 
 #define FAIL(_t, ...) \
@@ -125,6 +127,7 @@ const char *ret_string(long r);
 /* mgi_channel_tuples.c: tuples made, sent, received and checked */
 void zipf_init(test_t *t);
 int is_local(test_t *t, mgi_ep_id_t ep);
+void vertex_name(const test_t *t, int n, char *buf, size_t len);
 void dst_init(test_t *t, dst_state_t *d, mgi_ep_id_t ep);
 int recv_step(dst_state_t *d);
 void dst_finish(dst_state_t *d);

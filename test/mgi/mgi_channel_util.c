@@ -92,3 +92,21 @@ const char *ret_string(long r)
     return (r < 0) ? ucs_status_string((ucs_status_t)r) :
            (r > 0) ? "bytes" : "OK / nothing";
 }
+
+/* -V: endpoint n's vertex, the n-th name of a comma-separated list (the
+ * last one for the rest), or a printf format of n */
+void vertex_name(const test_t *t, int n, char *buf, size_t len)
+{
+    const char *p = t->vertex_fmt, *c;
+
+    if (strchr(p, ',') == NULL) {
+        snprintf(buf, len, p, n);
+        return;
+    }
+    for (; (n > 0) && ((c = strchr(p, ',')) != NULL); --n) {
+        p = c + 1;
+    }
+    c = strchr(p, ',');
+    snprintf(buf, len, "%.*s", (c != NULL) ? (int)(c - p) : (int)strlen(p),
+             p);
+}
