@@ -16,6 +16,39 @@
 MGI_SDEV void mgi_gpu_recv_eof(const mgi_gpu_dep_t *d,
                                const mgi_msg_hdr_t *h);
 
+/* Thread 0: room for an EOF record in `ring`, with MGI_EOF_ALONE in a
+ * segment of its own (MGI_SEG_EOFS: the tuples before it keep their
+ * segment whole, and the next hop counts it without a walk). Returns 0
+ * when there is none (try again). */
+MGI_SDEV_INLINE int mgi_gpu_eof_reserve(const mgi_gpu_dep_t *d,
+                                        mgi_ring_t *ring, mgi_seg_hdr_t **seg,
+                                        uint32_t *off, uint32_t *pos)
+{
+    return (!d->eof_alone ||
+            (mgi_ring_append_close(ring) == MGI_RING_OK)) &&
+           (mgi_ring_append_reserve(ring, mgi_msg_size(MGI_MSG_LEN_EOF), seg,
+                                    off, pos) == MGI_RING_OK);
+}
+
+/* Thread 0: the EOF record `h`, for `dst`, into the room that
+ * mgi_gpu_eof_reserve found, committed, and its segment closed */
+MGI_SDEV_INLINE void mgi_gpu_eof_commit(const mgi_gpu_dep_t *d,
+                                        mgi_ring_t *ring, mgi_seg_hdr_t *seg,
+                                        uint32_t off, uint32_t pos,
+                                        const mgi_msg_hdr_t *h, uint16_t dst)
+{
+    const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
+    char *m           = mgi_seg_payload(seg) + off;
+
+    mgi_ring_mark(ring, seg, d->eof_alone ? MGI_SEG_EOF_KEY : MGI_SEG_MIXED);
+    memcpy(m, h, sz);
+    ((mgi_msg_hdr_t*)m)->dst = dst;
+    MGI_FENCE();
+    mgi_ring_append_commit(ring, seg, off, sz, pos);
+    /* FULL: the segment with the EOF is closed already */
+    mgi_ring_append_close(ring);
+}
+
 /* Thread 0, send side: forward the EOF at `h` to every destination. With
  * MGI_LOOP_DIRECT, one for this endpoint whose stage ring has nothing left
  * in the loopback lane (mgi_gpu_lane_passed) is counted here at once, as
@@ -36,7 +69,6 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     mgi_gpu_pending_t *pd;
     uint32_t k, n;
     int direct = 0; /* 1: the lane's EOF is counted here */
-    char *m;
 
     if (ch == NULL) {
         mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
@@ -54,14 +86,8 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
             seg[k]  = NULL;     /* nothing reserved */
             continue;
         }
-        /* the EOF in a segment of its own (MGI_SEG_EOFS): the tuples
-         * before it keep their segment whole, and the next hop counts it
-         * without a walk */
         if ((ring[k] == NULL) ||
-            (d->eof_alone &&
-             (mgi_ring_append_close(ring[k]) != MGI_RING_OK)) ||
-            (mgi_ring_append_reserve(ring[k], sz, &seg[k], &off[k],
-                                     &pos[k]) != MGI_RING_OK)) {
+            !mgi_gpu_eof_reserve(d, ring[k], &seg[k], &off[k], &pos[k])) {
             break;
         }
     }
@@ -87,15 +113,8 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
             mgi_gpu_recv_eof(d, h);
             continue;
         }
-        m = mgi_seg_payload(seg[k]) + off[k];
-        mgi_ring_mark(ring[k], seg[k], d->eof_alone ? MGI_SEG_EOF_KEY :
-                                                      MGI_SEG_MIXED);
-        memcpy(m, h, sz);
-        ((mgi_msg_hdr_t*)m)->dst = ch->dst[k];
-        MGI_FENCE();
-        mgi_ring_append_commit(ring[k], seg[k], off[k], sz, pos[k]);
-        /* FULL: the segment with the EOF is closed already */
-        mgi_ring_append_close(ring[k]);
+        mgi_gpu_eof_commit(d, ring[k], seg[k], off[k], pos[k], h,
+                           ch->dst[k]);
         mgi_gpu_lane_dep(d, stage, ring[k], pos[k]);
         if (ch->dst[k] != d->id) {
             pd->ring[pd->n] = ring[k];
@@ -112,7 +131,6 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
  * so), counted. Returns 0 when that ring had no room (try again). */
 MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
 {
-    const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
     mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
     mgi_ring_t *ring  = mgi_gpu_relay_target(d, h->dst);
     mgi_seg_hdr_t *seg;
@@ -125,16 +143,10 @@ MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
         mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
         return 1;
     }
-    if ((d->eof_alone && (mgi_ring_append_close(ring) != MGI_RING_OK)) ||
-        (mgi_ring_append_reserve(ring, sz, &seg, &off, &pos) !=
-         MGI_RING_OK)) {
+    if (!mgi_gpu_eof_reserve(d, ring, &seg, &off, &pos)) {
         return 0;
     }
-    mgi_ring_mark(ring, seg, d->eof_alone ? MGI_SEG_EOF_KEY : MGI_SEG_MIXED);
-    memcpy(mgi_seg_payload(seg) + off, h, sz);
-    MGI_FENCE();
-    mgi_ring_append_commit(ring, seg, off, sz, pos);
-    mgi_ring_append_close(ring);
+    mgi_gpu_eof_commit(d, ring, seg, off, pos, h, h->dst);
     MGI_ATOMIC_ADD(&ch->relay_eofs, 1u);
     return 1;
 }
