@@ -13,7 +13,8 @@
  * A channel's forwarding tables (gig_fwd_create over its endpoints'
  * vertices) give each endpoint the next managed vertex towards each
  * destination (where several and none direct, one by the plan's shares:
- * mgi_route_ch_pick); the next hop is the channel's CPU endpoint at that vertex
+ * gig_fwd_pick, at the endpoint's rank among the channel's endpoints at
+ * its vertex); the next hop is the channel's CPU endpoint at that vertex
  * (the lowest id there), or the destination itself where the next vertex
  * is the destination's or holds no CPU endpoint of the channel (the hop
  * after it is taken then). A relay is the channel's endpoint at that vertex
@@ -556,50 +557,6 @@ static int mgi_route_ch_index(const mgi_route_ch_t *rt, mgi_ep_id_t id)
     return (id < rt->nslot) ? rt->slot[id] : -1;
 }
 
-/* The capacity of the paths through one next hop of an entry */
-static double mgi_route_next_cap(const gig_fwd_next_t *next)
-{
-    double cap = 0;
-    int r;
-
-    for (r = 0; r < next->nroutes; ++r) {
-        cap += next->routes[r].capacity;
-    }
-    return cap;
-}
-
-/* Which of an entry's next hops endpoint number e takes: a direct link
- * where there is one; else, of several, the one whose share of the
- * entry's capacity holds a point of a low-discrepancy sequence (the
- * golden ratio's) at e's rank among the channel's endpoints at its
- * vertex. So the pairs of one vertex and destination spread over its next
- * hops in the plan's shares, each pair on one path (per-source order). */
-static int mgi_route_ch_pick(const gig_fwd_entry_t *ent, int dv,
-                             unsigned rank)
-{
-    double total = 0, u;
-    int k;
-
-    if ((ent->nnext == 1) || (ent->next[0].next == dv)) {
-        return 0;          /* one next hop, or direct (it comes first) */
-    }
-    for (k = 0; k < ent->nnext; ++k) {
-        total += mgi_route_next_cap(&ent->next[k]);
-    }
-    if (!(total > 0)) {
-        return 0;
-    }
-    u = (rank + 0.5) * 0.6180339887498949;
-    u = (u - (double)(uint64_t)u) * total;
-    for (k = 0; k < ent->nnext - 1; ++k) {
-        if (u < mgi_route_next_cap(&ent->next[k])) {
-            break;
-        }
-        u -= mgi_route_next_cap(&ent->next[k]);
-    }
-    return k;
-}
-
 /* The next hop from endpoint number e of the channel to destination j */
 static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
                                      const mgi_route_ch_t *rt, unsigned e,
@@ -623,7 +580,7 @@ static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
         if ((ent == NULL) || (ent->nnext == 0)) {
             return d;
         }
-        v = ent->next[mgi_route_ch_pick(ent, dv, rt->vrank[e])].next;
+        v = ent->next[gig_fwd_pick(ent, dv, rt->vrank[e])].next;
         if (v == dv) {
             return d;
         }

@@ -1214,3 +1214,71 @@ TEST(gig_known, ac922_host_path_over_nvlink)
                                      V(g.get(), "gpu3"), &ps));
     EXPECT_NEAR(64.0, ps->total, 1e-3);
 }
+
+/* src reaches dst only through ra or rb; the pairs of src's vertex spread
+ * over them in the entry's capacity shares (gig_fwd_pick), a direct next
+ * hop is always taken */
+TEST(gig_fwd, pairs_spread_over_next_hops_by_share)
+{
+    static const char text[] =
+        "gig-topology 1\n"
+        "vertex src cpu server=0 numa=0\n"
+        "vertex ra cpu server=0 numa=1\n"
+        "vertex rb cpu server=0 numa=2\n"
+        "vertex dst cpu server=0 numa=3\n"
+        "link src ra xpi 1 40\n"
+        "link ra dst xpi 1 40\n"
+        "link src rb xpi 1 20\n"
+        "link rb dst xpi 1 20\n";
+    gig_graph_t *gr = NULL;
+    gig_plan_t *pl  = NULL;
+    char err[256];
+
+    ASSERT_EQ(UCS_OK, gig_topofile_parse(text, sizeof(text) - 1, "split",
+                                         &gr, err, sizeof(err)))
+        << err;
+    graph_ptr g(gr);
+    ASSERT_EQ(UCS_OK, gig_plan_create(g.get(), &pl));
+    plan_ptr plan(pl);
+    const int src = gig_graph_find_name(g.get(), "src");
+    const int ra  = gig_graph_find_name(g.get(), "ra");
+    const int dst = gig_graph_find_name(g.get(), "dst");
+    std::vector<int> all = {src, ra, gig_graph_find_name(g.get(), "rb"), dst};
+    fwd_ptr f = make_fwd(plan.get(), all, all);
+
+    const gig_fwd_entry_t *ent = gig_fwd_lookup(f.get(), src, dst);
+    ASSERT_NE(nullptr, ent);
+    ASSERT_EQ(2, ent->nnext) << entry_str(g.get(), ent);
+    double cap[2] = {0, 0}, total;
+    for (int k = 0; k < 2; ++k) {
+        for (int r = 0; r < ent->next[k].nroutes; ++r) {
+            cap[k] += ent->next[k].routes[r].capacity;
+        }
+    }
+    total = cap[0] + cap[1];
+    ASSERT_GT(cap[0], 0);
+    ASSERT_GT(cap[1], 0);
+    for (unsigned n : {3u, 10u, 30u, 100u}) {
+        int count[2] = {0, 0};
+        for (unsigned rank = 0; rank < n; ++rank) {
+            int k = gig_fwd_pick(ent, dst, rank);
+            ASSERT_GE(k, 0);
+            ASSERT_LT(k, 2);
+            count[k]++;
+        }
+        for (int k = 0; k < 2; ++k) {
+            /* the golden ratio's points: within 2 of the share, any n */
+            EXPECT_NEAR(n * cap[k] / total, count[k], 2.0)
+                << n << " pairs, next hop " << g->v[ent->next[k].next].name
+                << " of " << entry_str(g.get(), ent);
+        }
+    }
+    /* a direct next hop: every pair takes it */
+    ent = gig_fwd_lookup(f.get(), src, ra);
+    ASSERT_NE(nullptr, ent);
+    ASSERT_EQ(ra, ent->next[0].next);
+    ASSERT_GT(ent->nnext, 1) << entry_str(g.get(), ent);
+    for (unsigned rank = 0; rank < 30; ++rank) {
+        EXPECT_EQ(0, gig_fwd_pick(ent, ra, rank));
+    }
+}

@@ -370,6 +370,15 @@ const gig_fwd_table_t *gig_fwd_table(const gig_fwd_t *fwd, int i);
 const gig_fwd_table_t *gig_fwd_find(const gig_fwd_t *fwd, int vertex);
 const gig_fwd_entry_t *gig_fwd_lookup(const gig_fwd_t *fwd, int vertex,
                                       int dst);
+/* Which of an entry's next hops the rank-th of the pairs (source,
+ * ent->dst) at the entry's vertex takes: a direct link to dst_vertex
+ * where there is one (it comes first); else, of several, the one whose
+ * share of the entry's capacity holds a point of a low-discrepancy
+ * sequence (the golden ratio's) at that rank. The pairs of one vertex and
+ * destination so spread over its next hops in the plan's shares, each
+ * pair on one path (so that a channel keeps per-source order). */
+int          gig_fwd_pick(const gig_fwd_entry_t *ent, int dst_vertex,
+                          unsigned rank);
 void         gig_fwd_print(const gig_graph_t *graph, const gig_fwd_t *fwd,
                            FILE *stream);
 

@@ -1328,3 +1328,40 @@ void gig_fwd_print(const gig_graph_t *g, const gig_fwd_t *fwd, FILE *f)
         }
     }
 }
+
+/* The capacity of the paths through one next hop of an entry */
+static double gig_fwd_next_cap(const gig_fwd_next_t *next)
+{
+    double cap = 0;
+    int r;
+
+    for (r = 0; r < next->nroutes; ++r) {
+        cap += next->routes[r].capacity;
+    }
+    return cap;
+}
+
+int gig_fwd_pick(const gig_fwd_entry_t *ent, int dst_vertex, unsigned rank)
+{
+    double total = 0, u;
+    int k;
+
+    if ((ent->nnext <= 1) || (ent->next[0].next == dst_vertex)) {
+        return 0;          /* one next hop, or direct (it comes first) */
+    }
+    for (k = 0; k < ent->nnext; ++k) {
+        total += gig_fwd_next_cap(&ent->next[k]);
+    }
+    if (!(total > 0)) {
+        return 0;
+    }
+    u = (rank + 0.5) * 0.6180339887498949;
+    u = (u - (double)(uint64_t)u) * total;
+    for (k = 0; k < ent->nnext - 1; ++k) {
+        if (u < gig_fwd_next_cap(&ent->next[k])) {
+            break;
+        }
+        u -= gig_fwd_next_cap(&ent->next[k]);
+    }
+    return k;
+}
