@@ -1431,27 +1431,30 @@ TEST(mgi_sorter, quiesce_answer_two_blocks_4_threads)
 /* A relay (paper Fig. 8): lane 1 brings tuples for this endpoint and for
  * hop B, which this endpoint forwards into its sort ring of B in lane
  * order, and the remote source's EOF for B after them (run_sorter's
- * relay stretches) */
+ * relay stretches), the other settings at their defaults */
+static void run_relay(uint32_t seg, uint32_t depth, int coalesce, unsigned nblk,
+               int per_stage, unsigned nth, int lane_ctl, int zcopy)
+{
+    run_sorter(seg, depth, depth, coalesce, nblk, per_stage, nth, 0,
+               lane_ctl, 0, 1, 0, zcopy, 0, 0, 1, 0, 0, 0, 0, 0, 1);
+}
+
 TEST(mgi_sorter, relay_one_block)
 {
-    run_sorter(1024, 4, 4, 1, 1, 3000, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0,
-               0, 0, 0, 1);
+    run_relay(1024, 4, 1, 1, 3000, 1, 0, 1);
 }
 
 TEST(mgi_sorter, relay_tiny_rings_two_blocks_8_threads)
 {
-    run_sorter(1024, 2, 2, 1, 2, 2000, 8, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0,
-               0, 0, 0, 1);
+    run_relay(1024, 2, 1, 2, 2000, 8, 0, 1);
 }
 
 TEST(mgi_sorter, relay_per_tuple_lane_ctl_32_threads)
 {
-    run_sorter(4096, 4, 4, 0, 2, 3000, 32, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0,
-               0, 0, 0, 1);
+    run_relay(4096, 4, 0, 2, 3000, 32, 1, 1);
 }
 
 TEST(mgi_sorter, relay_in_order_copied_8_threads)
 {
-    run_sorter(1024, 4, 4, 2, 2, 3000, 8, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
-               0, 0, 0, 1);
+    run_relay(1024, 4, 2, 2, 3000, 8, 0, 0);
 }

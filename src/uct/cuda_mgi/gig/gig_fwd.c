@@ -1343,7 +1343,7 @@ static double gig_fwd_next_cap(const gig_fwd_next_t *next)
 
 int gig_fwd_pick(const gig_fwd_entry_t *ent, int dst_vertex, unsigned rank)
 {
-    double total = 0, u;
+    double total = 0, u, cap;
     int k;
 
     if ((ent->nnext <= 1) || (ent->next[0].next == dst_vertex)) {
@@ -1358,10 +1358,11 @@ int gig_fwd_pick(const gig_fwd_entry_t *ent, int dst_vertex, unsigned rank)
     u = (rank + 0.5) * 0.6180339887498949;
     u = (u - (double)(uint64_t)u) * total;
     for (k = 0; k < ent->nnext - 1; ++k) {
-        if (u < gig_fwd_next_cap(&ent->next[k])) {
+        cap = gig_fwd_next_cap(&ent->next[k]);
+        if (u < cap) {
             break;
         }
-        u -= gig_fwd_next_cap(&ent->next[k]);
+        u -= cap;
     }
     return k;
 }
