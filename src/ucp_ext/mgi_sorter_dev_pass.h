@@ -130,6 +130,8 @@ typedef struct mgi_gpu_pass {
     uint32_t      w_lim, w_avail, w_pos0; /* mgi_gpu_send_run */
     /* the parallel walk of a run of like messages (mgi_gpu_walk_run) */
     int           run, run_n, run_cut;
+    uint32_t      run_relayed;  /* of the run, messages for other
+                                 * endpoints (a relay's) */
     int           run_self;     /* the run's channel has final rings here */
     uint32_t      run_msz, run_len, run_ndst;
     int           contig;       /* one target, messages in segment order:
@@ -385,6 +387,18 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_sort_ring(const mgi_gpu_dep_t *d,
                             slot + MGI_BID % d->sort_rings : slot]);
 }
 
+/* The route slot of destination `dst`: a sort ring's (>= 0),
+ * MGI_GPU_SLOT_LOOPBACK, MGI_GPU_SLOT_NONE (no hop set yet), or
+ * MGI_GPU_SLOT_OUT for an id beyond the table (a header that no channel
+ * of this context wrote: no route). The one place that reads dst_slot:
+ * a relay's dst comes from another rank's bytes. */
+MGI_SDEV_INLINE int16_t mgi_gpu_dst_slot(const mgi_gpu_dep_t *d,
+                                         uint16_t dst)
+{
+    return (dst < MGI_MAX_EPS) ? mgi_vld(&d->dst_slot[dst]) :
+                                 (int16_t)MGI_GPU_SLOT_OUT;
+}
+
 /* Send side: the ring that takes a tuple for `dst`, or NULL. */
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
         const mgi_gpu_dep_t *d, uint16_t dst)
@@ -394,7 +408,7 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
     if (dst == d->id) {
         return mgi_gpu_loopback(d);
     }
-    slot = mgi_vld(&d->dst_slot[dst]);
+    slot = mgi_gpu_dst_slot(d, dst);
     if (slot == MGI_GPU_SLOT_LOOPBACK) {
         return mgi_gpu_loopback(d);
     }
@@ -412,10 +426,10 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_relay_target(const mgi_gpu_dep_t *d,
 {
     int16_t slot;
 
-    if ((dst == d->id) || (dst >= MGI_MAX_EPS)) {
+    if (dst == d->id) {
         return NULL;
     }
-    slot = mgi_vld(&d->dst_slot[dst]);
+    slot = mgi_gpu_dst_slot(d, dst);
     return (slot < 0) ? NULL : mgi_gpu_sort_ring(d, slot);
 }
 
@@ -423,8 +437,7 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_relay_target(const mgi_gpu_dep_t *d,
  * not made them: the lane waits), rather than none at all (dropped)? */
 MGI_SDEV_INLINE int mgi_gpu_relay_unset(const mgi_gpu_dep_t *d, uint16_t dst)
 {
-    return (dst < MGI_MAX_EPS) &&
-           (mgi_vld(&d->dst_slot[dst]) == MGI_GPU_SLOT_NONE);
+    return mgi_gpu_dst_slot(d, dst) == MGI_GPU_SLOT_NONE;
 }
 
 /* Thread 0, send side, MGI_LOOP_DIRECT: stage ring `stage` put something

@@ -20,6 +20,7 @@
 #define MGI_GPU_MAX_SORTERS     64     /* sorter blocks */
 #define MGI_GPU_SLOT_NONE       (-1)
 #define MGI_GPU_SLOT_LOOPBACK   (-2)
+#define MGI_GPU_SLOT_OUT        (-3)   /* a dst beyond the table */
 #define MGI_GPU_NO_DST          0xffffu
 #define MGI_GPU_STOP_POLL       32     /* rounds between stop-flag reads */
 #define MGI_GPU_DST_CACHE       16     /* route lookups cached per walk */

@@ -110,6 +110,11 @@ MGI_SDEV int mgi_gpu_ring(const mgi_gpu_dep_t *d, mgi_gpu_block_t *b,
             p->stat[MGI_GS_PASSES]++;
             p->stat[MGI_GS_LANE_PASSES] += (recv_side != 0);
             if (ok && (p->nemit > 0)) {
+                if (p->run && !p->run_cut) {
+                    p->stat[MGI_GS_RUN_MSGS]    += p->nemit;
+                    p->stat[MGI_GS_RUN_RELAYED] += recv_side ?
+                                                   p->run_relayed : 0;
+                }
                 if (recv_side) {
                     p->stat[MGI_GS_DISPATCHED] += p->nemit;
                     mgi_gpu_touch(p);

@@ -119,7 +119,7 @@ MGI_SDEV_INLINE void mgi_gpu_stage_done(mgi_ring_t *ring, mgi_seg_hdr_t *seg,
 MGI_SDEV_INLINE int mgi_gpu_send_mirrored(const mgi_gpu_dep_t *d,
                                           uint16_t dst)
 {
-    const int16_t slot = mgi_vld(&d->dst_slot[dst]);
+    const int16_t slot = mgi_gpu_dst_slot(d, dst);
 
     return (slot >= 0) &&
            (mgi_vld(&d->mirror[(d->sort_rings > 1) ?

@@ -21,8 +21,7 @@
 MGI_SDEV_INLINE int mgi_gpu_recv_runs(const mgi_gpu_dep_t *d, int self_ok,
                                       uint16_t dst)
 {
-    return (dst == d->id) ? self_ok :
-           ((dst < MGI_MAX_EPS) && (mgi_vld(&d->dst_slot[dst]) >= 0));
+    return (dst == d->id) ? self_ok : (mgi_gpu_dst_slot(d, dst) >= 0);
 }
 
 MGI_SDEV_INLINE int mgi_gpu_self_ok(const mgi_gpu_dch_t *ch)
@@ -434,9 +433,11 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     if (tid == 0) {
         p->nemit        = n;
         p->unif_words   = msz / 8;
-        p->stat[MGI_GS_RUN_MSGS] += n;
+        /* the relayed ones, counted once the pass placed them
+         * (mgi_gpu_ring): a blocked pass is walked again */
+        p->run_relayed  = 0;
         for (k = 0; recv_side && (k < p->ntgt); ++k) {
-            p->stat[MGI_GS_RUN_RELAYED] +=
+            p->run_relayed +=
                 (p->tgt_key[k] != MGI_SEG_KEY(p->run_ch, d->id)) ?
                 p->tbase[k] : 0;
         }

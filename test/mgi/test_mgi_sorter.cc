@@ -44,6 +44,7 @@ unsigned long mgi_selfcheck_blocked = 0;
 namespace {
 
 const uint16_t SELF = 0, HOP_A = 16, HOP_B = 32, REMOTE_SRC = 16;
+const unsigned MGI_DST_TAIL = 64;
 const uint16_t CH   = 3;
 
 struct tuple_hdr {
@@ -102,7 +103,9 @@ struct sorter_fixture {
                    int coalesce, unsigned rings_per_hop_ = 1,
                    int peer = 0, int send_refs = 0) :
         seg(seg_), depth(depth_), final_depth(final_depth_),
-        dst_slot(MGI_MAX_EPS, MGI_GPU_SLOT_NONE),
+        /* the table, then a tail of slot 0 (hop A's): a lookup past the
+         * table would route a message there instead of dropping it */
+        dst_slot(MGI_MAX_EPS + MGI_DST_TAIL, MGI_GPU_SLOT_NONE),
         rings_per_hop(rings_per_hop_)
     {
         memset(&dep, 0, sizeof(dep));
@@ -150,6 +153,9 @@ struct sorter_fixture {
         dst_slot[HOP_A]    = 0;
         dst_slot[HOP_B]    = (int16_t)rings_per_hop;
         dst_slot[SELF]     = MGI_GPU_SLOT_LOOPBACK;
+        for (unsigned k = MGI_MAX_EPS; k < dst_slot.size(); ++k) {
+            dst_slot[k] = 0;
+        }
         dep.dst_slot       = dst_slot.data();
         dep.chs            = chs;
         dep.max_channels   = 8;
@@ -744,6 +750,9 @@ void run_sorter(uint32_t seg, uint32_t depth, uint32_t final_depth,
         printf("relayed tuples: %ld, of them placed by the parallel "
                "walk: %llu\n", remote_relayed, f.stat(MGI_GS_RUN_RELAYED));
         EXPECT_GE(f.stat(MGI_GS_RUN_RELAYED), 350ull);
+        /* placements, each counted once: a blocked pass walks again */
+        EXPECT_LE(f.stat(MGI_GS_RUN_RELAYED),
+                  (unsigned long long)remote_relayed);
     }
     EXPECT_EQ(2u, f.eof_sources[0]);
     EXPECT_EQ(2u, f.eof_sources[1]);
@@ -1424,6 +1433,46 @@ TEST(mgi_sorter, quiesce_answer_two_blocks_4_threads)
     f.round(2);
     for (b = 0; b < 2; ++b) {
         EXPECT_EQ(2u, f.status.blk[b].quiesced) << "block " << b;
+    }
+    f.stop_threads();
+}
+
+/* A message whose dst lies beyond the route table (a user kernel's
+ * mgi_dev_send to an id no endpoint has, or another rank's bytes in a
+ * lane) has no route: it is dropped and counted, on the send side and at
+ * a relay, and nothing past the table is read (the fixture's tail would
+ * route it to hop A). */
+TEST(mgi_sorter, dst_beyond_table_dropped_4_threads)
+{
+    sorter_fixture f(1024, 4, 4, 1);
+    const uint16_t bad = (uint16_t)(MGI_MAX_EPS + 3);
+    std::vector<uint8_t> buf;
+    mgi_ring_t *lane = mgi_gpu_lane(&f.dep, 1);
+    int k;
+
+    ASSERT_LT(bad, MGI_EP_ID_ALL);
+    f.start_threads(4);
+    gen_tuple(buf, 0, 0, bad, 40);
+    mgi_msg_hdr_t h = {CH, bad, SELF, 40};
+    /* a stage segment of one such message, and one of a run of them */
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h, buf.data(),
+                                           NULL));
+    mgi_ring_append_close(f.dep.stage[0]);
+    for (k = 0; k < 4; ++k) {
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &h,
+                                               buf.data(), NULL));
+    }
+    mgi_ring_append_close(f.dep.stage[1]);
+    /* a lane segment from the remote source with one */
+    h.src = REMOTE_SRC;
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
+    mgi_ring_append_close(lane);
+    for (k = 0; k < 8; ++k) {
+        f.round(2);
+    }
+    EXPECT_EQ(6u, f.status.blk[0].dropped + f.status.blk[1].dropped);
+    for (unsigned r = 0; r < f.dep.nroutes; ++r) {
+        EXPECT_EQ(0u, mgi_ring_count(f.dep.sort[r])) << "sort ring " << r;
     }
     f.stop_threads();
 }
