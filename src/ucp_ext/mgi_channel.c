@@ -399,15 +399,16 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
 }
 
 /* A sort ring from each local endpoint to each next hop it has: its
- * sources' and, where the plan makes it a relay, those of the tuples it
- * forwards (under ctx->lock). */
+ * sources' (each of those a source spreads over) and, where the plan
+ * makes it a relay, those of the tuples it forwards (under ctx->lock). */
 static ucs_status_t mgi_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch)
 {
     ucs_status_t status = UCS_OK;
+    const mgi_ch_split_t *sp;
     mgi_route_t *route;
     mgi_ep_id_t hop;
     mgi_ep_t *ep;
-    unsigned i, j;
+    unsigned i, j, k, n;
 
     for (i = 0; (status == UCS_OK) && (i < ctx->neps); ++i) {
         ep = ctx->eps[i];
@@ -416,16 +417,24 @@ static ucs_status_t mgi_ch_rings(mgi_context_t *ctx, mgi_channel_t *ch)
             continue;
         }
         for (j = 0; (status == UCS_OK) && (j < ch->ndst); ++j) {
-            hop = mgi_route_next_hop(ctx, ch, ep->id, ch->dst[j]);
-            if (hop == ep->id) {
-                continue; /* loopback: the sorter writes the receive ring */
+            sp = mgi_route_split(ch, ep->id, j);
+            n  = (sp != NULL) ? sp->n + 1 : 1;
+            for (k = 0; (status == UCS_OK) && (k < n); ++k) {
+                hop = (k == 0) ? mgi_route_next_hop(ctx, ch, ep->id,
+                                                    ch->dst[j]) :
+                                 sp->hop[k - 1];
+                if (hop == ep->id) {
+                    continue; /* loopback: the sorter writes the receive
+                               * ring */
+                }
+                if (!ctx->peer_eps[hop].valid) {
+                    ucs_error("mgi channel %u: next hop %u of %u -> %u has "
+                              "no receive ring", ch->id, hop, ep->id,
+                              ch->dst[j]);
+                    return UCS_ERR_UNREACHABLE;
+                }
+                status = mgi_ep_route_get(ep, hop, &route);
             }
-            if (!ctx->peer_eps[hop].valid) {
-                ucs_error("mgi channel %u: next hop %u of %u -> %u has no "
-                          "receive ring", ch->id, hop, ep->id, ch->dst[j]);
-                return UCS_ERR_UNREACHABLE;
-            }
-            status = mgi_ep_route_get(ep, hop, &route);
         }
     }
     return status;

@@ -63,7 +63,6 @@ typedef struct mgi_gpu_ep {
     mgi_gpu_dep_t    *dep;          /* device */
     mgi_gpu_status_t *status;       /* mapped host memory */
     mgi_ring_t       **stage;       /* device array of stage rings */
-    int16_t          *dst_slot;
     mgi_gpu_dch_t    **chs;
     mgi_gpu_block_t  *blk;
     mgi_gpu_lane_jobs_t *ljobs;     /* [nlanes] */

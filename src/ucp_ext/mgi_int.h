@@ -266,6 +266,60 @@ typedef struct mgi_ch_src {
     uint64_t       flush_deadline;
 } mgi_ch_src_t;
 
+/* The most next hops one (source, destination) pair spreads over */
+#define MGI_ROUTE_MAX_SPLIT 4
+
+/* A source's next hops towards one destination where the plan gives it
+ * several (mgi_route.c): its tuples spread over them by their shares of
+ * the capacity and their sort rings' occupancy (mgi_split_pick), and its
+ * EOF goes through each, counted that many times over at the
+ * destination. */
+typedef struct mgi_ch_split {
+    unsigned    n;
+    mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
+    float       share[MGI_ROUTE_MAX_SPLIT];   /* of the capacity, sum 1 */
+} mgi_ch_split_t;
+
+/* Which of a pair's n next hops takes its next tuples (a CPU source: a
+ * tuple; a GPU sorter block: a pass's or a whole segment's): the one whose
+ * sort ring holds the fewest segments for its share, the open one and one
+ * in flight not counted (used[k], share[k] > 0); among those alike, the
+ * one whose share holds the point frac((c + 0.5) * 0.618...) of theirs, c
+ * the caller's count of its picks. So while the rings keep up, the pair's
+ * tuples spread in the plan's shares, and a path that falls behind (its
+ * ring fills) takes less until it catches up. One function for the CPU
+ * sorter and the GPU's, on both sides of the same channel. */
+MGI_INLINE unsigned mgi_split_pick(unsigned n, const uint32_t *used,
+                                   const float *share, uint32_t c)
+{
+    float best = 3.4e38f, load, total = 0, u;
+    unsigned k, last = 0;
+
+    for (k = 0; k < n; ++k) {
+        load = (float)((used[k] > 2) ? used[k] - 2 : 0) / share[k];
+        best = (load < best) ? load : best;
+    }
+    for (k = 0; k < n; ++k) {
+        if ((float)((used[k] > 2) ? used[k] - 2 : 0) / share[k] <= best) {
+            total += share[k];
+        }
+    }
+    /* frac((c + 0.5) * 0.618...) in 32-bit fixed point */
+    u = (float)(c * 0x9e3779b9u + 0x4f1bbcdcu) * (1.0f / 4294967296.0f) *
+        total;
+    for (k = 0; k < n; ++k) {
+        if ((float)((used[k] > 2) ? used[k] - 2 : 0) / share[k] > best) {
+            continue;
+        }
+        if (u < share[k]) {
+            return k;
+        }
+        u   -= share[k];
+        last = k;
+    }
+    return last;
+}
+
 struct mgi_channel {
     mgi_ch_id_t    id;
     unsigned       nsrc, ndst;
@@ -291,6 +345,9 @@ struct mgi_channel {
      * every one is the destination itself */
     struct mgi_route_ch *route;
     mgi_ep_id_t    *hops[MGI_MAX_LOCAL_EPS];
+    /* per local source endpoint, [ndst]: the next hops it spreads its own
+     * tuples over (n >= 2), else n 0: its hop above; NULL where none */
+    mgi_ch_split_t *split[MGI_MAX_LOCAL_EPS];
     int            routes_ready; /* hops and sort rings made (release): a
                                     relay's sorter waits for it, as other
                                     ranks may send once the create's
@@ -474,6 +531,10 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                                const uint32_t *nprod);
 void         mgi_route_ch_fini(mgi_channel_t *ch);
 ucs_status_t mgi_route_ch_busy(mgi_context_t *ctx, const mgi_channel_t *ch);
+/* Where src (local) spreads its own tuples for destination number j over
+ * several next hops, those; else NULL (its one is mgi_route_next_hop's) */
+const mgi_ch_split_t *mgi_route_split(const mgi_channel_t *ch,
+                                      mgi_ep_id_t src, unsigned j);
 mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,
                                 mgi_ep_id_t src, mgi_ep_id_t dst);
 

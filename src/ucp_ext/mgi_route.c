@@ -557,32 +557,45 @@ static int mgi_route_ch_index(const mgi_route_ch_t *rt, mgi_ep_id_t id)
     return (id < rt->nslot) ? rt->slot[id] : -1;
 }
 
-/* The next hop from endpoint number e of the channel to destination j */
-static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
-                                     const mgi_route_ch_t *rt, unsigned e,
-                                     unsigned j)
+/* The entry of endpoint number e's vertex for destination j, and d's
+ * vertex in *dv; NULL where e goes to d directly (it is d, or at d's
+ * vertex, either has no vertex, d is reached directly by all, the table
+ * has no entry) */
+static const gig_fwd_entry_t *mgi_route_ch_entry(const mgi_channel_t *ch,
+                                                 const mgi_route_ch_t *rt,
+                                                 unsigned e, unsigned j,
+                                                 int *dv)
 {
     mgi_ep_id_t d = ch->dst[j];
     int k         = mgi_route_ch_index(rt, d);
     const gig_fwd_entry_t *ent;
-    int v, dv, step;
-    unsigned i;
 
     if ((rt->ids[e] == d) || rt->direct[j] || (k < 0) ||
         (rt->vert[e] < 0) || (rt->vert[k] < 0) ||
         (rt->vert[e] == rt->vert[k])) {
-        return d;
+        return NULL;
     }
-    v  = rt->vert[e];
-    dv = rt->vert[k];
-    for (step = 0; step < (int)rt->neps; ++step) {
-        ent = gig_fwd_lookup(rt->fwd, v, dv);
-        if ((ent == NULL) || (ent->nnext == 0)) {
-            return d;
-        }
-        v = ent->next[gig_fwd_pick(ent, dv, rt->vrank[e])].next;
+    *dv = rt->vert[k];
+    ent = gig_fwd_lookup(rt->fwd, rt->vert[e], *dv);
+    return ((ent == NULL) || (ent->nnext == 0)) ? NULL : ent;
+}
+
+/* The endpoint that a tuple from endpoint number e for destination j
+ * (at vertex dv) meets first from vertex v on: d where v is d's vertex,
+ * else the channel's endpoint at v (a CPU endpoint first, then the lowest
+ * id), else for a vertex without one the next vertex its own entry picks
+ * at e's rank, and so on. */
+static mgi_ep_id_t mgi_route_ch_via(const mgi_channel_t *ch,
+                                    const mgi_route_ch_t *rt, unsigned e,
+                                    unsigned j, int dv, int v)
+{
+    const gig_fwd_entry_t *ent;
+    unsigned i, step;
+    int k;
+
+    for (step = 0; step < rt->neps; ++step) {
         if (v == dv) {
-            return d;
+            return ch->dst[j];
         }
         for (i = 0, k = -1; i < rt->neps; ++i) {
             if ((rt->vert[i] == v) && ((k < 0) || (rt->cpu[i] && !rt->cpu[k]))) {
@@ -592,8 +605,127 @@ static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
         if (k >= 0) {
             return rt->ids[k];
         }
+        ent = gig_fwd_lookup(rt->fwd, v, dv);
+        if ((ent == NULL) || (ent->nnext == 0)) {
+            break;
+        }
+        v = ent->next[gig_fwd_pick(ent, dv, rt->vrank[e])].next;
     }
-    return d;
+    return ch->dst[j];
+}
+
+/* The next hop from endpoint number e of the channel to destination j:
+ * the one its rank picks (a relay's for every pair it carries, a source's
+ * in an ordered channel) */
+static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
+                                     const mgi_route_ch_t *rt, unsigned e,
+                                     unsigned j)
+{
+    const gig_fwd_entry_t *ent;
+    int dv;
+
+    ent = mgi_route_ch_entry(ch, rt, e, j, &dv);
+    if (ent == NULL) {
+        return ch->dst[j];
+    }
+    return mgi_route_ch_via(ch, rt, e, j, dv,
+                            ent->next[gig_fwd_pick(ent, dv,
+                                                   rt->vrank[e])].next);
+}
+
+/* The next hops a source, endpoint number e, spreads its own tuples for
+ * destination j over, with their shares, into hop[] / share[] (at most
+ * max); returns how many. One (its pick) where the entry has one next
+ * hop, a direct one, or the channel is ordered, or max < 2; else every
+ * next vertex's endpoint (mgi_route_ch_via), their capacities added
+ * where two lead to one endpoint. */
+static unsigned mgi_route_ch_nexts(const mgi_channel_t *ch,
+                                   const mgi_route_ch_t *rt, unsigned e,
+                                   unsigned j, unsigned max,
+                                   mgi_ep_id_t *hop, float *share)
+{
+    const gig_fwd_entry_t *ent;
+    double cap[MGI_ROUTE_MAX_SPLIT], total = 0, c;
+    mgi_ep_id_t h;
+    unsigned n = 0, i;
+    int dv, k;
+
+    ent = mgi_route_ch_entry(ch, rt, e, j, &dv);
+    if ((ent != NULL) && (ent->nnext > 1) && (ent->next[0].next != dv) &&
+        !(ch->flags & MGI_CH_FLAG_ORDERED) && (max >= 2)) {
+        for (k = 0; k < ent->nnext; ++k) {
+            c = gig_fwd_next_capacity(ent, k);
+            if (!(c > 0)) {
+                continue;
+            }
+            h = mgi_route_ch_via(ch, rt, e, j, dv, ent->next[k].next);
+            for (i = 0; (i < n) && (hop[i] != h); ++i) {
+            }
+            if (i < n) {
+                cap[i] += c;
+            } else if (n < ucs_min(max, MGI_ROUTE_MAX_SPLIT)) {
+                hop[n]   = h;
+                cap[n++] = c;
+            } else {
+                continue;
+            }
+            total += c;
+        }
+    }
+    if (n < 2) {
+        hop[0]   = mgi_route_ch_next(ch, rt, e, j);
+        share[0] = 1;
+        return 1;
+    }
+    for (i = 0; i < n; ++i) {
+        share[i] = (float)(cap[i] / total);
+    }
+    return n;
+}
+
+/* Endpoint number e's next hops for its own tuples towards every
+ * destination, as mgi_route_ch_nexts gives them, within what its rows may
+ * hold over all destinations (a GPU sorter's EOF and flush take one
+ * target per hop): destinations in order take several while the ones
+ * after them keep one each. The same at every rank. n[j] hops of
+ * destination j at hop[j * MGI_ROUTE_MAX_SPLIT] and share[...]. */
+static void mgi_route_ch_row(const mgi_channel_t *ch,
+                             const mgi_route_ch_t *rt, unsigned e,
+                             unsigned *n, mgi_ep_id_t *hop, float *share)
+{
+    const unsigned cap = rt->cpu[e] ? MGI_MAX_EPS : MGI_GPU_MAX_TARGETS;
+    unsigned j, used = 0, left;
+
+    for (j = 0; j < ch->ndst; ++j) {
+        left  = ch->ndst - 1 - j;
+        n[j]  = mgi_route_ch_nexts(ch, rt, e, j,
+                                   (used + left < cap) ? cap - used - left :
+                                                         1,
+                                   hop + j * MGI_ROUTE_MAX_SPLIT,
+                                   share + j * MGI_ROUTE_MAX_SPLIT);
+        used += n[j];
+    }
+}
+
+/* Does the walk from hop h (endpoint number) reach destination j within
+ * as many steps as the channel has endpoints? Each relay it passes,
+ * counted in expect[] (by endpoint number) when expect != NULL. */
+static int mgi_route_ch_reaches(const mgi_channel_t *ch,
+                                const mgi_route_ch_t *rt, int h, unsigned j,
+                                uint32_t *expect, uint32_t nprod)
+{
+    unsigned steps;
+
+    for (steps = 0; (h >= 0) && (rt->ids[h] != ch->dst[j]); ++steps) {
+        if (steps > rt->neps) {
+            return 0;
+        }
+        if (expect != NULL) {
+            expect[h] += nprod;
+        }
+        h = mgi_route_ch_index(rt, mgi_route_ch_next(ch, rt, (unsigned)h, j));
+    }
+    return h >= 0;
 }
 
 static void mgi_route_ch_free(mgi_route_ch_t *rt)
@@ -622,7 +754,9 @@ void mgi_route_ch_fini(mgi_channel_t *ch)
     ch->route = NULL;
     for (i = 0; i < MGI_MAX_LOCAL_EPS; ++i) {
         free(ch->hops[i]);
-        ch->hops[i] = NULL;
+        free(ch->split[i]);
+        ch->hops[i]  = NULL;
+        ch->split[i] = NULL;
     }
 }
 
@@ -667,9 +801,11 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     unsigned *vcount = NULL;
     mgi_route_ch_t *rt;
     ucs_status_t status;
-    unsigned i, j, e, n = 0;
-    int h, lv, steps, walk;
-    mgi_ep_id_t id, hop;
+    unsigned i, j, e, n = 0, k, *nrow = NULL;
+    int h, lv;
+    mgi_ep_id_t id, hop, *hrow = NULL;
+    float *srow = NULL;
+    uint32_t *expect = NULL;
     unsigned relayed = 0;
 
     if ((rc == NULL) || (rc->plan == NULL)) {
@@ -695,10 +831,15 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     srcv       = calloc(ch->nsrc, sizeof(int));
     dstv       = calloc(ch->ndst, sizeof(int));
     vcount     = calloc(rc->graph->nv, sizeof(*vcount));
+    nrow       = calloc(ch->ndst, sizeof(*nrow));
+    hrow       = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*hrow));
+    srow       = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*srow));
+    expect     = calloc(ch->nsrc + ch->ndst, sizeof(*expect));
     if ((rt->ids == NULL) || (rt->vert == NULL) || (rt->cpu == NULL) ||
         (rt->vrank == NULL) || (rt->nprod == NULL) || (rt->direct == NULL) ||
         (rt->slot == NULL) || (srcv == NULL) || (dstv == NULL) ||
-        (vcount == NULL)) {
+        (vcount == NULL) || (nrow == NULL) || (hrow == NULL) ||
+        (srow == NULL) || (expect == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
@@ -747,36 +888,35 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
         status = UCS_OK;
         goto out;
     }
-    /* every source's hops must reach each destination */
-    for (j = 0; j < ch->ndst; ++j) {
-        for (i = 0; (i < ch->nsrc) && !rt->direct[j]; ++i) {
-            e = mgi_route_ch_index(rt, ch->src[i]);
-            for (steps = 0, walk = 1; (rt->ids[e] != ch->dst[j]) && walk;
-                 ++steps) {
-                hop  = mgi_route_ch_next(ch, rt, e, j);
-                walk = (steps <= (int)rt->neps);
-                e    = mgi_route_ch_index(rt, hop);
-            }
-            if (!walk) {
-                ucs_warn("mgi channel %u: the next hops towards endpoint %u "
-                         "do not reach it; its sources send directly",
-                         ch->id, ch->dst[j]);
-                rt->direct[j] = 1;
+    /* every source's hops must reach each destination: from each next hop
+     * it spreads over, through the relays' own next hops */
+    for (i = 0; i < ch->nsrc; ++i) {
+        e = mgi_route_ch_index(rt, ch->src[i]);
+        mgi_route_ch_row(ch, rt, e, nrow, hrow, srow);
+        for (j = 0; j < ch->ndst; ++j) {
+            for (k = 0; (k < nrow[j]) && !rt->direct[j]; ++k) {
+                h = mgi_route_ch_index(rt, hrow[j * MGI_ROUTE_MAX_SPLIT + k]);
+                if (!mgi_route_ch_reaches(ch, rt, h, j, NULL, 0)) {
+                    ucs_warn("mgi channel %u: the next hops towards endpoint "
+                             "%u do not reach it; its sources send "
+                             "directly", ch->id, ch->dst[j]);
+                    rt->direct[j] = 1;
+                }
             }
         }
     }
-    /* the rows of the local endpoints that forward anything elsewhere */
+    /* the rows of the local endpoints that forward anything elsewhere:
+     * the next hop a relay takes for every pair (and a source in an
+     * ordered channel), and where a source spreads its own tuples */
     for (e = 0; e < rt->neps; ++e) {
         if (MGI_EP_RANK(rt->ids[e]) != ctx->rank) {
             continue;
         }
+        i = rt->ids[e] % MGI_MAX_LOCAL_EPS;
+        mgi_route_ch_row(ch, rt, e, nrow, hrow, srow);
         for (j = 0; j < ch->ndst; ++j) {
             hop = mgi_route_ch_next(ch, rt, e, j);
-            if (hop == ch->dst[j]) {
-                continue;
-            }
-            i = rt->ids[e] % MGI_MAX_LOCAL_EPS;
-            if (ch->hops[i] == NULL) {
+            if ((hop != ch->dst[j]) && (ch->hops[i] == NULL)) {
                 ch->hops[i] = malloc(ch->ndst * sizeof(mgi_ep_id_t));
                 if (ch->hops[i] == NULL) {
                     status = UCS_ERR_NO_MEMORY;
@@ -786,25 +926,49 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                     ch->hops[i][n] = ch->dst[n];
                 }
             }
-            ch->hops[i][j] = hop;
-            ucs_debug("mgi channel %u: endpoint %u reaches %u through %u",
-                      ch->id, rt->ids[e], ch->dst[j], hop);
-        }
-    }
-    /* what each local endpoint relays: the EOF records of each pair it
-     * carries (a CPU source sends one, a GPU source one per producer) */
-    for (j = 0; j < ch->ndst; ++j) {
-        for (i = 0; i < ch->nsrc; ++i) {
-            e = mgi_route_ch_index(rt, ch->src[i]);
-            n = rt->nprod[e];
-            relayed += (mgi_route_ch_next(ch, rt, e, j) != ch->dst[j]);
-            while (rt->ids[e] != ch->dst[j]) {
-                e = mgi_route_ch_index(rt, mgi_route_ch_next(ch, rt, e, j));
-                if ((rt->ids[e] != ch->dst[j]) &&
-                    (MGI_EP_RANK(rt->ids[e]) == ctx->rank)) {
-                    ch->relay_expect[rt->ids[e] % MGI_MAX_LOCAL_EPS] += n;
+            if (hop != ch->dst[j]) {
+                ch->hops[i][j] = hop;
+                ucs_debug("mgi channel %u: endpoint %u reaches %u through %u",
+                          ch->id, rt->ids[e], ch->dst[j], hop);
+            }
+            if ((nrow[j] < 2) || (mgi_ch_src_index(ch, rt->ids[e]) < 0)) {
+                continue;
+            }
+            if (ch->split[i] == NULL) {
+                ch->split[i] = calloc(ch->ndst, sizeof(*ch->split[i]));
+                if (ch->split[i] == NULL) {
+                    status = UCS_ERR_NO_MEMORY;
+                    goto out;
                 }
             }
+            ch->split[i][j].n = nrow[j];
+            for (k = 0; k < nrow[j]; ++k) {
+                ch->split[i][j].hop[k]   = hrow[j * MGI_ROUTE_MAX_SPLIT + k];
+                ch->split[i][j].share[k] = srow[j * MGI_ROUTE_MAX_SPLIT + k];
+            }
+            ucs_debug("mgi channel %u: endpoint %u spreads its tuples for %u "
+                      "over %u next hops", ch->id, rt->ids[e], ch->dst[j],
+                      nrow[j]);
+        }
+    }
+    /* what each endpoint relays: the EOF records of each pair it carries
+     * (a CPU source sends one, a GPU source one per producer, each
+     * through every next hop it spreads over) */
+    for (i = 0; i < ch->nsrc; ++i) {
+        e = mgi_route_ch_index(rt, ch->src[i]);
+        mgi_route_ch_row(ch, rt, e, nrow, hrow, srow);
+        for (j = 0; j < ch->ndst; ++j) {
+            relayed += (hrow[j * MGI_ROUTE_MAX_SPLIT] != ch->dst[j]) ||
+                       (nrow[j] > 1);
+            for (k = 0; k < nrow[j]; ++k) {
+                h = mgi_route_ch_index(rt, hrow[j * MGI_ROUTE_MAX_SPLIT + k]);
+                mgi_route_ch_reaches(ch, rt, h, j, expect, rt->nprod[e]);
+            }
+        }
+    }
+    for (e = 0; e < rt->neps; ++e) {
+        if (MGI_EP_RANK(rt->ids[e]) == ctx->rank) {
+            ch->relay_expect[rt->ids[e] % MGI_MAX_LOCAL_EPS] += expect[e];
         }
     }
     ch->relayed_pairs = relayed;
@@ -815,6 +979,10 @@ out:
     free(srcv);
     free(dstv);
     free(vcount);
+    free(nrow);
+    free(hrow);
+    free(srow);
+    free(expect);
     return status;
 }
 
@@ -851,6 +1019,53 @@ int mgi_ch_path(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
         e       = mgi_route_ch_index(rt, path[n++]);
     }
     return (e < 0) ? -1 : n;
+}
+
+int mgi_ch_next_hops(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
+                     mgi_ep_id_t dst, mgi_ep_id_t *hops, int max)
+{
+    mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
+    mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
+    const mgi_route_ch_t *rt;
+    unsigned *n = NULL;
+    mgi_ep_id_t *hrow = NULL;
+    float *srow = NULL;
+    int j, e, k, ret = -1;
+
+    if ((ch == NULL) || (max < 1) || ((j = mgi_ch_dst_index(ch, dst)) < 0) ||
+        (mgi_ch_src_index(ch, src) < 0)) {
+        return -1;
+    }
+    rt = ch->route;
+    if ((rt == NULL) || ((e = mgi_route_ch_index(rt, src)) < 0)) {
+        hops[0] = dst;
+        return 1;
+    }
+    /* the source's row as it makes it: its budget over all destinations */
+    n    = calloc(ch->ndst, sizeof(*n));
+    hrow = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*hrow));
+    srow = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*srow));
+    if ((n != NULL) && (hrow != NULL) && (srow != NULL)) {
+        mgi_route_ch_row(ch, rt, (unsigned)e, n, hrow, srow);
+        memcpy(hop, hrow + j * MGI_ROUTE_MAX_SPLIT, sizeof(hop));
+        ret = ((int)n[j] <= max) ? (int)n[j] : -1;
+        for (k = 0; k < ret; ++k) {
+            hops[k] = hop[k];
+        }
+    }
+    free(n);
+    free(hrow);
+    free(srow);
+    return ret;
+}
+
+const mgi_ch_split_t *mgi_route_split(const mgi_channel_t *ch,
+                                      mgi_ep_id_t src, unsigned j)
+{
+    const mgi_ch_split_t *row = ch->split[src % MGI_MAX_LOCAL_EPS];
+
+    return ((row == NULL) || (j >= ch->ndst) || (row[j].n < 2)) ? NULL :
+           &row[j];
 }
 
 mgi_ep_id_t mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,

@@ -127,7 +127,6 @@ static void mgi_gpu_ep_free_tables(mgi_gpu_ep_t *g)
     cudaFree(g->ljobs);
     cudaFree(g->blk);
     cudaFree(g->chs);
-    cudaFree(g->dst_slot);
     cudaFree(g->dep);
 }
 
@@ -296,9 +295,6 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
     }
     if ((MGI_CUDA_CALL(cudaMalloc(&g->dep, sizeof(*g->dep)), "ep %u",
                        ep->id) != UCS_OK) ||
-        (MGI_CUDA_CALL(cudaMalloc(&g->dst_slot, MGI_MAX_EPS *
-                                  sizeof(*g->dst_slot)), "ep %u",
-                       ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMalloc(&g->chs, ctx->params.max_channels *
                                   sizeof(*g->chs)), "ep %u",
                        ep->id) != UCS_OK) ||
@@ -313,9 +309,6 @@ ucs_status_t mgi_gpu_ep_init(mgi_ep_t *ep)
                                   ep->nstage * sizeof(*g->stage)),
                        "ep %u", ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMemsetAsync(g->dep, 0, sizeof(*g->dep), g->ctl),
-                       "ep %u", ep->id) != UCS_OK) ||
-        (MGI_CUDA_CALL(cudaMemsetAsync(g->dst_slot, 0xff, MGI_MAX_EPS *
-                                       sizeof(*g->dst_slot), g->ctl),
                        "ep %u", ep->id) != UCS_OK) ||
         (MGI_CUDA_CALL(cudaMemsetAsync(g->chs, 0, ctx->params.max_channels *
                                        sizeof(*g->chs), g->ctl), "ep %u",
@@ -455,7 +448,6 @@ ucs_status_t mgi_gpu_sorter_start(mgi_ep_t *ep)
     dep.lane_bytes   = ep->lane_bytes;
     dep.recv_mem     = (char*)ep->recv_mem;
     dep.stage        = g->stage;
-    dep.dst_slot     = g->dst_slot;
     dep.chs          = g->chs;
     dep.max_channels = ctx->params.max_channels;
     dep.sort_rings   = ctx->params.sort_rings;
@@ -941,6 +933,7 @@ static ucs_status_t mgi_gpu_ch_load(mgi_ep_t *ep, mgi_channel_t *ch)
     const size_t len    = mgi_gpu_dch_len(nfin);
     mgi_gpu_dch_t *img, *dev = g->dch_slot[ch->id];
     ucs_status_t status;
+    unsigned k;
 
     if (dev == NULL) {
         dev = (mgi_gpu_dch_t*)mgi_gpu_dev_alloc(ep,
@@ -961,6 +954,9 @@ static ucs_status_t mgi_gpu_ch_load(mgi_ep_t *ep, mgi_channel_t *ch)
                                     MGI_GPU_NO_DST;
     img->nfinal      = nfin;
     memcpy(img->dst, ch->dst, ch->ndst * sizeof(*ch->dst));
+    for (k = 0; k < MGI_GPU_MAX_TARGETS; ++k) {
+        img->hop[k] = MGI_GPU_SLOT_NONE;    /* mgi_gpu_ch_routes sets them */
+    }
     memcpy(img->src, ch->src, ch->nsrc * sizeof(*ch->src));
     img->final       = (mgi_ring_t**)(dev + 1);
     img->final_lock  = (uint32_t*)(img->final + nfin);
@@ -1032,34 +1028,90 @@ ucs_status_t mgi_gpu_ch_rename(mgi_ep_t *ep, mgi_channel_t *ch,
     return (status == UCS_OK) ? mgi_gpu_ch_load(ep, ch) : status;
 }
 
+/* The route slot of this endpoint's sort ring to next hop `hop` */
+static ucs_status_t mgi_gpu_hop_slot_of(mgi_ep_t *ep, mgi_channel_t *ch,
+                                        mgi_ep_id_t hop, int16_t *slot_p)
+{
+    mgi_route_t *route;
+
+    if (hop == ep->id) {
+        *slot_p = MGI_GPU_SLOT_LOOPBACK;
+        return UCS_OK;
+    }
+    route = ep->routes[hop];
+    if (route == NULL) {
+        ucs_error("mgi channel %u: endpoint %u has no sort ring to next hop "
+                  "%u", ch->id, ep->id, hop);
+        return UCS_ERR_UNREACHABLE;
+    }
+    *slot_p = (int16_t)route->slot;
+    return UCS_OK;
+}
+
+/* Where this endpoint spreads its own tuples for destination number i
+ * over several next hops: their slots and shares, then their number, into
+ * its device entry */
+static ucs_status_t mgi_gpu_ch_split(mgi_ep_t *ep, mgi_channel_t *ch,
+                                     mgi_gpu_dch_t *dev, unsigned i)
+{
+    const mgi_ch_split_t *sp = mgi_route_split(ch, ep->id, i);
+    ucs_status_t status      = UCS_OK;
+    int16_t slot[MGI_ROUTE_MAX_SPLIT];
+    uint8_t n;
+    unsigned k;
+
+    if (sp == NULL) {
+        return UCS_OK;
+    }
+    for (k = 0; (status == UCS_OK) && (k < sp->n); ++k) {
+        status = mgi_gpu_hop_slot_of(ep, ch, sp->hop[k], &slot[k]);
+    }
+    n = (uint8_t)sp->n;
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke_nb(ep, dev->split_slot[i], slot,
+                                 n * sizeof(*slot));
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke_nb(ep, dev->split_share[i], sp->share,
+                                 n * sizeof(*sp->share));
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke_nb(ep, &dev->nsplit[i], &n, sizeof(n));
+    }
+    return status;
+}
+
+/* The channel's row of this endpoint's forwarding table into its device
+ * entry (mgi_gpu_dch_t::hop, and where it spreads its own tuples over
+ * several next hops, nsplit and split_*): each channel its own, as the
+ * plans of two channels may send one pair through different hops. An
+ * endpoint that neither sends nor relays in the channel gets
+ * MGI_GPU_SLOT_OUT: a message of the channel for another endpoint is
+ * dropped there, not held in its lane. */
 ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
 {
-    mgi_gpu_ep_t *g = mgi_gpu_ep(ep);
-    mgi_route_t *route;
+    mgi_gpu_ch_t *gc = (mgi_gpu_ch_t*)ch->gpu[ep->index];
+    const int none   = (mgi_ch_src_index(ch, ep->id) < 0) &&
+                       (ch->relay_expect[ep->index] == 0);
     ucs_status_t status;
     mgi_ep_id_t hop;
     int16_t slot;
     unsigned i;
 
-    if ((mgi_ch_src_index(ch, ep->id) < 0) &&
-        (ch->relay_expect[ep->index] == 0)) {
-        return UCS_OK;  /* neither a source nor a relay */
+    if ((gc == NULL) || (gc->dch == NULL)) {
+        return UCS_OK;  /* not loaded at this endpoint */
     }
     for (i = 0; i < ch->ndst; ++i) {
-        hop = mgi_route_next_hop(ep->ctx, ch, ep->id, ch->dst[i]);
-        if (hop == ep->id) {
-            slot = MGI_GPU_SLOT_LOOPBACK;
-        } else {
-            route = ep->routes[hop];
-            if (route == NULL) {
-                ucs_error("mgi channel %u: endpoint %u has no sort ring to "
-                          "next hop %u", ch->id, ep->id, hop);
-                return UCS_ERR_UNREACHABLE;
-            }
-            slot = (int16_t)route->slot;
+        hop    = mgi_route_next_hop(ep->ctx, ch, ep->id, ch->dst[i]);
+        slot   = MGI_GPU_SLOT_OUT;
+        status = none ? UCS_OK : mgi_gpu_hop_slot_of(ep, ch, hop, &slot);
+        if (status == UCS_OK) {
+            status = mgi_gpu_poke_nb(ep, &gc->dch->hop[i], &slot,
+                                     sizeof(slot));
         }
-        status = mgi_gpu_poke_nb(ep, &g->dst_slot[ch->dst[i]], &slot,
-                                 sizeof(slot));
+        if ((status == UCS_OK) && !none) {
+            status = mgi_gpu_ch_split(ep, ch, gc->dch, i);
+        }
         if (status != UCS_OK) {
             return status;
         }

@@ -31,11 +31,14 @@ MGI_SDEV_INLINE int mgi_gpu_eof_reserve(const mgi_gpu_dep_t *d,
 }
 
 /* Thread 0: the EOF record `h`, for `dst`, into the room that
- * mgi_gpu_eof_reserve found, committed, and its segment closed */
+ * mgi_gpu_eof_reserve found, committed, and its segment closed; its count
+ * of records (the first word) times mult, where it is one of the copies
+ * that go through each next hop a source spreads over */
 MGI_SDEV_INLINE void mgi_gpu_eof_commit(const mgi_gpu_dep_t *d,
                                         mgi_ring_t *ring, mgi_seg_hdr_t *seg,
                                         uint32_t off, uint32_t pos,
-                                        const mgi_msg_hdr_t *h, uint16_t dst)
+                                        const mgi_msg_hdr_t *h, uint16_t dst,
+                                        uint32_t mult)
 {
     const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
     char *m           = mgi_seg_payload(seg) + off;
@@ -43,13 +46,16 @@ MGI_SDEV_INLINE void mgi_gpu_eof_commit(const mgi_gpu_dep_t *d,
     mgi_ring_mark(ring, seg, d->eof_alone ? MGI_SEG_EOF_KEY : MGI_SEG_MIXED);
     memcpy(m, h, sz);
     ((mgi_msg_hdr_t*)m)->dst = dst;
+    *(uint32_t*)(m + MGI_MSG_HDR_SIZE) *= mult;
     MGI_FENCE();
     mgi_ring_append_commit(ring, seg, off, sz, pos);
     /* FULL: the segment with the EOF is closed already */
     mgi_ring_append_close(ring);
 }
 
-/* Thread 0, send side: forward the EOF at `h` to every destination. With
+/* Thread 0, send side: forward the EOF at `h` to every destination,
+ * through each next hop its tuples spread over (mgi_gpu_nsplit; each copy
+ * counts for that many records less, mgi_gpu_eof_commit). With
  * MGI_LOOP_DIRECT, one for this endpoint whose stage ring has nothing left
  * in the loopback lane (mgi_gpu_lane_passed) is counted here at once, as
  * the lane's owner would count it: no lane segment, no walk, no wait for
@@ -66,8 +72,10 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     mgi_ring_t *ring[MGI_GPU_MAX_TARGETS];
     mgi_seg_hdr_t *seg[MGI_GPU_MAX_TARGETS];
     uint32_t off[MGI_GPU_MAX_TARGETS], pos[MGI_GPU_MAX_TARGETS];
+    uint8_t tk[MGI_GPU_MAX_TARGETS], mult[MGI_GPU_MAX_TARGETS];
     mgi_gpu_pending_t *pd;
-    uint32_t k, n;
+    uint32_t k, i, ns, n = 0;
+    int16_t slot;
     int direct = 0; /* 1: the lane's EOF is counted here */
 
     if (ch == NULL) {
@@ -77,53 +85,68 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     if (b->count == MGI_GPU_MAX_PENDING) {
         return 0;
     }
-    n = ch->ndst;
-    for (k = 0; k < n; ++k) {
-        ring[k] = mgi_gpu_send_target(d, ch->dst[k]);
-        if ((ring[k] == lane) && d->loop_direct && !direct &&
-            mgi_gpu_lane_passed(d, stage)) {
-            direct  = 1;
-            seg[k]  = NULL;     /* nothing reserved */
-            continue;
-        }
-        if ((ring[k] == NULL) ||
-            !mgi_gpu_eof_reserve(d, ring[k], &seg[k], &off[k], &pos[k])) {
-            break;
-        }
-    }
-    if (k < n) {
-        if (ring[k] == NULL) {
-            mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
-        }
-        while (k-- > 0) {
-            if (seg[k] != NULL) {
-                mgi_ring_append_cancel(ring[k], seg[k], off[k], sz, pos[k]);
+    for (k = 0; k < ch->ndst; ++k) {
+        ns = (ch->dst[k] == d->id) ? 1 : mgi_gpu_nsplit(ch, (int)k);
+        for (i = 0; i < ns; ++i, ++n) {
+            slot = (ch->dst[k] == d->id) ? (int16_t)MGI_GPU_SLOT_LOOPBACK :
+                   (ns > 1) ? mgi_vld(&ch->split_slot[k][i]) :
+                              mgi_vld(&ch->hop[k]);
+            if (n == MGI_GPU_MAX_TARGETS) {
+                goto undo;  /* more than a pass's targets */
+            }
+            ring[n] = mgi_gpu_send_ring(d, ch->dst[k], slot);
+            if (ring[n] == NULL) {
+                goto undo;  /* no route */
+            }
+            tk[n]   = (uint8_t)k;
+            mult[n] = (uint8_t)ns;
+            if ((ring[n] == lane) && d->loop_direct && !direct &&
+                mgi_gpu_lane_passed(d, stage)) {
+                direct = 1;
+                seg[n] = NULL;  /* nothing reserved */
+                continue;
+            }
+            if (!mgi_gpu_eof_reserve(d, ring[n], &seg[n], &off[n],
+                                     &pos[n])) {
+                seg[n] = NULL;
+                goto undo;
             }
         }
-        return 0;
     }
     pd        = &b->pending[(b->head + b->count) % MGI_GPU_MAX_PENDING];
     pd->stage = stage;
     pd->seq   = ((const uint32_t*)((const char*)h + MGI_MSG_HDR_SIZE))[1];
     pd->n     = 0;
-    for (k = 0; k < n; ++k) {
-        if (seg[k] == NULL) {
+    for (i = 0; i < n; ++i) {
+        if (seg[i] == NULL) {
             /* the receive side reads neither dst nor anything the lane
              * would add: the record as it is */
             mgi_gpu_recv_eof(d, h);
             continue;
         }
-        mgi_gpu_eof_commit(d, ring[k], seg[k], off[k], pos[k], h,
-                           ch->dst[k]);
-        mgi_gpu_lane_dep(d, stage, ring[k], pos[k]);
-        if (ch->dst[k] != d->id) {
-            pd->ring[pd->n] = ring[k];
-            pd->pos[pd->n]  = pos[k];
+        mgi_gpu_eof_commit(d, ring[i], seg[i], off[i], pos[i], h,
+                           ch->dst[tk[i]], mult[i]);
+        mgi_gpu_lane_dep(d, stage, ring[i], pos[i]);
+        if (ch->dst[tk[i]] != d->id) {
+            pd->ring[pd->n] = ring[i];
+            pd->pos[pd->n]  = pos[i];
             pd->n++;
         }
     }
     b->count++;
     return 1 + direct;
+
+undo:
+    /* the reservations before the one that failed go back */
+    if ((n == MGI_GPU_MAX_TARGETS) || (ring[n] == NULL)) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+    }
+    while (n-- > 0) {
+        if (seg[n] != NULL) {
+            mgi_ring_append_cancel(ring[n], seg[n], off[n], sz, pos[n]);
+        }
+    }
+    return 0;
 }
 
 /* Thread 0, receive side, a relay: an EOF record for another endpoint on
@@ -132,11 +155,11 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
 MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
 {
     mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
-    mgi_ring_t *ring  = mgi_gpu_relay_target(d, h->dst);
+    mgi_ring_t *ring  = mgi_gpu_relay_target(d, ch, h->dst);
     mgi_seg_hdr_t *seg;
     uint32_t off, pos;
 
-    if ((ring == NULL) && mgi_gpu_relay_unset(d, h->dst)) {
+    if ((ring == NULL) && mgi_gpu_relay_unset(ch, h->dst)) {
         return 0;   /* this relay's create has not made its hops yet */
     }
     if ((ch == NULL) || (ring == NULL)) {
@@ -146,7 +169,7 @@ MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
     if (!mgi_gpu_eof_reserve(d, ring, &seg, &off, &pos)) {
         return 0;
     }
-    mgi_gpu_eof_commit(d, ring, seg, off, pos, h, h->dst);
+    mgi_gpu_eof_commit(d, ring, seg, off, pos, h, h->dst, 1);
     MGI_ATOMIC_ADD(&ch->relay_eofs, 1u);
     return 1;
 }

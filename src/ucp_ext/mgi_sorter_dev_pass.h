@@ -60,6 +60,20 @@ MGI_SDEV_INLINE T mgi_vld(const T *p)
 #endif
 }
 
+/* The same for a float (the emulation's atomics take integers) */
+MGI_SDEV_INLINE float mgi_vld(const float *p)
+{
+#if defined(__CUDACC__)
+    return *(const volatile float*)p;
+#else
+    uint32_t v = __atomic_load_n((const uint32_t*)p, __ATOMIC_RELAXED);
+    float f;
+
+    memcpy(&f, &v, sizeof(f));
+    return f;
+#endif
+}
+
 /* Shared state of one pass over a segment. */
 typedef struct mgi_gpu_pass {
     uint32_t      nemit, ntgt, end_off;
@@ -140,6 +154,7 @@ typedef struct mgi_gpu_pass {
     uint32_t      unif_words;   /* words of every message of the pass, 0:
                                  * sizes differ (mgi_gpu_walk) */
     uint16_t      run_ch;
+    mgi_gpu_dch_t *run_dch;     /* the run's channel */
     uint32_t      dtab[MGI_GPU_DTAB];       /* dst + 1 of a slot, 0: free */
     uint8_t       dtgt[MGI_GPU_DTAB];       /* target of a slot */
     uint8_t       dlist[MGI_GPU_MAX_TARGETS]; /* slots in use */
@@ -387,41 +402,105 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_sort_ring(const mgi_gpu_dep_t *d,
                             slot + MGI_BID % d->sort_rings : slot]);
 }
 
-/* The route slot of destination `dst`: a sort ring's (>= 0),
- * MGI_GPU_SLOT_LOOPBACK, MGI_GPU_SLOT_NONE (no hop set yet), or
- * MGI_GPU_SLOT_OUT for an id beyond the table (a header that no channel
- * of this context wrote: no route). The one place that reads dst_slot:
- * a relay's dst comes from another rank's bytes. */
-MGI_SDEV_INLINE int16_t mgi_gpu_dst_slot(const mgi_gpu_dep_t *d,
+/* The route slot of channel ch's next hop towards `dst` at this endpoint
+ * (mgi_gpu_dch_t::hop), or MGI_GPU_SLOT_OUT where dst is none of the
+ * channel's destinations (a user kernel's send to another id, another
+ * rank's bytes in a lane: no route). The one place that reads the hops;
+ * a channel has at most MGI_GPU_MAX_TARGETS destinations, and callers
+ * keep the answer for a walk or a run. */
+MGI_SDEV_INLINE int mgi_gpu_dst_k(const mgi_gpu_dch_t *ch, uint16_t dst)
+{
+    uint32_t k;
+
+    for (k = 0; (ch != NULL) && (k < ch->ndst) &&
+                (k < MGI_GPU_MAX_TARGETS); ++k) {
+        if (ch->dst[k] == dst) {
+            return (int)k;
+        }
+    }
+    return -1;
+}
+
+MGI_SDEV_INLINE int16_t mgi_gpu_hop_slot(const mgi_gpu_dch_t *ch,
                                          uint16_t dst)
 {
-    return (dst < MGI_MAX_EPS) ? mgi_vld(&d->dst_slot[dst]) :
-                                 (int16_t)MGI_GPU_SLOT_OUT;
+    const int k = mgi_gpu_dst_k(ch, dst);
+
+    return (k < 0) ? (int16_t)MGI_GPU_SLOT_OUT : mgi_vld(&ch->hop[k]);
 }
 
-/* Send side: the ring that takes a tuple for `dst`, or NULL. */
-MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(
-        const mgi_gpu_dep_t *d, uint16_t dst)
+/* Send side: the ring that takes a tuple for `dst` whose hop is at
+ * `slot` (mgi_gpu_send_slot), or NULL. */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_ring(const mgi_gpu_dep_t *d,
+                                              uint16_t dst, int16_t slot)
 {
-    int16_t slot;
-
-    if (dst == d->id) {
+    if ((dst == d->id) || (slot == MGI_GPU_SLOT_LOOPBACK)) {
         return mgi_gpu_loopback(d);
     }
-    slot = mgi_gpu_dst_slot(d, dst);
-    if (slot == MGI_GPU_SLOT_LOOPBACK) {
-        return mgi_gpu_loopback(d);
-    }
-    if (slot < 0) {
-        return NULL;
-    }
-    return mgi_gpu_sort_ring(d, slot);
+    return (slot < 0) ? NULL : mgi_gpu_sort_ring(d, slot);
 }
 
-/* Receive side, a relay (paper Fig. 8): the ring that takes a message for
- * another endpoint `dst` on to its next hop (this block's sort ring of
- * that hop, so a lane's messages stay in order), or NULL. */
+/* Thread 0, send side: how many next hops this endpoint spreads its own
+ * tuples for destination number k of channel ch over (1: hop[k]) */
+MGI_SDEV_INLINE uint32_t mgi_gpu_nsplit(const mgi_gpu_dch_t *ch, int k)
+{
+    const uint32_t n = mgi_vld(&ch->nsplit[k]);
+
+    return ((n < 2) || (n > MGI_ROUTE_MAX_SPLIT)) ? 1 : n;
+}
+
+/* Thread 0, send side: the route slot that takes this endpoint's own
+ * tuples of channel ch for its destination number k (-1: none of its
+ * destinations): the next hop's, or of several it spreads over, the one
+ * mgi_split_pick gives by their shares and this block's sort rings'
+ * occupancy. Asked once a pass or a whole segment, so a pass's tuples for
+ * one destination take one ring. */
+MGI_SDEV_INLINE int16_t mgi_gpu_send_slot(const mgi_gpu_dep_t *d,
+                                          const mgi_gpu_dch_t *ch, int k)
+{
+    uint32_t used[MGI_ROUTE_MAX_SPLIT];
+    float share[MGI_ROUTE_MAX_SPLIT];
+    uint32_t n, i;
+    mgi_ring_t *r;
+
+    if (k < 0) {
+        return MGI_GPU_SLOT_OUT;
+    }
+    n = mgi_gpu_nsplit(ch, k);
+    if (n == 1) {
+        return mgi_vld(&ch->hop[k]);
+    }
+    for (i = 0; i < n; ++i) {
+        r        = mgi_gpu_send_ring(d, MGI_GPU_NO_DST,
+                                     mgi_vld(&ch->split_slot[k][i]));
+        used[i]  = (r != NULL) ? mgi_ring_count(r) : 0xffffu;
+        share[i] = mgi_vld(&ch->split_share[k][i]);
+    }
+    return mgi_vld(&ch->split_slot[k][mgi_split_pick(
+            n, used, share, d->blk[MGI_BID].npick++)]);
+}
+
+/* Thread 0, send side: the ring that takes a tuple of channel ch for
+ * `dst`, or NULL; its route slot in *slot_p where not NULL */
+MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_target(const mgi_gpu_dep_t *d,
+                                                const mgi_gpu_dch_t *ch,
+                                                uint16_t dst,
+                                                int16_t *slot_p = NULL)
+{
+    const int16_t slot = (dst == d->id) ? (int16_t)MGI_GPU_SLOT_LOOPBACK :
+                         mgi_gpu_send_slot(d, ch, mgi_gpu_dst_k(ch, dst));
+
+    if (slot_p != NULL) {
+        *slot_p = slot;
+    }
+    return mgi_gpu_send_ring(d, dst, slot);
+}
+
+/* Receive side, a relay (paper Fig. 8): the ring that takes a message of
+ * channel ch for another endpoint `dst` on to its next hop (this block's
+ * sort ring of that hop, so a lane's messages stay in order), or NULL. */
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_relay_target(const mgi_gpu_dep_t *d,
+                                                 const mgi_gpu_dch_t *ch,
                                                  uint16_t dst)
 {
     int16_t slot;
@@ -429,15 +508,17 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_relay_target(const mgi_gpu_dep_t *d,
     if (dst == d->id) {
         return NULL;
     }
-    slot = mgi_gpu_dst_slot(d, dst);
+    slot = mgi_gpu_hop_slot(ch, dst);
     return (slot < 0) ? NULL : mgi_gpu_sort_ring(d, slot);
 }
 
-/* Receive side: has this relay no hop yet for `dst` (its own create has
- * not made them: the lane waits), rather than none at all (dropped)? */
-MGI_SDEV_INLINE int mgi_gpu_relay_unset(const mgi_gpu_dep_t *d, uint16_t dst)
+/* Receive side: has this relay no hop yet for `dst` in channel ch (its own
+ * create has not made them: the lane waits), rather than none at all
+ * (dropped)? */
+MGI_SDEV_INLINE int mgi_gpu_relay_unset(const mgi_gpu_dch_t *ch,
+                                        uint16_t dst)
 {
-    return mgi_gpu_dst_slot(d, dst) == MGI_GPU_SLOT_NONE;
+    return (ch != NULL) && (mgi_gpu_hop_slot(ch, dst) == MGI_GPU_SLOT_NONE);
 }
 
 /* Thread 0, send side, MGI_LOOP_DIRECT: stage ring `stage` put something

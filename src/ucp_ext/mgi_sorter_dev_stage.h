@@ -23,7 +23,8 @@
 MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
                                                 mgi_seg_hdr_t *seg,
                                                 uint32_t cap, uint32_t *key_p,
-                                                mgi_gpu_dch_t **ch_p)
+                                                mgi_gpu_dch_t **ch_p,
+                                                int16_t *slot_p)
 {
     uint32_t flag = mgi_ld_acq32(&seg->reserved), key = flag - 1;
     uint16_t dst  = (uint16_t)(key >> 16);
@@ -33,7 +34,7 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_whole_route(const mgi_gpu_dep_t *d,
         ((*ch_p = mgi_gpu_ch(d, (uint16_t)key)) == NULL)) {
         return NULL;
     }
-    r = mgi_gpu_send_target(d, dst);
+    r = mgi_gpu_send_target(d, *ch_p, dst, slot_p);
     if ((r == NULL) || (mgi_ring_cap(r) != cap)) {
         return NULL;
     }
@@ -113,14 +114,12 @@ MGI_SDEV_INLINE void mgi_gpu_stage_done(mgi_ring_t *ring, mgi_seg_hdr_t *seg,
     ring->cons_part = 0;
 }
 
-/* Thread 0, send side, MGI_SEND_ZCOPY: does a whole segment for `dst`
- * reach its next hop through a mover (a sort ring with a mirror, not a
- * peer's lane)? */
+/* Thread 0, send side, MGI_SEND_ZCOPY: does a whole segment that goes to
+ * route slot `slot` reach its next hop through a mover (a sort ring with
+ * a mirror, not a peer's lane)? */
 MGI_SDEV_INLINE int mgi_gpu_send_mirrored(const mgi_gpu_dep_t *d,
-                                          uint16_t dst)
+                                          int16_t slot)
 {
-    const int16_t slot = mgi_gpu_dst_slot(d, dst);
-
     return (slot >= 0) &&
            (mgi_vld(&d->mirror[(d->sort_rings > 1) ?
                                slot + MGI_BID % d->sort_rings : slot]) !=
@@ -211,10 +210,12 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
     mgi_ring_t *f = NULL;   /* thread 0: the final ring it goes to */
     mgi_gpu_dch_t *ch = NULL;
     mgi_seg_ref_t *ref;
+    int16_t slot = MGI_GPU_SLOT_OUT;
     int ret;
 
     if (MGI_TID == 0) {
-        p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key, &ch);
+        p->w_ring = mgi_gpu_whole_route(d, p->seg, cap, &p->w_key, &ch,
+                                        &slot);
         if ((p->w_ring != NULL) && d->loop_direct &&
             (p->w_ring == mgi_gpu_loopback(d))) {
             f         = mgi_gpu_direct_final(d, p, ch, ring, cap);
@@ -225,7 +226,7 @@ MGI_SDEV int mgi_gpu_stage_whole(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         /* by reference (MGI_SEND_ZCOPY): to a sort ring a mover drains */
         p->w_send = (p->w_ring != NULL) && (f == NULL) && d->send_zcopy &&
                     (p->w_ring != mgi_gpu_loopback(d)) &&
-                    mgi_gpu_send_mirrored(d, (uint16_t)(p->w_key >> 16));
+                    mgi_gpu_send_mirrored(d, slot);
     }
     MGI_SYNC();
     if (p->w_send) {

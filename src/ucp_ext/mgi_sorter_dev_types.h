@@ -175,6 +175,20 @@ typedef struct mgi_gpu_dch {
     uint16_t   src[MGI_MAX_CH_SRC];
     uint32_t   eof_count[MGI_MAX_CH_SRC];
     uint32_t   relay_eofs;          /* EOF records forwarded as a relay */
+    /* the route slot of this endpoint's next hop towards dst[k], this
+     * channel's (two channels' plans may send one pair through different
+     * hops): a sort ring's (>= 0), MGI_GPU_SLOT_LOOPBACK, or
+     * MGI_GPU_SLOT_NONE until the create made its hops
+     * (mgi_gpu_ch_routes); MGI_GPU_SLOT_OUT at an endpoint that neither
+     * sends nor relays in the channel */
+    int16_t    hop[MGI_GPU_MAX_TARGETS];
+    /* where this endpoint spreads its own tuples for dst[k] over several
+     * next hops (mgi_ch_split_t, mgi_gpu_send_slot): how many (0: hop[k]
+     * alone), their route slots and shares; set with the hops, before the
+     * channel's sources send */
+    uint8_t    nsplit[MGI_GPU_MAX_TARGETS];
+    int16_t    split_slot[MGI_GPU_MAX_TARGETS][MGI_ROUTE_MAX_SPLIT];
+    float      split_share[MGI_GPU_MAX_TARGETS][MGI_ROUTE_MAX_SPLIT];
     mgi_ring_t **final;             /* [nfinal], behind this struct */
     uint32_t   *final_lock;         /* [nfinal] */
     uint32_t   *eof_sources;        /* [nfinal] */
@@ -191,6 +205,7 @@ typedef struct mgi_gpu_pending {
 /* Per sorter block, device memory, used by its thread 0 only. */
 typedef struct mgi_gpu_block {
     uint32_t          head, count;
+    uint32_t          npick;        /* mgi_split_pick's so far */
     mgi_gpu_pending_t pending[MGI_GPU_MAX_PENDING];
 } mgi_gpu_block_t;
 
@@ -295,12 +310,11 @@ typedef struct mgi_gpu_dep {
     uint64_t          lane_bytes;
     char              *recv_mem;
     mgi_ring_t        **stage;      /* [nstage] */
-    int16_t           *dst_slot;    /* [MGI_MAX_EPS]: route slot of a dst */
     mgi_gpu_dch_t     **chs;        /* [max_channels] */
     uint32_t          max_channels;
     uint32_t          nroutes;
     uint32_t          sort_rings;   /* per next hop: block b writes the
-                                     * one at dst_slot + b % sort_rings */
+                                     * one at its hop slot + b % sort_rings */
     uint32_t          stage_passes; /* most passes over one stage ring a
                                      * round, 0: until it is empty (the
                                      * host emulation test varies it) */

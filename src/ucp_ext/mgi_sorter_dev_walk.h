@@ -14,14 +14,15 @@
 #endif
 
 /* Receive side: may a parallel run (mgi_gpu_walk_run) take a message
- * for `dst` of a known channel: one for this endpoint where the channel
- * has final rings here (self_ok), or one this relay has a hop for? Not
- * otherwise: mgi_gpu_walk drops it, or holds the lane (a relay without
- * its hops yet). */
-MGI_SDEV_INLINE int mgi_gpu_recv_runs(const mgi_gpu_dep_t *d, int self_ok,
+ * of the known channel ch for `dst`: one for this endpoint where the
+ * channel has final rings here (self_ok), or one this relay has a hop
+ * for? Not otherwise: mgi_gpu_walk drops it, or holds the lane (a relay
+ * without its hops yet). */
+MGI_SDEV_INLINE int mgi_gpu_recv_runs(const mgi_gpu_dep_t *d,
+                                      const mgi_gpu_dch_t *ch, int self_ok,
                                       uint16_t dst)
 {
-    return (dst == d->id) ? self_ok : (mgi_gpu_dst_slot(d, dst) >= 0);
+    return (dst == d->id) ? self_ok : (mgi_gpu_hop_slot(ch, dst) >= 0);
 }
 
 MGI_SDEV_INLINE int mgi_gpu_self_ok(const mgi_gpu_dch_t *ch)
@@ -38,7 +39,7 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_recv_target(const mgi_gpu_dep_t *d,
                                                 uint16_t dst)
 {
     if (dst != d->id) {
-        return mgi_gpu_relay_target(d, dst);
+        return mgi_gpu_relay_target(d, ch, dst);
     }
     return mgi_gpu_self_ok(ch) ?
            ch->final[MGI_ATOMIC_ADD(&ch->rr, 1u) % ch->nfinal] : NULL;
@@ -93,7 +94,7 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             (mgi_msg_size(h->len) <= MGI_GPU_RUN_MSG) &&
             (recv_side ?
              ((ch != NULL) &&
-              mgi_gpu_recv_runs(d, mgi_gpu_self_ok(ch), h->dst)) :
+              mgi_gpu_recv_runs(d, ch, mgi_gpu_self_ok(ch), h->dst)) :
              (h->dst != MGI_EP_ID_ALL))) {
             break;
         }
@@ -103,6 +104,10 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         if (h->ch != ch_id) {
             ch_id = h->ch;
             ch    = mgi_gpu_ch(d, ch_id);
+            /* the cached rings are a channel's: its own hops */
+            for (k = 0; k < MGI_GPU_DST_CACHE; ++k) {
+                dc_dst[k] = MGI_GPU_NO_DST;
+            }
         }
         if (ch == NULL) {
             mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
@@ -138,7 +143,8 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             /* all targets must fit the pass before any is placed */
             sum = p->ntgt;
             for (k = 0; k < n; ++k) {
-                ring = mgi_gpu_send_target(d, ch->dst[k]);
+                ring = mgi_gpu_send_ring(d, ch->dst[k],
+                                         mgi_vld(&ch->hop[k]));
                 if ((ring != NULL) && (mgi_gpu_tgt(p, ring) < 0)) {
                     break;
                 }
@@ -148,7 +154,8 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                 break;
             }
             for (k = 0; k < n; ++k) {
-                ring = mgi_gpu_send_target(d, ch->dst[k]);
+                ring = mgi_gpu_send_ring(d, ch->dst[k],
+                                         mgi_vld(&ch->hop[k]));
                 if (ring == NULL) {
                     mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
                     continue;
@@ -162,12 +169,13 @@ MGI_SDEV void mgi_gpu_walk(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
             k = h->dst % MGI_GPU_DST_CACHE;
             if (dc_dst[k] != h->dst) {
                 dc_dst[k]  = h->dst;
-                dc_ring[k] = recv_side ? mgi_gpu_relay_target(d, h->dst) :
-                                         mgi_gpu_send_target(d, h->dst);
+                dc_ring[k] = recv_side ?
+                             mgi_gpu_relay_target(d, ch, h->dst) :
+                             mgi_gpu_send_target(d, ch, h->dst);
             }
             ring = dc_ring[k];
             if ((ring == NULL) && recv_side &&
-                mgi_gpu_relay_unset(d, h->dst)) {
+                mgi_gpu_relay_unset(ch, h->dst)) {
                 /* a relay whose own create has not made its hops yet
                  * (other ranks send once the create's allgather is
                  * done): the lane waits */
@@ -280,9 +288,10 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
                 p->run_n = MGI_GPU_MAX_EMIT;
             }
             p->run_ndst = 0;
+            p->run_dch  = ch;
             p->run_self = recv_side && mgi_gpu_self_ok(ch);
             p->run      = recv_side ?
-                          mgi_gpu_recv_runs(d, p->run_self, h->dst) :
+                          mgi_gpu_recv_runs(d, ch, p->run_self, h->dst) :
                           (h->dst != MGI_EP_ID_ALL);
         }
     }
@@ -291,14 +300,21 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         return 0;
     }
     msz = p->run_msz;
+    ch  = p->run_dch;
     /* 1. how long is the run: on the receive side, up to a message it
-     * cannot place (mgi_gpu_walk drops it or waits there) */
+     * cannot place (mgi_gpu_walk drops it or waits there); each thread
+     * keeps its last answer, as a lane's run has few destinations */
     /* run_n read anew each time: a thread stops at another's end */
+    k = MGI_GPU_NO_DST;
+    t = 0;
     for (i = tid; i < (uint32_t)mgi_vld(&p->run_n); i += nth) {
         h = (const mgi_msg_hdr_t*)(seg + p->start + i * msz);
+        if (recv_side && (h->dst != k)) {
+            k = h->dst;
+            t = mgi_gpu_recv_runs(d, ch, p->run_self, h->dst);
+        }
         if ((h->ch != p->run_ch) || (h->len != p->run_len) ||
-            (recv_side ? !mgi_gpu_recv_runs(d, p->run_self, h->dst) :
-                         (h->dst == MGI_EP_ID_ALL))) {
+            (recv_side ? !t : (h->dst == MGI_EP_ID_ALL))) {
             MGI_ATOMIC_MIN(&p->run_n, (int)i);
         }
     }
@@ -344,12 +360,11 @@ MGI_SDEV int mgi_gpu_walk_run(const mgi_gpu_dep_t *d, mgi_gpu_pass_t *p,
         if (p->run_ndst > MGI_GPU_MAX_TARGETS) {
             p->run_cut = 1; /* cannot be: a channel has <= 64 dsts */
         }
-        ch = recv_side ? mgi_gpu_ch(d, p->run_ch) : NULL;
         for (k = 0; !p->run_cut && (k < p->run_ndst); ++k) {
             s    = p->dlist[k];
             ring = recv_side ?
                    mgi_gpu_recv_target(d, ch, (uint16_t)(p->dtab[s] - 1)) :
-                   mgi_gpu_send_target(d, (uint16_t)(p->dtab[s] - 1));
+                   mgi_gpu_send_target(d, ch, (uint16_t)(p->dtab[s] - 1));
             tt   = (ring == NULL) ? -1 : mgi_gpu_tgt(p, ring);
             if (tt < 0) {
                 p->run_cut = 1; /* no route: mgi_gpu_walk counts it */

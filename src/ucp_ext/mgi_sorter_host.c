@@ -32,6 +32,8 @@ typedef struct mgi_flush_pending {
 typedef struct mgi_sorter {
     mgi_ep_t            *ep;
     unsigned            bcast_next;   /* next destination of a broadcast */
+    unsigned            split_next;   /*   and its next hop, for an EOF */
+    uint32_t            npick;        /* mgi_split_pick's so far */
     /* EOF being forwarded (targets collected so far) */
     mgi_flush_pending_t cur;
     /* flushes waiting for delivery, FIFO */
@@ -48,29 +50,70 @@ typedef struct mgi_sorter {
     uint64_t            last_log_ns, last_sorted, last_dispatched;
 } mgi_sorter_t;
 
+static mgi_ring_t *mgi_sorter_hop_ring(mgi_ep_t *ep, mgi_ep_id_t hop)
+{
+    mgi_route_t *route = __atomic_load_n(&ep->routes[hop], __ATOMIC_ACQUIRE);
+
+    return (route != NULL) ? route->ring : NULL;
+}
+
+/* The ring towards dst: the loopback lane, or the sort ring of the one
+ * next hop the channel gives this endpoint (a relay's for every pair) */
 static mgi_ring_t *mgi_sorter_target(mgi_sorter_t *s,
                                      const mgi_channel_t *ch, mgi_ep_id_t dst)
 {
     mgi_ep_t *ep = s->ep;
-    mgi_route_t *route;
-    mgi_ep_id_t hop;
 
     if (dst == ep->id) {
         return mgi_ep_lane(ep, ep->ctx->size);
     }
-    hop   = mgi_route_next_hop(ep->ctx, ch, ep->id, dst);
-    route = __atomic_load_n(&ep->routes[hop], __ATOMIC_ACQUIRE);
-    return (route != NULL) ? route->ring : NULL;
+    return mgi_sorter_hop_ring(ep,
+                               mgi_route_next_hop(ep->ctx, ch, ep->id, dst));
 }
 
-/* Forward one message; returns 0 when a target ring is full (retry). */
+/* The ring that takes this endpoint's own tuple for dst, destination
+ * number j (-1: not known yet): where it spreads over several next hops,
+ * the sort ring of the one mgi_split_pick gives; else mgi_sorter_target's */
+static mgi_ring_t *mgi_sorter_own_target(mgi_sorter_t *s,
+                                         const mgi_channel_t *ch, int j,
+                                         mgi_ep_id_t dst)
+{
+    mgi_ep_t *ep = s->ep;
+    uint32_t used[MGI_ROUTE_MAX_SPLIT];
+    mgi_ring_t *ring[MGI_ROUTE_MAX_SPLIT];
+    const mgi_ch_split_t *sp;
+    unsigned k;
+
+    if ((dst == ep->id) || (ch->split[ep->id % MGI_MAX_LOCAL_EPS] == NULL)) {
+        return mgi_sorter_target(s, ch, dst);
+    }
+    j = (j < 0) ? mgi_ch_dst_index(ch, dst) : j;
+    if ((j < 0) || ((sp = mgi_route_split(ch, ep->id, (unsigned)j)) == NULL)) {
+        return mgi_sorter_target(s, ch, dst);
+    }
+    for (k = 0; k < sp->n; ++k) {
+        ring[k] = mgi_sorter_hop_ring(ep, sp->hop[k]);
+        if (ring[k] == NULL) {
+            return NULL;
+        }
+        used[k] = mgi_ring_count(ring[k]);
+    }
+    return ring[mgi_split_pick(sp->n, used, sp->share, s->npick++)];
+}
+
+/* Forward one message; returns 0 when a target ring is full (retry). An
+ * EOF goes through every next hop its destination's tuples spread over,
+ * its count of records (the first word) multiplied by theirs, as the
+ * destination counts every one. */
 static int mgi_sorter_forward(mgi_sorter_t *s, mgi_ring_t *stage,
                               mgi_channel_t *ch, mgi_msg_hdr_t *h)
 {
     mgi_msg_hdr_t out = *h;
     void *payload     = (char*)h + MGI_MSG_HDR_SIZE;
     int eof           = (h->len == MGI_MSG_LEN_EOF);
-    unsigned i, first, last;
+    uint32_t eofp[MGI_MSG_EOF_PAYLOAD / sizeof(uint32_t)];
+    const mgi_ch_split_t *sp;
+    unsigned i, first, last, k, nk;
     mgi_ring_t *ring;
     uint32_t pos;
 
@@ -86,27 +129,44 @@ static int mgi_sorter_forward(mgi_sorter_t *s, mgi_ring_t *stage,
         if (eof || (h->dst == MGI_EP_ID_ALL)) {
             out.dst = ch->dst[i];
         }
-        ring = mgi_sorter_target(s, ch, out.dst);
-        if (ring == NULL) {
-            ucs_error("mgi ep %u: channel %u has no route to endpoint %u; "
-                      "tuple dropped", s->ep->id, ch->id, out.dst);
-            continue;
-        }
-        if (mgi_ring_append(ring, &out, payload, &pos) != MGI_RING_OK) {
-            s->bcast_next = i;
-            return 0;
-        }
-        if (eof) {
-            /* FULL means the segment with the EOF is closed already */
-            mgi_ring_append_close(ring);
-            if (out.dst != s->ep->id) {
-                s->cur.ring[s->cur.n] = ring;
-                s->cur.pos[s->cur.n]  = pos;
-                s->cur.n++;
+        sp = (eof && (out.dst != s->ep->id)) ?
+             mgi_route_split(ch, s->ep->id, i) : NULL;
+        nk = (sp != NULL) ? sp->n : 1;
+        for (k = eof ? s->split_next : 0; k < nk; ++k) {
+            if (sp != NULL) {
+                ring = mgi_sorter_hop_ring(s->ep, sp->hop[k]);
+                memcpy(eofp, payload, sizeof(eofp));
+                eofp[0] *= nk;
+            } else {
+                ring = eof ? mgi_sorter_target(s, ch, out.dst) :
+                       mgi_sorter_own_target(s, ch,
+                                             (h->dst == MGI_EP_ID_ALL) ?
+                                             (int)i : -1, out.dst);
             }
-        } else if (out.dst == s->ep->id) {
-            s->loopback++;
+            if (ring == NULL) {
+                ucs_error("mgi ep %u: channel %u has no route to endpoint "
+                          "%u; tuple dropped", s->ep->id, ch->id, out.dst);
+                continue;
+            }
+            if (mgi_ring_append(ring, &out, (sp != NULL) ? eofp : payload,
+                                &pos) != MGI_RING_OK) {
+                s->bcast_next = i;
+                s->split_next = k;
+                return 0;
+            }
+            if (eof) {
+                /* FULL means the segment with the EOF is closed already */
+                mgi_ring_append_close(ring);
+                if (out.dst != s->ep->id) {
+                    s->cur.ring[s->cur.n] = ring;
+                    s->cur.pos[s->cur.n]  = pos;
+                    s->cur.n++;
+                }
+            } else if (out.dst == s->ep->id) {
+                s->loopback++;
+            }
         }
+        s->split_next = 0;
         s->sorted++;
     }
     s->bcast_next = 0;

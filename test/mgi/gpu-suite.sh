@@ -78,7 +78,10 @@
 #                 receive lanes
 #   *_relay       three endpoints at the vertices of a declared line of
 #                 GPUs: the middle one's sorter forwards the outer pair's
-#                 tuples and EOFs
+#                 tuples and EOFs (an ordered channel: one path a pair)
+#   *_split       four endpoints at a declared square of GPUs: the
+#                 opposite corners spread their tuples over both relays
+#                 (the default channel), every tuple checked
 #   *_tile        tile sends (mgi_dev_send_block_tile, -K): a block sends
 #                 K x blockDim tuples from memory with one reservation
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
@@ -380,15 +383,22 @@ MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
 # a relay (paper Fig. 8) through a GPU endpoint's sorter kernel: three
 # endpoints of one process at the vertices of a declared line of GPUs
 # (topo/gpuchain3.topo: gpu0 and gpu2 have no link of their own), every
-# tuple checked, endpoint 0's to endpoint 2 through endpoint 1 (-E); with
-# libmgi's defaults too (direct rings refused: the plan relays); the same
-# three endpoints without the file, every pair direct
+# tuple checked, endpoint 0's to endpoint 2 through endpoint 1 (-E), an
+# ordered channel (-O: else endpoint 0 spreads over the relay and the
+# PCIe path through the host); with libmgi's defaults too (direct rings
+# refused: the plan relays); the same three endpoints without the file,
+# every pair direct. Then four endpoints at a square (topo/gpusplit4.topo:
+# gpu0 and gpu3 reach each other through gpu1 or gpu2), the default
+# channel: the opposite corners spread over both
 UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpuchain3.topo \
     step shuffle_16B_3ep_relay 100 mgi_gpu_test shuffle -l 3 -s 16 \
-        -n $relay_n -b 8 -V gpu%d -E 0,1,2 -T $T
+        -n $relay_n -b 8 -V gpu%d -E 0,1,2 -O -T $T
 UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpuchain3.topo \
     step shuffle_16B_3ep_relay_defaults 100 "${defaults[@]}" mgi_gpu_test \
-        shuffle -l 3 -s 16 -n $relay_n -b 8 -V gpu%d -E 0,1,2 -T $T
+        shuffle -l 3 -s 16 -n $relay_n -b 8 -V gpu%d -E 0,1,2 -O -T $T
+UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpusplit4.topo \
+    step shuffle_16B_4ep_split 100 mgi_gpu_test shuffle -l 4 -s 16 \
+        -n $relay_n -b 8 -V gpu%d -T $T
 step shuffle_16B_3ep 100 mgi_gpu_test shuffle -l 3 -s 16 -n $n -b 8 -T $T
 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \

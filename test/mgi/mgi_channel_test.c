@@ -225,6 +225,7 @@ int main(int argc, char **argv)
     t.timeout_s    = 60;
     t.recv_bytes   = RECV_BUF;
     t.spread_dst   = -1;
+    memset(t.spread, 1, sizeof(t.spread));   /* one next hop a pair */
     for (i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "-e") && (i + 1 < argc)) {
             t.eps_per_rank = atoi(argv[++i]);
@@ -244,6 +245,10 @@ int main(int argc, char **argv)
             t.vertex_fmt = argv[++i];
         } else if (!strcmp(argv[i], "--expect-spread") && (i + 1 < argc)) {
             t.spread_dst = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--ordered")) {
+            t.ordered = 1;
+        } else if (!strcmp(argv[i], "--expect-split")) {
+            t.expect_split = 1;
         } else if (!strcmp(argv[i], "--expect-path") && (i + 1 < argc)) {
             char *p = argv[++i];
             while ((t.npath < MAX_EPS) && (*p != '\0')) {
@@ -258,7 +263,7 @@ int main(int argc, char **argv)
         (t.eps_per_rank > MGI_MAX_LOCAL_EPS) || (t.recv_bytes == 0) ||
         (t.recv_bytes > RECV_BUF)) {
         fprintf(stderr, "usage: %s [-e EPS] [-t TUPLES] [-z THETA] [-s] "
-                "[-r RECV_BYTES (1..%d)] [--oob N] [-V VERTEX_FMT|V0,V1,.. [--expect-path R,R,..] [--expect-spread RANK]] shuffle|zipf|broadcast|explicit|many2one|"
+                "[-r RECV_BYTES (1..%d)] [--oob N] [-V VERTEX_FMT|V0,V1,.. [--expect-path R,R,..] [--expect-spread RANK] [--ordered] [--expect-split]] shuffle|zipf|broadcast|explicit|many2one|"
                 "one2many|two_channels|misuse|ids|ring_mismatch|ring_budget|peer_dies\n", argv[0], RECV_BUF);
         return 1;
     }

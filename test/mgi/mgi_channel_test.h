@@ -70,6 +70,13 @@ typedef struct test {
     int           npath;
     int           spread_dst;   /* --expect-spread: the rank whose relayed
                                    sources take several next hops, -1 */
+    int           ordered;      /* --ordered: MGI_CH_FLAG_ORDERED */
+    int           expect_split; /* --expect-split: pairs spread their
+                                   tuples over several next hops */
+    /* [source index][destination index]: the next hops the pair spreads
+     * over (mgi_ch_next_hops): above 1 its tuples may come in any order,
+     * and its EOF comes through each */
+    uint8_t       spread[MAX_EPS][MAX_EPS];
 } test_t;
 
 #define FAIL(_t, ...) \

@@ -511,6 +511,7 @@ int run_stream(const opts &o, int mode)
         cp.land        = land.data();
         cp.land_tuples = land_tuples.data();
     }
+    cp.flags |= o.ordered ? MGI_CH_FLAG_ORDERED : 0;
     CHECK_UCS(mgi_ch_create(ctx, &cp, &ch));
     for (int k = 0; k < local; ++k) {
         CHECK_UCS(mgi_ch_device_handle(ctx, ch, eps[k].id, &eps[k].h));
@@ -706,6 +707,13 @@ int run_stream(const opts &o, int mode)
                     printf("shuffle path %u -> %u:", src[i], dst[j]);
                     for (int q = 0; q < np; ++q) {
                         printf(" %u", path[q]);
+                    }
+                    np = mgi_ch_next_hops(ctx, ch, src[i], dst[j], path, 16);
+                    if (np > 1) {
+                        printf("; spread over next hops");
+                        for (int q = 0; q < np; ++q) {
+                            printf(" %u", path[q]);
+                        }
                     }
                     printf("\n");
                 }

@@ -81,7 +81,7 @@ static void usage(void)
             "[-r per-block|global] [-R block|thread] [-F] "
             "[-S BACKOFF_NS] [-P RECV_EVERY] [-T TIMEOUT_S] [-K TILE] "
             "[-C ROUNDS] [-H] [-D] [-L LAND_PCT] [-V VERTEX_FMT] "
-            "[-E I,J,...]\n");
+            "[-E I,J,...] [-O]\n");
     exit(2);
 }
 
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
      * keeps the old way) */
     o.recv_every = 16;
     optind      = 2;
-    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:R:FS:P:T:K:C:HDL:V:E:")) !=
+    while ((c = getopt(argc, argv, "l:n:b:t:k:s:r:R:FS:P:T:K:C:HDL:V:E:O")) !=
            -1) {
         switch (c) {
         case 'l': o.local = atoi(optarg); break;
@@ -134,6 +134,7 @@ int main(int argc, char **argv)
         case 'L': o.land_pct = (unsigned)atoi(optarg); break;
         case 'V': o.vertex_fmt = optarg; break;
         case 'E': o.expect_path = optarg; break;
+        case 'O': o.ordered = 1; break;
         default: usage();
         }
     }

@@ -88,6 +88,8 @@ struct opts {
     const char *expect_path; /* shuffle (-E I,J,..): the channel's hops from
                               * job endpoint I to the last one named must
                               * be these */
+    int        ordered;      /* shuffle (-O): MGI_CH_FLAG_ORDERED, each
+                              * pair on one path */
 };
 
 struct dev_result {

@@ -44,7 +44,6 @@ unsigned long mgi_selfcheck_blocked = 0;
 namespace {
 
 const uint16_t SELF = 0, HOP_A = 16, HOP_B = 32, REMOTE_SRC = 16;
-const unsigned MGI_DST_TAIL = 64;
 const uint16_t CH   = 3;
 
 struct tuple_hdr {
@@ -70,7 +69,6 @@ struct sorter_fixture {
     mgi_ring_t *final_rings[2];
     uint32_t final_lock[2], eof_sources[2];
     mgi_gpu_dch_t *chs[8];
-    std::vector<int16_t> dst_slot;
     mgi_gpu_pass_t pass[2];
     mgi_gpu_emit_t emit[2];
     std::vector<char> smem[2];
@@ -103,9 +101,6 @@ struct sorter_fixture {
                    int coalesce, unsigned rings_per_hop_ = 1,
                    int peer = 0, int send_refs = 0) :
         seg(seg_), depth(depth_), final_depth(final_depth_),
-        /* the table, then a tail of slot 0 (hop A's): a lookup past the
-         * table would route a message there instead of dropping it */
-        dst_slot(MGI_MAX_EPS + MGI_DST_TAIL, MGI_GPU_SLOT_NONE),
         rings_per_hop(rings_per_hop_)
     {
         memset(&dep, 0, sizeof(dep));
@@ -150,13 +145,6 @@ struct sorter_fixture {
         }
         dep.nroutes        = 2 * rings_per_hop;
         dep.sort_rings     = rings_per_hop;
-        dst_slot[HOP_A]    = 0;
-        dst_slot[HOP_B]    = (int16_t)rings_per_hop;
-        dst_slot[SELF]     = MGI_GPU_SLOT_LOOPBACK;
-        for (unsigned k = MGI_MAX_EPS; k < dst_slot.size(); ++k) {
-            dst_slot[k] = 0;
-        }
-        dep.dst_slot       = dst_slot.data();
         dep.chs            = chs;
         dep.max_channels   = 8;
         dep.status         = &status;
@@ -175,6 +163,13 @@ struct sorter_fixture {
         dch->dst[2]   = HOP_B;
         dch->src[0]   = SELF;
         dch->src[1]   = REMOTE_SRC;
+        /* the channel's hops here: A's first ring, B's, this endpoint */
+        for (unsigned k = 0; k < MGI_GPU_MAX_TARGETS; ++k) {
+            dch->hop[k] = MGI_GPU_SLOT_OUT;
+        }
+        dch->hop[0]   = MGI_GPU_SLOT_LOOPBACK;
+        dch->hop[1]   = 0;
+        dch->hop[2]   = (int16_t)rings_per_hop;
         for (unsigned k = 0; k < 2; ++k) {
             final_rings[k] = ring(final_depth, MGI_RING_F_APPEND);
             final_lock[k]  = eof_sources[k] = 0;
@@ -1437,12 +1432,11 @@ TEST(mgi_sorter, quiesce_answer_two_blocks_4_threads)
     f.stop_threads();
 }
 
-/* A message whose dst lies beyond the route table (a user kernel's
- * mgi_dev_send to an id no endpoint has, or another rank's bytes in a
- * lane) has no route: it is dropped and counted, on the send side and at
- * a relay, and nothing past the table is read (the fixture's tail would
- * route it to hop A). */
-TEST(mgi_sorter, dst_beyond_table_dropped_4_threads)
+/* A message whose dst is none of its channel's destinations (a user
+ * kernel's mgi_dev_send to an id beyond every endpoint, or another rank's
+ * bytes in a lane) has no route: it is dropped and counted, on the send
+ * side and at a relay, and goes to no sort ring. */
+TEST(mgi_sorter, dst_of_no_destination_dropped_4_threads)
 {
     sorter_fixture f(1024, 4, 4, 1);
     const uint16_t bad = (uint16_t)(MGI_MAX_EPS + 3);
@@ -1475,6 +1469,226 @@ TEST(mgi_sorter, dst_beyond_table_dropped_4_threads)
         EXPECT_EQ(0u, mgi_ring_count(f.dep.sort[r])) << "sort ring " << r;
     }
     f.stop_threads();
+}
+
+/* The (channel, dst) of every message in sort ring r's segments (the
+ * fixture's rings start zeroed and nothing consumes them here) */
+static std::vector<std::pair<uint16_t, uint16_t>>
+sort_ring_msgs(sorter_fixture &f, unsigned r)
+{
+    std::vector<std::pair<uint16_t, uint16_t>> v;
+    mgi_ring_t *ring = f.dep.sort[r];
+    mgi_msg_hdr_t *h;
+    uint32_t off;
+
+    for (uint32_t k = 0; k < ring->size; ++k) {
+        mgi_seg_hdr_t *seg = mgi_ring_seg(ring, k);
+        for (off = 0; (h = mgi_seg_next(seg, seg->commit, &off)) != NULL;
+             off += mgi_msg_size(h->len)) {
+            v.push_back(std::make_pair(h->ch, h->dst));
+        }
+    }
+    return v;
+}
+
+/* Two channels whose plans send this endpoint's tuples for one
+ * destination through different next hops (the second reaches A through
+ * B's sort ring, and B through A's): each channel's tuples take that
+ * channel's hop, on the send side, whole or walked, and at a relay. One
+ * table of hops per endpoint, which the last channel's create wrote,
+ * sent both through the same one. */
+TEST(mgi_sorter, hops_are_each_channels_own_4_threads)
+{
+    sorter_fixture f(1024, 4, 4, 1);
+    const uint16_t CH2 = CH + 1;
+    mgi_gpu_dch_t *dch2 = (mgi_gpu_dch_t*)f.alloc(sizeof(*dch2));
+    mgi_ring_t *lane = mgi_gpu_lane(&f.dep, 1);
+    std::vector<uint8_t> buf;
+    const unsigned rb = f.rings_per_hop;
+    int k;
+
+    ASSERT_LT(CH2, f.dep.max_channels);
+    *dch2        = *f.dch;
+    dch2->id     = CH2;
+    dch2->hop[1] = (int16_t)rb;   /* A through B's ring */
+    dch2->hop[2] = 0;             /* B through A's */
+    f.chs[CH2]   = dch2;
+    f.start_threads(4);
+    gen_tuple(buf, 0, 0, HOP_A, 40);
+    /* stage 0: one tuple of each channel for A (walked); stage 1: a
+     * segment of channel 2's tuples for A alone (whole, when marked) */
+    mgi_msg_hdr_t h = {CH, HOP_A, SELF, 40};
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h, buf.data(),
+                                           NULL));
+    h.ch = CH2;
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h, buf.data(),
+                                           NULL));
+    mgi_ring_append_close(f.dep.stage[0]);
+    for (k = 0; k < 3; ++k) {
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &h,
+                                               buf.data(), NULL));
+    }
+    mgi_ring_append_close(f.dep.stage[1]);
+    /* lane 1, as a relay: a tuple of each channel for B */
+    h.src = REMOTE_SRC;
+    h.dst = HOP_B;
+    h.ch  = CH;
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
+    h.ch  = CH2;
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
+    mgi_ring_append_close(lane);
+    for (k = 0; k < 8; ++k) {
+        f.round(2);
+    }
+    f.stop_threads();
+    EXPECT_EQ(0u, f.status.blk[0].dropped + f.status.blk[1].dropped);
+
+    typedef std::pair<uint16_t, uint16_t> cd;
+    std::vector<cd> a = sort_ring_msgs(f, 0), b = sort_ring_msgs(f, rb);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    /* A's ring: channel 1's tuple for A, channel 2's relayed one for B */
+    EXPECT_EQ((std::vector<cd>{cd(CH, HOP_A), cd(CH2, HOP_B)}), a);
+    /* B's ring: channel 2's four for A, channel 1's relayed one for B */
+    EXPECT_EQ((std::vector<cd>{cd(CH, HOP_B), cd(CH2, HOP_A), cd(CH2, HOP_A),
+                               cd(CH2, HOP_A), cd(CH2, HOP_A)}), b);
+}
+
+/* A message in a sort ring: channel, dst, and an EOF's count of records */
+struct ring_msg {
+    uint16_t ch, dst;
+    int      eof;
+    uint32_t nprod;
+};
+
+static unsigned count_msgs(const std::vector<ring_msg> &v, uint16_t ch,
+                           uint16_t dst, int eof)
+{
+    unsigned n = 0;
+
+    for (const ring_msg &m : v) {
+        n += (m.ch == ch) && (m.dst == dst) && (m.eof == eof);
+    }
+    return n;
+}
+
+/* The mover of sort ring r, as run_sorter's: the segments its mirror
+ * shows ready, their messages into v, then released */
+static void drain_sort_ring(sorter_fixture &f, unsigned r,
+                            std::vector<ring_msg> &v)
+{
+    mgi_ring_t *ring = f.dep.sort[r];
+    const uint32_t n = mgi_ring_mirror_ready(f.dep.mirror[r],
+                                             f.mover_cons[r]);
+    mgi_msg_hdr_t *h;
+    uint32_t off;
+
+    for (uint32_t k = 0; k < n; ++k) {
+        mgi_seg_hdr_t *seg = mgi_ring_seg(ring, f.mover_cons[r] + k);
+        for (off = 0;
+             (h = mgi_seg_next(seg, mgi_ring_cap(ring), &off)) != NULL;
+             off += mgi_msg_size(h->len)) {
+            const int eof = (h->len == MGI_MSG_LEN_EOF);
+            v.push_back({h->ch, h->dst, eof,
+                         eof ? *(uint32_t*)((char*)h + MGI_MSG_HDR_SIZE) :
+                               0});
+        }
+    }
+    f.mover_cons[r] += n;
+    mgi_ring_mirror_release(f.dep.mirror[r], f.mover_cons[r]);
+}
+
+/* A source that spreads its own tuples for one destination over two next
+ * hops (the plan gave several, mgi_ch_split_t: A's ring with 3/4 of the
+ * capacity, B's with 1/4). While both rings keep up its passes go in
+ * those shares (mgi_split_pick): a stage segment of one tuple for A moves
+ * whole to the ring picked. Once A's mover stops, walked passes (a tuple
+ * for A and one for B) fill A's ring only until it holds the segments
+ * that count as behind (3 waiting, and the open one), then send A's
+ * tuples to B's ring; by the shares alone A's ring would take 3/4. Its
+ * EOF goes through both, each copy counting for two records, while B,
+ * reached through one hop, gets one copy that counts for one. Every tuple
+ * arrives once. */
+TEST(mgi_sorter, split_over_next_hops_by_share_and_occupancy_4_threads)
+{
+    sorter_fixture f(1024, 16, 4, 1);
+    const unsigned rb = f.rings_per_hop;
+    std::vector<ring_msg> a, b;
+    std::vector<uint8_t> buf;
+    mgi_msg_hdr_t h = {CH, HOP_A, SELF, 40}, hb = {CH, HOP_B, SELF, 40};
+    uint32_t payload[2] = {1, 1};
+    unsigned a1, b1;
+    int k;
+
+    f.dch->nsplit[1]         = 2;
+    f.dch->split_slot[1][0]  = 0;
+    f.dch->split_slot[1][1]  = (int16_t)rb;
+    f.dch->split_share[1][0] = 0.75f;
+    f.dch->split_share[1][1] = 0.25f;
+    f.start_threads(4);
+    gen_tuple(buf, 0, 0, HOP_A, 40);
+    /* 8 passes of one tuple each, both rings drained after each */
+    for (k = 0; k < 8; ++k) {
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h,
+                                               buf.data(), NULL));
+        mgi_ring_append_close(f.dep.stage[0]);
+        f.round(2);
+        drain_sort_ring(f, 0, a);
+        drain_sort_ring(f, rb, b);
+    }
+    a1 = count_msgs(a, CH, HOP_A, 0);
+    b1 = count_msgs(b, CH, HOP_A, 0);
+    printf("one-tuple passes for A: %u to A's ring, %u to B's\n", a1, b1);
+    EXPECT_EQ(8u, a1 + b1);
+    EXPECT_GE(a1, 5u);      /* 6 : 2 by the shares, a pick or so either */
+    EXPECT_GE(b1, 1u);      /* way as the two blocks share the passes */
+
+    /* A's mover stops: 150 walked passes, a tuple for A and one for B */
+    for (k = 0; k < 150; ++k) {
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &h,
+                                               buf.data(), NULL));
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &hb,
+                                               buf.data(), NULL));
+        mgi_ring_append_close(f.dep.stage[1]);
+        f.round(2);
+        drain_sort_ring(f, rb, b);
+    }
+    /* the EOF of stage ring 0, then every ring drained */
+    mgi_msg_hdr_t e = {CH, MGI_EP_ID_ALL, SELF, MGI_MSG_LEN_EOF};
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &e, payload,
+                                           NULL));
+    mgi_ring_append_close(f.dep.stage[0]);
+    for (k = 0; k < 4; ++k) {
+        f.round(2);
+        drain_sort_ring(f, 0, a);
+        drain_sort_ring(f, rb, b);
+    }
+    f.stop_threads();
+    EXPECT_EQ(0u, f.status.blk[0].dropped + f.status.blk[1].dropped);
+    printf("walked passes with A's mover stopped: %u of A's tuples to A's "
+           "ring, %u to B's\n", count_msgs(a, CH, HOP_A, 0) - a1,
+           count_msgs(b, CH, HOP_A, 0) - b1);
+    EXPECT_EQ(158u,
+              count_msgs(a, CH, HOP_A, 0) + count_msgs(b, CH, HOP_A, 0));
+    EXPECT_LE(count_msgs(a, CH, HOP_A, 0) - a1,
+              4 * (mgi_ring_cap(f.dep.sort[0]) / mgi_msg_size(40)));
+    EXPECT_EQ(150u, count_msgs(b, CH, HOP_B, 0));
+    EXPECT_EQ(0u, count_msgs(a, CH, HOP_B, 0));
+    /* one EOF for A in each of its rings, counting for two; B's one */
+    EXPECT_EQ(1u, count_msgs(a, CH, HOP_A, 1));
+    EXPECT_EQ(1u, count_msgs(b, CH, HOP_A, 1));
+    EXPECT_EQ(1u, count_msgs(b, CH, HOP_B, 1));
+    EXPECT_EQ(0u, count_msgs(a, CH, HOP_B, 1));
+    for (const ring_msg &m : a) {
+        if (m.eof) {
+            EXPECT_EQ(2u, m.nprod);
+        }
+    }
+    for (const ring_msg &m : b) {
+        if (m.eof) {
+            EXPECT_EQ((m.dst == HOP_A) ? 2u : 1u, m.nprod) << m.dst;
+        }
+    }
 }
 
 /* A relay (paper Fig. 8): lane 1 brings tuples for this endpoint and for

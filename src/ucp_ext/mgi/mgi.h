@@ -260,14 +260,28 @@ typedef struct mgi_ch_params {
  * movers. The device calls of mgi_device.cuh serve both kinds. */
 #define MGI_CH_FLAG_NO_DIRECT 1u    /* through the sorters and movers even
                                        where direct rings would serve */
-#define MGI_CH_FLAGS_ALL      MGI_CH_FLAG_NO_DIRECT
+/* Order. A destination gets each source's tuples in the order sent where
+ * they take one path: every pair on one host without a topology file, and
+ * every pair whose plan gives one next hop (docs/routing.md). Where the
+ * plan gives a pair several next hops (no direct link, several relays),
+ * its tuples spread over them, by their shares of the capacity and the
+ * occupancy of their rings, and may arrive in another order; its EOF
+ * still comes after every one of them. With MGI_CH_FLAG_ORDERED each pair
+ * keeps to one of its next hops, and the pairs of one place spread over
+ * them instead. */
+#define MGI_CH_FLAG_ORDERED   2u
+#define MGI_CH_FLAGS_ALL      (MGI_CH_FLAG_NO_DIRECT | MGI_CH_FLAG_ORDERED)
 
 typedef struct mgi_ch_attr {
     size_t   tuple_size;      /* 0: schemaless */
     uint64_t recv_tuples;     /* delivered to mgi_recv at this dst */
     uint64_t recv_bytes;
     unsigned nsrc;
-    unsigned eof_count[64];   /* EOF records seen per source index (<= 64) */
+    unsigned eof_count[64];   /* EOF records seen per source index (<= 64):
+                                 a CPU source's one, a GPU source's one
+                                 per producer, each through every next
+                                 hop the pair spreads over
+                                 (mgi_ch_next_hops) */
     uint64_t relayed_tuples;  /* tuples this endpoint forwarded for other
                                  destinations of the channel (the planner
                                  made it their next hop); a CPU endpoint */
@@ -327,6 +341,13 @@ ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t dst,
  * destination, more than max). */
 int          mgi_ch_path(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src,
                          mgi_ep_id_t dst, mgi_ep_id_t *path, int max);
+/* The next hops source src spreads its tuples for dst over (see
+ * MGI_CH_FLAG_ORDERED), the same at every rank: returns how many it wrote
+ * into hops (1: the tuples take one path, mgi_ch_path's), or -1 (unknown
+ * channel, source or destination, more than max). */
+int          mgi_ch_next_hops(mgi_context_h ctx, mgi_ch_id_t ch,
+                              mgi_ep_id_t src, mgi_ep_id_t dst,
+                              mgi_ep_id_t *hops, int max);
 
 /**
  * Send tuples from a local CPU endpoint. Schema channels: len is a multiple

@@ -379,6 +379,9 @@ const gig_fwd_entry_t *gig_fwd_lookup(const gig_fwd_t *fwd, int vertex,
  * pair on one path (so that a channel keeps per-source order). */
 int          gig_fwd_pick(const gig_fwd_entry_t *ent, int dst_vertex,
                           unsigned rank);
+/* The capacity of the paths through next hop k of an entry: its share of
+ * the entry's, for a sender that spreads over the next hops itself. */
+double       gig_fwd_next_capacity(const gig_fwd_entry_t *ent, int k);
 void         gig_fwd_print(const gig_graph_t *graph, const gig_fwd_t *fwd,
                            FILE *stream);
 

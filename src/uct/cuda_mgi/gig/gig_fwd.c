@@ -1341,6 +1341,12 @@ static double gig_fwd_next_cap(const gig_fwd_next_t *next)
     return cap;
 }
 
+double gig_fwd_next_capacity(const gig_fwd_entry_t *ent, int k)
+{
+    return ((k >= 0) && (k < ent->nnext)) ? gig_fwd_next_cap(&ent->next[k]) :
+                                            0;
+}
+
 int gig_fwd_pick(const gig_fwd_entry_t *ent, int dst_vertex, unsigned rank)
 {
     double total = 0, u, cap;

@@ -1,0 +1,1 @@
+np=4; tls=tcp,self; topo=split4.topo; export MGI_TEST_SORT_MIRROR=1 MGI_SEG_SIZE=512 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3; args='zipf -z 1.5 -t 30000 -V src,ra,rb,dst --expect-split'
