@@ -269,15 +269,18 @@ typedef struct mgi_ch_src {
 /* The most next hops one (source, destination) pair spreads over */
 #define MGI_ROUTE_MAX_SPLIT 4
 
-/* A source's next hops towards one destination where the plan gives it
- * several (mgi_route.c): its tuples spread over them by their shares of
- * the capacity and their sort rings' occupancy (mgi_split_pick), and its
- * EOF goes through each, counted that many times over at the
- * destination. */
+/* An endpoint's next hops towards one destination where the plan gives
+ * it several (mgi_route.c): what it sends or forwards spreads over them by
+ * their shares of the capacity and their sort rings' occupancy
+ * (mgi_split_pick), and an EOF goes on through each. A source's EOF so
+ * reaches the destination once for each of its walks there (paths), and
+ * each copy says so (its count of records times paths). */
 typedef struct mgi_ch_split {
-    unsigned    n;
+    unsigned    n;                            /* next hops, 1 or more */
     mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
     float       share[MGI_ROUTE_MAX_SPLIT];   /* of the capacity, sum 1 */
+    uint32_t    paths;                        /* a source's walks to the
+                                                 destination, 1 or more */
 } mgi_ch_split_t;
 
 /* Which of a pair's n next hops takes its next tuples (a CPU source: a
@@ -345,8 +348,9 @@ struct mgi_channel {
      * every one is the destination itself */
     struct mgi_route_ch *route;
     mgi_ep_id_t    *hops[MGI_MAX_LOCAL_EPS];
-    /* per local source endpoint, [ndst]: the next hops it spreads its own
-     * tuples over (n >= 2), else n 0: its hop above; NULL where none */
+    /* per local endpoint, [ndst]: the next hops it spreads over (n >= 2)
+     * and a source's walks to each destination (paths >= 2), else both 0:
+     * its hop above, one walk; NULL where none */
     mgi_ch_split_t *split[MGI_MAX_LOCAL_EPS];
     int            routes_ready; /* hops and sort rings made (release): a
                                     relay's sorter waits for it, as other
@@ -531,8 +535,9 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                                const uint32_t *nprod);
 void         mgi_route_ch_fini(mgi_channel_t *ch);
 ucs_status_t mgi_route_ch_busy(mgi_context_t *ctx, const mgi_channel_t *ch);
-/* Where src (local) spreads its own tuples for destination number j over
- * several next hops, those; else NULL (its one is mgi_route_next_hop's) */
+/* Where ep (local) spreads what it sends or forwards for destination
+ * number j over several next hops, or its EOF takes several walks there,
+ * those; else NULL (its one next hop is mgi_route_next_hop's) */
 const mgi_ch_split_t *mgi_route_split(const mgi_channel_t *ch,
                                       mgi_ep_id_t src, unsigned j);
 mgi_ep_id_t  mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,

@@ -43,6 +43,7 @@
 
 #include <ucs/sys/math.h>
 #include <dirent.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,12 +634,31 @@ static mgi_ep_id_t mgi_route_ch_next(const mgi_channel_t *ch,
                                                    rt->vrank[e])].next);
 }
 
-/* The next hops a source, endpoint number e, spreads its own tuples for
+/* The hops from endpoint number e to destination j along each
+ * endpoint's one next hop (mgi_route_ch_next), or UINT_MAX where they do
+ * not reach it within as many as the channel has endpoints */
+static unsigned mgi_route_ch_dist(const mgi_channel_t *ch,
+                                  const mgi_route_ch_t *rt, int e, unsigned j)
+{
+    unsigned steps;
+
+    for (steps = 0; (e >= 0) && (rt->ids[e] != ch->dst[j]); ++steps) {
+        if (steps > rt->neps) {
+            return UINT_MAX;
+        }
+        e = mgi_route_ch_index(rt, mgi_route_ch_next(ch, rt, (unsigned)e, j));
+    }
+    return (e < 0) ? UINT_MAX : steps;
+}
+
+/* The next hops endpoint number e spreads what it sends or forwards for
  * destination j over, with their shares, into hop[] / share[] (at most
  * max); returns how many. One (its pick) where the entry has one next
  * hop, a direct one, or the channel is ordered, or max < 2; else every
- * next vertex's endpoint (mgi_route_ch_via), their capacities added
- * where two lead to one endpoint. */
+ * next vertex's endpoint (mgi_route_ch_via) that is nearer to j than e
+ * along the picks (mgi_route_ch_dist: so no walk comes back, as an
+ * entry's paths that go round through another endpoint would), their
+ * capacities added where two lead to one endpoint. */
 static unsigned mgi_route_ch_nexts(const mgi_channel_t *ch,
                                    const mgi_route_ch_t *rt, unsigned e,
                                    unsigned j, unsigned max,
@@ -647,18 +667,25 @@ static unsigned mgi_route_ch_nexts(const mgi_channel_t *ch,
     const gig_fwd_entry_t *ent;
     double cap[MGI_ROUTE_MAX_SPLIT], total = 0, c;
     mgi_ep_id_t h;
-    unsigned n = 0, i;
+    unsigned n = 0, i, de = 0;
     int dv, k;
 
     ent = mgi_route_ch_entry(ch, rt, e, j, &dv);
     if ((ent != NULL) && (ent->nnext > 1) && (ent->next[0].next != dv) &&
         !(ch->flags & MGI_CH_FLAG_ORDERED) && (max >= 2)) {
-        for (k = 0; k < ent->nnext; ++k) {
+        de = mgi_route_ch_dist(ch, rt, (int)e, j);
+    }
+    if (de != UINT_MAX) {
+        for (k = 0; (de > 0) && (k < ent->nnext); ++k) {
             c = gig_fwd_next_capacity(ent, k);
             if (!(c > 0)) {
                 continue;
             }
             h = mgi_route_ch_via(ch, rt, e, j, dv, ent->next[k].next);
+            if (mgi_route_ch_dist(ch, rt, mgi_route_ch_index(rt, h), j) >=
+                de) {
+                continue;
+            }
             for (i = 0; (i < n) && (hop[i] != h); ++i) {
             }
             if (i < n) {
@@ -683,49 +710,62 @@ static unsigned mgi_route_ch_nexts(const mgi_channel_t *ch,
     return n;
 }
 
-/* Endpoint number e's next hops for its own tuples towards every
- * destination, as mgi_route_ch_nexts gives them, within what its rows may
- * hold over all destinations (a GPU sorter's EOF and flush take one
- * target per hop): destinations in order take several while the ones
- * after them keep one each. The same at every rank. n[j] hops of
- * destination j at hop[j * MGI_ROUTE_MAX_SPLIT] and share[...]. */
-static void mgi_route_ch_row(const mgi_channel_t *ch,
-                             const mgi_route_ch_t *rt, unsigned e,
-                             unsigned *n, mgi_ep_id_t *hop, float *share)
+/* Endpoint number e's next hops towards destination j (its own tuples
+ * and those it forwards), as mgi_route_ch_nexts gives them: at most a
+ * share of what its rows may hold over all destinations (a GPU sorter's
+ * EOF and flush take one target per hop, MGI_GPU_MAX_TARGETS), so that
+ * each destination's are known alone. Returns how many, into hop[] and
+ * share[] (MGI_ROUTE_MAX_SPLIT each). */
+static unsigned mgi_route_ch_hops(const mgi_channel_t *ch,
+                                  const mgi_route_ch_t *rt, unsigned e,
+                                  unsigned j, mgi_ep_id_t *hop, float *share)
 {
     const unsigned cap = rt->cpu[e] ? MGI_MAX_EPS : MGI_GPU_MAX_TARGETS;
-    unsigned j, used = 0, left;
 
-    for (j = 0; j < ch->ndst; ++j) {
-        left  = ch->ndst - 1 - j;
-        n[j]  = mgi_route_ch_nexts(ch, rt, e, j,
-                                   (used + left < cap) ? cap - used - left :
-                                                         1,
-                                   hop + j * MGI_ROUTE_MAX_SPLIT,
-                                   share + j * MGI_ROUTE_MAX_SPLIT);
-        used += n[j];
-    }
+    return mgi_route_ch_nexts(ch, rt, e, j, ucs_max(1u, cap / ch->ndst), hop,
+                              share);
 }
 
-/* Does the walk from hop h (endpoint number) reach destination j within
- * as many steps as the channel has endpoints? Each relay it passes,
- * counted in expect[] (by endpoint number) when expect != NULL. */
-static int mgi_route_ch_reaches(const mgi_channel_t *ch,
-                                const mgi_route_ch_t *rt, int h, unsigned j,
-                                uint32_t *expect, uint32_t nprod)
-{
-    unsigned steps;
+/* The most paths one pair's tuples may take through relays that spread:
+ * a destination where some source has more is reached directly */
+#define MGI_ROUTE_MAX_PATHS 1024
 
-    for (steps = 0; (h >= 0) && (rt->ids[h] != ch->dst[j]); ++steps) {
-        if (steps > rt->neps) {
+/* The walks of a tuple from endpoint number e to destination j over every
+ * next hop each endpoint on the way spreads over: how many reach j (each
+ * brings one copy of the source's EOF there), into *paths; each relay it
+ * passes counted in expect[] (by endpoint number, nprod for each walk
+ * that reaches it) when expect != NULL. Returns 0 where a walk does not
+ * reach j within as many steps as the channel has endpoints, or the
+ * walks are more than MGI_ROUTE_MAX_PATHS. */
+static int mgi_route_ch_walks(const mgi_channel_t *ch,
+                              const mgi_route_ch_t *rt, int e, unsigned j,
+                              unsigned depth, uint32_t *expect,
+                              uint32_t nprod, uint32_t *paths)
+{
+    mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
+    float share[MGI_ROUTE_MAX_SPLIT];
+    unsigned n, k;
+
+    if (e < 0) {
+        return 0;
+    }
+    if (rt->ids[e] == ch->dst[j]) {
+        return ++*paths <= MGI_ROUTE_MAX_PATHS;
+    }
+    if (depth > rt->neps) {
+        return 0;
+    }
+    if ((depth > 0) && (expect != NULL)) {
+        expect[e] += nprod;
+    }
+    n = mgi_route_ch_hops(ch, rt, (unsigned)e, j, hop, share);
+    for (k = 0; k < n; ++k) {
+        if (!mgi_route_ch_walks(ch, rt, mgi_route_ch_index(rt, hop[k]), j,
+                                depth + 1, expect, nprod, paths)) {
             return 0;
         }
-        if (expect != NULL) {
-            expect[h] += nprod;
-        }
-        h = mgi_route_ch_index(rt, mgi_route_ch_next(ch, rt, (unsigned)h, j));
     }
-    return h >= 0;
+    return 1;
 }
 
 static void mgi_route_ch_free(mgi_route_ch_t *rt)
@@ -801,11 +841,11 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     unsigned *vcount = NULL;
     mgi_route_ch_t *rt;
     ucs_status_t status;
-    unsigned i, j, e, n = 0, k, *nrow = NULL;
+    unsigned i, j, e, n = 0, k;
     int h, lv;
-    mgi_ep_id_t id, hop, *hrow = NULL;
-    float *srow = NULL;
-    uint32_t *expect = NULL;
+    mgi_ep_id_t id, hop, hrow[MGI_ROUTE_MAX_SPLIT];
+    float srow[MGI_ROUTE_MAX_SPLIT];
+    uint32_t *expect = NULL, paths;
     unsigned relayed = 0;
 
     if ((rc == NULL) || (rc->plan == NULL)) {
@@ -831,15 +871,11 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     srcv       = calloc(ch->nsrc, sizeof(int));
     dstv       = calloc(ch->ndst, sizeof(int));
     vcount     = calloc(rc->graph->nv, sizeof(*vcount));
-    nrow       = calloc(ch->ndst, sizeof(*nrow));
-    hrow       = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*hrow));
-    srow       = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*srow));
     expect     = calloc(ch->nsrc + ch->ndst, sizeof(*expect));
     if ((rt->ids == NULL) || (rt->vert == NULL) || (rt->cpu == NULL) ||
         (rt->vrank == NULL) || (rt->nprod == NULL) || (rt->direct == NULL) ||
         (rt->slot == NULL) || (srcv == NULL) || (dstv == NULL) ||
-        (vcount == NULL) || (nrow == NULL) || (hrow == NULL) ||
-        (srow == NULL) || (expect == NULL)) {
+        (vcount == NULL) || (expect == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
@@ -888,32 +924,31 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
         status = UCS_OK;
         goto out;
     }
-    /* every source's hops must reach each destination: from each next hop
-     * it spreads over, through the relays' own next hops */
-    for (i = 0; i < ch->nsrc; ++i) {
-        e = mgi_route_ch_index(rt, ch->src[i]);
-        mgi_route_ch_row(ch, rt, e, nrow, hrow, srow);
-        for (j = 0; j < ch->ndst; ++j) {
-            for (k = 0; (k < nrow[j]) && !rt->direct[j]; ++k) {
-                h = mgi_route_ch_index(rt, hrow[j * MGI_ROUTE_MAX_SPLIT + k]);
-                if (!mgi_route_ch_reaches(ch, rt, h, j, NULL, 0)) {
-                    ucs_warn("mgi channel %u: the next hops towards endpoint "
-                             "%u do not reach it; its sources send "
-                             "directly", ch->id, ch->dst[j]);
-                    rt->direct[j] = 1;
-                }
+    /* every source's walks must reach each destination, over every next
+     * hop each endpoint on the way spreads over */
+    for (j = 0; j < ch->ndst; ++j) {
+        for (i = 0; (i < ch->nsrc) && !rt->direct[j]; ++i) {
+            paths = 0;
+            if (!mgi_route_ch_walks(ch, rt, mgi_route_ch_index(rt,
+                                                               ch->src[i]),
+                                    j, 0, NULL, 0, &paths)) {
+                ucs_warn("mgi channel %u: the next hops towards endpoint %u "
+                         "do not reach it within %u hops and %u paths; its "
+                         "sources send directly", ch->id, ch->dst[j],
+                         rt->neps, MGI_ROUTE_MAX_PATHS);
+                rt->direct[j] = 1;
             }
         }
     }
-    /* the rows of the local endpoints that forward anything elsewhere:
-     * the next hop a relay takes for every pair (and a source in an
-     * ordered channel), and where a source spreads its own tuples */
+    /* the rows of the local endpoints: the one next hop of each pair
+     * (mgi_route_next_hop: a source's in an ordered channel, a broadcast's),
+     * and where one spreads what it sends or forwards over several, those;
+     * a source's walks to each destination, as many copies of its EOF */
     for (e = 0; e < rt->neps; ++e) {
         if (MGI_EP_RANK(rt->ids[e]) != ctx->rank) {
             continue;
         }
         i = rt->ids[e] % MGI_MAX_LOCAL_EPS;
-        mgi_route_ch_row(ch, rt, e, nrow, hrow, srow);
         for (j = 0; j < ch->ndst; ++j) {
             hop = mgi_route_ch_next(ch, rt, e, j);
             if ((hop != ch->dst[j]) && (ch->hops[i] == NULL)) {
@@ -931,7 +966,12 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                 ucs_debug("mgi channel %u: endpoint %u reaches %u through %u",
                           ch->id, rt->ids[e], ch->dst[j], hop);
             }
-            if ((nrow[j] < 2) || (mgi_ch_src_index(ch, rt->ids[e]) < 0)) {
+            n     = mgi_route_ch_hops(ch, rt, e, j, hrow, srow);
+            paths = 0;
+            if (mgi_ch_src_index(ch, rt->ids[e]) >= 0) {
+                mgi_route_ch_walks(ch, rt, (int)e, j, 0, NULL, 0, &paths);
+            }
+            if ((n < 2) && (paths < 2)) {
                 continue;
             }
             if (ch->split[i] == NULL) {
@@ -941,29 +981,29 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                     goto out;
                 }
             }
-            ch->split[i][j].n = nrow[j];
-            for (k = 0; k < nrow[j]; ++k) {
-                ch->split[i][j].hop[k]   = hrow[j * MGI_ROUTE_MAX_SPLIT + k];
-                ch->split[i][j].share[k] = srow[j * MGI_ROUTE_MAX_SPLIT + k];
+            ch->split[i][j].n     = n;
+            ch->split[i][j].paths = ucs_max(paths, 1u);
+            for (k = 0; k < n; ++k) {
+                ch->split[i][j].hop[k]   = hrow[k];
+                ch->split[i][j].share[k] = srow[k];
             }
-            ucs_debug("mgi channel %u: endpoint %u spreads its tuples for %u "
-                      "over %u next hops", ch->id, rt->ids[e], ch->dst[j],
-                      nrow[j]);
+            ucs_debug("mgi channel %u: endpoint %u spreads over %u next hops "
+                      "towards %u (%u paths of its own)", ch->id, rt->ids[e],
+                      n, ch->dst[j], paths);
         }
     }
-    /* what each endpoint relays: the EOF records of each pair it carries
-     * (a CPU source sends one, a GPU source one per producer, each
-     * through every next hop it spreads over) */
+    /* what each endpoint relays: the EOF records of each pair it carries,
+     * once for each walk that passes it (a CPU source sends one, a GPU
+     * source one per producer, each through every next hop it spreads
+     * over, a relay's on through every one it spreads over) */
     for (i = 0; i < ch->nsrc; ++i) {
         e = mgi_route_ch_index(rt, ch->src[i]);
-        mgi_route_ch_row(ch, rt, e, nrow, hrow, srow);
         for (j = 0; j < ch->ndst; ++j) {
-            relayed += (hrow[j * MGI_ROUTE_MAX_SPLIT] != ch->dst[j]) ||
-                       (nrow[j] > 1);
-            for (k = 0; k < nrow[j]; ++k) {
-                h = mgi_route_ch_index(rt, hrow[j * MGI_ROUTE_MAX_SPLIT + k]);
-                mgi_route_ch_reaches(ch, rt, h, j, expect, rt->nprod[e]);
-            }
+            paths = 0;
+            mgi_route_ch_walks(ch, rt, (int)e, j, 0, expect, rt->nprod[e],
+                               &paths);
+            relayed += (paths > 1) ||
+                       (mgi_route_ch_next(ch, rt, e, j) != ch->dst[j]);
         }
     }
     for (e = 0; e < rt->neps; ++e) {
@@ -979,9 +1019,6 @@ out:
     free(srcv);
     free(dstv);
     free(vcount);
-    free(nrow);
-    free(hrow);
-    free(srow);
     free(expect);
     return status;
 }
@@ -1021,42 +1058,32 @@ int mgi_ch_path(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
     return (e < 0) ? -1 : n;
 }
 
-int mgi_ch_next_hops(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t src,
+int mgi_ch_next_hops(mgi_context_h ctx, mgi_ch_id_t id, mgi_ep_id_t ep,
                      mgi_ep_id_t dst, mgi_ep_id_t *hops, int max)
 {
     mgi_channel_t *ch = mgi_ch_lookup(ctx, id);
     mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
+    float share[MGI_ROUTE_MAX_SPLIT];
     const mgi_route_ch_t *rt;
-    unsigned *n = NULL;
-    mgi_ep_id_t *hrow = NULL;
-    float *srow = NULL;
-    int j, e, k, ret = -1;
+    int j, e, k, n;
 
     if ((ch == NULL) || (max < 1) || ((j = mgi_ch_dst_index(ch, dst)) < 0) ||
-        (mgi_ch_src_index(ch, src) < 0)) {
+        ((mgi_ch_src_index(ch, ep) < 0) && (mgi_ch_dst_index(ch, ep) < 0))) {
         return -1;
     }
     rt = ch->route;
-    if ((rt == NULL) || ((e = mgi_route_ch_index(rt, src)) < 0)) {
+    if ((rt == NULL) || ((e = mgi_route_ch_index(rt, ep)) < 0)) {
         hops[0] = dst;
         return 1;
     }
-    /* the source's row as it makes it: its budget over all destinations */
-    n    = calloc(ch->ndst, sizeof(*n));
-    hrow = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*hrow));
-    srow = calloc(ch->ndst * MGI_ROUTE_MAX_SPLIT, sizeof(*srow));
-    if ((n != NULL) && (hrow != NULL) && (srow != NULL)) {
-        mgi_route_ch_row(ch, rt, (unsigned)e, n, hrow, srow);
-        memcpy(hop, hrow + j * MGI_ROUTE_MAX_SPLIT, sizeof(hop));
-        ret = ((int)n[j] <= max) ? (int)n[j] : -1;
-        for (k = 0; k < ret; ++k) {
-            hops[k] = hop[k];
-        }
+    n = (int)mgi_route_ch_hops(ch, rt, (unsigned)e, (unsigned)j, hop, share);
+    if (n > max) {
+        return -1;
     }
-    free(n);
-    free(hrow);
-    free(srow);
-    return ret;
+    for (k = 0; k < n; ++k) {
+        hops[k] = hop[k];
+    }
+    return n;
 }
 
 const mgi_ch_split_t *mgi_route_split(const mgi_channel_t *ch,
@@ -1064,8 +1091,8 @@ const mgi_ch_split_t *mgi_route_split(const mgi_channel_t *ch,
 {
     const mgi_ch_split_t *row = ch->split[src % MGI_MAX_LOCAL_EPS];
 
-    return ((row == NULL) || (j >= ch->ndst) || (row[j].n < 2)) ? NULL :
-           &row[j];
+    return ((row == NULL) || (j >= ch->ndst) ||
+            ((row[j].n < 2) && (row[j].paths < 2))) ? NULL : &row[j];
 }
 
 mgi_ep_id_t mgi_route_next_hop(mgi_context_t *ctx, const mgi_channel_t *ch,

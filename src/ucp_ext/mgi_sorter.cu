@@ -1048,9 +1048,9 @@ static ucs_status_t mgi_gpu_hop_slot_of(mgi_ep_t *ep, mgi_channel_t *ch,
     return UCS_OK;
 }
 
-/* Where this endpoint spreads its own tuples for destination number i
- * over several next hops: their slots and shares, then their number, into
- * its device entry */
+/* Where this endpoint spreads what it sends or relays for destination
+ * number i over several next hops: their slots and shares, then their
+ * number; and a source's walks there, into its device entry */
 static ucs_status_t mgi_gpu_ch_split(mgi_ep_t *ep, mgi_channel_t *ch,
                                      mgi_gpu_dch_t *dev, unsigned i)
 {
@@ -1063,20 +1063,24 @@ static ucs_status_t mgi_gpu_ch_split(mgi_ep_t *ep, mgi_channel_t *ch,
     if (sp == NULL) {
         return UCS_OK;
     }
-    for (k = 0; (status == UCS_OK) && (k < sp->n); ++k) {
+    n = (uint8_t)sp->n;
+    for (k = 0; (status == UCS_OK) && (n > 1) && (k < n); ++k) {
         status = mgi_gpu_hop_slot_of(ep, ch, sp->hop[k], &slot[k]);
     }
-    n = (uint8_t)sp->n;
-    if (status == UCS_OK) {
+    if ((status == UCS_OK) && (n > 1)) {
         status = mgi_gpu_poke_nb(ep, dev->split_slot[i], slot,
                                  n * sizeof(*slot));
     }
-    if (status == UCS_OK) {
+    if ((status == UCS_OK) && (n > 1)) {
         status = mgi_gpu_poke_nb(ep, dev->split_share[i], sp->share,
                                  n * sizeof(*sp->share));
     }
-    if (status == UCS_OK) {
+    if ((status == UCS_OK) && (n > 1)) {
         status = mgi_gpu_poke_nb(ep, &dev->nsplit[i], &n, sizeof(n));
+    }
+    if (status == UCS_OK) {
+        status = mgi_gpu_poke_nb(ep, &dev->eof_paths[i], &sp->paths,
+                                 sizeof(sp->paths));
     }
     return status;
 }
@@ -1102,15 +1106,17 @@ ucs_status_t mgi_gpu_ch_routes(mgi_ep_t *ep, mgi_channel_t *ch)
         return UCS_OK;  /* not loaded at this endpoint */
     }
     for (i = 0; i < ch->ndst; ++i) {
+        /* the spread first: a relay forwards once hop[i] is set, and its
+         * EOFs then go through every next hop (the pokes land in order) */
         hop    = mgi_route_next_hop(ep->ctx, ch, ep->id, ch->dst[i]);
         slot   = MGI_GPU_SLOT_OUT;
-        status = none ? UCS_OK : mgi_gpu_hop_slot_of(ep, ch, hop, &slot);
+        status = none ? UCS_OK : mgi_gpu_ch_split(ep, ch, gc->dch, i);
+        if ((status == UCS_OK) && !none) {
+            status = mgi_gpu_hop_slot_of(ep, ch, hop, &slot);
+        }
         if (status == UCS_OK) {
             status = mgi_gpu_poke_nb(ep, &gc->dch->hop[i], &slot,
                                      sizeof(slot));
-        }
-        if ((status == UCS_OK) && !none) {
-            status = mgi_gpu_ch_split(ep, ch, gc->dch, i);
         }
         if (status != UCS_OK) {
             return status;

@@ -54,8 +54,9 @@ MGI_SDEV_INLINE void mgi_gpu_eof_commit(const mgi_gpu_dep_t *d,
 }
 
 /* Thread 0, send side: forward the EOF at `h` to every destination,
- * through each next hop its tuples spread over (mgi_gpu_nsplit; each copy
- * counts for that many records less, mgi_gpu_eof_commit). With
+ * through each next hop its tuples spread over (mgi_gpu_nsplit), each copy
+ * counting for as many records as the walks it takes there
+ * (mgi_gpu_dch_t::eof_paths, mgi_gpu_eof_commit). With
  * MGI_LOOP_DIRECT, one for this endpoint whose stage ring has nothing left
  * in the loopback lane (mgi_gpu_lane_passed) is counted here at once, as
  * the lane's owner would count it: no lane segment, no walk, no wait for
@@ -72,7 +73,8 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
     mgi_ring_t *ring[MGI_GPU_MAX_TARGETS];
     mgi_seg_hdr_t *seg[MGI_GPU_MAX_TARGETS];
     uint32_t off[MGI_GPU_MAX_TARGETS], pos[MGI_GPU_MAX_TARGETS];
-    uint8_t tk[MGI_GPU_MAX_TARGETS], mult[MGI_GPU_MAX_TARGETS];
+    uint8_t tk[MGI_GPU_MAX_TARGETS];
+    uint32_t mult[MGI_GPU_MAX_TARGETS];
     mgi_gpu_pending_t *pd;
     uint32_t k, i, ns, n = 0;
     int16_t slot;
@@ -99,7 +101,9 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
                 goto undo;  /* no route */
             }
             tk[n]   = (uint8_t)k;
-            mult[n] = (uint8_t)ns;
+            mult[n] = (ch->dst[k] == d->id) ? 0 :
+                      mgi_vld(&ch->eof_paths[k]);
+            mult[n] = (mult[n] > 1) ? mult[n] : 1;
             if ((ring[n] == lane) && d->loop_direct && !direct &&
                 mgi_gpu_lane_passed(d, stage)) {
                 direct = 1;
@@ -150,26 +154,48 @@ undo:
 }
 
 /* Thread 0, receive side, a relay: an EOF record for another endpoint on
- * to its next hop (in a segment of its own where the send side puts EOFs
- * so), counted. Returns 0 when that ring had no room (try again). */
+ * to its next hop, or through each of several it spreads over (its count
+ * unchanged: the source counted every walk), in a segment of its own
+ * where the send side puts EOFs so; counted once. Returns 0 when a ring
+ * had no room (try again: what it reserved is given back). */
 MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
 {
+    const uint32_t sz = mgi_msg_size(MGI_MSG_LEN_EOF);
     mgi_gpu_dch_t *ch = mgi_gpu_ch(d, h->ch);
-    mgi_ring_t *ring  = mgi_gpu_relay_target(d, ch, h->dst);
-    mgi_seg_hdr_t *seg;
-    uint32_t off, pos;
+    const int k       = mgi_gpu_dst_k(ch, h->dst);
+    mgi_ring_t *ring[MGI_ROUTE_MAX_SPLIT];
+    mgi_seg_hdr_t *seg[MGI_ROUTE_MAX_SPLIT];
+    uint32_t off[MGI_ROUTE_MAX_SPLIT], pos[MGI_ROUTE_MAX_SPLIT];
+    uint32_t i, j, n;
 
-    if ((ring == NULL) && mgi_gpu_relay_unset(ch, h->dst)) {
+    if ((k < 0) || (h->dst == d->id)) {
+        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+        return 1;   /* none of the channel's, or no route */
+    }
+    if (mgi_vld(&ch->hop[k]) == MGI_GPU_SLOT_NONE) {
         return 0;   /* this relay's create has not made its hops yet */
     }
-    if ((ch == NULL) || (ring == NULL)) {
-        mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
-        return 1;
+    n = mgi_gpu_nsplit(ch, k);
+    for (i = 0; i < n; ++i) {
+        ring[i] = mgi_gpu_send_ring(d, MGI_GPU_NO_DST,
+                                    (n > 1) ?
+                                    mgi_vld(&ch->split_slot[k][i]) :
+                                    mgi_vld(&ch->hop[k]));
+        if ((ring[i] == NULL) ||
+            !mgi_gpu_eof_reserve(d, ring[i], &seg[i], &off[i], &pos[i])) {
+            for (j = 0; j < i; ++j) {
+                mgi_ring_append_cancel(ring[j], seg[j], off[j], sz, pos[j]);
+            }
+            if (ring[i] == NULL) {
+                mgi_gpu_count(&d->status->blk[MGI_BID].dropped);
+                return 1;
+            }
+            return 0;
+        }
     }
-    if (!mgi_gpu_eof_reserve(d, ring, &seg, &off, &pos)) {
-        return 0;
+    for (i = 0; i < n; ++i) {
+        mgi_gpu_eof_commit(d, ring[i], seg[i], off[i], pos[i], h, h->dst, 1);
     }
-    mgi_gpu_eof_commit(d, ring, seg, off, pos, h, h->dst, 1);
     MGI_ATOMIC_ADD(&ch->relay_eofs, 1u);
     return 1;
 }

@@ -440,8 +440,8 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_send_ring(const mgi_gpu_dep_t *d,
     return (slot < 0) ? NULL : mgi_gpu_sort_ring(d, slot);
 }
 
-/* Thread 0, send side: how many next hops this endpoint spreads its own
- * tuples for destination number k of channel ch over (1: hop[k]) */
+/* Thread 0: how many next hops this endpoint spreads what it sends or
+ * relays for destination number k of channel ch over (1: hop[k]) */
 MGI_SDEV_INLINE uint32_t mgi_gpu_nsplit(const mgi_gpu_dch_t *ch, int k)
 {
     const uint32_t n = mgi_vld(&ch->nsplit[k]);
@@ -449,12 +449,12 @@ MGI_SDEV_INLINE uint32_t mgi_gpu_nsplit(const mgi_gpu_dch_t *ch, int k)
     return ((n < 2) || (n > MGI_ROUTE_MAX_SPLIT)) ? 1 : n;
 }
 
-/* Thread 0, send side: the route slot that takes this endpoint's own
- * tuples of channel ch for its destination number k (-1: none of its
+/* Thread 0: the route slot that takes this endpoint's tuples of channel
+ * ch for its destination number k, its own or relayed (-1: none of its
  * destinations): the next hop's, or of several it spreads over, the one
  * mgi_split_pick gives by their shares and this block's sort rings'
- * occupancy. Asked once a pass or a whole segment, so a pass's tuples for
- * one destination take one ring. */
+ * occupancy. Asked once a pass, a run or a whole segment, so a pass's
+ * tuples for one destination take one ring. */
 MGI_SDEV_INLINE int16_t mgi_gpu_send_slot(const mgi_gpu_dep_t *d,
                                           const mgi_gpu_dch_t *ch, int k)
 {
@@ -508,7 +508,7 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_relay_target(const mgi_gpu_dep_t *d,
     if (dst == d->id) {
         return NULL;
     }
-    slot = mgi_gpu_hop_slot(ch, dst);
+    slot = mgi_gpu_send_slot(d, ch, mgi_gpu_dst_k(ch, dst));
     return (slot < 0) ? NULL : mgi_gpu_sort_ring(d, slot);
 }
 

@@ -182,13 +182,16 @@ typedef struct mgi_gpu_dch {
      * (mgi_gpu_ch_routes); MGI_GPU_SLOT_OUT at an endpoint that neither
      * sends nor relays in the channel */
     int16_t    hop[MGI_GPU_MAX_TARGETS];
-    /* where this endpoint spreads its own tuples for dst[k] over several
-     * next hops (mgi_ch_split_t, mgi_gpu_send_slot): how many (0: hop[k]
-     * alone), their route slots and shares; set with the hops, before the
-     * channel's sources send */
+    /* where this endpoint spreads what it sends or relays for dst[k] over
+     * several next hops (mgi_ch_split_t, mgi_gpu_send_slot): how many (0:
+     * hop[k] alone), their route slots and shares; and a source's walks
+     * to dst[k] (0: one), the count each copy of its EOF carries. Set
+     * before hop[k], which a relay waits for, and before the channel's
+     * sources send */
     uint8_t    nsplit[MGI_GPU_MAX_TARGETS];
     int16_t    split_slot[MGI_GPU_MAX_TARGETS][MGI_ROUTE_MAX_SPLIT];
     float      split_share[MGI_GPU_MAX_TARGETS][MGI_ROUTE_MAX_SPLIT];
+    uint32_t   eof_paths[MGI_GPU_MAX_TARGETS];
     mgi_ring_t **final;             /* [nfinal], behind this struct */
     uint32_t   *final_lock;         /* [nfinal] */
     uint32_t   *eof_sources;        /* [nfinal] */

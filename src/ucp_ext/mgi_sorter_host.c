@@ -33,6 +33,7 @@ typedef struct mgi_sorter {
     mgi_ep_t            *ep;
     unsigned            bcast_next;   /* next destination of a broadcast */
     unsigned            split_next;   /*   and its next hop, for an EOF */
+    unsigned            relay_next;   /* next hop of a relayed EOF */
     uint32_t            npick;        /* mgi_split_pick's so far */
     /* EOF being forwarded (targets collected so far) */
     mgi_flush_pending_t cur;
@@ -88,7 +89,8 @@ static mgi_ring_t *mgi_sorter_own_target(mgi_sorter_t *s,
         return mgi_sorter_target(s, ch, dst);
     }
     j = (j < 0) ? mgi_ch_dst_index(ch, dst) : j;
-    if ((j < 0) || ((sp = mgi_route_split(ch, ep->id, (unsigned)j)) == NULL)) {
+    if ((j < 0) || ((sp = mgi_route_split(ch, ep->id, (unsigned)j)) == NULL) ||
+        (sp->n < 2)) {
         return mgi_sorter_target(s, ch, dst);
     }
     for (k = 0; k < sp->n; ++k) {
@@ -103,8 +105,8 @@ static mgi_ring_t *mgi_sorter_own_target(mgi_sorter_t *s,
 
 /* Forward one message; returns 0 when a target ring is full (retry). An
  * EOF goes through every next hop its destination's tuples spread over,
- * its count of records (the first word) multiplied by theirs, as the
- * destination counts every one. */
+ * its count of records (the first word) multiplied by the walks it takes
+ * there (mgi_ch_split_t::paths), as the destination counts every copy. */
 static int mgi_sorter_forward(mgi_sorter_t *s, mgi_ring_t *stage,
                               mgi_channel_t *ch, mgi_msg_hdr_t *h)
 {
@@ -136,7 +138,7 @@ static int mgi_sorter_forward(mgi_sorter_t *s, mgi_ring_t *stage,
             if (sp != NULL) {
                 ring = mgi_sorter_hop_ring(s->ep, sp->hop[k]);
                 memcpy(eofp, payload, sizeof(eofp));
-                eofp[0] *= nk;
+                eofp[0] *= sp->paths;
             } else {
                 ring = eof ? mgi_sorter_target(s, ch, out.dst) :
                        mgi_sorter_own_target(s, ch,
@@ -270,31 +272,50 @@ static void mgi_sorter_touch(mgi_sorter_t *s, mgi_ch_dst_t *d)
 
 /* A message for another endpoint reached this one, its next hop (paper
  * Fig. 9: the relay's sorter forwards it): on to the next hop the
- * forwarding table gives here, in the order it came. Returns 0 when that
- * sort ring is full (retry). */
+ * forwarding table gives here, in the order it came, or of several, the
+ * one mgi_split_pick gives; an EOF through each of them (its count
+ * unchanged: the source counted every walk). Returns 0 when a sort ring
+ * is full (retry). */
 static int mgi_sorter_relay(mgi_sorter_t *s, mgi_channel_t *ch,
                             mgi_msg_hdr_t *h)
 {
     mgi_ep_t *ep = s->ep;
-    mgi_ring_t *ring;
-    unsigned i;
+    const mgi_ch_split_t *sp = NULL;
+    mgi_ring_t *ring         = NULL;
+    unsigned i, k, nk;
+    int j;
 
     if (!__atomic_load_n(&ch->routes_ready, __ATOMIC_ACQUIRE)) {
         return 0;   /* our create has not made its hops yet */
     }
-    ring = mgi_sorter_target(s, ch, h->dst);
-    if ((ring == NULL) || (h->dst == ep->id)) {
-        ucs_error("mgi ep %u: channel %u has no route on to endpoint %u for "
-                  "a message from %u; dropped", ep->id, ch->id, h->dst,
-                  h->src);
-        return 1;
+    if ((h->len == MGI_MSG_LEN_EOF) && (h->dst != ep->id) &&
+        ((j = mgi_ch_dst_index(ch, h->dst)) >= 0)) {
+        sp = mgi_route_split(ch, ep->id, (unsigned)j);
     }
-    if (mgi_ring_append(ring, h, (char*)h + MGI_MSG_HDR_SIZE, NULL) !=
-        MGI_RING_OK) {
-        return 0;
+    nk = (sp != NULL) ? sp->n : 1;
+    for (k = s->relay_next; k < nk; ++k) {
+        ring = (sp != NULL) ? mgi_sorter_hop_ring(ep, sp->hop[k]) :
+               (h->len == MGI_MSG_LEN_EOF) ?
+               mgi_sorter_target(s, ch, h->dst) :
+               mgi_sorter_own_target(s, ch, -1, h->dst);
+        if ((ring == NULL) || (h->dst == ep->id)) {
+            ucs_error("mgi ep %u: channel %u has no route on to endpoint %u "
+                      "for a message from %u; dropped", ep->id, ch->id,
+                      h->dst, h->src);
+            s->relay_next = 0;
+            return 1;
+        }
+        if (mgi_ring_append(ring, h, (char*)h + MGI_MSG_HDR_SIZE, NULL) !=
+            MGI_RING_OK) {
+            s->relay_next = k;
+            return 0;
+        }
+        if (h->len == MGI_MSG_LEN_EOF) {
+            mgi_ring_append_close(ring);
+        }
     }
+    s->relay_next = 0;
     if (h->len == MGI_MSG_LEN_EOF) {
-        mgi_ring_append_close(ring);
         __atomic_add_fetch(&ch->relay_eofs[ep->index], 1, __ATOMIC_ACQ_REL);
         return 1;
     }

@@ -82,6 +82,8 @@
 #   *_split       four endpoints at a declared square of GPUs: the
 #                 opposite corners spread their tuples over both relays
 #                 (the default channel), every tuple checked
+#   *_fan         five endpoints at a declared fan of GPUs: the relay
+#                 next to the source spreads what it forwards over two
 #   *_tile        tile sends (mgi_dev_send_block_tile, -K): a block sends
 #                 K x blockDim tuples from memory with one reservation
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
@@ -389,7 +391,11 @@ MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
 # refused: the plan relays); the same three endpoints without the file,
 # every pair direct. Then four endpoints at a square (topo/gpusplit4.topo:
 # gpu0 and gpu3 reach each other through gpu1 or gpu2), the default
-# channel: the opposite corners spread over both
+# channel: the opposite corners spread over both; and five at a fan
+# (topo/gpufan5.topo: gpu0 reaches gpu4 through gpu1, which spreads over
+# gpu2 and gpu3), with half the sorter and user blocks (racecheck runs it;
+# under memcheck and synccheck the fifth endpoint's kernels do not start
+# beside the others' even so)
 UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpuchain3.topo \
     step shuffle_16B_3ep_relay 100 mgi_gpu_test shuffle -l 3 -s 16 \
         -n $relay_n -b 8 -V gpu%d -E 0,1,2 -O -T $T
@@ -399,6 +405,9 @@ UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpuchain3.topo \
 UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpusplit4.topo \
     step shuffle_16B_4ep_split 100 mgi_gpu_test shuffle -l 4 -s 16 \
         -n $relay_n -b 8 -V gpu%d -T $T
+UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpufan5.topo MGI_SORTER_BLOCKS=8 \
+    step shuffle_16B_5ep_fan 100 mgi_gpu_test shuffle -l 5 -s 16 \
+        -n $relay_n -b 4 -V gpu%d -T $T
 step shuffle_16B_3ep 100 mgi_gpu_test shuffle -l 3 -s 16 -n $n -b 8 -T $T
 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \

@@ -47,6 +47,35 @@ typedef struct chrun {
     double      t0;
 } chrun_t;
 
+/* The walks of a tuple from ep to dst over every next hop each endpoint
+ * on the way spreads over (mgi_ch_next_hops), `depth` hops from its
+ * source: their number, 0 on an error; the fewest and most relays on one
+ * in *lo / *hi; the ranks of the relays on any in mark[] */
+static unsigned walks(test_t *t, mgi_ep_id_t ep, mgi_ep_id_t dst, int depth,
+                      int *lo, int *hi, uint8_t *mark)
+{
+    mgi_ep_id_t hops[MGI_MAX_LOCAL_EPS];
+    unsigned n = 0;
+    int k, nh;
+
+    if (ep == dst) {
+        *lo = ((*lo < 0) || (depth - 1 < *lo)) ? depth - 1 : *lo;
+        *hi = (depth - 1 > *hi) ? depth - 1 : *hi;
+        return 1;
+    }
+    if (depth > MAX_EPS) {
+        return 0;
+    }
+    if (depth > 0) {
+        mark[MGI_EP_RANK(ep)] = 1;
+    }
+    nh = mgi_ch_next_hops(t->ctx, t->ch, ep, dst, hops, MGI_MAX_LOCAL_EPS);
+    for (k = 0; k < nh; ++k) {
+        n += walks(t, hops[k], dst, depth + 1, lo, hi, mark);
+    }
+    return n;
+}
+
 static int chrun_create(chrun_t *c, test_t *t, const char *name)
 {
     mgi_schema_t schema = {.nattrs = 3, .attr_size = {8, 4, 4}};
@@ -78,13 +107,15 @@ static int chrun_create(chrun_t *c, test_t *t, const char *name)
         FAIL(t, "mgi_ch_create failed");
         return -1;
     }
+    /* each pair's walks: its EOF comes through each, and where there are
+     * several its tuples may come in any order */
     for (i = 0; i < t->nsrc * t->ndst; ++i) {
-        mgi_ep_id_t hops[MGI_MAX_LOCAL_EPS];
-        int n = mgi_ch_next_hops(t->ctx, t->ch, t->src[i / t->ndst],
-                                 t->dst[i % t->ndst], hops,
-                                 MGI_MAX_LOCAL_EPS);
-        if (n < 1) {
-            FAIL(t, "mgi_ch_next_hops %u -> %u: %d", t->src[i / t->ndst],
+        uint8_t mark[MAX_EPS];
+        int lo = -1, hi = -1;
+        unsigned n = walks(t, t->src[i / t->ndst], t->dst[i % t->ndst], 0,
+                           &lo, &hi, mark);
+        if ((n < 1) || (n > 255)) {
+            FAIL(t, "the walks of %u -> %u: %u", t->src[i / t->ndst],
                  t->dst[i % t->ndst], n);
             return -1;
         }
@@ -191,41 +222,25 @@ static void chrun_single_thread(chrun_t **cs, int k)
     }
 }
 
-/* The relays from hop to dst, hop included where it is not dst (the
- * hop's own path, mgi_ch_path): their count, or -1; *via set when ep is
- * one of them */
-static int relays_from(test_t *t, mgi_ep_id_t hop, mgi_ep_id_t dst,
-                       mgi_ep_id_t ep, int *via)
-{
-    mgi_ep_id_t path[MAX_EPS];
-    int n, r;
-
-    if (hop == dst) {
-        return 0;
-    }
-    n = mgi_ch_path(t->ctx, t->ch, hop, dst, path, MAX_EPS);
-    for (r = 0; r < n - 1; ++r) {
-        *via |= (path[r] == ep);
-    }
-    return (n < 1) ? -1 : n - 1;
-}
-
 /* -V (one endpoint per rank): each destination here forwarded exactly
  * the tuples of the pairs whose path (mgi_ch_path) goes through it, and
- * of the pairs that spread over several next hops (mgi_ch_next_hops)
- * some share of those whose paths pass it, all of them forwarded once
- * per relay on their way; the path of --expect-path is the one the
- * planner gave. all_expect[r]: what rank r's source sent to each
- * destination. */
+ * of the pairs that take several walks (endpoints on the way spread over
+ * several next hops, mgi_ch_next_hops) some share of those whose walks
+ * pass it; all of those forwarded once per relay on the walk each took,
+ * where every walk of a pair has as many relays; with --expect-split,
+ * some pair takes several walks and each relay on them forwarded a
+ * share. The path of --expect-path is the one the planner gave.
+ * all_expect[r]: what rank r's source sent to each destination. */
 static void relay_verify(chrun_t *c, const tally_t *all_expect)
 {
     test_t *t = c->t;
-    mgi_ep_id_t path[MAX_EPS], hops[MGI_MAX_LOCAL_EPS];
+    mgi_ep_id_t path[MAX_EPS];
     mgi_ch_attr_t attr;
     uint64_t want, spread, spread_all = 0, total = 0, sum[2] = {0};
     uint64_t all_sum[2 * MAX_EPS], cnt;
+    uint8_t mark[MAX_EPS], on[MAX_EPS] = {0};
     unsigned i, j, k, nsplit = 0;
-    int n, r, h, len, len0, via = 0, even = 1;
+    int n, r, lo, hi, even = 1;
 
     for (i = 0; i < t->ndst; ++i) {
         if (!is_local(t, t->dst[i])) {
@@ -238,12 +253,10 @@ static void relay_verify(chrun_t *c, const tally_t *all_expect)
                 cnt = all_expect[MGI_EP_RANK(t->src[k]) * MAX_EPS + j].count;
                 if (t->spread[k][j] > 1) {
                     /* what may pass this relay */
-                    n = mgi_ch_next_hops(t->ctx, t->ch, t->src[k],
-                                         t->dst[j], hops, MGI_MAX_LOCAL_EPS);
-                    for (h = 0, via = 0; h < n; ++h) {
-                        relays_from(t, hops[h], t->dst[j], t->dst[i], &via);
-                    }
-                    spread += via ? cnt : 0;
+                    memset(mark, 0, sizeof(mark));
+                    lo = hi = -1;
+                    walks(t, t->src[k], t->dst[j], 0, &lo, &hi, mark);
+                    spread += mark[MGI_EP_RANK(t->dst[i])] ? cnt : 0;
                     continue;
                 }
                 n = mgi_ch_path(t->ctx, t->ch, t->src[k], t->dst[j], path,
@@ -281,27 +294,25 @@ static void relay_verify(chrun_t *c, const tally_t *all_expect)
         sum[0] += want;
         sum[1] += attr.relayed_tuples - want;
     }
-    /* what passes relays in all of the pairs that spread, where every
-     * path of a pair has as many relays (else not checked) */
+    /* what passes relays in all of the pairs that spread, and which ranks
+     * relay them */
     for (k = 0; k < t->nsrc; ++k) {
         for (j = 0; j < t->ndst; ++j) {
             if (t->spread[k][j] < 2) {
                 continue;
             }
             ++nsplit;
-            n = mgi_ch_next_hops(t->ctx, t->ch, t->src[k], t->dst[j], hops,
-                                 MGI_MAX_LOCAL_EPS);
-            for (h = 0, len0 = -1; h < n; ++h) {
-                len  = relays_from(t, hops[h], t->dst[j], t->dst[j], &via);
-                even = even && ((len0 < 0) || (len == len0));
-                len0 = len;
-            }
+            memset(mark, 0, sizeof(mark));
+            lo = hi = -1;
+            walks(t, t->src[k], t->dst[j], 0, &lo, &hi, mark);
+            even        = even && (lo == hi);
             spread_all += all_expect[MGI_EP_RANK(t->src[k]) * MAX_EPS +
-                                     j].count * (uint64_t)((len0 > 0) ? len0 :
-                                                                        0);
+                                     j].count * (uint64_t)((hi > 0) ? hi : 0);
+            for (r = 0; r < t->size; ++r) {
+                on[r] |= mark[r];
+            }
         }
-    }
-    if (t->npath >= 2) {
+    }    if (t->npath >= 2) {
         n = mgi_ch_path(t->ctx, t->ch, MGI_EP_ID(t->path[0], 0),
                         MGI_EP_ID(t->path[t->npath - 1], 0), path, MAX_EPS);
         for (r = 0; (n == t->npath) && (r < n); ++r) {
@@ -330,42 +341,28 @@ static void relay_verify(chrun_t *c, const tally_t *all_expect)
         FAIL(t, "no tuple was forwarded by a relay");
     }
     /* pairs that spread: every tuple forwarded once by each relay on the
-     * path it took; with --expect-split, some pair spread, and each next
-     * hop of such a pair that is a relay took a share */
+     * walk it took */
     for (r = 0, total = 0; r < t->size; ++r) {
         total += all_sum[2 * r + 1];
     }
     if (even && (total != spread_all)) {
         FAIL(t, "the relays forwarded %lu tuples of the pairs that spread, "
-             "their paths give %lu", (unsigned long)total,
+             "their walks give %lu", (unsigned long)total,
              (unsigned long)spread_all);
     }
     if (t->expect_split) {
         if (nsplit == 0) {
-            FAIL(t, "no pair spreads over several next hops");
+            FAIL(t, "no pair takes several walks");
         }
-        for (k = 0; k < t->nsrc; ++k) {
-            for (j = 0; j < t->ndst; ++j) {
-                if (t->spread[k][j] < 2) {
-                    continue;
-                }
-                n = mgi_ch_next_hops(t->ctx, t->ch, t->src[k], t->dst[j],
-                                     hops, MGI_MAX_LOCAL_EPS);
-                for (h = 0; h < n; ++h) {
-                    if ((hops[h] != t->dst[j]) &&
-                        (all_sum[2 * MGI_EP_RANK(hops[h]) + 1] == 0)) {
-                        FAIL(t, "endpoint %u, a next hop that %u spreads "
-                             "over towards %u, forwarded none of the "
-                             "pairs that spread", hops[h], t->src[k],
-                             t->dst[j]);
-                    }
-                }
+        for (r = 0; r < t->size; ++r) {
+            if (on[r] && (all_sum[2 * r + 1] == 0)) {
+                FAIL(t, "rank %d, a relay on the walks of the pairs that "
+                     "spread, forwarded none of their tuples", r);
             }
         }
         if (t->rank == 0) {
-            printf("%u pair(s) spread over several next hops; their relays "
-                   "forwarded %lu of their tuples\n", nsplit,
-                   (unsigned long)total);
+            printf("%u pair(s) take several walks; their relays forwarded "
+                   "%lu of their tuples\n", nsplit, (unsigned long)total);
         }
     }
     /* several next hops: the relayed pairs towards one destination spread

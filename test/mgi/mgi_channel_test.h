@@ -73,9 +73,9 @@ typedef struct test {
     int           ordered;      /* --ordered: MGI_CH_FLAG_ORDERED */
     int           expect_split; /* --expect-split: pairs spread their
                                    tuples over several next hops */
-    /* [source index][destination index]: the next hops the pair spreads
-     * over (mgi_ch_next_hops): above 1 its tuples may come in any order,
-     * and its EOF comes through each */
+    /* [source index][destination index]: the pair's walks over the next
+     * hops each endpoint on the way spreads over (mgi_ch_next_hops): above
+     * 1 its tuples may come in any order; its EOF comes through each */
     uint8_t       spread[MAX_EPS][MAX_EPS];
 } test_t;
 

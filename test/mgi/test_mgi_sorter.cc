@@ -1625,6 +1625,7 @@ TEST(mgi_sorter, split_over_next_hops_by_share_and_occupancy_4_threads)
     f.dch->split_slot[1][1]  = (int16_t)rb;
     f.dch->split_share[1][0] = 0.75f;
     f.dch->split_share[1][1] = 0.25f;
+    f.dch->eof_paths[1]      = 2;   /* one walk through each */
     f.start_threads(4);
     gen_tuple(buf, 0, 0, HOP_A, 40);
     /* 8 passes of one tuple each, both rings drained after each */
@@ -1689,6 +1690,62 @@ TEST(mgi_sorter, split_over_next_hops_by_share_and_occupancy_4_threads)
             EXPECT_EQ((m.dst == HOP_A) ? 2u : 1u, m.nprod) << m.dst;
         }
     }
+}
+
+/* A relay that spreads what it forwards towards A over two next hops
+ * (A's ring and B's, half each): lane 1 brings 40 segments of a relayed
+ * tuple for A each, then the remote source's EOF for A; the tuples spread
+ * over both rings, and the EOF goes on through both with its count as it
+ * came (the source counted every walk), counted once as relayed. */
+TEST(mgi_sorter, relay_spreads_over_next_hops_4_threads)
+{
+    sorter_fixture f(1024, 16, 4, 1);
+    const unsigned rb = f.rings_per_hop;
+    mgi_ring_t *lane = mgi_gpu_lane(&f.dep, 1);
+    std::vector<ring_msg> a, b;
+    std::vector<uint8_t> buf;
+    mgi_msg_hdr_t h = {CH, HOP_A, REMOTE_SRC, 40};
+    uint32_t payload[2] = {3, 1};
+    int k;
+
+    f.dch->nsplit[1]         = 2;
+    f.dch->split_slot[1][0]  = 0;
+    f.dch->split_slot[1][1]  = (int16_t)rb;
+    f.dch->split_share[1][0] = 0.5f;
+    f.dch->split_share[1][1] = 0.5f;
+    f.start_threads(4);
+    gen_tuple(buf, 9, 0, HOP_A, 40);
+    for (k = 0; k < 40; ++k) {
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
+        mgi_ring_append_close(lane);
+        f.round(2);
+        drain_sort_ring(f, 0, a);
+        drain_sort_ring(f, rb, b);
+    }
+    mgi_msg_hdr_t e = {CH, HOP_A, REMOTE_SRC, MGI_MSG_LEN_EOF};
+    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &e, payload, NULL));
+    mgi_ring_append_close(lane);
+    for (k = 0; k < 4; ++k) {
+        f.round(2);
+        drain_sort_ring(f, 0, a);
+        drain_sort_ring(f, rb, b);
+    }
+    f.stop_threads();
+    EXPECT_EQ(0u, f.status.blk[0].dropped + f.status.blk[1].dropped);
+    printf("relayed tuples for A: %u through A's ring, %u through B's\n",
+           count_msgs(a, CH, HOP_A, 0), count_msgs(b, CH, HOP_A, 0));
+    EXPECT_EQ(40u, count_msgs(a, CH, HOP_A, 0) + count_msgs(b, CH, HOP_A, 0));
+    EXPECT_GE(count_msgs(a, CH, HOP_A, 0), 10u);
+    EXPECT_GE(count_msgs(b, CH, HOP_A, 0), 10u);
+    EXPECT_EQ(1u, count_msgs(a, CH, HOP_A, 1));
+    EXPECT_EQ(1u, count_msgs(b, CH, HOP_A, 1));
+    for (const ring_msg &m : a) {
+        EXPECT_TRUE(!m.eof || (m.nprod == 3u));
+    }
+    for (const ring_msg &m : b) {
+        EXPECT_TRUE(!m.eof || (m.nprod == 3u));
+    }
+    EXPECT_EQ(1u, f.dch->relay_eofs);
 }
 
 /* A relay (paper Fig. 8): lane 1 brings tuples for this endpoint and for

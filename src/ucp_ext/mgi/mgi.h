@@ -262,13 +262,13 @@ typedef struct mgi_ch_params {
                                        where direct rings would serve */
 /* Order. A destination gets each source's tuples in the order sent where
  * they take one path: every pair on one host without a topology file, and
- * every pair whose plan gives one next hop (docs/routing.md). Where the
- * plan gives a pair several next hops (no direct link, several relays),
- * its tuples spread over them, by their shares of the capacity and the
- * occupancy of their rings, and may arrive in another order; its EOF
- * still comes after every one of them. With MGI_CH_FLAG_ORDERED each pair
- * keeps to one of its next hops, and the pairs of one place spread over
- * them instead. */
+ * every pair whose plan gives one next hop at each endpoint on the way
+ * (docs/routing.md). Where the plan gives several (no direct link,
+ * several relays), tuples spread over them, by their shares of the
+ * capacity and the occupancy of their rings, and may arrive in another
+ * order; the source's EOF still comes after every one of them. With
+ * MGI_CH_FLAG_ORDERED each pair keeps to one path, and the pairs of one
+ * place spread over the next hops instead. */
 #define MGI_CH_FLAG_ORDERED   2u
 #define MGI_CH_FLAGS_ALL      (MGI_CH_FLAG_NO_DIRECT | MGI_CH_FLAG_ORDERED)
 
@@ -341,12 +341,12 @@ ucs_status_t mgi_ch_query(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t dst,
  * destination, more than max). */
 int          mgi_ch_path(mgi_context_h ctx, mgi_ch_id_t ch, mgi_ep_id_t src,
                          mgi_ep_id_t dst, mgi_ep_id_t *path, int max);
-/* The next hops source src spreads its tuples for dst over (see
- * MGI_CH_FLAG_ORDERED), the same at every rank: returns how many it wrote
- * into hops (1: the tuples take one path, mgi_ch_path's), or -1 (unknown
- * channel, source or destination, more than max). */
+/* The next hops endpoint ep of the channel spreads the tuples it sends or
+ * forwards for dst over (see MGI_CH_FLAG_ORDERED), the same at every
+ * rank: returns how many it wrote into hops (1: one, the one mgi_ch_path
+ * takes), or -1 (unknown channel or endpoint, more than max). */
 int          mgi_ch_next_hops(mgi_context_h ctx, mgi_ch_id_t ch,
-                              mgi_ep_id_t src, mgi_ep_id_t dst,
+                              mgi_ep_id_t ep, mgi_ep_id_t dst,
                               mgi_ep_id_t *hops, int max);
 
 /**
