@@ -1432,6 +1432,17 @@ TEST(mgi_sorter, quiesce_answer_two_blocks_4_threads)
     f.stop_threads();
 }
 
+/* n messages of header h and payload `payload` into ring r, the segment
+ * then closed: what a producer's flush leaves there */
+static void put_msgs(mgi_ring_t *r, const mgi_msg_hdr_t &h,
+                     const void *payload, unsigned n = 1)
+{
+    for (unsigned k = 0; k < n; ++k) {
+        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(r, &h, payload, NULL));
+    }
+    mgi_ring_append_close(r);
+}
+
 /* A message whose dst is none of its channel's destinations (a user
  * kernel's mgi_dev_send to an id beyond every endpoint, or another rank's
  * bytes in a lane) has no route: it is dropped and counted, on the send
@@ -1449,18 +1460,11 @@ TEST(mgi_sorter, dst_of_no_destination_dropped_4_threads)
     gen_tuple(buf, 0, 0, bad, 40);
     mgi_msg_hdr_t h = {CH, bad, SELF, 40};
     /* a stage segment of one such message, and one of a run of them */
-    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h, buf.data(),
-                                           NULL));
-    mgi_ring_append_close(f.dep.stage[0]);
-    for (k = 0; k < 4; ++k) {
-        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &h,
-                                               buf.data(), NULL));
-    }
-    mgi_ring_append_close(f.dep.stage[1]);
+    put_msgs(f.dep.stage[0], h, buf.data());
+    put_msgs(f.dep.stage[1], h, buf.data(), 4);
     /* a lane segment from the remote source with one */
     h.src = REMOTE_SRC;
-    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
-    mgi_ring_append_close(lane);
+    put_msgs(lane, h, buf.data());
     for (k = 0; k < 8; ++k) {
         f.round(2);
     }
@@ -1517,26 +1521,16 @@ TEST(mgi_sorter, hops_are_each_channels_own_4_threads)
     gen_tuple(buf, 0, 0, HOP_A, 40);
     /* stage 0: one tuple of each channel for A (walked); stage 1: a
      * segment of channel 2's tuples for A alone (whole, when marked) */
-    mgi_msg_hdr_t h = {CH, HOP_A, SELF, 40};
+    mgi_msg_hdr_t h = {CH, HOP_A, SELF, 40}, h2 = {CH2, HOP_A, SELF, 40};
     ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h, buf.data(),
                                            NULL));
-    h.ch = CH2;
-    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h, buf.data(),
-                                           NULL));
-    mgi_ring_append_close(f.dep.stage[0]);
-    for (k = 0; k < 3; ++k) {
-        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &h,
-                                               buf.data(), NULL));
-    }
-    mgi_ring_append_close(f.dep.stage[1]);
+    put_msgs(f.dep.stage[0], h2, buf.data());
+    put_msgs(f.dep.stage[1], h2, buf.data(), 3);
     /* lane 1, as a relay: a tuple of each channel for B */
-    h.src = REMOTE_SRC;
-    h.dst = HOP_B;
-    h.ch  = CH;
+    h.src  = h2.src = REMOTE_SRC;
+    h.dst  = h2.dst = HOP_B;
     ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
-    h.ch  = CH2;
-    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
-    mgi_ring_append_close(lane);
+    put_msgs(lane, h2, buf.data());
     for (k = 0; k < 8; ++k) {
         f.round(2);
     }
@@ -1572,6 +1566,17 @@ static unsigned count_msgs(const std::vector<ring_msg> &v, uint16_t ch,
     return n;
 }
 
+/* The endpoint spreads what it sends or relays for A (destination 1)
+ * over A's first sort ring, with `share` of the capacity, and B's */
+static void spread_a(sorter_fixture &f, float share)
+{
+    f.dch->nsplit[1]         = 2;
+    f.dch->split_slot[1][0]  = 0;
+    f.dch->split_slot[1][1]  = (int16_t)f.rings_per_hop;
+    f.dch->split_share[1][0] = share;
+    f.dch->split_share[1][1] = 1 - share;
+}
+
 /* The mover of sort ring r, as run_sorter's: the segments its mirror
  * shows ready, their messages into v, then released */
 static void drain_sort_ring(sorter_fixture &f, unsigned r,
@@ -1598,6 +1603,18 @@ static void drain_sort_ring(sorter_fixture &f, unsigned r,
     mgi_ring_mirror_release(f.dep.mirror[r], f.mover_cons[r]);
 }
 
+/* n rounds of both sorter blocks, A's and B's first sort rings drained
+ * after each into a and b */
+static void rounds_drained(sorter_fixture &f, std::vector<ring_msg> &a,
+                           std::vector<ring_msg> &b, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        f.round(2);
+        drain_sort_ring(f, 0, a);
+        drain_sort_ring(f, f.rings_per_hop, b);
+    }
+}
+
 /* A source that spreads its own tuples for one destination over two next
  * hops (the plan gave several, mgi_ch_split_t: A's ring with 3/4 of the
  * capacity, B's with 1/4). While both rings keep up its passes go in
@@ -1620,22 +1637,14 @@ TEST(mgi_sorter, split_over_next_hops_by_share_and_occupancy_4_threads)
     unsigned a1, b1;
     int k;
 
-    f.dch->nsplit[1]         = 2;
-    f.dch->split_slot[1][0]  = 0;
-    f.dch->split_slot[1][1]  = (int16_t)rb;
-    f.dch->split_share[1][0] = 0.75f;
-    f.dch->split_share[1][1] = 0.25f;
-    f.dch->eof_paths[1]      = 2;   /* one walk through each */
+    spread_a(f, 0.75f);
+    f.dch->eof_paths[1] = 2;   /* one walk through each */
     f.start_threads(4);
     gen_tuple(buf, 0, 0, HOP_A, 40);
     /* 8 passes of one tuple each, both rings drained after each */
     for (k = 0; k < 8; ++k) {
-        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &h,
-                                               buf.data(), NULL));
-        mgi_ring_append_close(f.dep.stage[0]);
-        f.round(2);
-        drain_sort_ring(f, 0, a);
-        drain_sort_ring(f, rb, b);
+        put_msgs(f.dep.stage[0], h, buf.data());
+        rounds_drained(f, a, b, 1);
     }
     a1 = count_msgs(a, CH, HOP_A, 0);
     b1 = count_msgs(b, CH, HOP_A, 0);
@@ -1648,22 +1657,14 @@ TEST(mgi_sorter, split_over_next_hops_by_share_and_occupancy_4_threads)
     for (k = 0; k < 150; ++k) {
         ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &h,
                                                buf.data(), NULL));
-        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[1], &hb,
-                                               buf.data(), NULL));
-        mgi_ring_append_close(f.dep.stage[1]);
+        put_msgs(f.dep.stage[1], hb, buf.data());
         f.round(2);
         drain_sort_ring(f, rb, b);
     }
     /* the EOF of stage ring 0, then every ring drained */
     mgi_msg_hdr_t e = {CH, MGI_EP_ID_ALL, SELF, MGI_MSG_LEN_EOF};
-    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(f.dep.stage[0], &e, payload,
-                                           NULL));
-    mgi_ring_append_close(f.dep.stage[0]);
-    for (k = 0; k < 4; ++k) {
-        f.round(2);
-        drain_sort_ring(f, 0, a);
-        drain_sort_ring(f, rb, b);
-    }
+    put_msgs(f.dep.stage[0], e, payload);
+    rounds_drained(f, a, b, 4);
     f.stop_threads();
     EXPECT_EQ(0u, f.status.blk[0].dropped + f.status.blk[1].dropped);
     printf("walked passes with A's mover stopped: %u of A's tuples to A's "
@@ -1700,7 +1701,6 @@ TEST(mgi_sorter, split_over_next_hops_by_share_and_occupancy_4_threads)
 TEST(mgi_sorter, relay_spreads_over_next_hops_4_threads)
 {
     sorter_fixture f(1024, 16, 4, 1);
-    const unsigned rb = f.rings_per_hop;
     mgi_ring_t *lane = mgi_gpu_lane(&f.dep, 1);
     std::vector<ring_msg> a, b;
     std::vector<uint8_t> buf;
@@ -1708,28 +1708,16 @@ TEST(mgi_sorter, relay_spreads_over_next_hops_4_threads)
     uint32_t payload[2] = {3, 1};
     int k;
 
-    f.dch->nsplit[1]         = 2;
-    f.dch->split_slot[1][0]  = 0;
-    f.dch->split_slot[1][1]  = (int16_t)rb;
-    f.dch->split_share[1][0] = 0.5f;
-    f.dch->split_share[1][1] = 0.5f;
+    spread_a(f, 0.5f);
     f.start_threads(4);
     gen_tuple(buf, 9, 0, HOP_A, 40);
     for (k = 0; k < 40; ++k) {
-        ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &h, buf.data(), NULL));
-        mgi_ring_append_close(lane);
-        f.round(2);
-        drain_sort_ring(f, 0, a);
-        drain_sort_ring(f, rb, b);
+        put_msgs(lane, h, buf.data());
+        rounds_drained(f, a, b, 1);
     }
     mgi_msg_hdr_t e = {CH, HOP_A, REMOTE_SRC, MGI_MSG_LEN_EOF};
-    ASSERT_EQ(MGI_RING_OK, mgi_ring_append(lane, &e, payload, NULL));
-    mgi_ring_append_close(lane);
-    for (k = 0; k < 4; ++k) {
-        f.round(2);
-        drain_sort_ring(f, 0, a);
-        drain_sort_ring(f, rb, b);
-    }
+    put_msgs(lane, e, payload);
+    rounds_drained(f, a, b, 4);
     f.stop_threads();
     EXPECT_EQ(0u, f.status.blk[0].dropped + f.status.blk[1].dropped);
     printf("relayed tuples for A: %u through A's ring, %u through B's\n",
