@@ -1064,19 +1064,21 @@ static ucs_status_t mgi_gpu_ch_split(mgi_ep_t *ep, mgi_channel_t *ch,
         return UCS_OK;
     }
     n = (uint8_t)sp->n;
-    for (k = 0; (status == UCS_OK) && (n > 1) && (k < n); ++k) {
-        status = mgi_gpu_hop_slot_of(ep, ch, sp->hop[k], &slot[k]);
-    }
-    if ((status == UCS_OK) && (n > 1)) {
-        status = mgi_gpu_poke_nb(ep, dev->split_slot[i], slot,
-                                 n * sizeof(*slot));
-    }
-    if ((status == UCS_OK) && (n > 1)) {
-        status = mgi_gpu_poke_nb(ep, dev->split_share[i], sp->share,
-                                 n * sizeof(*sp->share));
-    }
-    if ((status == UCS_OK) && (n > 1)) {
-        status = mgi_gpu_poke_nb(ep, &dev->nsplit[i], &n, sizeof(n));
+    if (n > 1) {
+        for (k = 0; (status == UCS_OK) && (k < n); ++k) {
+            status = mgi_gpu_hop_slot_of(ep, ch, sp->hop[k], &slot[k]);
+        }
+        if (status == UCS_OK) {
+            status = mgi_gpu_poke_nb(ep, dev->split_slot[i], slot,
+                                     n * sizeof(*slot));
+        }
+        if (status == UCS_OK) {
+            status = mgi_gpu_poke_nb(ep, dev->split_share[i], sp->share,
+                                     n * sizeof(*sp->share));
+        }
+        if (status == UCS_OK) {
+            status = mgi_gpu_poke_nb(ep, &dev->nsplit[i], &n, sizeof(n));
+        }
     }
     if (status == UCS_OK) {
         status = mgi_gpu_poke_nb(ep, &dev->eof_paths[i], &sp->paths,

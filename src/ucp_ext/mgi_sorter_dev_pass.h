@@ -402,12 +402,10 @@ MGI_SDEV_INLINE mgi_ring_t *mgi_gpu_sort_ring(const mgi_gpu_dep_t *d,
                             slot + MGI_BID % d->sort_rings : slot]);
 }
 
-/* The route slot of channel ch's next hop towards `dst` at this endpoint
- * (mgi_gpu_dch_t::hop), or MGI_GPU_SLOT_OUT where dst is none of the
- * channel's destinations (a user kernel's send to another id, another
- * rank's bytes in a lane: no route). The one place that reads the hops;
- * a channel has at most MGI_GPU_MAX_TARGETS destinations, and callers
- * keep the answer for a walk or a run. */
+/* The number of `dst` among channel ch's destinations, or -1 (a user
+ * kernel's send to another id, another rank's bytes in a lane: no route).
+ * A channel has at most MGI_GPU_MAX_TARGETS destinations, and callers keep
+ * the answer for a walk or a run. */
 MGI_SDEV_INLINE int mgi_gpu_dst_k(const mgi_gpu_dch_t *ch, uint16_t dst)
 {
     uint32_t k;
@@ -421,6 +419,9 @@ MGI_SDEV_INLINE int mgi_gpu_dst_k(const mgi_gpu_dch_t *ch, uint16_t dst)
     return -1;
 }
 
+/* The route slot of channel ch's one next hop towards `dst` at this
+ * endpoint (mgi_gpu_dch_t::hop), or MGI_GPU_SLOT_OUT where dst is none of
+ * the channel's destinations */
 MGI_SDEV_INLINE int16_t mgi_gpu_hop_slot(const mgi_gpu_dch_t *ch,
                                          uint16_t dst)
 {
