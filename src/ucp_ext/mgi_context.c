@@ -421,7 +421,12 @@ static void mgi_context_disconnect(mgi_context_t *ctx, int apart)
  * another rank on this host) and the list names transports without it:
  * UCX_TLS is the application's choice for its own UCP, and without
  * cuda_mgi the movers' puts of GPU memory to the other processes have no
- * transport (mgi_ep_create refuses then). NULL: UCP's own choice. */
+ * transport (mgi_ep_create refuses then). Where UCX_TLS is not set, there,
+ * every transport but cuda_ipc: cuda_mgi moves the same memory, and a
+ * cuda_ipc mapping outlives ucp_cleanup in UCX's process-wide cache, which
+ * UCX 1.22 closes after the CUDA driver has shut down at exit (an error
+ * line of cuDevicePrimaryCtxGetState in every process). NULL: UCP's own
+ * choice. */
 static const char *mgi_context_tls(mgi_context_t *ctx,
                                    const mgi_context_params_t *params,
                                    char *buf, size_t len)
@@ -431,9 +436,17 @@ static const char *mgi_context_tls(mgi_context_t *ctx,
     if ((params->ucx_tls != NULL) && (params->ucx_tls[0] != '\0')) {
         return params->ucx_tls;
     }
-    if ((env == NULL) || (env[0] == '\0') || (env[0] == '^') ||
-        mgi_tls_names(env, "cuda_mgi") || mgi_tls_names(env, "all") ||
-        (ctx->host_peers == 0) || !mgi_machine_has_gpu()) {
+    if ((ctx->host_peers == 0) || !mgi_machine_has_gpu()) {
+        return NULL;
+    }
+    if ((env == NULL) || (env[0] == '\0')) {
+        ucs_info("mgi context %p: transports ^cuda_ipc (UCX_TLS is not set; "
+                 "cuda_mgi serves the GPU endpoints of the %d other "
+                 "process(es) on this host)", ctx, ctx->host_peers);
+        return "^cuda_ipc";
+    }
+    if ((env[0] == '^') || mgi_tls_names(env, "cuda_mgi") ||
+        mgi_tls_names(env, "all")) {
         return NULL;
     }
     snprintf(buf, len, "%s,cuda_mgi", env);
