@@ -91,8 +91,7 @@ MGI_SDEV int mgi_gpu_send_eof(const mgi_gpu_dep_t *d,
         ns = (ch->dst[k] == d->id) ? 1 : mgi_gpu_nsplit(ch, (int)k);
         for (i = 0; i < ns; ++i, ++n) {
             slot = (ch->dst[k] == d->id) ? (int16_t)MGI_GPU_SLOT_LOOPBACK :
-                   (ns > 1) ? mgi_vld(&ch->split_slot[k][i]) :
-                              mgi_vld(&ch->hop[k]);
+                   mgi_gpu_hop_at(ch, (int)k, i, ns);
             if (n == MGI_GPU_MAX_TARGETS) {
                 goto undo;  /* more than a pass's targets */
             }
@@ -178,9 +177,7 @@ MGI_SDEV int mgi_gpu_relay_eof(const mgi_gpu_dep_t *d, const mgi_msg_hdr_t *h)
     n = mgi_gpu_nsplit(ch, k);
     for (i = 0; i < n; ++i) {
         ring[i] = mgi_gpu_send_ring(d, MGI_GPU_NO_DST,
-                                    (n > 1) ?
-                                    mgi_vld(&ch->split_slot[k][i]) :
-                                    mgi_vld(&ch->hop[k]));
+                                    mgi_gpu_hop_at(ch, k, i, n));
         if ((ring[i] == NULL) ||
             !mgi_gpu_eof_reserve(d, ring[i], &seg[i], &off[i], &pos[i])) {
             for (j = 0; j < i; ++j) {

@@ -450,6 +450,14 @@ MGI_SDEV_INLINE uint32_t mgi_gpu_nsplit(const mgi_gpu_dch_t *ch, int k)
     return ((n < 2) || (n > MGI_ROUTE_MAX_SPLIT)) ? 1 : n;
 }
 
+/* Thread 0: the route slot of next hop i (< n = mgi_gpu_nsplit(ch, k))
+ * of destination number k of channel ch */
+MGI_SDEV_INLINE int16_t mgi_gpu_hop_at(const mgi_gpu_dch_t *ch, int k,
+                                       uint32_t i, uint32_t n)
+{
+    return (n > 1) ? mgi_vld(&ch->split_slot[k][i]) : mgi_vld(&ch->hop[k]);
+}
+
 /* Thread 0: the route slot that takes this endpoint's tuples of channel
  * ch for its destination number k, its own or relayed (-1: none of its
  * destinations): the next hop's, or of several it spreads over, the one
@@ -469,16 +477,16 @@ MGI_SDEV_INLINE int16_t mgi_gpu_send_slot(const mgi_gpu_dep_t *d,
     }
     n = mgi_gpu_nsplit(ch, k);
     if (n == 1) {
-        return mgi_vld(&ch->hop[k]);
+        return mgi_gpu_hop_at(ch, k, 0, n);
     }
     for (i = 0; i < n; ++i) {
         r        = mgi_gpu_send_ring(d, MGI_GPU_NO_DST,
-                                     mgi_vld(&ch->split_slot[k][i]));
+                                     mgi_gpu_hop_at(ch, k, i, n));
         used[i]  = (r != NULL) ? mgi_ring_count(r) : 0xffffu;
         share[i] = mgi_vld(&ch->split_share[k][i]);
     }
-    return mgi_vld(&ch->split_slot[k][mgi_split_pick(
-            n, used, share, d->blk[MGI_BID].npick++)]);
+    return mgi_gpu_hop_at(ch, k, mgi_split_pick(n, used, share,
+                                                d->blk[MGI_BID].npick++), n);
 }
 
 /* Thread 0, send side: the ring that takes a tuple of channel ch for
