@@ -271,8 +271,9 @@ extern char **environ;
 
 /* The UCS parser's fill, whose signature changed: UCX 1.13 takes the
  * fields and their prefix, later versions a table entry. */
-static ucs_status_t mgi_config_fill(void *opts, ucs_config_field_t *fields,
-                                    size_t size, const char *table_prefix)
+static ucs_status_t mgi_config_fill_env(void *opts, ucs_config_field_t *fields,
+                                        size_t size, const char *env_prefix,
+                                        const char *table_prefix)
 {
 #if UCP_API_MINOR >= 14 || UCP_API_MAJOR > 1
     ucs_config_global_list_entry_t entry;
@@ -282,13 +283,36 @@ static ucs_status_t mgi_config_fill(void *opts, ucs_config_field_t *fields,
     entry.prefix = table_prefix;
     entry.table  = fields;
     entry.size   = size;
-    return ucs_config_parser_fill_opts(opts, &entry, MGI_ENV_PREFIX, 0);
+    return ucs_config_parser_fill_opts(opts, &entry, env_prefix, 0);
 #else
     (void)size;
-    return ucs_config_parser_fill_opts(opts, fields, MGI_ENV_PREFIX,
+    return ucs_config_parser_fill_opts(opts, fields, env_prefix,
                                        table_prefix, 0);
 #endif
 }
+
+static ucs_status_t mgi_config_fill(void *opts, ucs_config_field_t *fields,
+                                    size_t size, const char *table_prefix)
+{
+    return mgi_config_fill_env(opts, fields, size, MGI_ENV_PREFIX,
+                               table_prefix);
+}
+
+/* The transport's setting that the channels' plan reads too, read the way
+ * cuda_mgi reads it: UCX then counts it as used where no cuda_mgi
+ * interface is opened (a machine without a GPU), and does not warn of it
+ * as unused at ucp_init. */
+typedef struct {
+    char *topo_file;
+} mgi_uct_config_t;
+
+static ucs_config_field_t mgi_uct_config_table[] = {
+    {"TOPO_FILE", "",
+     "cuda_mgi's topology file (UCX_CUDA_MGI_TOPO_FILE), from which the\n"
+     "channels' plan takes this host's graph too.",
+     ucs_offsetof(mgi_uct_config_t, topo_file), UCS_CONFIG_TYPE_STRING},
+    {NULL}
+};
 
 /* Whether s is a decimal number, blanks around it allowed (or "auto"). */
 static int mgi_config_is_decimal(const char *s, int may_be_auto)
@@ -468,6 +492,7 @@ static mgi_config_t      mgi_cfg;
 static mgi_test_config_t mgi_tcfg;
 static pthread_mutex_t   mgi_cfg_lock = PTHREAD_MUTEX_INITIALIZER;
 static int               mgi_cfg_filled;
+static const char        *mgi_topo_file; /* UCX_CUDA_MGI_TOPO_FILE, interned */
 
 /* A string setting's value as long as the process lives: params filled
  * by one read keep pointing at it after the next read released the
@@ -535,6 +560,15 @@ static ucs_status_t mgi_config_read(mgi_context_params_t *p, uint64_t keep,
         status = say ? UCS_ERR_INVALID_PARAM : UCS_OK;
     }
     mgi_cfg_filled = 1;
+    {
+        mgi_uct_config_t u;
+
+        if (mgi_config_fill_env(&u, mgi_uct_config_table, sizeof(u), "UCX_",
+                                "CUDA_MGI_") == UCS_OK) {
+            mgi_topo_file = mgi_config_intern(u.topo_file);
+            ucs_config_parser_release_opts(&u, mgi_uct_config_table);
+        }
+    }
 
     if (!(keep & MGI_CONTEXT_PARAM_FIELD_GPU_DEFAULTS)) {
         p->gpu_defaults = (mgi_tcfg.gpu_defaults == UCS_ULUNITS_AUTO) ?
@@ -742,6 +776,16 @@ int mgi_config_test_hook(const char *name)
     }
     pthread_mutex_unlock(&mgi_cfg_lock);
     return v;
+}
+
+const char *mgi_config_topo_file(void)
+{
+    const char *f;
+
+    pthread_mutex_lock(&mgi_cfg_lock);
+    f = mgi_cfg_filled ? mgi_topo_file : getenv("UCX_CUDA_MGI_TOPO_FILE");
+    pthread_mutex_unlock(&mgi_cfg_lock);
+    return ((f != NULL) && (f[0] != '\0')) ? f : NULL;
 }
 
 int mgi_config_seg_size_set(void)

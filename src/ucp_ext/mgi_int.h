@@ -60,6 +60,9 @@ int          mgi_config_test_hook(const char *name);
 /* Whether the environment sets MGI_SEG_SIZE (the GPU default may then not
  * be halved to fit a sorter's shared memory). */
 int          mgi_config_seg_size_set(void);
+/* UCX_CUDA_MGI_TOPO_FILE as the last context create read it (NULL: not
+ * set), through a UCS table: read so, UCX counts it as used. */
+const char  *mgi_config_topo_file(void);
 /* Whether the NVIDIA driver lists a GPU this process may see (read from
  * /proc, without initializing CUDA) */
 int          mgi_machine_has_gpu(void);

@@ -110,16 +110,11 @@ static void mgi_route_ifaces(mgi_route_rec_t *rec)
     closedir(dir);
 }
 
-/* The topology file of this host (the transport's setting, read the same
- * way here), and this host's graph: that file where set, else discovery */
-static const char *mgi_route_topo_file(void)
-{
-    return getenv("UCX_CUDA_MGI_TOPO_FILE");
-}
-
+/* This host's graph: the transport's topology file where set
+ * (UCX_CUDA_MGI_TOPO_FILE, mgi_config_topo_file), else discovery */
 static ucs_status_t mgi_route_host_graph(gig_graph_t **g)
 {
-    return gig_graph_load(mgi_route_topo_file(), NULL, g);
+    return gig_graph_load(mgi_config_topo_file(), NULL, g);
 }
 
 /* The NUMA node of the CPU this thread runs on (its cpuN/nodeM entry in
@@ -390,7 +385,7 @@ static ucs_status_t mgi_route_host_text(mgi_context_t *ctx,
  * direct), said. */
 ucs_status_t mgi_route_init(mgi_context_t *ctx)
 {
-    const char *file = mgi_route_topo_file();
+    const char *file = mgi_config_topo_file();
     mgi_route_rec_t mine, *recs = NULL;
     struct {
         int32_t  status;

@@ -20,6 +20,9 @@ esac
 if [ -n "$topo" ]; then
     export UCX_CUDA_MGI_TOPO_FILE="$here/topo/$topo"
     echo "UCX_CUDA_MGI_TOPO_FILE=$UCX_CUDA_MGI_TOPO_FILE"
+    # libmgi reads it as a UCX setting: UCX must not call it unused, also
+    # where no cuda_mgi interface opens (no GPU)
+    export UCX_WARN_UNUSED_ENV_VARS=y
 fi
 
 if [ -n "$compile" ]; then
@@ -46,14 +49,25 @@ fi
 export UCX_TLS=$tls
 echo "UCX_TLS=$UCX_TLS np=$np args=$args"
 start=$(date +%s)
+out=$(mktemp)
 if [ -n "$oob" ]; then
     # the test forks its ranks itself; bound it with timeout(1)
-    timeout -k 5 "$timeout" "$bindir/$prog" --oob "$oob" $args
+    timeout -k 5 "$timeout" "$bindir/$prog" --oob "$oob" $args > "$out" 2>&1
     rc=$?
+    cat "$out"
     [ $rc -eq 124 ] && echo "TIMEOUT: hung after $timeout s"
 else
-    "$bindir/mgi_launch" -n "$np" -t "$timeout" -- "$bindir/$prog" $args
+    "$bindir/mgi_launch" -n "$np" -t "$timeout" -- "$bindir/$prog" $args \
+        > "$out" 2>&1
     rc=$?
+    cat "$out"
 fi
+if [ $rc -eq 0 ] && [ -n "$topo" ] &&
+   grep "unused environment variable" "$out" |
+       grep -q "UCX_CUDA_MGI_TOPO_FILE"; then
+    echo "FAIL: UCX called UCX_CUDA_MGI_TOPO_FILE unused"
+    rc=1
+fi
+rm -f "$out"
 echo "run time: $(( $(date +%s) - start )) s, exit $rc"
 exit $rc
