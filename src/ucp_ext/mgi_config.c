@@ -298,18 +298,17 @@ static ucs_status_t mgi_config_fill(void *opts, ucs_config_field_t *fields,
                                table_prefix);
 }
 
-/* The transport's setting that the channels' plan reads too, read the way
- * cuda_mgi reads it: UCX then counts it as used where no cuda_mgi
- * interface is opened (a machine without a GPU), and does not warn of it
- * as unused at ucp_init. */
+/* cuda_mgi's UCX_CUDA_MGI_TOPO_FILE, which the channels' plan reads too,
+ * read the way cuda_mgi reads it: UCX then counts it as used where no
+ * cuda_mgi interface is opened (a machine without a GPU), and does not
+ * warn of it as unused at ucp_init. Its documentation is cuda_mgi's
+ * (ucx_info -c, docs/transport.md). */
 typedef struct {
     char *topo_file;
 } mgi_uct_config_t;
 
 static ucs_config_field_t mgi_uct_config_table[] = {
-    {"TOPO_FILE", "",
-     "cuda_mgi's topology file (UCX_CUDA_MGI_TOPO_FILE), from which the\n"
-     "channels' plan takes this host's graph too.",
+    {"TOPO_FILE", "", "cuda_mgi's; see its own table.",
      ucs_offsetof(mgi_uct_config_t, topo_file), UCS_CONFIG_TYPE_STRING},
     {NULL}
 };
@@ -783,9 +782,9 @@ const char *mgi_config_topo_file(void)
     const char *f;
 
     pthread_mutex_lock(&mgi_cfg_lock);
-    f = mgi_cfg_filled ? mgi_topo_file : getenv("UCX_CUDA_MGI_TOPO_FILE");
+    f = mgi_topo_file;          /* interned: NULL for "" */
     pthread_mutex_unlock(&mgi_cfg_lock);
-    return ((f != NULL) && (f[0] != '\0')) ? f : NULL;
+    return f;
 }
 
 int mgi_config_seg_size_set(void)
