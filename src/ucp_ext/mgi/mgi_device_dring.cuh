@@ -244,6 +244,93 @@ __device__ static inline void mgi_dev_dring_publish(const mgi_dev_ch_t *h,
     }
 }
 
+/* Whether a warp's tuples of WD words may go to their rings transposed
+ * (mgi_dev_dring_put_chunks, in a block of whole warps): 16-byte chunks,
+ * more than one a tuple, a whole number of tuples a warp */
+template <unsigned WD>
+__host__ __device__ constexpr bool mgi_dev_dring_chunked(void)
+{
+    return (WD % 2 == 0) && (WD / 2 > 1) &&
+           (32 % ((WD / 2 > 1) ? WD / 2 : 1) == 0) && MGI_DEV_DRING_V16;
+}
+
+/* Every lane of a whole warp, each with a tuple of C 16-byte chunks in
+ * registers (v: 2 * C words; 1 < C <= CMAX, 32 % C == 0, the same in
+ * every lane) and its ring slot (at; NULL: none): the warp stores its
+ * tuples chunk by chunk, so that one store instruction writes C
+ * consecutive chunks of each of 32 / C tuples. With one tuple a lane, a
+ * store of the warp would write a chunk every 16 * C bytes: a masked
+ * write across the link for each, which held 64-byte tuples to about a
+ * quarter of the link. Lane l takes chunk l % C of the tuple of lane
+ * r * 32 / C + l / C in round r, by shuffles; tuples of one destination
+ * from consecutive lanes are side by side in its ring, so a store writes
+ * whole 32-byte sectors. */
+template <unsigned CMAX>
+__device__ static __forceinline__ void mgi_dev_dring_put_chunks(
+        char *at, const uint64_t *v, unsigned C)
+{
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned c    = lane % C;
+    unsigned long long a0, a1, x0, x1;
+    unsigned r, k, q;
+    char *to;
+
+#pragma unroll
+    for (r = 0; r < CMAX; ++r) {
+        if (r >= C) {
+            break;                      /* the same in every lane */
+        }
+        q  = r * (32 / C) + lane / C;
+        to = (char*)__shfl_sync(0xffffffffu, (unsigned long long)at, q);
+        x0 = 0;
+        x1 = 0;
+#pragma unroll
+        for (k = 0; k < CMAX; ++k) {
+            if (k < C) {
+                a0 = __shfl_sync(0xffffffffu, (unsigned long long)v[2 * k],
+                                 q);
+                a1 = __shfl_sync(0xffffffffu,
+                                 (unsigned long long)v[2 * k + 1], q);
+                if (k == c) {
+                    x0 = a0;
+                    x1 = a1;
+                }
+            }
+        }
+        if (to != NULL) {
+            ((ulonglong2*)to)[c] = make_ulonglong2(x0, x1);
+        }
+    }
+}
+
+/* Every lane of a whole warp, each with a tuple of ts bytes at `tuple`
+ * (NULL: none): its 16-byte chunks in v, and their count where the warp
+ * can store its tuples with mgi_dev_dring_put_chunks (ts of 2 or 4
+ * chunks, every lane's tuple 16-byte aligned; the same in every lane);
+ * else 0, and the caller copies each tuple by its own thread. */
+__device__ static __forceinline__ unsigned mgi_dev_dring_load_chunks(
+        const void *tuple, unsigned ts, uint64_t *v)
+{
+    const unsigned C = ts / 16;
+    ulonglong2 x;
+    unsigned k;
+
+    if (!MGI_DEV_DRING_V16 || (ts % 16 != 0) || ((C != 2) && (C != 4)) ||
+        !__all_sync(0xffffffffu, (tuple == NULL) ||
+                                 ((uintptr_t)tuple % 16 == 0))) {
+        return 0;
+    }
+#pragma unroll
+    for (k = 0; k < 4; ++k) {
+        if ((k < C) && (tuple != NULL)) {
+            x            = ((const ulonglong2*)tuple)[k];
+            v[2 * k]     = x.x;
+            v[2 * k + 1] = x.y;
+        }
+    }
+    return C;
+}
+
 /* mgi_dev_send_block on a channel with direct rings: every thread passes
  * one tuple of the schema's size or none; an explicit destination, the
  * partition key, or (neither) every destination. All or nothing. */
@@ -264,7 +351,8 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     const int has       = (len > 0);
     const int bc        = has && (dst < 0) && (h->part_key < 0);
     uint32_t slot = MGI_DEV_NO_SLOT, rk, rb;
-    unsigned j;
+    uint64_t v[8];      /* the tuple's chunks (mgi_dev_dring_load_chunks) */
+    unsigned j, C;
 
     mgi_dev_dring_check_grid(h);
     if (has && (len != ts)) {
@@ -293,7 +381,22 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
         return 0;
     }
     mgi_dev_dring_land(h, nd, s_di, s_cnt, s_tail, s_ptr, s_pm);
-    if (bc) {
+    C = (blockDim.x % 32 == 0) ?
+        mgi_dev_dring_load_chunks(has ? tuple : NULL, ts, v) : 0;
+    if (C > 0) {
+        /* the warp's tuples chunk by chunk: those for every destination,
+         * then the others */
+        for (j = 0; __any_sync(0xffffffffu, bc) && (j < nd); ++j) {
+            mgi_dev_dring_put_chunks<4>(
+                    bc ? mgi_dev_dring_slot(s_ptr, s_pm, s_tail, j,
+                                            s_uni[j] + rb, ts) : NULL,
+                    v, C);
+        }
+        mgi_dev_dring_put_chunks<4>(
+                (has && !bc) ? mgi_dev_dring_slot(s_ptr, s_pm, s_tail, slot,
+                                                  rk, ts) : NULL,
+                v, C);
+    } else if (bc) {
         for (j = 0; j < nd; ++j) {
             mgi_copy_bytes(mgi_dev_dring_slot(s_ptr, s_pm, s_tail, j,
                                               s_uni[j] + rb, ts),

@@ -133,7 +133,7 @@ __device__ static __forceinline__ void mgi_dev_tile_count(
 }
 
 /* A tuple of WD 8-byte words from registers into its ring slot, by its
- * own thread (where mgi_dev_dring_put_warp does not store it): 16-byte
+ * own thread (where mgi_dev_dring_put_chunks does not store it): 16-byte
  * stores where WD is even (the slot is aligned to them then: rings start
  * on MGI_RING_LINE boundaries, slots at multiples of the tuple size), so
  * two threads with consecutive 16-byte slots fill a 32-byte sector;
@@ -154,59 +154,6 @@ __device__ static __forceinline__ void mgi_dev_dring_put(char *at,
 #pragma unroll
         for (k = 0; k < WD; ++k) {
             ((uint64_t*)at)[k] = v[k];
-        }
-    }
-}
-
-/* Whether a warp's tuples of WD words may go to their rings transposed
- * (mgi_dev_dring_put_warp, in a block of whole warps): 16-byte chunks,
- * more than one a tuple, a whole number of tuples a warp */
-template <unsigned WD>
-__host__ __device__ constexpr bool mgi_dev_dring_chunked(void)
-{
-    return (WD % 2 == 0) && (WD / 2 > 1) &&
-           (32 % ((WD / 2 > 1) ? WD / 2 : 1) == 0) && MGI_DEV_DRING_V16;
-}
-
-/* Every lane of a whole warp, each with a tuple of WD words in registers
- * (v) and its ring slot (at; NULL: none): the warp stores its tuples
- * chunk by chunk, so that one store instruction writes C = WD / 2
- * consecutive 16-byte chunks of each of 32 / C tuples. With one tuple a
- * lane, a store of the warp would write a 16-byte chunk every WD * 8
- * bytes: a masked write across the link for each, which held 64-byte
- * tuples to about a quarter of the link. Lane l takes chunk l % C of the
- * tuple of lane r * 32 / C + l / C in round r, by shuffles; tuples of one
- * destination from consecutive lanes are side by side in its ring, so a
- * store writes whole 32-byte sectors. */
-template <unsigned WD>
-__device__ static __forceinline__ void mgi_dev_dring_put_warp(char *at,
-                                                              const uint64_t *v)
-{
-    constexpr unsigned C = WD / 2;      /* > 1: mgi_dev_dring_chunked */
-    const unsigned lane  = threadIdx.x % 32;
-    const unsigned c     = lane % C;
-    unsigned long long a0, a1, x0, x1;
-    unsigned r, k, q;
-    char *to;
-
-#pragma unroll
-    for (r = 0; r < C; ++r) {
-        q  = r * (32 / C) + lane / C;
-        to = (char*)__shfl_sync(0xffffffffu, (unsigned long long)at, q);
-        x0 = 0;
-        x1 = 0;
-#pragma unroll
-        for (k = 0; k < C; ++k) {
-            a0 = __shfl_sync(0xffffffffu, (unsigned long long)v[2 * k], q);
-            a1 = __shfl_sync(0xffffffffu, (unsigned long long)v[2 * k + 1],
-                             q);
-            if (k == c) {
-                x0 = a0;
-                x1 = a1;
-            }
-        }
-        if (to != NULL) {
-            ((ulonglong2*)to)[c] = make_ulonglong2(x0, x1);
         }
     }
 }
@@ -247,7 +194,7 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
     uint64_t v[U * WD];
     uint32_t sl[U], rk[U], slot;
     unsigned i, j, u, k, base;
-    int stored = 0;     /* the tuples are in their rings */
+    bool warps;         /* a block of whole warps */
     char *at;
 
     mgi_dev_dring_check_grid(h);
@@ -271,35 +218,25 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
         return 0;
     }
     mgi_dev_dring_land(h, nt, s_di, s_cnt, s_tail, s_ptr, s_pm);
-    if constexpr ((W > 0) && mgi_dev_dring_chunked<WD>()) {
-        if (blockDim.x % 32 == 0) {
-            /* every lane of the warp in each round, with a tuple or none */
+    /* chunk by chunk where the warp can (every lane in each round, with
+     * a tuple or none), else each tuple by its own thread */
+    warps = (blockDim.x % 32 == 0);
 #pragma unroll
-            for (u = 0; u < U; ++u) {
-                for (j = 0; j < ((nslot > 1) ? 1 : nt); ++j) {
-                    slot = (nslot > 1) ? sl[u] : j;
-                    at   = (sl[u] == MGI_DEV_NO_SLOT) ? NULL :
-                           mgi_dev_dring_slot(s_ptr, s_pm, s_tail, slot,
-                                              (nslot > 1) ? rk[u] :
-                                              tid + u * blockDim.x, ts);
-                    mgi_dev_dring_put_warp<WD>(at, &v[u * WD]);
+    for (u = 0; (W > 0) && (u < U); ++u) {
+        for (j = 0; j < ((nslot > 1) ? 1 : nt); ++j) {
+            slot = (nslot > 1) ? sl[u] : j;
+            at   = (sl[u] == MGI_DEV_NO_SLOT) ? NULL :
+                   mgi_dev_dring_slot(s_ptr, s_pm, s_tail, slot,
+                                      (nslot > 1) ? rk[u] :
+                                                    tid + u * blockDim.x,
+                                      ts);
+            if constexpr (mgi_dev_dring_chunked<WD>()) {
+                if (warps) {
+                    mgi_dev_dring_put_chunks<WD / 2>(at, &v[u * WD], WD / 2);
+                    continue;
                 }
             }
-            stored = 1;
-        }
-    }
-    if ((W > 0) && !stored) {
-#pragma unroll
-        for (u = 0; u < U; ++u) {
-            if (sl[u] == MGI_DEV_NO_SLOT) {
-                continue;
-            }
-            for (j = 0; j < ((nslot > 1) ? 1 : nt); ++j) {
-                slot = (nslot > 1) ? sl[u] : j;
-                at   = mgi_dev_dring_slot(s_ptr, s_pm, s_tail, slot,
-                                          (nslot > 1) ? rk[u] :
-                                                        tid + u * blockDim.x,
-                                          ts);
+            if (at != NULL) {
                 mgi_dev_dring_put<WD>(at, &v[u * WD]);
             }
         }
