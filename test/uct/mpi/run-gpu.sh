@@ -16,16 +16,20 @@
 # the tree's .deps/ucx) and the mpirun on the PATH.
 #
 # OUTDIR gets, for each transport T:
-#   T.txt         the program's output (the tables)
-#   T.err         mpirun's and the ranks' messages
+#   T.txt, T.N.txt  the program's output (the tables) of the first run and
+#                 of run N after it
+#   T.err, T.N.err  mpirun's and the ranks' messages
 #   T.lanes       UCX's endpoint configuration from a short run at
 #                 UCX_LOG_LEVEL=info: which transports carried what
-# and compare.txt: for every table of both runs, per size, the two values
-# and cuda_mgi / cuda_ipc (bandwidth: above 1 is cuda_mgi faster;
-# latency: below 1).
+# and compare.txt: for every table, per size, the median of each
+# transport's runs and cuda_mgi / cuda_ipc (bandwidth: above 1 is cuda_mgi
+# faster; latency: below 1).
 #
 # Environment: MGI_MPI_NP (default 2), MGI_MPIRUN_ARGS (more mpirun
-# options), MGI_UCX.
+# options), MGI_UCX, MGI_MPI_REPEAT (runs of each transport, default 3:
+# the two alternate, and compare.txt takes each one's median per size; a
+# single run of either moved by up to a fifth from one run to the next at
+# 64 KiB to 2 MiB, as ucx_perftest's 64 KiB put_bw and tag_bw did).
 #
 # Exit status: 0 when both runs got every byte right, else the first
 # failing run's (77: cannot run here, e.g. no GPU).
@@ -72,37 +76,71 @@ launch+=(${MGI_MPIRUN_ARGS:-})
     nvidia-smi -L 2>/dev/null | sed 's/^/# /'
 } | tee "$out/README"
 
+repeat=${MGI_MPI_REPEAT:-3}
+case $repeat in
+    ''|*[!0-9]*|0) echo "run-gpu.sh: MGI_MPI_REPEAT=$repeat: a count of runs" \
+                      "(1 or more)" >&2; exit 2 ;;
+esac
 status=0
 for tls in sm,cuda_mgi,cuda_copy sm,cuda_ipc,cuda_copy; do
     name=$(echo "$tls" | tr ',' '\n' | grep -E '^cuda_(mgi|ipc)$')
-    export UCX_TLS=$tls
-    echo "== UCX_TLS=$tls"
-    # which transports UCP chose, from a short run
-    UCX_LOG_LEVEL=info "${launch[@]}" -x UCX_LOG_LEVEL "$prog" --mem cuda \
-        --size 1M:1M --iterations 1 --warmup 0 check \
+    echo "== UCX_TLS=$tls: which transports UCP chose, from a short run"
+    # shellcheck disable=SC2097,SC2098
+    UCX_TLS=$tls UCX_LOG_LEVEL=info "${launch[@]}" -x UCX_LOG_LEVEL "$prog" \
+        --mem cuda --size 1M:1M --iterations 1 --warmup 0 check \
         >"$out/$name.probe" 2>&1
     grep -h 'ep_cfg\[' "$out/$name.probe" | sed 's/^.*UCX  *INFO  *//' |
         sort -u >"$out/$name.lanes"
     sed 's/^/   lanes: /' "$out/$name.lanes"
-    "${launch[@]}" "$prog" --mem cuda "$@" >"$out/$name.txt" 2>"$out/$name.err"
-    rc=$?
-    pattern='^# (every byte right|FAILED)|cannot run here|timeout:'
-    echo "   exit $rc: $(grep -h -m1 -E "$pattern" "$out/$name.txt" \
-                                "$out/$name.err" | head -1)"
-    [ $rc -ne 0 ] && [ $status -eq 0 ] && status=$rc
+done
+for run in $(seq 1 "$repeat"); do
+    for tls in sm,cuda_mgi,cuda_copy sm,cuda_ipc,cuda_copy; do
+        name=$(echo "$tls" | tr ',' '\n' | grep -E '^cuda_(mgi|ipc)$')
+        file=$name; [ "$run" -gt 1 ] && file=$name.$run
+        export UCX_TLS=$tls
+        "${launch[@]}" "$prog" --mem cuda "$@" >"$out/$file.txt" \
+            2>"$out/$file.err"
+        rc=$?
+        pattern='^# (every byte right|FAILED)|cannot run here|timeout:'
+        echo "== UCX_TLS=$tls, run $run of $repeat: exit $rc:" \
+             "$(grep -h -m1 -E "$pattern" "$out/$file.txt" "$out/$file.err" |
+                head -1)"
+        [ $rc -ne 0 ] && [ $status -eq 0 ] && status=$rc
+    done
 done
 
-# per table and size: cuda_mgi, cuda_ipc and their ratio
+# per table and size: each transport's median over its runs, and their
+# ratio
+files=()
+for run in $(seq 1 "$repeat"); do
+    for name in cuda_mgi cuda_ipc; do
+        file=$name; [ "$run" -gt 1 ] && file=$name.$run
+        files+=("$out/$file.txt")
+    done
+done
 awk '
-    FNR == 1 { run++ }
+    function median(list,    v, k, i, j, t) {
+        k = split(list, v, " ")
+        for (i = 2; i <= k; i++) {          # insertion sort, k is small
+            t = v[i] + 0
+            for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]
+            v[j + 1] = t
+        }
+        if (k == 0) return ""
+        if (k % 2) return v[(k + 1) / 2]
+        return sprintf("%.2f", (v[k / 2] + v[k / 2 + 1]) / 2)
+    }
+    FNR == 1 { tl = (FILENAME ~ /cuda_mgi[^\/]*$/) ? "mgi" : "ipc"; runs[tl]++ }
     /^# MGI MPI / { table = substr($0, 3); if (!(table in seen)) { seen[table] = 1; order[++n] = table } next }
-    /^# Size/ { column[table] = $0; next }
+    /^# Size/ { next }
     /^[0-9]/ && NF >= 2 && $2 ~ /^[0-9.]+$/ {
         key = table SUBSEP $1
         if (!(key in size_seen)) { size_seen[key] = 1; sizes[table, ++count[table]] = $1 }
-        value[run, key] = $2
+        value[tl, key] = value[tl, key] " " $2
     }
     END {
+        printf "# the median of %d run(s) of cuda_mgi and %d of cuda_ipc, alternating\n",
+               runs["mgi"], runs["ipc"]
         for (t = 1; t <= n; t++) {
             table = order[t]
             if (count[table] == 0) continue
@@ -110,12 +148,12 @@ awk '
             printf "# %-8s %16s %16s %8s\n", "Size", "cuda_mgi", "cuda_ipc", "ratio"
             for (i = 1; i <= count[table]; i++) {
                 key = table SUBSEP sizes[table, i]
-                a = value[1, key]; b = value[2, key]
+                a = median(value["mgi", key]); b = median(value["ipc", key])
                 printf "%-10s %16s %16s %8s\n", sizes[table, i], a, b,
                        (a != "" && b > 0) ? sprintf("%.3f", a / b) : "-"
             }
         }
-    }' "$out/cuda_mgi.txt" "$out/cuda_ipc.txt" >"$out/compare.txt"
+    }' "${files[@]}" >"$out/compare.txt"
 echo "== $out/compare.txt"
 awk '/^# cuda_mgi/ { show = /Bandwidth Test, window/ } show' "$out/compare.txt"
 exit $status
