@@ -81,28 +81,30 @@ case $repeat in
     ''|*[!0-9]*|0) echo "run-gpu.sh: MGI_MPI_REPEAT=$repeat: a count of runs" \
                       "(1 or more)" >&2; exit 2 ;;
 esac
+# the transports compared, each beside sm and cuda_copy (UCX_TLS=sm,T,cuda_copy)
+transports=(cuda_mgi cuda_ipc)
 status=0
-for tls in sm,cuda_mgi,cuda_copy sm,cuda_ipc,cuda_copy; do
-    name=$(echo "$tls" | tr ',' '\n' | grep -E '^cuda_(mgi|ipc)$')
-    echo "== UCX_TLS=$tls: which transports UCP chose, from a short run"
-    # shellcheck disable=SC2097,SC2098
-    UCX_TLS=$tls UCX_LOG_LEVEL=info "${launch[@]}" -x UCX_LOG_LEVEL "$prog" \
-        --mem cuda --size 1M:1M --iterations 1 --warmup 0 check \
-        >"$out/$name.probe" 2>&1
+for name in "${transports[@]}"; do
+    echo "== UCX_TLS=sm,$name,cuda_copy: which transports UCP chose, from a" \
+         "short run"
+    UCX_TLS=sm,$name,cuda_copy UCX_LOG_LEVEL=info "${launch[@]}" \
+        -x UCX_LOG_LEVEL "$prog" --mem cuda --size 1M:1M --iterations 1 \
+        --warmup 0 check >"$out/$name.probe" 2>&1
     grep -h 'ep_cfg\[' "$out/$name.probe" | sed 's/^.*UCX  *INFO  *//' |
         sort -u >"$out/$name.lanes"
     sed 's/^/   lanes: /' "$out/$name.lanes"
 done
+pattern='^# (every byte right|FAILED)|cannot run here|timeout:'
+files=()     # every run's tables, for compare.txt
 for run in $(seq 1 "$repeat"); do
-    for tls in sm,cuda_mgi,cuda_copy sm,cuda_ipc,cuda_copy; do
-        name=$(echo "$tls" | tr ',' '\n' | grep -E '^cuda_(mgi|ipc)$')
+    for name in "${transports[@]}"; do
         file=$name; [ "$run" -gt 1 ] && file=$name.$run
-        export UCX_TLS=$tls
+        export UCX_TLS=sm,$name,cuda_copy
         "${launch[@]}" "$prog" --mem cuda "$@" >"$out/$file.txt" \
             2>"$out/$file.err"
         rc=$?
-        pattern='^# (every byte right|FAILED)|cannot run here|timeout:'
-        echo "== UCX_TLS=$tls, run $run of $repeat: exit $rc:" \
+        files+=("$out/$file.txt")
+        echo "== UCX_TLS=$UCX_TLS, run $run of $repeat: exit $rc:" \
              "$(grep -h -m1 -E "$pattern" "$out/$file.txt" "$out/$file.err" |
                 head -1)"
         [ $rc -ne 0 ] && [ $status -eq 0 ] && status=$rc
@@ -111,13 +113,6 @@ done
 
 # per table and size: each transport's median over its runs, and their
 # ratio
-files=()
-for run in $(seq 1 "$repeat"); do
-    for name in cuda_mgi cuda_ipc; do
-        file=$name; [ "$run" -gt 1 ] && file=$name.$run
-        files+=("$out/$file.txt")
-    done
-done
 awk '
     function median(list,    v, k, i, j, t) {
         k = split(list, v, " ")
