@@ -85,7 +85,7 @@ __device__ static int receive(const mgi_dev_ch_t *h, uint32_t *seen,
             bit  = 1u << ((k / nranks) % 32);
             same = __match_any_sync(__activemask(), (unsigned long long)word);
             bits = __reduce_or_sync(same, bit);
-            if (__reduce_add_sync(same, 1u) != (unsigned)__popc(bits)) {
+            if (__popc(same) != __popc(bits)) {
                 atomicAdd(&c->bad, 1ull);       /* twice in this round */
             }
             if (((threadIdx.x % 32) == (unsigned)(__ffs(same) - 1)) &&

@@ -522,6 +522,19 @@ static const char *mgi_config_intern(const char *v)
     return e->s;
 }
 
+/* The transport's UCX_CUDA_MGI_TOPO_FILE into mgi_topo_file: the channels
+ * plan on the topology the transport plans on */
+static void mgi_config_read_topo_file(void)
+{
+    mgi_uct_config_t u;
+
+    if (mgi_config_fill_env(&u, mgi_uct_config_table, sizeof(u), "UCX_",
+                            "CUDA_MGI_") == UCS_OK) {
+        mgi_topo_file = mgi_config_intern(u.topo_file);
+        ucs_config_parser_release_opts(&u, mgi_uct_config_table);
+    }
+}
+
 /* The environment's settings read into p (every field), p->gpu_defaults
  * first where `keep` has its bit. say: refusals are said (the create), and
  * a refusal is returned; else bad values keep their defaults, silently. */
@@ -559,15 +572,7 @@ static ucs_status_t mgi_config_read(mgi_context_params_t *p, uint64_t keep,
         status = say ? UCS_ERR_INVALID_PARAM : UCS_OK;
     }
     mgi_cfg_filled = 1;
-    {
-        mgi_uct_config_t u;
-
-        if (mgi_config_fill_env(&u, mgi_uct_config_table, sizeof(u), "UCX_",
-                                "CUDA_MGI_") == UCS_OK) {
-            mgi_topo_file = mgi_config_intern(u.topo_file);
-            ucs_config_parser_release_opts(&u, mgi_uct_config_table);
-        }
-    }
+    mgi_config_read_topo_file();
 
     if (!(keep & MGI_CONTEXT_PARAM_FIELD_GPU_DEFAULTS)) {
         p->gpu_defaults = (mgi_tcfg.gpu_defaults == UCS_ULUNITS_AUTO) ?

@@ -244,14 +244,22 @@ __device__ static inline void mgi_dev_dring_publish(const mgi_dev_ch_t *h,
     }
 }
 
-/* Whether a warp's tuples of WD words may go to their rings transposed
- * (mgi_dev_dring_put_chunks, in a block of whole warps): 16-byte chunks,
- * more than one a tuple, a whole number of tuples a warp */
+/* The 16-byte chunks C of a tuple of ts bytes where a warp's tuples may
+ * go to their rings transposed (mgi_dev_dring_put_chunks, in a block of
+ * whole warps): more than one chunk a tuple, at most cmax (what the
+ * caller's registers hold), a whole number of tuples a warp; else 0 */
+__host__ __device__ constexpr unsigned mgi_dev_dring_chunks(unsigned ts,
+                                                            unsigned cmax)
+{
+    return (MGI_DEV_DRING_V16 && (ts % 16 == 0) && (ts / 16 > 1) &&
+            (ts / 16 <= cmax) && (32 % (ts / 16) == 0)) ? ts / 16 : 0;
+}
+
+/* mgi_dev_dring_chunks for a tile's tuples of WD words */
 template <unsigned WD>
 __host__ __device__ constexpr bool mgi_dev_dring_chunked(void)
 {
-    return (WD % 2 == 0) && (WD / 2 > 1) &&
-           (32 % ((WD / 2 > 1) ? WD / 2 : 1) == 0) && MGI_DEV_DRING_V16;
+    return mgi_dev_dring_chunks(WD * 8, 32) != 0;
 }
 
 /* Every lane of a whole warp, each with a tuple of C 16-byte chunks in
@@ -304,18 +312,19 @@ __device__ static __forceinline__ void mgi_dev_dring_put_chunks(
 }
 
 /* Every lane of a whole warp, each with a tuple of ts bytes at `tuple`
- * (NULL: none): its 16-byte chunks in v, and their count where the warp
- * can store its tuples with mgi_dev_dring_put_chunks (ts of 2 or 4
- * chunks, every lane's tuple 16-byte aligned; the same in every lane);
- * else 0, and the caller copies each tuple by its own thread. */
+ * (NULL: none): its 16-byte chunks in v (room for 4), and their count
+ * where the warp can store its tuples with mgi_dev_dring_put_chunks
+ * (mgi_dev_dring_chunks, every lane's tuple 16-byte aligned; the same in
+ * every lane); else 0, and the caller copies each tuple by its own
+ * thread. */
 __device__ static __forceinline__ unsigned mgi_dev_dring_load_chunks(
         const void *tuple, unsigned ts, uint64_t *v)
 {
-    const unsigned C = ts / 16;
+    const unsigned C = mgi_dev_dring_chunks(ts, 4);
     ulonglong2 x;
     unsigned k;
 
-    if (!MGI_DEV_DRING_V16 || (ts % 16 != 0) || ((C != 2) && (C != 4)) ||
+    if ((C == 0) ||
         !__all_sync(0xffffffffu, (tuple == NULL) ||
                                  ((uintptr_t)tuple % 16 == 0))) {
         return 0;
@@ -352,7 +361,7 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     const int bc        = has && (dst < 0) && (h->part_key < 0);
     uint32_t slot = MGI_DEV_NO_SLOT, rk, rb;
     uint64_t v[8];      /* the tuple's chunks (mgi_dev_dring_load_chunks) */
-    unsigned j, C;
+    unsigned j, k, C;
 
     mgi_dev_dring_check_grid(h);
     if (has && (len != ts)) {
@@ -386,7 +395,8 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     if (C > 0) {
         /* the warp's tuples chunk by chunk: those for every destination,
          * then the others */
-        for (j = 0; __any_sync(0xffffffffu, bc) && (j < nd); ++j) {
+        for (j = 0, k = __any_sync(0xffffffffu, bc) ? nd : 0; j < k;
+             ++j) {
             mgi_dev_dring_put_chunks<4>(
                     bc ? mgi_dev_dring_slot(s_ptr, s_pm, s_tail, j,
                                             s_uni[j] + rb, ts) : NULL,

@@ -406,10 +406,11 @@ err_release:
 }
 
 
-ucs_status_t uct_cuda_mgi_ep_put_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
-                                       size_t iovcnt, uint64_t remote_addr,
-                                       uct_rkey_t rkey,
-                                       uct_completion_t *comp)
+UCS_PROFILE_FUNC(ucs_status_t, uct_cuda_mgi_ep_put_zcopy,
+                 (tl_ep, iov, iovcnt, remote_addr, rkey, comp),
+                 uct_ep_h tl_ep, const uct_iov_t *iov, size_t iovcnt,
+                 uint64_t remote_addr, uct_rkey_t rkey,
+                 uct_completion_t *comp)
 {
     uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
     ucs_status_t status;
@@ -424,10 +425,11 @@ ucs_status_t uct_cuda_mgi_ep_put_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
 }
 
 
-ucs_status_t uct_cuda_mgi_ep_get_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
-                                       size_t iovcnt, uint64_t remote_addr,
-                                       uct_rkey_t rkey,
-                                       uct_completion_t *comp)
+UCS_PROFILE_FUNC(ucs_status_t, uct_cuda_mgi_ep_get_zcopy,
+                 (tl_ep, iov, iovcnt, remote_addr, rkey, comp),
+                 uct_ep_h tl_ep, const uct_iov_t *iov, size_t iovcnt,
+                 uint64_t remote_addr, uct_rkey_t rkey,
+                 uct_completion_t *comp)
 {
     uct_cuda_mgi_ep_t *ep = ucs_derived_of(tl_ep, uct_cuda_mgi_ep_t);
     ucs_status_t status;

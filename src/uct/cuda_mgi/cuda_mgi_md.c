@@ -12,6 +12,7 @@
 
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
+#include <ucs/profile/profile.h>
 #include <ucs/sys/string.h>
 #include <ucs/sys/sys.h>
 #include <ucs/sys/uid.h>
@@ -340,7 +341,8 @@ uct_cuda_mgi_rkey_unpack(uct_component_t *component, const void *rkey_buffer,
      * first put.  The mapping stays with the key for the operations. */
     remote->key = *packed;
     remote->ctx = ctx;
-    status      = uct_cuda_mgi_ipc_map(&remote->key, ctx, &remote->mapping);
+    status      = UCS_PROFILE_CALL(uct_cuda_mgi_ipc_map, &remote->key, ctx,
+                                   &remote->mapping);
     if (status != UCS_OK) {
         ucs_debug("cuda_mgi: cannot map memory of pid %d (0x%llx): %s",
                   packed->pid, (unsigned long long)packed->base,
