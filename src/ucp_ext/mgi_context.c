@@ -41,21 +41,6 @@ static int mgi_tls_names(const char *tls, const char *tl)
     return 0;
 }
 
-/* The mover progresses its worker every round, so with cuda_mgi the
- * round's puts can go to the copy engine together: cuda_mgi's
- * UCX_CUDA_MGI_BATCH=y for this context's UCP alone, where its transports
- * name cuda_mgi and a GPU is there (else no cuda_mgi interface reads the
- * key, and UCP warns of it as unused), unless the user set the variable.
- * Between two processes on 2 x H200 the one-way flow of point-to-point
- * moved 205-206 against 167.5 GB/s with it, many-to-one and one-to-many
- * 4-5 % more, the Exchange the same. */
-/* Set a transport's setting `field` (its name without the prefix `tl`) in
- * UCP's configuration unless the user set UCX_<TL>_<FIELD>. UCP hands the
- * key to each interface's configuration. A field of a table that several
- * transports share under its own prefix (MM_ of posix and sysv) matches the
- * key with that prefix on every version; a field of a transport's own table
- * matches it without the prefix before UCX 1.17 (`own_table`), with it from
- * 1.17 on. */
 /* UCP's setting KEY (its variable UCX_ENV_KEY) to VALUE in config, unless
  * the user set UCX_ENV_KEY; WHY says what is lost where UCP refuses it */
 static void mgi_ucp_config_default(mgi_context_t *ctx, ucp_config_t *config,
@@ -76,6 +61,13 @@ static void mgi_ucp_config_default(mgi_context_t *ctx, ucp_config_t *config,
     }
 }
 
+/* Set a transport's setting `field` (its name without the prefix `tl`) in
+ * UCP's configuration unless the user set UCX_<TL>_<FIELD>. UCP hands the
+ * key to each interface's configuration. A field of a table that several
+ * transports share under its own prefix (MM_ of posix and sysv) matches the
+ * key with that prefix on every version; a field of a transport's own table
+ * matches it without the prefix before UCX 1.17 (`own_table`), with it from
+ * 1.17 on. */
 static void mgi_ucp_config_tl(mgi_context_t *ctx, ucp_config_t *config,
                               const char *tl, const char *field,
                               int own_table, const char *value,
@@ -89,26 +81,6 @@ static void mgi_ucp_config_tl(mgi_context_t *ctx, ucp_config_t *config,
     mgi_ucp_config_default(ctx, config, key,
                            (!own_table || (major > 1) || (minor >= 17)) ?
                            key : field, value, why);
-}
-
-static void mgi_ucp_config_batch(mgi_context_t *ctx, ucp_config_t *config,
-                                 const char *tls)
-{
-    int ndev = 0;
-
-    if (!mgi_tls_names(tls, "cuda_mgi")) {
-        return;
-    }
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
-        ndev = 0;
-        (void)cudaGetLastError();
-    }
-    if (ndev == 0) {
-        return;
-    }
-    /* no other transport has a BATCH field */
-    mgi_ucp_config_tl(ctx, config, "CUDA_MGI", "BATCH", 1, "y",
-                      "the mover's copies go one by one");
 }
 
 /* UCP's settings for ranks that span hosts (none on one host), each
@@ -556,7 +528,6 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
                           "a rank that ends may abort the others");
     }
     mgi_ucp_config_hosts(ctx, config);
-    mgi_ucp_config_batch(ctx, config, tls_in);
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |
                                    UCP_PARAM_FIELD_MT_WORKERS_SHARED;

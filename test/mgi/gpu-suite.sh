@@ -109,9 +109,9 @@
 #                 push / bulk / remote stores; the device get / put
 #                 bandwidth against the copy engine
 #   mover_puts_*  two GPUs: the workloads' point-to-point between two
-#                 processes, whose mover's copies libmgi batches
-#                 (UCX_CUDA_MGI_BATCH=y on its own UCP context), and not
-#                 with UCX_CUDA_MGI_BATCH=n; no unused-key warning either way
+#                 processes, whose mover's copies cuda_mgi batches by
+#                 default, and not with UCX_CUDA_MGI_BATCH=n; no unused-key
+#                 warning either way
 #
 set -uo pipefail
 
@@ -542,11 +542,11 @@ else
     skip workloads_many2one_tile_map "many-to-one needs 2 GPUs"
     skip workloads_many2one_untiled "many-to-one needs 2 GPUs"
 fi
-# libmgi's own UCP context batches its mover's copies (cuda_mgi's
-# UCX_CUDA_MGI_BATCH=y) where its transports name cuda_mgi, unless the user
-# set the variable: the cuda_mgi interface's info line at its close counts
-# the batches (cuMemcpyBatchAsync, CUDA 12.8 drivers and later) and UCP
-# warns of no unused key; with UCX_CUDA_MGI_BATCH=n there are none. Point-
+# libmgi's mover's copies go to the copy engine in batches (cuda_mgi's
+# UCX_CUDA_MGI_BATCH, y by default): the cuda_mgi interface's info line at
+# its close counts the batches (cuMemcpyBatchAsync, CUDA 12.8 drivers and
+# later) and UCP warns of no unused key; with UCX_CUDA_MGI_BATCH=n there
+# are none. Point-
 # to-point between two processes keeps the mover's copies overlapping (an
 # idle interface posts at once, so a slow flow has nothing to batch)
 if [ "$wg" -ge 2 ]; then

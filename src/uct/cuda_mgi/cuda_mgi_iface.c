@@ -125,13 +125,14 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, topo_file),
      UCS_CONFIG_TYPE_STRING},
 
-    {"BATCH", "n",
+    {"BATCH", "y",
      "While copies are in flight, collect the next direct copies (up to 32)\n"
-     "and post them together with cuMemcpyBatchAsync at the next progress,\n"
-     "flush or fence: a copy costs the copy engine about 2.5 us besides its\n"
-     "bytes when posted alone. Needs a CUDA 12.8 driver or later (else the\n"
-     "copies go one by one); an idle interface posts at once. A copy that\n"
-     "waits starts only when the caller progresses, flushes or fences.",
+     "and post them at the next progress, flush or fence, up to 8 a\n"
+     "cuMemcpyBatchAsync call: a copy costs the copy engine about 2.5 us\n"
+     "besides its bytes when posted alone. Needs a CUDA 12.8 driver or later\n"
+     "(else the copies go one by one); an idle interface posts at once. A\n"
+     "copy that waits starts only when the caller progresses, flushes or\n"
+     "fences: set n for a caller that posts many and progresses seldom.",
      ucs_offsetof(uct_cuda_mgi_iface_config_t, batch),
      UCS_CONFIG_TYPE_BOOL},
 
@@ -681,7 +682,8 @@ void uct_cuda_mgi_iface_post(uct_cuda_mgi_iface_t *iface)
     attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
     for (i = 0; i < iface->post.count; i = j) {
         for (j = i + 1; (j < iface->post.count) &&
-                        (iface->post.stream[j] == iface->post.stream[i]);
+                        (iface->post.stream[j] == iface->post.stream[i]) &&
+                        (j - i < UCT_CUDA_MGI_BATCH_PART);
              ++j) {
         }
 

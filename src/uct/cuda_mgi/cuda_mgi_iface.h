@@ -22,6 +22,11 @@
 
 /* Most copies that wait to be posted together (UCX_CUDA_MGI_BATCH) */
 #define UCT_CUDA_MGI_BATCH_MAX   32
+/* Copies of one cuMemcpyBatchAsync call: their events are recorded after
+ * it, so a longer batch would complete its first copies late and, with a
+ * caller's window of a few dozen operations, leave the engine idle while
+ * they wait */
+#define UCT_CUDA_MGI_BATCH_PART  8
 
 /* cuMemcpyBatchAsync as CUDA 12.8 drivers and later give it (looked up at
  * run time: older drivers have none) */
