@@ -382,10 +382,10 @@ TEST_P(uct_cuda_mgi_paths, many_outstanding) {
 }
 
 /* Many puts and gets of mid sizes in flight without a limit, each into
- * its own window at an odd offset; with UCX_CUDA_MGI_BATCH=y (the "batch"
- * paths) the transport posts the copies that arrive while others are in
- * flight together: each operation still completes on its own and lands
- * byte for byte */
+ * its own window at an odd offset; with UCX_CUDA_MGI_BATCH=y (the default)
+ * the transport posts the copies that arrive while others are in flight
+ * together, and with n (the "unbatched" paths) one by one: each operation
+ * still completes on its own and lands byte for byte */
 TEST_P(uct_cuda_mgi_paths, batched_ops) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
         const size_t count = 256, chunk = 256 * KiB + 3, stride = chunk + 13;
@@ -652,8 +652,8 @@ INSTANTIATE_TEST_SUITE_P(
         /* a peer's copies in turn on four streams */
         path_config{"peer_streams", {{"UCX_CUDA_MGI_PEER_STREAMS", "4"}}},
         /* direct copies that arrive while others are in flight posted
-         * together */
-        path_config{"batch", {{"UCX_CUDA_MGI_BATCH", "y"}}},
+         * one by one, not together as by default */
+        path_config{"unbatched", {{"UCX_CUDA_MGI_BATCH", "n"}}},
         /* the striped cases need two GPUs: between processes of one GPU
          * every copy is direct (MGI_TEST_NEEDS_GPUS) */
         path_config{"host_alone", {{"UCX_CUDA_MGI_PATHS", "host"},
