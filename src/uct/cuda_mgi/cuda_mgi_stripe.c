@@ -514,11 +514,12 @@ static void uct_cuda_mgi_route_log(uct_cuda_mgi_iface_t *iface,
     }
     ucs_info("cuda_mgi iface %p: route to GPU %s: %lu striped operations; "
              "the last %lu moved %.0f KB on average, posting took %.1f us, "
-             "the direct part (%.0f KB) landed after %.1f us", iface,
+             "the direct part (%.0f KB) landed after %.1f us; the direct "
+             "path's rate now %.1f GB/s", iface,
              (route->peer != NULL) ? route->peer->pci : "?",
              route->num_striped, route->num_timed, total / n / 1e3,
              route->sum_issue / n * 1e6, route->sum_direct_len / n / 1e3,
-             route->sum_direct / n * 1e6);
+             route->sum_direct / n * 1e6, route->lane[0].rate / 1e9);
     for (p = 0; p < route->num_staged; ++p) {
         if (route->num_staged_timed[p] == 0) {
             continue;
