@@ -546,9 +546,9 @@ fi
 # UCX_CUDA_MGI_BATCH, y by default): the cuda_mgi interface's info line at
 # its close counts the batches (cuMemcpyBatchAsync, CUDA 12.8 drivers and
 # later) and UCP warns of no unused key; with UCX_CUDA_MGI_BATCH=n there
-# are none. Point-
-# to-point between two processes keeps the mover's copies overlapping (an
-# idle interface posts at once, so a slow flow has nothing to batch)
+# are none. Point-to-point between two processes keeps the mover's copies
+# overlapping (an idle interface posts at once, so a slow flow has nothing
+# to batch)
 if [ "$wg" -ge 2 ]; then
     p2p=("${wide[@]}" MGI_TEST_SORTER_THREADS=512 MGI_FINAL_DEPTH=64 bash -c
          '"$@" > "$0" 2>&1; rc=$?; cat "$0"; [ $rc -eq 0 ] &&

@@ -429,8 +429,12 @@ uct_cuda_mgi_iface_flush(uct_iface_h tl_iface, unsigned flags,
 
 
 /* Whether every part of desc has landed; notes when each part was first
- * seen done, for the striping engine's rates */
-static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
+ * seen done, for the striping engine's rates. *now: this progress call's
+ * time, read at its first landed part (negative until then): the parts
+ * one call sees landed all landed by then, and the rates take no sample
+ * from the nanoseconds between two reads of the clock */
+static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc,
+                                        double *now)
 {
     unsigned all = UCS_MASK(desc->num_events);
     CUresult cu_err;
@@ -448,8 +452,10 @@ static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
         }
         desc->done_mask |= UCS_BIT(i);
         if (desc->stripe.route != NULL) {
-            uct_cuda_mgi_stripe_part_done(&desc->stripe, i,
-                                          ucs_time_to_sec(ucs_get_time()));
+            if (*now < 0) {
+                *now = ucs_time_to_sec(ucs_get_time());
+            }
+            uct_cuda_mgi_stripe_part_done(&desc->stripe, i, *now);
         }
     }
 
@@ -464,6 +470,7 @@ static CUresult uct_cuda_mgi_desc_query(uct_cuda_mgi_event_desc_t *desc)
 static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
 {
     uint32_t busy = 0;   /* streams with a copy not done yet */
+    double now    = -1;  /* uct_cuda_mgi_desc_query */
     uct_cuda_mgi_event_desc_t *desc;
     ucs_queue_iter_t iter;
     unsigned count = 0;
@@ -478,7 +485,7 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
         if (desc->stream_bit & busy) {
             continue;
         }
-        cu_err = uct_cuda_mgi_desc_query(desc);
+        cu_err = uct_cuda_mgi_desc_query(desc, &now);
         if (cu_err == CUDA_ERROR_NOT_READY) {
             busy |= desc->stream_bit;
             continue;

@@ -141,8 +141,8 @@ void uct_cuda_mgi_lane_done(uct_cuda_mgi_lane_t *lane, size_t len,
 
     sample = (double)len / (t_done - start);
     if (sample > lane->capacity * UCT_CUDA_MGI_RATE_CEIL) {
-        /* faster than the path can be: a part seen complete in the same
-         * progress call as the one before it, nanoseconds apart */
+        /* faster than the path can be: no rate, an artefact of when the
+         * part was seen landed */
         return;
     }
     rate   = lane->rate + UCT_CUDA_MGI_RATE_GAIN * (sample - lane->rate);
