@@ -480,15 +480,19 @@ static void uct_cuda_mgi_ring_cleanup(uct_cuda_mgi_iface_t *iface,
 
 /* Add a striped operation's times to the route's sums */
 static void uct_cuda_mgi_route_time(uct_cuda_mgi_route_t *route,
-                                    const uct_cuda_mgi_stripe_op_t *op,
-                                    double t_direct)
+                                    const uct_cuda_mgi_stripe_op_t *op)
 {
     unsigned i, p;
 
     route->num_timed++;
     route->sum_issue      += op->issue_time - op->post_time;
-    route->sum_direct     += t_direct;
     route->sum_direct_len += op->length[0];
+    if (op->length[0] > 0) {
+        /* an operation the split gave wholly to staged paths has no
+         * direct part to time */
+        route->num_direct_timed++;
+        route->sum_direct += op->done_time[0] - op->post_time;
+    }
     for (i = 1; i < op->num_parts; ++i) {
         p = op->path[i];
         route->sum_staged[p]       += op->done_time[i] - op->post_time;
@@ -514,12 +518,14 @@ static void uct_cuda_mgi_route_log(uct_cuda_mgi_iface_t *iface,
     }
     ucs_info("cuda_mgi iface %p: route to GPU %s: %lu striped operations; "
              "the last %lu moved %.0f KB on average, posting took %.1f us, "
-             "the direct part (%.0f KB) landed after %.1f us; the direct "
-             "path's rate now %.1f GB/s", iface,
+             "the direct part (%.0f KB) landed after %.1f us in the %lu "
+             "that had one; the direct path's rate now %.1f GB/s", iface,
              (route->peer != NULL) ? route->peer->pci : "?",
              route->num_striped, route->num_timed, total / n / 1e3,
              route->sum_issue / n * 1e6, route->sum_direct_len / n / 1e3,
-             route->sum_direct / n * 1e6, route->lane[0].rate / 1e9);
+             (route->num_direct_timed == 0) ? 0.0 :
+             route->sum_direct / route->num_direct_timed * 1e6,
+             route->num_direct_timed, route->lane[0].rate / 1e9);
     for (p = 0; p < route->num_staged; ++p) {
         if (route->num_staged_timed[p] == 0) {
             continue;
@@ -877,6 +883,6 @@ void uct_cuda_mgi_stripe_done(uct_cuda_mgi_iface_t *iface,
     uct_cuda_mgi_op_unmap_far(op);
     if ((op->num_parts > 1) &&
         (route->num_striped > UCT_CUDA_MGI_WARMUP_OPS)) {
-        uct_cuda_mgi_route_time(route, op, op->done_time[0] - op->post_time);
+        uct_cuda_mgi_route_time(route, op);
     }
 }

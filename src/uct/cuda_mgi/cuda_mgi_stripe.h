@@ -115,6 +115,7 @@ typedef struct uct_cuda_mgi_route {
     unsigned long             num_timed;
     double                    sum_issue;   /* posting, on the CPU */
     double                    sum_direct;  /* until the direct part landed */
+    unsigned long             num_direct_timed; /* those with a direct part */
     double                    sum_staged[UCT_CUDA_MGI_MAX_STAGED];
     unsigned long             num_staged_timed[UCT_CUDA_MGI_MAX_STAGED];
     double                    sum_direct_len;
