@@ -336,6 +336,7 @@ uct_cuda_mgi_ep_copy_async(uct_cuda_mgi_ep_t *ep, const uct_iov_t *iov,
     local_cuda        = uct_cuda_mgi_is_device_ptr(iov[0].buffer, NULL);
     desc->num_events  = 1;
     desc->done_mask   = 0;
+    desc->waiting     = 0;
     desc->stream_bit  = UCS_BIT(stream_idx);
     desc->status      = UCS_OK;
     desc->stripe.route = NULL;

@@ -478,11 +478,11 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
 
     UCS_STATIC_ASSERT(UCT_CUDA_MGI_MAX_STREAMS <= 32);
 
-    /* an event of a copy not posted yet would read as done */
-    uct_cuda_mgi_iface_post_waiting(iface);
+    uct_cuda_mgi_iface_post_due(iface);
 
     ucs_queue_for_each_safe(desc, iter, &iface->outstanding_q, queue) {
-        if (desc->stream_bit & busy) {
+        /* the event of a copy not posted yet would read as done */
+        if (desc->waiting || (desc->stream_bit & busy)) {
             continue;
         }
         cu_err = uct_cuda_mgi_desc_query(desc, &now);
@@ -512,6 +512,9 @@ static unsigned uct_cuda_mgi_iface_poll_events(uct_cuda_mgi_iface_t *iface)
         }
     }
 
+    if (count > 0) {
+        uct_cuda_mgi_iface_post_due(iface);
+    }
     return count;
 }
 
@@ -723,6 +726,7 @@ void uct_cuda_mgi_iface_post(uct_cuda_mgi_iface_t *iface)
             uct_cuda_mgi_post_failed(iface, k, "completion event",
                     cuEventRecord(iface->post.desc[k]->event[0],
                                   iface->post.stream[k]));
+            iface->post.desc[k]->waiting = 0;
         }
     }
     iface->post.count = 0;

@@ -22,11 +22,16 @@
 
 /* Most copies that wait to be posted together (UCX_CUDA_MGI_BATCH) */
 #define UCT_CUDA_MGI_BATCH_MAX   32
-/* Copies of one cuMemcpyBatchAsync call: their events are recorded after
- * it, so a longer batch would complete its first copies late and, with a
- * caller's window of a few dozen operations, leave the engine idle while
- * they wait */
-#define UCT_CUDA_MGI_BATCH_PART  8
+/* Copies that wait before a progress call posts them in one
+ * cuMemcpyBatchAsync call. Their events are recorded after the call, so
+ * its first copies complete with its last: with a caller's window of 32
+ * operations (ucx_perftest's), 16 keeps the other half in flight while
+ * half waits, where 32 would leave the engine idle until a window drained */
+#define UCT_CUDA_MGI_BATCH_PART  16
+/* Copies that wait are held while the interface has at least this many
+ * posted and not done: the engine has work queued, and a later call
+ * posts them with more (see uct_cuda_mgi_iface_post_due) */
+#define UCT_CUDA_MGI_BATCH_LOW   2
 
 /* cuMemcpyBatchAsync as CUDA 12.8 drivers and later give it (looked up at
  * run time: older drivers have none) */
@@ -76,6 +81,7 @@ typedef struct uct_cuda_mgi_event_desc {
                                      * (its parts are on several) */
     uct_cuda_mgi_stripe_op_t stripe; /* when num_events > 1 */
     ucs_status_t      status;       /* UCS_OK, or a post that failed */
+    int               waiting;      /* its copy waits to be posted */
     uint64_t          seq;          /* its number among its ep's copies */
     ucs_queue_elem_t  queue;
     uct_completion_t  *comp;
@@ -157,9 +163,9 @@ void uct_cuda_mgi_iface_post(uct_cuda_mgi_iface_t *iface);
 
 
 /* Whether a direct copy waits to be posted with others: only while copies
- * are in flight (the copy engine is busy anyway, so waiting until the
- * next progress, flush or full batch costs no time; an idle interface
- * posts at once) */
+ * are in flight (the copy engine is busy anyway, so waiting until a
+ * progress call finds it short of work or enough copies wait, or until a
+ * flush or fence, costs no time; an idle interface posts at once) */
 static UCS_F_ALWAYS_INLINE int
 uct_cuda_mgi_iface_batching(uct_cuda_mgi_iface_t *iface)
 {
@@ -168,12 +174,28 @@ uct_cuda_mgi_iface_batching(uct_cuda_mgi_iface_t *iface)
 }
 
 
-/* Post the copies that wait, if any: before anything that reads their
- * events or waits for them (progress, flush, fence, close) */
+/* Post the copies that wait, if any: before anything that waits for them
+ * (flush, fence, close) */
 static UCS_F_ALWAYS_INLINE void
 uct_cuda_mgi_iface_post_waiting(uct_cuda_mgi_iface_t *iface)
 {
     if (iface->post.count > 0) {
+        uct_cuda_mgi_iface_post(iface);
+    }
+}
+
+
+/* Post the copies that wait once enough of them wait for a batch, or
+ * once the engine runs short of posted work: a caller that progresses
+ * after every operation (ucx_perftest, UCP's rendezvous) would otherwise
+ * post them one by one, and a copy posted alone costs the engine about
+ * 2.5 us besides its bytes */
+static UCS_F_ALWAYS_INLINE void
+uct_cuda_mgi_iface_post_due(uct_cuda_mgi_iface_t *iface)
+{
+    if ((iface->post.count >= UCT_CUDA_MGI_BATCH_PART) ||
+        ((iface->post.count > 0) &&
+         (iface->outstanding - iface->post.count < UCT_CUDA_MGI_BATCH_LOW))) {
         uct_cuda_mgi_iface_post(iface);
     }
 }
@@ -189,6 +211,7 @@ uct_cuda_mgi_iface_enqueue(uct_cuda_mgi_iface_t *iface, CUstream stream,
     if (iface->post.count == UCT_CUDA_MGI_BATCH_MAX) {
         uct_cuda_mgi_iface_post(iface);
     }
+    desc->waiting         = 1;
     k                     = iface->post.count++;
     iface->post.stream[k] = stream;
     iface->post.dst[k]    = dst;

@@ -432,6 +432,84 @@ TEST_P(uct_cuda_mgi_paths, batched_ops) {
     }, env());
 }
 
+/* A window of operations with a progress call after each, as
+ * ucx_perftest and UCP's rendezvous drive a transport: the copies that
+ * arrive while others are in flight wait to be posted together, and a
+ * progress call posts them once enough wait or the engine runs short.
+ * Every operation completes on its own completion and lands byte for
+ * byte; none is left waiting when the window drains. */
+TEST_P(uct_cuda_mgi_paths, window_progressed) {
+    MGI_RUN_PAIR([](int rank, peer_link &link) {
+        const size_t count = 384, window = 32, chunk = 1 * MiB + 5;
+        const size_t stride = chunk + 11, total = count * stride;
+        uct_side side(rank, link, total + 64);
+        uint8_t *dbuf = (uint8_t*)side.buf();
+        auto at   = [&](size_t i) { return dbuf + i * stride + 3; };
+        auto seed = [](size_t i, bool put) { return 900 + 2 * i + put; };
+
+        for (bool put : {true, false}) {
+            if ((rank == 0) == put) {
+                for (size_t i = 0; i < count; ++i) {
+                    fill_device_pattern(at(i), chunk, seed(i, put));
+                }
+            } else {
+                fill_device_pattern(dbuf, total, 23 + rank);
+            }
+            link.barrier();
+            if (rank == 0) {
+                std::vector<uct_completion_t> comp(count);
+                size_t done = 0, posted = 0;
+                auto landed = [&]() {
+                    while ((done < posted) && (comp[done].count == 0)) {
+                        MGI_CHECK(comp[done].status == UCS_OK,
+                                  "operation %zu completed with %s", done,
+                                  ucs_status_string(comp[done].status));
+                        ++done;
+                    }
+                };
+                double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
+
+                for (size_t i = 0; i < count; ++i) {
+                    while (i - done >= window) {
+                        side.progress();
+                        landed();
+                        MGI_CHECK(now_sec() < deadline, "a window of %zu "
+                                  "operations did not drain in %.0f s",
+                                  window, MGI_TEST_TIMEOUT_SEC);
+                    }
+                    comp[i] = make_comp(1);
+                    side.zcopy(put, at(i), chunk,
+                               side.remote_buf() + (at(i) - dbuf), &comp[i]);
+                    posted = i + 1;
+                    side.progress();
+                    landed();
+                }
+                while (done < count) {
+                    side.progress();
+                    landed();
+                    MGI_CHECK(now_sec() < deadline, "%zu of %zu operations "
+                              "left after %.0f s of progress", count - done,
+                              count, MGI_TEST_TIMEOUT_SEC);
+                }
+                side.flush();
+            }
+            link.barrier();
+            if ((rank == 1) == put) {
+                for (size_t i = 0; i < count; ++i) {
+                    MGI_CHECK(check_device_pattern(at(i), chunk, seed(i, put),
+                                                   "window"),
+                              "%s %zu of %zu B delivered wrong bytes",
+                              put ? "put" : "get", i, chunk);
+                }
+                printf("  %zu %s of %zu B, %zu in flight, progress after "
+                       "each: byte-exact\n", count, put ? "puts" : "gets",
+                       chunk, window);
+            }
+            link.barrier();
+        }
+    }, env());
+}
+
 /* Both GPUs put into each other at the same time */
 TEST_P(uct_cuda_mgi_paths, both_directions_at_once) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
