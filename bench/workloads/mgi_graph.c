@@ -221,6 +221,86 @@ void mgi_graph_work_free(mgi_graph_work_t *w)
     memset(w, 0, sizeof(*w));
 }
 
+static int mgi_graph_u32_cmp(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The index of v in rows[0 .. n), which holds it */
+static uint32_t mgi_graph_row_of(const uint32_t *rows, uint64_t n, uint32_t v)
+{
+    uint64_t lo = 0, hi = n;
+
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (rows[mid] <= v) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return (uint32_t)lo;
+}
+
+int mgi_graph_cache_build(const mgi_graph_work_t *w, const uint32_t *lo,
+                          unsigned nparts, mgi_graph_cache_t *c)
+{
+    uint64_t k, i, n = 0;
+
+    memset(c, 0, sizeof(*c));
+    c->rows = malloc((w->nremote + 1) * sizeof(*c->rows));
+    c->slot = malloc((w->nnbr + 1) * sizeof(*c->slot));
+    c->run  = malloc((w->nremote + 1) * sizeof(*c->run));
+    if ((c->rows == NULL) || (c->slot == NULL) || (c->run == NULL)) {
+        mgi_graph_cache_free(c);
+        return -1;
+    }
+    for (k = 0; k < w->nnp; ++k) {
+        if (w->np[k].remote) {
+            for (i = 0; i < w->np[k].cnt; ++i) {
+                c->rows[n++] = w->nbr[w->np[k].start + i];
+            }
+        }
+    }
+    qsort(c->rows, n, sizeof(*c->rows), mgi_graph_u32_cmp);
+    for (k = 0, i = 0; k < n; ++k) {
+        if ((i == 0) || (c->rows[k] != c->rows[i - 1])) {
+            c->rows[i++] = c->rows[k];
+        }
+    }
+    c->nrows = i;
+    for (k = 0; k < c->nrows; ++k) {
+        if ((k == 0) || (k - c->run[c->nruns - 1] >= MGI_GRAPH_CACHE_RUN) ||
+            (c->rows[k] != c->rows[k - 1] + 1) ||
+            (mgi_graph_owner(lo, nparts, c->rows[k]) !=
+             mgi_graph_owner(lo, nparts, c->rows[k - 1]))) {
+            c->run[c->nruns++] = (uint32_t)k;
+        }
+    }
+    c->run[c->nruns] = (uint32_t)c->nrows;
+    for (k = 0; k < w->nnbr; ++k) {
+        c->slot[k] = UINT32_MAX;
+    }
+    for (k = 0; k < w->nnp; ++k) {
+        if (w->np[k].remote) {
+            for (i = w->np[k].start; i < w->np[k].start + w->np[k].cnt; ++i) {
+                c->slot[i] = mgi_graph_row_of(c->rows, c->nrows, w->nbr[i]);
+            }
+        }
+    }
+    return 0;
+}
+
+void mgi_graph_cache_free(mgi_graph_cache_t *c)
+{
+    free(c->rows);
+    free(c->slot);
+    free(c->run);
+    memset(c, 0, sizeof(*c));
+}
+
 void mgi_graph_aggregate_ref(const mgi_graph_t *g, uint64_t seed,
                              unsigned dim, uint32_t v0, uint32_t v1,
                              float *out)

@@ -7,7 +7,8 @@
  *     edges (MGG's range-constrained split, Algorithm 1);
  *   - each GPU's neighbour partitions (MGG §4-5): a vertex's neighbours
  *     split in local and remote runs of at most `ps`, interleaved so that
- *     `dist` local partitions come between remote ones;
+ *     `dist` local partitions come between remote ones; the distinct
+ *     remote rows they read, for a GPU that fetches each once;
  *   - node embeddings as small integers (sums exact in float) and the CPU
  *     reference of sum aggregation;
  *   - PROACT's tile words and their checksums.
@@ -104,6 +105,28 @@ int  mgi_graph_work_build(const mgi_graph_t *g, const uint32_t *lo,
                           unsigned nparts, unsigned part, unsigned ps,
                           unsigned dist, mgi_graph_work_t *w);
 void mgi_graph_work_free(mgi_graph_work_t *w);
+
+/* The remote rows part's work reads, each once: rows[0 .. nrows) the
+ * distinct remote neighbours in increasing order (so grouped by owner),
+ * and slot[i] for every neighbour slot i of a remote partition its row's
+ * index there (UINT32_MAX in local partitions). What a GPU fetches into a
+ * cache of its own before it aggregates the remote partitions from it. */
+#define MGI_GRAPH_CACHE_RUN 16   /* most rows of one run */
+
+typedef struct mgi_graph_cache {
+    uint32_t *rows;
+    uint64_t nrows;
+    uint32_t *slot;     /* [w->nnbr] */
+    /* runs of rows of consecutive vertices of one owner, each at most
+     * MGI_GRAPH_CACHE_RUN: run k is rows[run[k] .. run[k + 1]), so one
+     * get fetches it */
+    uint32_t *run;      /* [nruns + 1] */
+    uint64_t nruns;
+} mgi_graph_cache_t;
+
+int  mgi_graph_cache_build(const mgi_graph_work_t *w, const uint32_t *lo,
+                           unsigned nparts, mgi_graph_cache_t *c);
+void mgi_graph_cache_free(mgi_graph_cache_t *c);
 
 /* out[(v - v0) * dim + d] = sum of emb(u, d) over v's in-neighbours u, for
  * v in [v0, v1) (OpenMP where built with it). */

@@ -16,6 +16,11 @@
  *           one SM overlap fetches with aggregation (MGG's pipeline)
  *   proxy   the same with every remote row through the regions' proxy
  *           and UCP (MGI_REGION_F_PROXY_ONLY), the path across hosts
+ *   cache   each distinct remote row fetched once (a power-law graph's
+ *           hubs are read by many partitions), in runs of consecutive
+ *           rows, by a kernel of warp gets into a local cache on a second
+ *           stream while the local partitions aggregate; then the remote
+ *           partitions aggregate from the cache
  *   nccl    all-gather of the embeddings first (grouped ncclSend /
  *           ncclRecv), then the same kernel on the full local table
  *   uvm     one process, one managed table, each part preferred on its
@@ -30,7 +35,7 @@
  *
  * Usage: mgi_mgg [--gpus G] [--scale S] [--deg D] [--dim D] [--seed S]
  *                [--ps P] [--dist K] [--iters N]
- *                [--variant region,proxy,nccl,uvm,single|all] [--cpu]
+ *                [--variant region,proxy,cache,nccl,uvm,single|all] [--cpu]
  * Output: one line per variant: median ms over the iterations (the slowest
  * GPU's), GB of remote rows per second, checked yes / NO.
  */
@@ -46,6 +51,7 @@
 #define MGG_WARPS     8        /* warps per block */
 #define MGG_MAX_DIM   256
 #define MGG_MAX_PS    32
+#define MGG_CPU_THREADS 4      /* --cpu: host threads a rank */
 
 typedef struct mgg_opts {
     int      gpus, scale, deg, dim, ps, dist, iters, cpu;
@@ -89,14 +95,56 @@ __device__ static unsigned mgg_owner(const uint32_t *lo, unsigned n,
     return a;
 }
 
+/* The cache variant's fetch: warp k gets run k of the distinct remote
+ * rows (grid-stride) into cache, at the rows' places there; a warp whose
+ * rows went through the proxy waits for them (quiet) */
+__global__ void mgg_fetch(mgi_dev_region_t h, const uint32_t *rows,
+                          const uint32_t *run, uint64_t nruns,
+                          const uint32_t *lo, unsigned nparts, int dim,
+                          float *cache, int *err)
+{
+    const uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+    const size_t row_bytes = (size_t)dim * sizeof(float);
+    ucs_status_t st = UCS_OK;
+    int proxied = 0;
+
+    for (uint64_t k = blockIdx.x * (uint64_t)(blockDim.x / 32) +
+                      threadIdx.x / 32;
+         (k < nruns) && (st == UCS_OK); k += warps) {
+        const uint32_t a = run[k], u = rows[a];
+        const unsigned o = mgg_owner(lo, nparts, u);
+
+        proxied |= (h.ptrs[o] == NULL);
+        st = mgi_dev_region_get_warp(&h, cache + (size_t)a * dim, o,
+                                     (uint64_t)(u - lo[o]) * row_bytes,
+                                     (uint64_t)(run[k + 1] - a) * row_bytes);
+    }
+    if ((st == UCS_OK) && proxied) {
+        st = mgi_dev_region_quiet_warp(&h);
+    }
+    if ((st != UCS_OK) && (threadIdx.x % 32 == 0)) {
+        atomicExch(err, (int)st);
+    }
+}
+
+/* Which partitions a launch of mgg_aggregate takes */
+enum {
+    MGG_PASS_ALL    = 0,
+    MGG_PASS_LOCAL  = 1,   /* the cache variant's first pass */
+    MGG_PASS_REMOTE = 2    /* its second: remote rows from the cache */
+};
+
 /* One warp per neighbour partition (grid-stride). full != NULL: every
- * row is read there (nccl, uvm, single); else local rows from h.base,
- * remote rows fetched with warp gets into this warp's shared slots. */
+ * row is read there (nccl, uvm, single); else local rows from h.base, and
+ * remote rows from cache (row cslot[i] for neighbour slot i) where given,
+ * else fetched with warp gets into this warp's shared slots. */
 __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
                               const mgi_graph_np_t *np, uint64_t nnp,
                               const uint32_t *nbr, const uint32_t *lo,
                               unsigned nparts, unsigned me, int dim, int ps,
-                              float *gstage, float *out, int *err)
+                              float *gstage, const float *cache,
+                              const uint32_t *cslot, int pass, float *out,
+                              int *err)
 {
     extern __shared__ float mgg_slots[];
     const unsigned lane = threadIdx.x % 32, wib = threadIdx.x / 32;
@@ -117,10 +165,22 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
         ucs_status_t st = UCS_OK;
         int proxied = 0;
 
+        if (((pass == MGG_PASS_LOCAL) && p.remote) ||
+            ((pass == MGG_PASS_REMOTE) && !p.remote)) {
+            continue;
+        }
         for (int j = 0; j < per; ++j) {
             acc[j] = 0;
         }
-        if ((full != NULL) || !p.remote) {
+        if ((cache != NULL) && p.remote) {
+            for (uint32_t i = 0; i < p.cnt; ++i) {
+                const float *row = cache + (size_t)cslot[p.start + i] * dim;
+                for (int j = 0; j < per; ++j) {
+                    const int d = lane + 32 * j;
+                    acc[j] += (d < dim) ? row[d] : 0.0f;
+                }
+            }
+        } else if ((full != NULL) || !p.remote) {
             const float *base = (full != NULL) ? full :
                                 (const float*)h.base;
             const uint32_t off = (full != NULL) ? 0 : v0;
@@ -229,10 +289,11 @@ static int mgg_blocks(uint64_t nnp, unsigned *blocks_p)
     return 0;
 }
 
-static int mgg_launch(const mgg_opts_t *o, const mgi_dev_region_t *h,
-                      const float *full, const mgg_dev_work_t *d,
-                      unsigned nparts, unsigned me, float *gstage,
-                      float *out, int *err, cudaStream_t s)
+static int mgg_launch_pass(const mgg_opts_t *o, const mgi_dev_region_t *h,
+                           const float *full, const mgg_dev_work_t *d,
+                           unsigned nparts, unsigned me, float *gstage,
+                           const float *cache, const uint32_t *cslot,
+                           int pass, float *out, int *err, cudaStream_t s)
 {
     unsigned blocks;
 
@@ -241,9 +302,18 @@ static int mgg_launch(const mgg_opts_t *o, const mgi_dev_region_t *h,
     }
     mgg_aggregate<<<blocks, MGG_WARPS * 32, mgg_smem(o), s>>>(
         *h, full, d->np, d->nnp, d->nbr, d->lo, nparts, me, o->dim, o->ps,
-        gstage, out, err);
+        gstage, cache, cslot, pass, out, err);
     RWL_CUDA(cudaGetLastError());
     return 0;
+}
+
+static int mgg_launch(const mgg_opts_t *o, const mgi_dev_region_t *h,
+                      const float *full, const mgg_dev_work_t *d,
+                      unsigned nparts, unsigned me, float *gstage,
+                      float *out, int *err, cudaStream_t s)
+{
+    return mgg_launch_pass(o, h, full, d, nparts, me, gstage, NULL, NULL,
+                           MGG_PASS_ALL, out, err, s);
 }
 
 /* The rows [v0, v1) of out against the reference; prints the first
@@ -283,7 +353,47 @@ typedef struct mgg_cpu_arg {
     unsigned me, t, nt;
     float *out;
     int failed;
+    /* the cache variant: 1: fetch runs k % nt == t of c into cache; 2:
+     * aggregate, remote partitions from cache; 0: every row by a get */
+    int phase;
+    const mgi_graph_cache_t *c;
+    float *cache;
 } mgg_cpu_arg_t;
+
+static void mgg_cpu_fail(mgg_cpu_arg_t *x, const char *what, uint64_t k,
+                         ucs_status_t st)
+{
+    fprintf(stderr, "mgi_mgg rank %u thread %u: %s %llu: %s\n", x->me, x->t,
+            what, (unsigned long long)k, ucs_status_string(st));
+    x->failed = 1;
+}
+
+/* the cache variant's fetch on a host thread: its runs of the distinct
+ * remote rows, each by one get */
+static void mgg_cpu_fetch(mgg_cpu_arg_t *x)
+{
+    const int dim = x->sh->o.dim;
+    const uint32_t *lo = x->sh->lo;
+    ucs_status_t st = UCS_OK;
+
+    for (uint64_t k = x->t; (k < x->c->nruns) && (st == UCS_OK);
+         k += x->nt) {
+        const uint32_t a = x->c->run[k], u = x->c->rows[a];
+        const unsigned q = mgi_graph_owner(lo, x->sh->o.gpus, u);
+        st = mgi_dev_region_get(&x->h, x->cache + (size_t)a * dim, q,
+                                (uint64_t)(u - lo[q]) * dim * 4,
+                                (uint64_t)(x->c->run[k + 1] - a) * dim * 4);
+        if (st != UCS_OK) {
+            mgg_cpu_fail(x, "run", k, st);
+        }
+    }
+    if (st == UCS_OK) {
+        st = mgi_dev_region_quiet(&x->h);
+        if (st != UCS_OK) {
+            mgg_cpu_fail(x, "quiet after run", x->c->nruns, st);
+        }
+    }
+}
 
 /* the kernel's work on a host thread: the partitions of the vertices
  * v % nt == t (no two threads add into one row) */
@@ -294,12 +404,26 @@ static void *mgg_cpu_thread(void *a)
     const uint32_t *lo = x->sh->lo;
     std::vector<float> slot((size_t)MGG_MAX_PS * dim);
 
+    if (x->phase == 1) {
+        mgg_cpu_fetch(x);
+        return NULL;
+    }
     for (uint64_t k = 0; k < x->w->nnp; ++k) {
         const mgi_graph_np_t p = x->w->np[k];
         float *o = x->out + (size_t)(p.v - lo[x->me]) * dim;
         ucs_status_t st = UCS_OK;
 
         if (p.v % x->nt != x->t) {
+            continue;
+        }
+        if ((x->phase == 2) && p.remote) {
+            for (uint32_t i = 0; i < p.cnt; ++i) {
+                const float *row = x->cache +
+                                   (size_t)x->c->slot[p.start + i] * dim;
+                for (int d = 0; d < dim; ++d) {
+                    o[d] += row[d];
+                }
+            }
             continue;
         }
         for (uint32_t i = 0; (i < p.cnt) && (st == UCS_OK); ++i) {
@@ -313,10 +437,7 @@ static void *mgg_cpu_thread(void *a)
             st = mgi_dev_region_quiet(&x->h);
         }
         if (st != UCS_OK) {
-            fprintf(stderr, "mgi_mgg rank %u thread %u: partition %llu: "
-                    "%s\n", x->me, x->t, (unsigned long long)k,
-                    ucs_status_string(st));
-            x->failed = 1;
+            mgg_cpu_fail(x, "partition", k, st);
             return NULL;
         }
         for (uint32_t i = 0; i < p.cnt; ++i) {
@@ -328,51 +449,92 @@ static void *mgg_cpu_thread(void *a)
     return NULL;
 }
 
-static int mgg_rank_cpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
-                        mgi_context_h ctx, const mgi_graph_work_t *w)
+/* Threads of mgg_cpu_thread in phase, joined: whether none failed */
+static int mgg_cpu_threads(mgg_cpu_arg_t *args, unsigned nt, int phase)
 {
-    const unsigned me = boot->rank, nt = 4;
-    const uint32_t nown = sh->lo[me + 1] - sh->lo[me];
-    std::vector<float> rows((size_t)nown * sh->o.dim + 1),
-        out((size_t)nown * sh->o.dim + 1, 0.0f);
-    mgi_region_params_t rp = {};
-    mgg_cpu_arg_t args[4];
-    pthread_t th[4];
-    mgi_region_h reg;
-    double t0, ms;
+    pthread_t th[MGG_CPU_THREADS];
     int ok = 1;
 
-    for (size_t i = 0; i < (size_t)nown * sh->o.dim; ++i) {
-        rows[i] = mgi_graph_emb(sh->o.seed, sh->lo[me] + i / sh->o.dim,
-                                i % sh->o.dim);
-    }
-    rp.addr   = rows.data();
-    rp.length = (size_t)nown * sh->o.dim * sizeof(float);
-    if (mgi_region_register(ctx, &rp, &reg) != UCS_OK) {
-        return -1;
-    }
-    t0 = rwl_now_ms();
     for (unsigned t = 0; t < nt; ++t) {
-        args[t] = {sh, w, {}, me, t, nt, out.data(), 0};
-        ok &= (mgi_region_device_handle(reg, &args[t].h) == UCS_OK);
+        args[t].phase  = phase;
+        args[t].failed = 0;
         pthread_create(&th[t], NULL, mgg_cpu_thread, &args[t]);
     }
     for (unsigned t = 0; t < nt; ++t) {
         pthread_join(th[t], NULL);
         ok &= !args[t].failed;
     }
-    ms = rwl_now_ms() - t0;
-    ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], out.data(), "cpu",
-                    boot->rank);
-    ok  = rwl_all(boot, ok);
-    ms  = rwl_max(boot, ms);
-    if (me == 0) {
-        mgg_line(sh, "cpu", ms, 0, ok);
+    return ok;
+}
+
+/* --cpu: the region variant ("cpu"), and where listed the cache variant
+ * ("cpu-cache": the distinct remote rows fetched first, then the
+ * aggregation with the remote partitions from them) */
+static int mgg_rank_cpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
+                        mgi_context_h ctx, const mgi_graph_work_t *w)
+{
+    const unsigned me = boot->rank, nt = MGG_CPU_THREADS;
+    const uint32_t nown = sh->lo[me + 1] - sh->lo[me];
+    const size_t nout = (size_t)nown * sh->o.dim;
+    std::vector<float> rows(nout + 1), out(nout + 1), cache;
+    mgi_region_params_t rp = {};
+    mgg_cpu_arg_t args[MGG_CPU_THREADS];
+    mgi_graph_cache_t c = {};
+    mgi_region_h reg;
+    double t0, ms;
+    int ok = 1, all_ok = 1;
+
+    for (size_t i = 0; i < nout; ++i) {
+        rows[i] = mgi_graph_emb(sh->o.seed, sh->lo[me] + i / sh->o.dim,
+                                i % sh->o.dim);
     }
+    rp.addr   = rows.data();
+    rp.length = nout * sizeof(float);
+    if (mgi_region_register(ctx, &rp, &reg) != UCS_OK) {
+        return -1;
+    }
+    if (mgi_graph_cache_build(w, sh->lo, sh->o.gpus, &c) != 0) {
+        return -1;
+    }
+    cache.resize(c.nrows * sh->o.dim + 1);
+    for (unsigned t = 0; t < nt; ++t) {
+        args[t] = {sh, w, {}, me, t, nt, out.data(), 0, 0, &c,
+                   cache.data()};
+        ok &= (mgi_region_device_handle(reg, &args[t].h) == UCS_OK);
+    }
+    for (int v = 0; v < 2; ++v) {
+        const char *name = v ? "cpu-cache" : "cpu";
+
+        if (v && !rwl_listed(sh->o.variant, "cache")) {
+            continue;
+        }
+        std::fill(out.begin(), out.end(), 0.0f);
+        mgi_wl_barrier(boot);
+        t0 = rwl_now_ms();
+        if (v) {
+            ok &= mgg_cpu_threads(args, nt, 1) &&
+                  mgg_cpu_threads(args, nt, 2);
+        } else {
+            ok &= mgg_cpu_threads(args, nt, 0);
+        }
+        ms  = rwl_now_ms() - t0;
+        ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], out.data(), name,
+                        boot->rank);
+        ok  = rwl_all(boot, ok);
+        ms  = rwl_max(boot, ms);
+        if (me == 0) {
+            mgg_line(sh, name, ms,
+                     v ? (double)c.nrows * sh->o.dim * sizeof(float) : 0, ok);
+        }
+        all_ok &= ok;
+        ok      = 1;
+    }
+    mgi_wl_barrier(boot);
+    mgi_graph_cache_free(&c);
     if (mgi_region_deregister(reg) != UCS_OK) {
-        ok = 0;
+        all_ok = 0;
     }
-    return ok ? 0 : -1;
+    return all_ok ? 0 : -1;
 }
 
 /* -------------------------------------------------------- GPU variants */
@@ -405,6 +567,105 @@ static int mgg_nccl_allgather(mgi_wl_nccl_t *n, ncclComm_t comm,
     return 0;
 }
 
+/* A GPU variant in one invocation: launch(s) iters + 1 times between all
+ * ranks' barriers (the first warms up), timed by events on s; then its
+ * answer checked on every rank and its line (median of the slowest
+ * rank's times). 1: right, 0: wrong, -1: a call failed. */
+template <typename L>
+static int mgg_timed(mgi_wl_boot_t *boot, const mgg_shared_t *sh,
+                     const char *name, double remote_bytes, float *out,
+                     int *err, cudaStream_t s, L launch)
+{
+    const unsigned me = boot->rank;
+    const size_t own_bytes = (size_t)(sh->lo[me + 1] - sh->lo[me]) *
+                             sh->o.dim * sizeof(float);
+    std::vector<float> host_out(own_bytes / sizeof(float) + 1);
+    std::vector<double> t;
+    cudaEvent_t e0, e1;
+    int herr = 0, ok = 1;
+    float ms;
+
+    RWL_CUDA(cudaEventCreate(&e0));
+    RWL_CUDA(cudaEventCreate(&e1));
+    for (int it = 0; it < sh->o.iters + 1; ++it) {
+        RWL_CUDA(cudaMemsetAsync(out, 0, own_bytes, s));
+        RWL_CUDA(cudaMemsetAsync(err, 0, sizeof(int), s));
+        RWL_CUDA(cudaStreamSynchronize(s));
+        mgi_wl_barrier(boot);
+        RWL_CUDA(cudaEventRecord(e0, s));
+        if (launch(e0) != 0) {
+            return -1;
+        }
+        RWL_CUDA(cudaEventRecord(e1, s));
+        RWL_CUDA(cudaStreamSynchronize(s));
+        RWL_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        if (it > 0) {
+            t.push_back(ms);
+        }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    RWL_CUDA(cudaMemcpy(&herr, err, sizeof(int), cudaMemcpyDeviceToHost));
+    if (herr != 0) {
+        fprintf(stderr, "mgi_mgg rank %u: %s: a device call returned %s\n",
+                me, name, ucs_status_string((ucs_status_t)herr));
+        ok = 0;
+    }
+    RWL_CUDA(cudaMemcpy(host_out.data(), out, own_bytes,
+                        cudaMemcpyDeviceToHost));
+    ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], host_out.data(), name,
+                    me);
+    ok  = rwl_all(boot, ok);
+    rwl_wrong |= !ok;
+    ms  = (float)rwl_max(boot, rwl_median(t));
+    remote_bytes = rwl_max(boot, remote_bytes);
+    if (me == 0) {
+        mgg_line(sh, name, ms, remote_bytes, ok);
+    }
+    mgi_wl_barrier(boot);
+    return ok;
+}
+
+/* The cache variant's rows and slots on the device, and the cache */
+typedef struct mgg_dev_cache {
+    uint32_t *rows, *run, *slot;
+    uint64_t nrows, nruns;
+    float    *cache;
+} mgg_dev_cache_t;
+
+static int mgg_cache_to_dev(const mgi_graph_work_t *w, const uint32_t *lo,
+                            unsigned nparts, int dim, mgg_dev_cache_t *d)
+{
+    mgi_graph_cache_t c;
+
+    if (mgi_graph_cache_build(w, lo, nparts, &c) != 0) {
+        fprintf(stderr, "mgi_mgg: no memory for the cache's rows\n");
+        return -1;
+    }
+    d->nrows = c.nrows;
+    d->nruns = c.nruns;
+    RWL_CUDA(cudaMalloc(&d->rows, (c.nrows + 1) * sizeof(*d->rows)));
+    RWL_CUDA(cudaMalloc(&d->run, (c.nruns + 1) * sizeof(*d->run)));
+    RWL_CUDA(cudaMalloc(&d->slot, (w->nnbr + 1) * sizeof(*d->slot)));
+    RWL_CUDA(cudaMalloc(&d->cache, (c.nrows * dim + 4) * sizeof(float)));
+    RWL_CUDA(cudaMemcpy(d->rows, c.rows, c.nrows * sizeof(*d->rows),
+                        cudaMemcpyHostToDevice));
+    RWL_CUDA(cudaMemcpy(d->run, c.run, (c.nruns + 1) * sizeof(*d->run),
+                        cudaMemcpyHostToDevice));
+    RWL_CUDA(cudaMemcpy(d->slot, c.slot, w->nnbr * sizeof(*d->slot),
+                        cudaMemcpyHostToDevice));
+    mgi_graph_cache_free(&c);
+    return 0;
+}
+
+static void mgg_cache_free_dev(mgg_dev_cache_t *d)
+{
+    cudaFree(d->rows);
+    cudaFree(d->run);
+    cudaFree(d->slot);
+    cudaFree(d->cache);
+}
+
 static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                         mgi_context_h ctx, const mgi_graph_work_t *w)
 {
@@ -413,24 +674,22 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
     const uint32_t nown = sh->lo[me + 1] - sh->lo[me];
     const size_t own_bytes = (size_t)nown * o->dim * sizeof(float);
     const double remote_bytes = (double)w->nremote * o->dim * sizeof(float);
-    std::vector<float> host_out((size_t)nown * o->dim + 1);
     mgi_region_params_t rp = {};
     mgi_dev_region_t h = {};
     mgg_dev_work_t d = {};
     mgi_region_h reg;
     float *rows, *out, *full = NULL, *gstage;
     unsigned blocks;
-    cudaEvent_t e0, e1;
-    cudaStream_t s;
-    int *err, herr = 0, ok;
-    float ms;
+    cudaStream_t s, s2;
+    cudaEvent_t fetched;
+    int *err, ok;
 
     RWL_CUDA(cudaMalloc(&rows, own_bytes + 16));
     RWL_CUDA(cudaMalloc(&out, own_bytes + 16));
     RWL_CUDA(cudaMalloc(&err, sizeof(int)));
     RWL_CUDA(cudaStreamCreate(&s));
-    RWL_CUDA(cudaEventCreate(&e0));
-    RWL_CUDA(cudaEventCreate(&e1));
+    RWL_CUDA(cudaStreamCreate(&s2));
+    RWL_CUDA(cudaEventCreateWithFlags(&fetched, cudaEventDisableTiming));
     RWL_CUDA(cudaFuncSetAttribute(mgg_aggregate,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)mgg_smem(o)));
@@ -443,17 +702,21 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
     RWL_CUDA(cudaMalloc(&gstage, (size_t)blocks * MGG_WARPS * o->ps *
                                  o->dim * sizeof(float)));
     /* (a) region: mapped peers where there are (proxy: every remote row
-     * through the proxy and UCP, as across hosts) */
-    for (int pv = 0; pv < 2; ++pv) {
-        const char *name = pv ? "proxy" : "region";
-        std::vector<double> t;
+     * through the proxy and UCP, as across hosts); cache: each distinct
+     * remote row fetched once into a cache by a kernel of warp gets on a
+     * second stream while the local partitions aggregate, then the remote
+     * partitions from the cache */
+    for (int pv = 0; pv < 3; ++pv) {
+        static const char *const names[] = {"region", "proxy", "cache"};
+        const char *name = names[pv];
+        mgg_dev_cache_t dc = {};
 
         if (!rwl_listed(o->variant, name)) {
             continue;
         }
         rp.addr   = rows;
         rp.length = own_bytes;
-        rp.flags  = pv ? MGI_REGION_F_PROXY_ONLY : 0;
+        rp.flags  = (pv == 1) ? MGI_REGION_F_PROXY_ONLY : 0;
         if ((mgi_region_register(ctx, &rp, &reg) != UCS_OK) ||
             (mgi_region_device_handle(reg, &h) != UCS_OK)) {
             return -1;
@@ -465,44 +728,48 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                        "through the proxy (UCP)");
             }
         }
-        ok = 1;
-        for (int it = 0; it < o->iters + 1; ++it) {
-            RWL_CUDA(cudaMemsetAsync(out, 0, own_bytes, s));
-            RWL_CUDA(cudaMemsetAsync(err, 0, sizeof(int), s));
-            RWL_CUDA(cudaStreamSynchronize(s));
-            mgi_wl_barrier(boot);
-            RWL_CUDA(cudaEventRecord(e0, s));
-            if (mgg_launch(o, &h, NULL, &d, o->gpus, me, gstage, out, err,
-                           s) != 0) {
+        if (pv < 2) {
+            ok = mgg_timed(boot, sh, name, remote_bytes, out, err, s,
+                           [&](cudaEvent_t) {
+                return mgg_launch(o, &h, NULL, &d, o->gpus, me, gstage, out,
+                                  err, s);
+            });
+        } else {
+            int sms = 0, dev = 0;
+            unsigned fetch_blocks;
+
+            if (mgg_cache_to_dev(w, sh->lo, o->gpus, o->dim, &dc) != 0) {
                 return -1;
             }
-            RWL_CUDA(cudaEventRecord(e1, s));
-            RWL_CUDA(cudaStreamSynchronize(s));
-            RWL_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-            if (it > 0) {
-                t.push_back(ms);   /* the first run warms up */
-            }
+            RWL_CUDA(cudaGetDevice(&dev));
+            RWL_CUDA(cudaDeviceGetAttribute(&sms,
+                                            cudaDevAttrMultiProcessorCount,
+                                            dev));
+            fetch_blocks = (unsigned)std::min<uint64_t>(
+                    dc.nruns / MGG_WARPS + 1, (uint64_t)sms * 2);
+            ok = mgg_timed(boot, sh, name,
+                           (double)dc.nrows * o->dim * sizeof(float), out,
+                           err, s, [&](cudaEvent_t start) {
+                /* the fetch first, so its blocks (two an SM) are placed
+                 * before the local pass fills the rest of the GPU */
+                RWL_CUDA(cudaStreamWaitEvent(s2, start, 0));
+                mgg_fetch<<<fetch_blocks, MGG_WARPS * 32, 0, s2>>>(
+                    h, dc.rows, dc.run, dc.nruns, d.lo, o->gpus, o->dim,
+                    dc.cache, err);
+                RWL_CUDA(cudaGetLastError());
+                RWL_CUDA(cudaEventRecord(fetched, s2));
+                if (mgg_launch_pass(o, &h, NULL, &d, o->gpus, me, NULL, NULL,
+                                    NULL, MGG_PASS_LOCAL, out, err, s) != 0) {
+                    return -1;
+                }
+                RWL_CUDA(cudaStreamWaitEvent(s, fetched, 0));
+                return mgg_launch_pass(o, &h, NULL, &d, o->gpus, me, NULL,
+                                       dc.cache, dc.slot, MGG_PASS_REMOTE,
+                                       out, err, s);
+            });
+            mgg_cache_free_dev(&dc);
         }
-        RWL_CUDA(cudaMemcpy(&herr, err, sizeof(int), cudaMemcpyDeviceToHost));
-        if (herr != 0) {
-            fprintf(stderr, "mgi_mgg rank %u: %s: a device call returned "
-                    "%s\n", me, name,
-                    ucs_status_string((ucs_status_t)herr));
-            ok = 0;
-        }
-        RWL_CUDA(cudaMemcpy(host_out.data(), out, own_bytes,
-                            cudaMemcpyDeviceToHost));
-        ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], host_out.data(),
-                        name, me);
-        ok  = rwl_all(boot, ok);
-        rwl_wrong |= !ok;
-        ms  = (float)rwl_max(boot, rwl_median(t));
-        double rb = rwl_max(boot, remote_bytes);
-        if (me == 0) {
-            mgg_line(sh, name, ms, rb, ok);
-        }
-        mgi_wl_barrier(boot);
-        if (mgi_region_deregister(reg) != UCS_OK) {
+        if ((ok < 0) || (mgi_region_deregister(reg) != UCS_OK)) {
             return -1;
         }
     }
@@ -513,7 +780,6 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
         ncclUniqueId id, all[MGI_WL_MAX_RANKS];
         ncclComm_t comm;
         int loaded = (mgi_wl_nccl_load(&n) == 0);
-        std::vector<double> t;
 
         if (!rwl_all(boot, loaded)) {
             if (me == 0) {
@@ -531,41 +797,26 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
             }
             RWL_CUDA(cudaMalloc(&full, (size_t)sh->g.nv * o->dim *
                                        sizeof(float) + 16));
-            ok = 1;
-            for (int it = 0; it < o->iters + 1; ++it) {
-                RWL_CUDA(cudaMemsetAsync(out, 0, own_bytes, s));
-                RWL_CUDA(cudaStreamSynchronize(s));
-                mgi_wl_barrier(boot);
-                RWL_CUDA(cudaEventRecord(e0, s));
-                if ((mgg_nccl_allgather(&n, comm, sh, rows, full, me, s) !=
-                     0) ||
-                    (mgg_launch(o, &h, full, &d, o->gpus, me, NULL, out, err,
-                                s) != 0)) {
+            ok = mgg_timed(boot, sh, "nccl", 0, out, err, s,
+                           [&](cudaEvent_t) {
+                if (mgg_nccl_allgather(&n, comm, sh, rows, full, me, s) !=
+                    0) {
                     return -1;
                 }
-                RWL_CUDA(cudaEventRecord(e1, s));
-                RWL_CUDA(cudaStreamSynchronize(s));
-                RWL_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-                if (it > 0) {
-                    t.push_back(ms);
-                }
-            }
-            RWL_CUDA(cudaMemcpy(host_out.data(), out, own_bytes,
-                                cudaMemcpyDeviceToHost));
-            ok &= mgg_check(sh, sh->lo[me], sh->lo[me + 1], host_out.data(),
-                            "nccl", me);
-            ok  = rwl_all(boot, ok);
-            rwl_wrong |= !ok;
-            ms  = (float)rwl_max(boot, rwl_median(t));
-            if (me == 0) {
-                mgg_line(sh, "nccl", ms, 0, ok);
-            }
+                return mgg_launch(o, &h, full, &d, o->gpus, me, NULL, out,
+                                  err, s);
+            });
             n.CommDestroy(comm);
             cudaFree(full);
+            if (ok < 0) {
+                return -1;
+            }
         }
     }
     mgi_wl_barrier(boot);
     mgg_work_free_dev(&d);
+    cudaEventDestroy(fetched);
+    cudaStreamDestroy(s2);
     cudaFree(gstage);
     cudaFree(rows);
     cudaFree(out);
@@ -803,13 +1054,13 @@ static void mgg_usage(const char *argv0)
             "usage: %s [--gpus G] [--scale S] [--deg D] [--dim D] "
             "[--seed S]\n"
             "          [--ps P] [--dist K] [--iters N]\n"
-            "          [--variant region,proxy,nccl,uvm,single|all] [--cpu]\n",
+            "          [--variant region,proxy,cache,nccl,uvm,single|all] [--cpu]\n",
             argv0);
 }
 
 int main(int argc, char **argv)
 {
-    static const char *const variants[] = {"region", "proxy", "nccl",
+    static const char *const variants[] = {"region", "proxy", "cache", "nccl",
                                            "uvm", "single", NULL};
     static mgg_shared_t sh;
     mgg_opts_t *o = &sh.o;

@@ -554,7 +554,7 @@ static int pro_rank_bw(mgi_wl_boot_t *boot, pro_opts_t *o,
         }
         RWL_CUDA(cudaMemcpy(part, a.data(), max, cudaMemcpyHostToDevice));
         for (uint64_t sz : sizes) {
-            double t_put, t_get, t_ce = 0;
+            double t_put = 0, t_get = 0, t_ce = 0;   /* each set by its pass */
             for (int k = 0; k < 3; ++k) {      /* put, get, copy engine */
                 if ((k == 2) && (rpart == NULL)) {
                     break;

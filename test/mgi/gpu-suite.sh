@@ -519,7 +519,12 @@ step workloads_join_peer_variant 100 "${wl[@]}" --op join \
 if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg 150 \
         mgi_mgg --gpus 2 --scale 16 --dim 128 --iters 2 \
-        --variant region,nccl,uvm,single
+        --variant region,cache,nccl,uvm,single
+    # embeddings of 128 MiB, more than an H200's L2 (MGG's bar is set
+    # where they do not fit it)
+    UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg_beyond_l2 150 \
+        mgi_mgg --gpus 2 --scale 18 --dim 128 --iters 5 \
+        --variant region,cache,nccl,uvm,single
     # every remote row through the proxy thread and UCP, as across hosts:
     # a request a row, so a smaller graph
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg_proxy 100 \
@@ -530,7 +535,8 @@ if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
 else
     why="regions need 2 GPUs"
     [ "$ngpu" -ge 2 ] && why="no mgi_mgg or mgi_proact in $bin"
-    for s in regions_mgg regions_mgg_proxy regions_proact regions_bw; do
+    for s in regions_mgg regions_mgg_beyond_l2 regions_mgg_proxy \
+             regions_proact regions_bw; do
         skip $s "$why"
     done
 fi

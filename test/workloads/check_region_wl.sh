@@ -2,7 +2,8 @@
 #
 # The region workloads on the CPU (--cpu: the region code on host threads
 # over host memory, the proxy and UCP carrying the remote parts): MGG's
-# aggregation over 2 and 3 ranks and PROACT's push and bulk, every answer
+# aggregation over 2 and 3 ranks, a get a row and the distinct remote rows
+# fetched once (cpu-cache), and PROACT's push and bulk, every answer
 # checked against the CPU reference ("checked=yes"); then the command
 # lines' refusals (status 2, a line naming the option and the value).
 # The programs are those built in bench/workloads ($MGI_WL_BUILD, which
@@ -16,11 +17,13 @@ mgg=$wl/mgi_mgg proact=$wl/mgi_proact
 for p in "$mgg" "$proact"; do
     [ -x "$p" ] || { echo "SKIP: no $p"; exit 77; }
 done
-run() {  # the name, the transports, then the command; every line checked
-    name=$1; tls=$2; shift 2
+run() {  # the name, the transports, the lines, then the command; every
+         # line checked
+    name=$1; tls=$2; lines=$3; shift 3
     out=$(UCX_TLS=$tls timeout 300 "$@" 2>&1)
     st=$?
-    if [ $st -eq 0 ] && printf '%s\n' "$out" | grep -q "checked=yes" &&
+    if [ $st -eq 0 ] &&
+       [ "$(printf '%s\n' "$out" | grep -c "checked=yes")" -eq "$lines" ] &&
        ! printf '%s\n' "$out" | grep -q "checked=NO"; then
         echo "PASS: $name"
         printf '%s\n' "$out" | grep "checked="
@@ -28,11 +31,12 @@ run() {  # the name, the transports, then the command; every line checked
         echo "FAIL: $name (exit $st)"; printf '%s\n' "$out" | tail -20; rc=1
     fi
 }
-run "mgg --cpu 2 ranks sm" sm,self "$mgg" --cpu --gpus 2 --scale 10 --dim 32
-run "mgg --cpu 3 ranks tcp" tcp,self "$mgg" --cpu --gpus 3 --scale 9 \
+run "mgg --cpu 2 ranks sm" sm,self 2 "$mgg" --cpu --gpus 2 --scale 10 \
+    --dim 32
+run "mgg --cpu 3 ranks tcp" tcp,self 2 "$mgg" --cpu --gpus 3 --scale 9 \
     --dim 20 --ps 3 --dist 0
-run "proact --cpu sm" sm,self "$proact" --cpu --mib 2 --tiles 16K,512K
-run "proact --cpu tcp" tcp,self "$proact" --cpu --mib 1 --tiles 64K \
+run "proact --cpu sm" sm,self 4 "$proact" --cpu --mib 2 --tiles 16K,512K
+run "proact --cpu tcp" tcp,self 2 "$proact" --cpu --mib 1 --tiles 64K \
     --work 1
 bad() {  # what the error must say, the program, then the arguments
     want=$1; shift

@@ -62,6 +62,81 @@ static void test_rmat(void)
     mgi_graph_free(&c);
 }
 
+/* The distinct remote rows of part p's work: increasing, each read by a
+ * remote slot, every remote slot pointing at its own vertex's row, local
+ * slots at none */
+static void test_cache(const mgi_graph_work_t *w, const uint32_t *lo,
+                       unsigned nparts, unsigned p)
+{
+    mgi_graph_cache_t c;
+    uint64_t k, *used;
+
+    CHECK(mgi_graph_cache_build(w, lo, nparts, &c) == 0, "cache");
+    CHECK((c.nrows > 0) && (c.nrows <= w->nremote), "part %u: %llu rows for "
+          "%llu remote neighbours", p, (unsigned long long)c.nrows,
+          (unsigned long long)w->nremote);
+    for (k = 1; k < c.nrows; ++k) {
+        CHECK(c.rows[k - 1] < c.rows[k], "rows %llu, %llu not increasing",
+              (unsigned long long)k - 1, (unsigned long long)k);
+    }
+    for (k = 0; k < c.nrows; ++k) {
+        CHECK(mgi_graph_owner(lo, nparts, c.rows[k]) != p, "row of vertex "
+              "%u is part %u's own", c.rows[k], p);
+    }
+    /* runs: cover the rows in order, consecutive vertices of one owner,
+     * none longer than MGI_GRAPH_CACHE_RUN, and none that could have
+     * gone on into the next */
+    CHECK((c.nruns > 0) && (c.run[0] == 0) && (c.run[c.nruns] == c.nrows),
+          "runs cover rows 0..%llu: %u..%u in %llu",
+          (unsigned long long)c.nrows, c.run[0], c.run[c.nruns],
+          (unsigned long long)c.nruns);
+    for (k = 0; k < c.nruns; ++k) {
+        const uint32_t a = c.run[k], b = c.run[k + 1];
+        CHECK((a < b) && (b - a <= MGI_GRAPH_CACHE_RUN), "run %llu: %u..%u",
+              (unsigned long long)k, a, b);
+        for (uint32_t r = a + 1; r < b; ++r) {
+            CHECK((c.rows[r] == c.rows[r - 1] + 1) &&
+                  (mgi_graph_owner(lo, nparts, c.rows[r]) ==
+                   mgi_graph_owner(lo, nparts, c.rows[a])),
+                  "run %llu: rows %u, %u", (unsigned long long)k,
+                  c.rows[r - 1], c.rows[r]);
+        }
+        if ((k + 1 < c.nruns) && (b - a < MGI_GRAPH_CACHE_RUN)) {
+            CHECK((c.rows[b] != c.rows[b - 1] + 1) ||
+                  (mgi_graph_owner(lo, nparts, c.rows[b]) !=
+                   mgi_graph_owner(lo, nparts, c.rows[b - 1])),
+                  "run %llu stops at vertex %u before %u", (unsigned long long)k,
+                  c.rows[b - 1], c.rows[b]);
+        }
+    }
+    used = calloc(c.nrows + 1, sizeof(*used));
+    for (k = 0; k < w->nnp; ++k) {
+        const mgi_graph_np_t *np = &w->np[k];
+        for (uint64_t i = np->start; i < np->start + np->cnt; ++i) {
+            if (!np->remote) {
+                CHECK(c.slot[i] == UINT32_MAX, "local slot %llu has row %u",
+                      (unsigned long long)i, c.slot[i]);
+                continue;
+            }
+            CHECK((c.slot[i] < c.nrows) && (c.rows[c.slot[i]] == w->nbr[i]),
+                  "remote slot %llu (vertex %u) points at row %u",
+                  (unsigned long long)i, w->nbr[i], c.slot[i]);
+            if (c.slot[i] < c.nrows) {
+                ++used[c.slot[i]];
+            }
+        }
+    }
+    for (k = 0; k < c.nrows; ++k) {
+        CHECK(used[k] > 0, "row %llu (vertex %u) read by no slot",
+              (unsigned long long)k, c.rows[k]);
+        if (used[k] == 0) {
+            break;
+        }
+    }
+    free(used);
+    mgi_graph_cache_free(&c);
+}
+
 static void test_split_work(void)
 {
     const unsigned nparts = 3, ps = 4, dist = 2;
@@ -116,6 +191,7 @@ static void test_split_work(void)
             CHECK(w.np[0].remote, "the first partition is local");
         }
         free(seen);
+        test_cache(&w, lo, nparts, p);
         total += edges;
         mgi_graph_work_free(&w);
     }
