@@ -255,13 +255,6 @@ __host__ __device__ constexpr unsigned mgi_dev_dring_chunks(unsigned ts,
             (ts / 16 <= cmax) && (32 % (ts / 16) == 0)) ? ts / 16 : 0;
 }
 
-/* mgi_dev_dring_chunks for a tile's tuples of WD words */
-template <unsigned WD>
-__host__ __device__ constexpr bool mgi_dev_dring_chunked(void)
-{
-    return mgi_dev_dring_chunks(WD * 8, 32) != 0;
-}
-
 /* Every lane of a whole warp, each with a tuple of C 16-byte chunks in
  * registers (v: 2 * C words; 1 < C <= CMAX, 32 % C == 0, the same in
  * every lane) and its ring slot (at; NULL: none): the warp stores its
@@ -361,7 +354,7 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     const int bc        = has && (dst < 0) && (h->part_key < 0);
     uint32_t slot = MGI_DEV_NO_SLOT, rk, rb;
     uint64_t v[8];      /* the tuple's chunks (mgi_dev_dring_load_chunks) */
-    unsigned j, k, C;
+    unsigned j, C;
 
     mgi_dev_dring_check_grid(h);
     if (has && (len != ts)) {
@@ -393,10 +386,12 @@ __device__ static inline int mgi_dev_dring_send_block(const mgi_dev_ch_t *h,
     C = (blockDim.x % 32 == 0) ?
         mgi_dev_dring_load_chunks(has ? tuple : NULL, ts, v) : 0;
     if (C > 0) {
-        /* the warp's tuples chunk by chunk: those for every destination,
-         * then the others */
-        for (j = 0, k = __any_sync(0xffffffffu, bc) ? nd : 0; j < k;
-             ++j) {
+        /* the warp's tuples chunk by chunk: those for every destination
+         * (a broadcast's rings, where any lane of the warp has one), then
+         * the others */
+        const unsigned nbc = __any_sync(0xffffffffu, bc) ? nd : 0;
+
+        for (j = 0; j < nbc; ++j) {
             mgi_dev_dring_put_chunks<4>(
                     bc ? mgi_dev_dring_slot(s_ptr, s_pm, s_tail, j,
                                             s_uni[j] + rb, ts) : NULL,

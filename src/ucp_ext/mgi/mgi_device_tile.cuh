@@ -230,7 +230,7 @@ __device__ static inline unsigned mgi_dev_dring_tile(const mgi_dev_ch_t *h,
                                       (nslot > 1) ? rk[u] :
                                                     tid + u * blockDim.x,
                                       ts);
-            if constexpr (mgi_dev_dring_chunked<WD>()) {
+            if constexpr (mgi_dev_dring_chunks(WD * 8, 32) != 0) {
                 if (warps) {
                     mgi_dev_dring_put_chunks<WD / 2>(at, &v[u * WD], WD / 2);
                     continue;
