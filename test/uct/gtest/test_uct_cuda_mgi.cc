@@ -381,6 +381,50 @@ TEST_P(uct_cuda_mgi_paths, many_outstanding) {
     }, env({{"UCX_CUDA_MGI_MAX_OUTSTANDING", "8"}}));
 }
 
+/* count windows of chunk bytes, window i at offset + i * stride of the
+ * buffer, moved by puts and then by gets: the data (pattern seed + 2 * i
+ * + put) on the side it comes from, other bytes on the side it lands on;
+ * rank 0 posts them with post(side, put, window, offset of window 0)
+ * and waits for them; the side they land on checks every window */
+template <typename P>
+static void run_windows(int rank, peer_link &link, size_t count,
+                        size_t chunk, size_t stride, size_t offset, int seed,
+                        const char *what, P post)
+{
+    const size_t total = count * stride + offset;
+    uct_side side(rank, link, total + 64);
+    uint8_t *dbuf = (uint8_t*)side.buf();
+    auto window = [&](size_t i) { return dbuf + offset + i * stride; };
+    auto data   = [&](size_t i, bool put) { return seed + 2 * (int)i + put; };
+
+    for (bool put : {true, false}) {
+        if ((rank == 0) == put) {
+            for (size_t i = 0; i < count; ++i) {
+                fill_device_pattern(window(i), chunk, data(i, put));
+            }
+        } else {
+            fill_device_pattern(dbuf, total, seed - 1 - rank);
+        }
+        link.barrier();
+        if (rank == 0) {
+            post(side, put, window);
+            side.flush();
+        }
+        link.barrier();
+        if ((rank == 1) == put) {
+            for (size_t i = 0; i < count; ++i) {
+                MGI_CHECK(check_device_pattern(window(i), chunk,
+                                               data(i, put), what),
+                          "%s: %s %zu of %zu B delivered wrong bytes", what,
+                          put ? "put" : "get", i, chunk);
+            }
+            printf("  %s: %zu %s of %zu B byte-exact\n", what, count,
+                   put ? "puts" : "gets", chunk);
+        }
+        link.barrier();
+    }
+}
+
 /* Many puts and gets of mid sizes in flight without a limit, each into
  * its own window at an odd offset; with UCX_CUDA_MGI_BATCH=y (the default)
  * the transport posts the copies that arrive while others are in flight
@@ -388,47 +432,20 @@ TEST_P(uct_cuda_mgi_paths, many_outstanding) {
  * still completes on its own and lands byte for byte */
 TEST_P(uct_cuda_mgi_paths, batched_ops) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
-        const size_t count = 256, chunk = 256 * KiB + 3, stride = chunk + 13;
-        const size_t total = count * stride;
-        uct_side side(rank, link, total + 64);
-        uint8_t *dbuf = (uint8_t*)side.buf();
+        const size_t count = 256, chunk = 256 * KiB + 3;
 
-        /* window i's bytes: pattern 300 + 2 * i + put from its start */
-        auto window = [&](size_t i) { return dbuf + i * stride + 1; };
-        auto seed   = [](size_t i, bool put) { return 300 + 2 * i + put; };
+        run_windows(rank, link, count, chunk, chunk + 13, 1, 300,
+                    "all in flight at once",
+                    [&](uct_side &side, bool put, auto window) {
+            uint8_t *dbuf = (uint8_t*)side.buf();
+            uct_completion_t comp = make_comp((int)count);
 
-        for (bool put : {true, false}) {
-            /* the data on the side it comes from, other bytes on the other */
-            if ((rank == 0) == put) {
-                for (size_t i = 0; i < count; ++i) {
-                    fill_device_pattern(window(i), chunk, seed(i, put));
-                }
-            } else {
-                fill_device_pattern(dbuf, total, 17 + rank);
+            for (size_t i = 0; i < count; ++i) {
+                side.zcopy(put, window(i), chunk,
+                           side.remote_buf() + (window(i) - dbuf), &comp);
             }
-            link.barrier();
-            if (rank == 0) {
-                uct_completion_t comp = make_comp((int)count);
-                for (size_t i = 0; i < count; ++i) {
-                    side.zcopy(put, window(i), chunk,
-                               side.remote_buf() + (window(i) - dbuf), &comp);
-                }
-                side.wait(&comp, put ? "256 puts" : "256 gets");
-                side.flush();
-            }
-            link.barrier();
-            if ((rank == 1) == put) {
-                for (size_t i = 0; i < count; ++i) {
-                    MGI_CHECK(check_device_pattern(window(i), chunk,
-                                                   seed(i, put), "batched"),
-                              "%s %zu of %zu B delivered wrong bytes",
-                              put ? "put" : "get", i, chunk);
-                }
-                printf("  %zu %s of %zu B in flight at once: byte-exact\n",
-                       count, put ? "puts" : "gets", chunk);
-            }
-            link.barrier();
-        }
+            side.wait(&comp, put ? "256 puts" : "256 gets");
+        });
     }, env());
 }
 
@@ -441,72 +458,46 @@ TEST_P(uct_cuda_mgi_paths, batched_ops) {
 TEST_P(uct_cuda_mgi_paths, window_progressed) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
         const size_t count = 384, window = 32, chunk = 1 * MiB + 5;
-        const size_t stride = chunk + 11, total = count * stride;
-        uct_side side(rank, link, total + 64);
-        uint8_t *dbuf = (uint8_t*)side.buf();
-        auto at   = [&](size_t i) { return dbuf + i * stride + 3; };
-        auto seed = [](size_t i, bool put) { return 900 + 2 * i + put; };
 
-        for (bool put : {true, false}) {
-            if ((rank == 0) == put) {
-                for (size_t i = 0; i < count; ++i) {
-                    fill_device_pattern(at(i), chunk, seed(i, put));
+        run_windows(rank, link, count, chunk, chunk + 11, 3, 900,
+                    "32 in flight, progress after each",
+                    [&](uct_side &side, bool put, auto at) {
+            uint8_t *dbuf = (uint8_t*)side.buf();
+            std::vector<uct_completion_t> comp(count);
+            size_t done = 0, posted = 0;
+            double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
+            auto landed = [&]() {
+                while ((done < posted) && (comp[done].count == 0)) {
+                    MGI_CHECK(comp[done].status == UCS_OK,
+                              "operation %zu completed with %s", done,
+                              ucs_status_string(comp[done].status));
+                    ++done;
                 }
-            } else {
-                fill_device_pattern(dbuf, total, 23 + rank);
-            }
-            link.barrier();
-            if (rank == 0) {
-                std::vector<uct_completion_t> comp(count);
-                size_t done = 0, posted = 0;
-                auto landed = [&]() {
-                    while ((done < posted) && (comp[done].count == 0)) {
-                        MGI_CHECK(comp[done].status == UCS_OK,
-                                  "operation %zu completed with %s", done,
-                                  ucs_status_string(comp[done].status));
-                        ++done;
-                    }
-                };
-                double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
+            };
 
-                for (size_t i = 0; i < count; ++i) {
-                    while (i - done >= window) {
-                        side.progress();
-                        landed();
-                        MGI_CHECK(now_sec() < deadline, "a window of %zu "
-                                  "operations did not drain in %.0f s",
-                                  window, MGI_TEST_TIMEOUT_SEC);
-                    }
-                    comp[i] = make_comp(1);
-                    side.zcopy(put, at(i), chunk,
-                               side.remote_buf() + (at(i) - dbuf), &comp[i]);
-                    posted = i + 1;
+            for (size_t i = 0; i < count; ++i) {
+                while (i - done >= window) {
                     side.progress();
                     landed();
+                    MGI_CHECK(now_sec() < deadline, "a window of %zu "
+                              "operations did not drain in %.0f s", window,
+                              MGI_TEST_TIMEOUT_SEC);
                 }
-                while (done < count) {
-                    side.progress();
-                    landed();
-                    MGI_CHECK(now_sec() < deadline, "%zu of %zu operations "
-                              "left after %.0f s of progress", count - done,
-                              count, MGI_TEST_TIMEOUT_SEC);
-                }
-                side.flush();
+                comp[i] = make_comp(1);
+                side.zcopy(put, at(i), chunk,
+                           side.remote_buf() + (at(i) - dbuf), &comp[i]);
+                posted = i + 1;
+                side.progress();
+                landed();
             }
-            link.barrier();
-            if ((rank == 1) == put) {
-                for (size_t i = 0; i < count; ++i) {
-                    MGI_CHECK(check_device_pattern(at(i), chunk, seed(i, put),
-                                                   "window"),
-                              "%s %zu of %zu B delivered wrong bytes",
-                              put ? "put" : "get", i, chunk);
-                }
-                printf("  %zu %s of %zu B, %zu in flight, progress after "
-                       "each: byte-exact\n", count, put ? "puts" : "gets",
-                       chunk, window);
+            while (done < count) {
+                side.progress();
+                landed();
+                MGI_CHECK(now_sec() < deadline, "%zu of %zu operations left "
+                          "after %.0f s of progress", count - done, count,
+                          MGI_TEST_TIMEOUT_SEC);
             }
-            link.barrier();
-        }
+        });
     }, env());
 }
 
