@@ -274,20 +274,26 @@ static size_t mgg_smem(const mgg_opts_t *o)
     return (size_t)MGG_WARPS * o->ps * o->dim * sizeof(float);
 }
 
-/* Blocks of the kernel: enough for every partition, at most 8 per SM (the
- * staging slots of the proxied path are sized for that many) */
-static int mgg_blocks(uint64_t nnp, unsigned *blocks_p)
+/* Blocks of MGG_WARPS warps for n items a warp each (grid-stride): enough
+ * for every item, at most per_sm per SM */
+static int mgg_blocks(uint64_t n, unsigned per_sm, unsigned *blocks_p)
 {
     int sms = 0, dev = 0;
 
     RWL_CUDA(cudaGetDevice(&dev));
     RWL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                     dev));
-    *blocks_p = (unsigned)std::min<uint64_t>((nnp + MGG_WARPS - 1) /
+    *blocks_p = (unsigned)std::min<uint64_t>((n + MGG_WARPS - 1) /
                                              MGG_WARPS + 1,
-                                             (uint64_t)sms * 8);
+                                             (uint64_t)sms * per_sm);
     return 0;
 }
+
+/* The aggregation: at most 8 blocks per SM (the staging slots of the
+ * proxied path are sized for that many); the cache variant's fetch: 2,
+ * the rest of the GPU left to the local partitions beside it */
+#define MGG_AGG_PER_SM   8
+#define MGG_FETCH_PER_SM 2
 
 static int mgg_launch_pass(const mgg_opts_t *o, const mgi_dev_region_t *h,
                            const float *full, const mgg_dev_work_t *d,
@@ -297,7 +303,7 @@ static int mgg_launch_pass(const mgg_opts_t *o, const mgi_dev_region_t *h,
 {
     unsigned blocks;
 
-    if (mgg_blocks(d->nnp, &blocks) != 0) {
+    if (mgg_blocks(d->nnp, MGG_AGG_PER_SM, &blocks) != 0) {
         return -1;
     }
     mgg_aggregate<<<blocks, MGG_WARPS * 32, mgg_smem(o), s>>>(
@@ -455,12 +461,20 @@ static int mgg_cpu_threads(mgg_cpu_arg_t *args, unsigned nt, int phase)
     pthread_t th[MGG_CPU_THREADS];
     int ok = 1;
 
-    for (unsigned t = 0; t < nt; ++t) {
-        args[t].phase  = phase;
-        args[t].failed = 0;
-        pthread_create(&th[t], NULL, mgg_cpu_thread, &args[t]);
+    unsigned started;
+
+    for (started = 0; started < nt; ++started) {
+        args[started].phase  = phase;
+        args[started].failed = 0;
+        if (pthread_create(&th[started], NULL, mgg_cpu_thread,
+                           &args[started]) != 0) {
+            fprintf(stderr, "mgi_mgg rank %u: cannot start host thread "
+                    "%u of %u\n", args[started].me, started, nt);
+            ok = 0;
+            break;
+        }
     }
-    for (unsigned t = 0; t < nt; ++t) {
+    for (unsigned t = 0; t < started; ++t) {
         pthread_join(th[t], NULL);
         ok &= !args[t].failed;
     }
@@ -493,10 +507,12 @@ static int mgg_rank_cpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
     if (mgi_region_register(ctx, &rp, &reg) != UCS_OK) {
         return -1;
     }
-    if (mgi_graph_cache_build(w, sh->lo, sh->o.gpus, &c) != 0) {
-        return -1;
+    if (rwl_listed(sh->o.variant, "cache")) {
+        if (mgi_graph_cache_build(w, sh->lo, sh->o.gpus, &c) != 0) {
+            return -1;
+        }
+        cache.resize(c.nrows * sh->o.dim + 1);
     }
-    cache.resize(c.nrows * sh->o.dim + 1);
     for (unsigned t = 0; t < nt; ++t) {
         args[t] = {sh, w, {}, me, t, nt, out.data(), 0, 0, &c,
                    cache.data()};
@@ -696,7 +712,7 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
     mgg_fill<<<1024, 256>>>(rows, sh->lo[me], nown, o->dim, o->seed);
     RWL_CUDA(cudaDeviceSynchronize());
     if ((mgg_work_to_dev(w, sh->lo, o->gpus, &d) != 0) ||
-        (mgg_blocks(d.nnp, &blocks) != 0)) {
+        (mgg_blocks(d.nnp, MGG_AGG_PER_SM, &blocks) != 0)) {
         return -1;
     }
     RWL_CUDA(cudaMalloc(&gstage, (size_t)blocks * MGG_WARPS * o->ps *
@@ -735,23 +751,18 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                                   err, s);
             });
         } else {
-            int sms = 0, dev = 0;
             unsigned fetch_blocks;
 
-            if (mgg_cache_to_dev(w, sh->lo, o->gpus, o->dim, &dc) != 0) {
+            if ((mgg_cache_to_dev(w, sh->lo, o->gpus, o->dim, &dc) != 0) ||
+                (mgg_blocks(dc.nruns, MGG_FETCH_PER_SM, &fetch_blocks) !=
+                 0)) {
                 return -1;
             }
-            RWL_CUDA(cudaGetDevice(&dev));
-            RWL_CUDA(cudaDeviceGetAttribute(&sms,
-                                            cudaDevAttrMultiProcessorCount,
-                                            dev));
-            fetch_blocks = (unsigned)std::min<uint64_t>(
-                    dc.nruns / MGG_WARPS + 1, (uint64_t)sms * 2);
             ok = mgg_timed(boot, sh, name,
                            (double)dc.nrows * o->dim * sizeof(float), out,
                            err, s, [&](cudaEvent_t start) {
-                /* the fetch first, so its blocks (two an SM) are placed
-                 * before the local pass fills the rest of the GPU */
+                /* the fetch first, so its blocks are placed before the
+                 * local pass fills the rest of the GPU */
                 RWL_CUDA(cudaStreamWaitEvent(s2, start, 0));
                 mgg_fetch<<<fetch_blocks, MGG_WARPS * 32, 0, s2>>>(
                     h, dc.rows, dc.run, dc.nruns, d.lo, o->gpus, o->dim,

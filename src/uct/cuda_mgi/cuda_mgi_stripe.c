@@ -507,6 +507,7 @@ static void uct_cuda_mgi_route_log(uct_cuda_mgi_iface_t *iface,
                                    const uct_cuda_mgi_route_t *route)
 {
     double n     = (double)route->num_timed;
+    double nd    = (double)ucs_max(route->num_direct_timed, 1);
     double total = route->sum_direct_len;
     unsigned p;
 
@@ -522,10 +523,9 @@ static void uct_cuda_mgi_route_log(uct_cuda_mgi_iface_t *iface,
              "that had one; the direct path's rate now %.1f GB/s", iface,
              (route->peer != NULL) ? route->peer->pci : "?",
              route->num_striped, route->num_timed, total / n / 1e3,
-             route->sum_issue / n * 1e6, route->sum_direct_len / n / 1e3,
-             (route->num_direct_timed == 0) ? 0.0 :
-             route->sum_direct / route->num_direct_timed * 1e6,
-             route->num_direct_timed, route->lane[0].rate / 1e9);
+             route->sum_issue / n * 1e6, route->sum_direct_len / nd / 1e3,
+             route->sum_direct / nd * 1e6, route->num_direct_timed,
+             route->lane[0].rate / 1e9);
     for (p = 0; p < route->num_staged; ++p) {
         if (route->num_staged_timed[p] == 0) {
             continue;
