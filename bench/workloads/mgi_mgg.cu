@@ -127,6 +127,61 @@ __global__ void mgg_fetch(mgi_dev_region_t h, const uint32_t *rows,
     }
 }
 
+/* A warp's share of one output row: lane l holds floats
+ * 4 * (l + 32 * j) + c of it in acc[4 * j + c] (dim a multiple of 4) */
+#define MGG_LANE_F4 (MGG_MAX_DIM / 128)   /* float4s a lane, at most */
+#define MGG_UNROLL  4   /* rows whose loads go out before their sums */
+
+__device__ static inline void mgg_add(float *acc, const float4 *x)
+{
+#pragma unroll
+    for (int j = 0; j < MGG_LANE_F4; ++j) {
+        acc[4 * j]     += x[j].x;
+        acc[4 * j + 1] += x[j].y;
+        acc[4 * j + 2] += x[j].z;
+        acc[4 * j + 3] += x[j].w;
+    }
+}
+
+__device__ static inline void mgg_load(float4 *x, const float *row, int n4,
+                                       unsigned lane)
+{
+    const float4 *r = (const float4*)row;
+
+#pragma unroll
+    for (int j = 0; j < MGG_LANE_F4; ++j) {
+        const int q = lane + 32 * j;
+        x[j] = (q < n4) ? r[q] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+}
+
+/* acc += rows row_of(0) .. row_of(cnt - 1), dim floats each, 16-byte
+ * aligned: 16-byte loads, MGG_UNROLL rows' loads out at once (a warp waits
+ * for memory once per MGG_UNROLL rows, not once a row) */
+template <typename R>
+__device__ static inline void mgg_sum(float *acc, uint32_t cnt, int dim,
+                                      unsigned lane, R row_of)
+{
+    const int n4 = dim / 4;
+    float4 x[MGG_UNROLL][MGG_LANE_F4];
+    uint32_t i = 0;
+
+    for (; i + MGG_UNROLL <= cnt; i += MGG_UNROLL) {
+#pragma unroll
+        for (int u = 0; u < MGG_UNROLL; ++u) {
+            mgg_load(x[u], row_of(i + u), n4, lane);
+        }
+#pragma unroll
+        for (int u = 0; u < MGG_UNROLL; ++u) {
+            mgg_add(acc, x[u]);
+        }
+    }
+    for (; i < cnt; ++i) {
+        mgg_load(x[0], row_of(i), n4, lane);
+        mgg_add(acc, x[0]);
+    }
+}
+
 /* Which partitions a launch of mgg_aggregate takes */
 enum {
     MGG_PASS_ALL    = 0,
@@ -146,7 +201,7 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
                               const uint32_t *cslot, int pass, float *out,
                               int *err)
 {
-    extern __shared__ float mgg_slots[];
+    extern __shared__ __align__(16) float mgg_slots[];
     const unsigned lane = threadIdx.x % 32, wib = threadIdx.x / 32;
     const uint64_t warps = (uint64_t)gridDim.x * MGG_WARPS;
     /* a mapped row lands in shared memory; a proxied one in this warp's
@@ -156,8 +211,7 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
     float *gslot = (gstage == NULL) ? NULL :
                    gstage + ((size_t)blockIdx.x * MGG_WARPS + wib) * ps * dim;
     const uint32_t v0 = lo[me];
-    const int per = (dim + 31) / 32;
-    float acc[MGG_MAX_DIM / 32];
+    float acc[4 * MGG_LANE_F4];
 
     for (uint64_t k = blockIdx.x * (uint64_t)MGG_WARPS + wib; k < nnp;
          k += warps) {
@@ -169,29 +223,23 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
             ((pass == MGG_PASS_REMOTE) && !p.remote)) {
             continue;
         }
-        for (int j = 0; j < per; ++j) {
+#pragma unroll
+        for (int j = 0; j < 4 * MGG_LANE_F4; ++j) {
             acc[j] = 0;
         }
         if ((cache != NULL) && p.remote) {
-            for (uint32_t i = 0; i < p.cnt; ++i) {
-                const float *row = cache + (size_t)cslot[p.start + i] * dim;
-                for (int j = 0; j < per; ++j) {
-                    const int d = lane + 32 * j;
-                    acc[j] += (d < dim) ? row[d] : 0.0f;
-                }
-            }
+            const uint32_t *cs = cslot + p.start;
+            mgg_sum(acc, p.cnt, dim, lane, [&](uint32_t i) {
+                return cache + (size_t)cs[i] * dim;
+            });
         } else if ((full != NULL) || !p.remote) {
             const float *base = (full != NULL) ? full :
                                 (const float*)h.base;
             const uint32_t off = (full != NULL) ? 0 : v0;
-            for (uint32_t i = 0; i < p.cnt; ++i) {
-                const float *row = base + (size_t)(nbr[p.start + i] - off) *
-                                   dim;
-                for (int j = 0; j < per; ++j) {
-                    const int d = lane + 32 * j;
-                    acc[j] += (d < dim) ? row[d] : 0.0f;
-                }
-            }
+            const uint32_t *nb  = nbr + p.start;
+            mgg_sum(acc, p.cnt, dim, lane, [&](uint32_t i) {
+                return base + (size_t)(nb[i] - off) * dim;
+            });
         } else {
             /* the partition's remote rows: their gets go out together */
             uint32_t via = 0;   /* bit i: row i came through the proxy */
@@ -215,23 +263,23 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
                 st = mgi_dev_region_quiet_warp(&h);
             }
             __syncwarp();
-            for (uint32_t i = 0; i < p.cnt; ++i) {
-                const float *row = (((via >> i) & 1) ? gslot : slot) +
-                                   (size_t)i * dim;
-                for (int j = 0; j < per; ++j) {
-                    const int d = lane + 32 * j;
-                    acc[j] += (d < dim) ? row[d] : 0.0f;
-                }
-            }
+            mgg_sum(acc, p.cnt, dim, lane, [&](uint32_t i) {
+                return (((via >> i) & 1) ? gslot : slot) + (size_t)i * dim;
+            });
             __syncwarp();
             if ((st != UCS_OK) && (lane == 0)) {
                 atomicExch(err, (int)st);
             }
         }
-        for (int j = 0; j < per; ++j) {
-            const int d = lane + 32 * j;
+#pragma unroll
+        for (int j = 0; j < MGG_LANE_F4; ++j) {
+            const int d = 4 * (lane + 32 * j);
             if (d < dim) {
-                atomicAdd(&out[(size_t)(p.v - v0) * dim + d], acc[j]);
+                float *o = &out[(size_t)(p.v - v0) * dim + d];
+                atomicAdd(&o[0], acc[4 * j]);
+                atomicAdd(&o[1], acc[4 * j + 1]);
+                atomicAdd(&o[2], acc[4 * j + 2]);
+                atomicAdd(&o[3], acc[4 * j + 3]);
             }
         }
     }
@@ -1105,7 +1153,7 @@ int main(int argc, char **argv)
         } const num[] = {
             {"--gpus", 1, MGI_GRAPH_MAX_PARTS, &o->gpus},
             {"--scale", 4, 28, &o->scale}, {"--deg", 1, 1024, &o->deg},
-            {"--dim", 1, MGG_MAX_DIM, &o->dim}, {"--ps", 1, MGG_MAX_PS, &o->ps},
+            {"--dim", 4, MGG_MAX_DIM, &o->dim}, {"--ps", 1, MGG_MAX_PS, &o->ps},
             {"--dist", 0, 1024, &o->dist}, {"--iters", 1, 1000, &o->iters}
         };
         int found = 0;
@@ -1130,6 +1178,11 @@ int main(int argc, char **argv)
             mgg_usage(argv[0]);
             return 2;
         }
+    }
+    if (o->dim % 4 != 0) {
+        /* the kernel's 16-byte loads take a row 4 floats at a time */
+        fprintf(stderr, "mgi_mgg: --dim %d: not a multiple of 4\n", o->dim);
+        return 2;
     }
     if ((size_t)MGG_WARPS * o->ps * o->dim * sizeof(float) > (200u << 10)) {
         fprintf(stderr, "mgi_mgg: --ps %d x --dim %d: %d warps' staging "

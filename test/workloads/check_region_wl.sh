@@ -48,7 +48,8 @@ bad() {  # what the error must say, the program, then the arguments
         echo "FAIL: $* -> exit $st, said: $out"; rc=1
     fi
 }
-bad "--dim 0: not a whole number from 1 to 256" "$mgg" --dim 0
+bad "--dim 0: not a whole number from 4 to 256" "$mgg" --dim 0
+bad "--dim 30: not a multiple of 4" "$mgg" --dim 30
 bad "--gpus x: not a whole number" "$mgg" --gpus x
 bad "--ps 33: not a whole number from 1 to 32" "$mgg" --ps 33
 bad "no variant 'foo'" "$mgg" --variant region,foo
