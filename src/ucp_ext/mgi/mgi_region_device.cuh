@@ -49,15 +49,10 @@
 
 #include <cuda_runtime.h>
 
-#define MGI_REGION_COPY_LOADS 4   /* a thread's 16-byte loads out at once */
-
 /* Bytes from src to dst by `n` cooperating threads, this one number `i`:
  * 16-byte words where both allow, each thread a stripe, so the loads of a
- * warp go out together; a thread issues up to MGI_REGION_COPY_LOADS loads
- * before their stores, so a copy of several words a thread waits for the
- * peer's memory once, not once a word. The loads skip L1 (__ldcg): a get
- * reads what the peer's memory holds now, not a line an earlier get left
- * in this SM. */
+ * warp go out together. The loads skip L1 (__ldcg): a get reads what the
+ * peer's memory holds now, not a line an earlier get left in this SM. */
 __device__ static inline void mgi_region_copy_coop(void *dst, const void *src,
                                                    uint64_t len, unsigned i,
                                                    unsigned n)
@@ -66,22 +61,8 @@ __device__ static inline void mgi_region_copy_coop(void *dst, const void *src,
 
     if ((((uintptr_t)dst | (uintptr_t)src) % 16) == 0) {
         const uint64_t words = len / 16;
-        uint4 v[MGI_REGION_COPY_LOADS];
-        int u;
-
-        for (k = i; k < words; k += MGI_REGION_COPY_LOADS * (uint64_t)n) {
-#pragma unroll
-            for (u = 0; u < MGI_REGION_COPY_LOADS; ++u) {
-                if (k + u * (uint64_t)n < words) {
-                    v[u] = __ldcg((const uint4*)src + k + u * (uint64_t)n);
-                }
-            }
-#pragma unroll
-            for (u = 0; u < MGI_REGION_COPY_LOADS; ++u) {
-                if (k + u * (uint64_t)n < words) {
-                    ((uint4*)dst)[k + u * (uint64_t)n] = v[u];
-                }
-            }
+        for (k = i; k < words; k += n) {
+            ((uint4*)dst)[k] = __ldcg((const uint4*)src + k);
         }
         done = words * 16;
     } else if ((((uintptr_t)dst | (uintptr_t)src) % 8) == 0) {
