@@ -5,8 +5,11 @@
 
 #include "pair.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
+#include <memory>
+#include <thread>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -97,18 +100,51 @@ void peer_link::barrier()
     MGI_CHECK(recv_val<uint32_t>() == 0xb0b0b0b0u, "barrier out of step");
 }
 
+/* fn(k, begin, end) for the chunks k of [0, len), on up to 16 threads of
+ * this process where the buffer is large: a byte pattern of the 1 GiB
+ * cases took seconds on one thread, most of the transport's all-sizes
+ * cases' time (the threads start in the test's own process, after its
+ * fork) */
+template <typename F>
+static void for_chunks(size_t len, F fn)
+{
+    const size_t min_chunk = 16 * MiB;
+    const unsigned hw      = std::thread::hardware_concurrency();
+    const size_t n         = std::min<size_t>({(hw > 0) ? hw : 1, 16,
+                                               len / min_chunk + 1});
+    const size_t per       = (len + n - 1) / n;
+    std::vector<std::thread> threads;
+
+    if (n == 1) {
+        fn(0, 0, len);
+        return;
+    }
+    for (size_t k = 1; k < n; ++k) {
+        threads.emplace_back(fn, k, std::min(len, k * per),
+                             std::min(len, (k + 1) * per));
+    }
+    fn(0, 0, std::min(len, per));
+    for (auto &t : threads) {
+        t.join();
+    }
+}
+
 void fill_pattern(uint8_t *buf, size_t len, uint64_t seed)
 {
-    for (size_t i = 0; i < len; ++i) {
-        buf[i] = pattern_byte(seed, i);
-    }
+    for_chunks(len, [=](size_t, size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+            buf[i] = pattern_byte(seed, i);
+        }
+    });
 }
 
 void fill_device_pattern(void *dptr, size_t len, uint64_t seed)
 {
-    std::vector<uint8_t> host(len);
-    fill_pattern(host.data(), len, seed);
-    MGI_CUDA(cudaMemcpy(dptr, host.data(), len, cudaMemcpyHostToDevice));
+    /* not value-initialised: fill_pattern writes every byte */
+    std::unique_ptr<uint8_t[]> host(new uint8_t[len + 1]);
+
+    fill_pattern(host.get(), len, seed);
+    MGI_CUDA(cudaMemcpy(dptr, host.get(), len, cudaMemcpyHostToDevice));
     /* from pageable memory cudaMemcpy may return before the DMA to the
      * device is done (CUDA's API sync behaviour), and the transport's copy
      * on a stream of its own would then read the bytes before they are
@@ -116,19 +152,34 @@ void fill_device_pattern(void *dptr, size_t len, uint64_t seed)
     MGI_CUDA(cudaDeviceSynchronize());
 }
 
+size_t find_wrong_byte(const uint8_t *buf, size_t len, uint64_t seed)
+{
+    std::vector<size_t> first(16, SIZE_MAX);   /* each chunk's first */
+
+    for_chunks(len, [&](size_t k, size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+            if (buf[i] != pattern_byte(seed, i)) {
+                first[k] = i;
+                break;
+            }
+        }
+    });
+    return *std::min_element(first.begin(), first.end());
+}
+
 bool check_device_pattern(const void *dptr, size_t len, uint64_t seed,
                           const char *what)
 {
-    std::vector<uint8_t> host(len);
+    std::unique_ptr<uint8_t[]> host(new uint8_t[len + 1]);
+    size_t i;
 
-    MGI_CUDA(cudaMemcpy(host.data(), dptr, len, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < len; ++i) {
-        if (host[i] != pattern_byte(seed, i)) {
-            fprintf(stderr, "%s: %zu bytes: first wrong byte at offset %zu: "
-                    "got 0x%02x, expected 0x%02x [pid %d]\n", what, len, i,
-                    host[i], pattern_byte(seed, i), getpid());
-            return false;
-        }
+    MGI_CUDA(cudaMemcpy(host.get(), dptr, len, cudaMemcpyDeviceToHost));
+    i = find_wrong_byte(host.get(), len, seed);
+    if (i != SIZE_MAX) {
+        fprintf(stderr, "%s: %zu bytes: first wrong byte at offset %zu: "
+                "got 0x%02x, expected 0x%02x [pid %d]\n", what, len, i,
+                host[i], pattern_byte(seed, i), getpid());
+        return false;
     }
     return true;
 }

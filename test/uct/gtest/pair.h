@@ -83,6 +83,9 @@ static inline uint8_t pattern_byte(uint64_t seed, size_t i)
 
 void fill_pattern(uint8_t *buf, size_t len, uint64_t seed);
 
+/* The offset of buf's first byte that is not the pattern; SIZE_MAX: none */
+size_t find_wrong_byte(const uint8_t *buf, size_t len, uint64_t seed);
+
 /* Copy a device range back and compare it with the pattern; on mismatch
  * print the first differing offset and return false. */
 bool check_device_pattern(const void *dptr, size_t len, uint64_t seed,

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <memory>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
@@ -325,6 +326,26 @@ TEST_P(uct_cuda_mgi_paths, get_zcopy_all_sizes) {
     MGI_RUN_PAIR([](int rank, peer_link &link) {
         run_put_get(rank, link, {false, op_kind::zcopy, all_sizes});
     }, env());
+}
+
+/* The harness's own check, which every case's verdict rests on: over a
+ * buffer that its threads check in chunks, it finds a wrong byte in the
+ * first, a middle and the last chunk, and the first of two */
+TEST(uct_cuda_mgi, pattern_check_finds_wrong_bytes) {
+    const size_t len = 64 * MiB + 7;
+    std::unique_ptr<uint8_t[]> buf(new uint8_t[len]);
+
+    fill_pattern(buf.get(), len, 11);
+    ASSERT_EQ(find_wrong_byte(buf.get(), len, 11), SIZE_MAX);
+    ASSERT_NE(find_wrong_byte(buf.get(), len, 12), SIZE_MAX);
+    for (size_t at : {(size_t)0, len / 2 + 1, len - 1}) {
+        buf[at] ^= 0x40;
+        EXPECT_EQ(find_wrong_byte(buf.get(), len, 11), at);
+        buf[at] ^= 0x40;
+    }
+    buf[len - 1] ^= 1;
+    buf[3 * len / 4] ^= 1;
+    EXPECT_EQ(find_wrong_byte(buf.get(), len, 11), 3 * len / 4);
 }
 
 TEST(uct_cuda_mgi, put_get_short) {
