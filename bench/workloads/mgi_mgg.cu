@@ -36,6 +36,8 @@
  * Usage: mgi_mgg [--gpus G] [--scale S] [--deg D] [--dim D] [--seed S]
  *                [--ps P] [--dist K] [--iters N]
  *                [--variant region,proxy,cache,nccl,uvm,single|all] [--cpu]
+ * --dim: a multiple of 4 from 4 to 256 (the kernel reads rows in 16-byte
+ * loads).
  * Output: one line per variant: median ms over the iterations (the slowest
  * GPU's), GB of remote rows per second, checked yes / NO.
  */
