@@ -34,6 +34,24 @@ iters_for() {  # about 8 GiB of traffic per run, between 20 and 50000 iterations
     echo $n
 }
 
+# wait_listen PORT PID: until a socket listens on PORT (the server's), at
+# most 10 s; 1 if it did not, or PID ended first. (A fixed sleep before
+# each client was a quarter of a run's time.)
+wait_listen() {
+    local hex end=$((SECONDS + 10))
+    hex=$(printf '%04X' "$1")
+    while [ $SECONDS -lt $end ]; do
+        if awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p \
+               {f = 1} END {exit !f}' /proc/net/tcp /proc/net/tcp6 \
+               2>/dev/null; then
+            return 0
+        fi
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+
 # run_one MODE TL SIZE -> prints bandwidth in GB/s (or latency in us)
 run_one() {
     local mode=$1 tl=$2 size=$3 n srv cli out
@@ -53,7 +71,8 @@ run_one() {
     esac
     timeout 150 env "${envs[@]}" "${srv[@]}" >/dev/null 2>&1 &
     local spid=$!
-    sleep 1
+    wait_listen $port $spid ||
+        echo "perftest_compare: the $tl server on port $port did not listen" >&2
     out=$(timeout 120 env "${envs[@]}" "${cli[@]}" 2>&1)
     wait $spid 2>/dev/null
     # Final: iters typ.lat avg.lat overall.lat bw.avg bw.overall mr.avg mr.overall
@@ -77,7 +96,8 @@ run_bidir() {
     CUDA_VISIBLE_DEVICES=1,0 timeout 150 ucx_perftest -d cuda -x "$tl" \
         -p $pb >/dev/null 2>&1 &
     local sb=$!
-    sleep 3
+    wait_listen $pa $sa && wait_listen $pb $sb ||
+        echo "perftest_compare: a $tl server (ports $pa, $pb) did not listen" >&2
     outa=$(mktemp); outb=$(mktemp)
     timeout 120 ucx_perftest 127.0.0.1 -p $pa -d cuda -x "$tl" -t put_bw \
         -m cuda -D zcopy -s "$size" -n "$n" >"$outa" 2>&1 &
