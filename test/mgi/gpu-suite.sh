@@ -526,9 +526,10 @@ if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
         mgi_mgg --gpus 2 --scale 18 --dim 128 --iters 5 \
         --variant region,cache,nccl,uvm,single
     # every remote row through the proxy thread and UCP, as across hosts:
-    # a request a row, so a smaller graph
+    # a request a row (about 0.5 ms each), so a smaller graph: about 4,000
+    # requests a rank
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg_proxy 100 \
-        mgi_mgg --gpus 2 --scale 12 --dim 128 --iters 2 --variant proxy
+        mgi_mgg --gpus 2 --scale 10 --dim 128 --iters 1 --variant proxy
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_proact 150 \
         mgi_proact --mib 64 --iters 2 --tiles 16K,1M
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_bw 100 mgi_proact --bw
