@@ -526,7 +526,7 @@ if [ "$ngpu" -ge 2 ] && [ -x "$bin/mgi_mgg" ] && [ -x "$bin/mgi_proact" ]; then
         mgi_mgg --gpus 2 --scale 18 --dim 128 --iters 5 \
         --variant region,cache,nccl,uvm,single
     # every remote row through the proxy thread and UCP, as across hosts:
-    # a request a row (about 0.5 ms each), so a smaller graph: about 4,000
+    # a request a row (about 1 ms each), so a smaller graph: about 4,000
     # requests a rank
     UCX_TLS=sm,self,cuda_copy,cuda_ipc step regions_mgg_proxy 100 \
         mgi_mgg --gpus 2 --scale 10 --dim 128 --iters 1 --variant proxy
