@@ -1183,7 +1183,9 @@ int main(int argc, char **argv)
     }
     if (o->dim % 4 != 0) {
         /* the kernel's 16-byte loads take a row 4 floats at a time */
-        fprintf(stderr, "mgi_mgg: --dim %d: not a multiple of 4\n", o->dim);
+        fprintf(stderr, "mgi_mgg: --dim %d: not a multiple of 4: use %d or "
+                "%d\n", o->dim, o->dim / 4 * 4, std::min(o->dim / 4 * 4 + 4,
+                                                      MGG_MAX_DIM));
         return 2;
     }
     if ((size_t)MGG_WARPS * o->ps * o->dim * sizeof(float) > (200u << 10)) {

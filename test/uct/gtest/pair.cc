@@ -105,12 +105,14 @@ void peer_link::barrier()
  * cases took seconds on one thread, most of the transport's all-sizes
  * cases' time (the threads start in the test's own process, after its
  * fork) */
+static const size_t max_chunks = 16;
+
 template <typename F>
 static void for_chunks(size_t len, F fn)
 {
     const size_t min_chunk = 16 * MiB;
     const unsigned hw      = std::thread::hardware_concurrency();
-    const size_t n         = std::min<size_t>({(hw > 0) ? hw : 1, 16,
+    const size_t n         = std::min<size_t>({(hw > 0) ? hw : 1, max_chunks,
                                                len / min_chunk + 1});
     const size_t per       = (len + n - 1) / n;
     std::vector<std::thread> threads;
@@ -154,7 +156,7 @@ void fill_device_pattern(void *dptr, size_t len, uint64_t seed)
 
 size_t find_wrong_byte(const uint8_t *buf, size_t len, uint64_t seed)
 {
-    std::vector<size_t> first(16, SIZE_MAX);   /* each chunk's first */
+    std::vector<size_t> first(max_chunks, SIZE_MAX); /* each chunk's */
 
     for_chunks(len, [&](size_t k, size_t b, size_t e) {
         for (size_t i = b; i < e; ++i) {

@@ -405,8 +405,8 @@ TEST_P(uct_cuda_mgi_paths, many_outstanding) {
 /* count windows of chunk bytes, window i at offset + i * stride of the
  * buffer, moved by puts and then by gets: the data (pattern seed + 2 * i
  * + put) on the side it comes from, other bytes on the side it lands on;
- * rank 0 posts them with post(side, put, window, offset of window 0)
- * and waits for them; the side they land on checks every window */
+ * rank 0 calls post(side, put, op) and waits for them, op(i, comp)
+ * posting window i's put or get; the side they land on checks every window */
 template <typename P>
 static void run_windows(int rank, peer_link &link, size_t count,
                         size_t chunk, size_t stride, size_t offset, int seed,
@@ -428,7 +428,10 @@ static void run_windows(int rank, peer_link &link, size_t count,
         }
         link.barrier();
         if (rank == 0) {
-            post(side, put, window);
+            post(side, put, [&](size_t i, uct_completion_t *comp) {
+                side.zcopy(put, window(i), chunk,
+                           side.remote_buf() + (window(i) - dbuf), comp);
+            });
             side.flush();
         }
         link.barrier();
@@ -457,13 +460,11 @@ TEST_P(uct_cuda_mgi_paths, batched_ops) {
 
         run_windows(rank, link, count, chunk, chunk + 13, 1, 300,
                     "all in flight at once",
-                    [&](uct_side &side, bool put, auto window) {
-            uint8_t *dbuf = (uint8_t*)side.buf();
+                    [&](uct_side &side, bool put, auto op) {
             uct_completion_t comp = make_comp((int)count);
 
             for (size_t i = 0; i < count; ++i) {
-                side.zcopy(put, window(i), chunk,
-                           side.remote_buf() + (window(i) - dbuf), &comp);
+                op(i, &comp);
             }
             side.wait(&comp, put ? "256 puts" : "256 gets");
         });
@@ -482,8 +483,7 @@ TEST_P(uct_cuda_mgi_paths, window_progressed) {
 
         run_windows(rank, link, count, chunk, chunk + 11, 3, 900,
                     "32 in flight, progress after each",
-                    [&](uct_side &side, bool put, auto at) {
-            uint8_t *dbuf = (uint8_t*)side.buf();
+                    [&](uct_side &side, bool, auto op) {
             std::vector<uct_completion_t> comp(count);
             size_t done = 0, posted = 0;
             double deadline = now_sec() + MGI_TEST_TIMEOUT_SEC;
@@ -505,8 +505,7 @@ TEST_P(uct_cuda_mgi_paths, window_progressed) {
                               MGI_TEST_TIMEOUT_SEC);
                 }
                 comp[i] = make_comp(1);
-                side.zcopy(put, at(i), chunk,
-                           side.remote_buf() + (at(i) - dbuf), &comp[i]);
+                op(i, &comp[i]);
                 posted = i + 1;
                 side.progress();
                 landed();
