@@ -7,6 +7,7 @@
 #define UCT_CUDA_MGI_IFACE_H
 
 #include "cuda_mgi_md.h"
+#include "cuda_mgi_post.h"
 #include "cuda_mgi_stripe.h"
 
 #include <uct/base/uct_iface.h>
@@ -19,19 +20,6 @@
 /* Upper bound of UCX_CUDA_MGI_MAX_STREAMS (streams are an array; a set
  * of them is a 32-bit mask) */
 #define UCT_CUDA_MGI_MAX_STREAMS 32
-
-/* Most copies that wait to be posted together (UCX_CUDA_MGI_BATCH) */
-#define UCT_CUDA_MGI_BATCH_MAX   32
-/* Copies that wait before a progress call posts them in one
- * cuMemcpyBatchAsync call. Their events are recorded after the call, so
- * its first copies complete with its last: with a caller's window of 32
- * operations (ucx_perftest's), 16 keeps the other half in flight while
- * half waits, where 32 would leave the engine idle until a window drained */
-#define UCT_CUDA_MGI_BATCH_PART  16
-/* Copies that wait are held while the interface has at least this many
- * posted and not done: the engine has work queued, and a later call
- * posts them with more (see uct_cuda_mgi_iface_post_due) */
-#define UCT_CUDA_MGI_BATCH_LOW   2
 
 /* cuMemcpyBatchAsync as CUDA 12.8 drivers and later give it (looked up at
  * run time: older drivers have none) */
@@ -185,17 +173,11 @@ uct_cuda_mgi_iface_post_waiting(uct_cuda_mgi_iface_t *iface)
 }
 
 
-/* Post the copies that wait once enough of them wait for a batch, or
- * once the engine runs short of posted work: a caller that progresses
- * after every operation (ucx_perftest, UCP's rendezvous) would otherwise
- * post them one by one, and a copy posted alone costs the engine about
- * 2.5 us besides its bytes */
+/* Post the copies that wait, if they are due (above) */
 static UCS_F_ALWAYS_INLINE void
 uct_cuda_mgi_iface_post_due(uct_cuda_mgi_iface_t *iface)
 {
-    if ((iface->post.count >= UCT_CUDA_MGI_BATCH_PART) ||
-        ((iface->post.count > 0) &&
-         (iface->outstanding - iface->post.count < UCT_CUDA_MGI_BATCH_LOW))) {
+    if (uct_cuda_mgi_post_is_due(iface->post.count, iface->outstanding)) {
         uct_cuda_mgi_iface_post(iface);
     }
 }
