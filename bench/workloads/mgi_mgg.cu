@@ -356,7 +356,12 @@ static int mgg_launch_pass(const mgg_opts_t *o, const mgi_dev_region_t *h,
     if (mgg_blocks(d->nnp, MGG_AGG_PER_SM, &blocks) != 0) {
         return -1;
     }
-    mgg_aggregate<<<blocks, MGG_WARPS * 32, mgg_smem(o), s>>>(
+    /* the warps' shared slots only where remote rows are fetched into
+     * them (region, proxy): the other launches fit more blocks an SM */
+    const size_t smem = ((full == NULL) && (cache == NULL) &&
+                         (pass == MGG_PASS_ALL)) ? mgg_smem(o) : 0;
+
+    mgg_aggregate<<<blocks, MGG_WARPS * 32, smem, s>>>(
         *h, full, d->np, d->nnp, d->nbr, d->lo, nparts, me, o->dim, o->ps,
         gstage, cache, cslot, pass, out, err);
     RWL_CUDA(cudaGetLastError());
@@ -692,11 +697,15 @@ static int mgg_timed(mgi_wl_boot_t *boot, const mgg_shared_t *sh,
     return ok;
 }
 
-/* The cache variant's rows and slots on the device, and the cache */
+/* The cache variant's rows and slots on the device, the cache, and the
+ * neighbour partitions local ones first (np[0 .. nloc)), so that each
+ * pass's warps take only partitions of their pass, none skipped */
 typedef struct mgg_dev_cache {
-    uint32_t *rows, *run, *slot;
-    uint64_t nrows, nruns;
-    float    *cache;
+    uint32_t       *rows, *run, *slot;
+    uint64_t       nrows, nruns;
+    float          *cache;
+    mgi_graph_np_t *np;
+    uint64_t       nloc;
 } mgg_dev_cache_t;
 
 static int mgg_cache_to_dev(const mgi_graph_work_t *w, const uint32_t *lo,
@@ -721,6 +730,15 @@ static int mgg_cache_to_dev(const mgi_graph_work_t *w, const uint32_t *lo,
     RWL_CUDA(cudaMemcpy(d->slot, c.slot, w->nnbr * sizeof(*d->slot),
                         cudaMemcpyHostToDevice));
     mgi_graph_cache_free(&c);
+
+    std::vector<mgi_graph_np_t> np(w->np, w->np + w->nnp);
+    d->nloc = std::stable_partition(np.begin(), np.end(),
+                                    [](const mgi_graph_np_t &p) {
+                                        return !p.remote;
+                                    }) - np.begin();
+    RWL_CUDA(cudaMalloc(&d->np, (w->nnp + 1) * sizeof(*d->np)));
+    RWL_CUDA(cudaMemcpy(d->np, np.data(), w->nnp * sizeof(*d->np),
+                        cudaMemcpyHostToDevice));
     return 0;
 }
 
@@ -730,6 +748,7 @@ static void mgg_cache_free_dev(mgg_dev_cache_t *d)
     cudaFree(d->run);
     cudaFree(d->slot);
     cudaFree(d->cache);
+    cudaFree(d->np);
 }
 
 static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
@@ -801,6 +820,7 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                                   err, s);
             });
         } else {
+            mgg_dev_work_t dl = d, dr = d;
             unsigned fetch_blocks;
 
             if ((mgg_cache_to_dev(w, sh->lo, o->gpus, o->dim, &dc) != 0) ||
@@ -808,6 +828,10 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                  0)) {
                 return -1;
             }
+            dl.np  = dc.np;
+            dl.nnp = dc.nloc;
+            dr.np  = dc.np + dc.nloc;
+            dr.nnp = d.nnp - dc.nloc;
             ok = mgg_timed(boot, sh, name,
                            (double)dc.nrows * o->dim * sizeof(float), out,
                            err, s, [&](cudaEvent_t start) {
@@ -819,12 +843,13 @@ static int mgg_rank_gpu(mgi_wl_boot_t *boot, mgg_shared_t *sh,
                     dc.cache, err);
                 RWL_CUDA(cudaGetLastError());
                 RWL_CUDA(cudaEventRecord(fetched, s2));
-                if (mgg_launch_pass(o, &h, NULL, &d, o->gpus, me, NULL, NULL,
-                                    NULL, MGG_PASS_LOCAL, out, err, s) != 0) {
+                if (mgg_launch_pass(o, &h, NULL, &dl, o->gpus, me, NULL,
+                                    NULL, NULL, MGG_PASS_LOCAL, out, err,
+                                    s) != 0) {
                     return -1;
                 }
                 RWL_CUDA(cudaStreamWaitEvent(s, fetched, 0));
-                return mgg_launch_pass(o, &h, NULL, &d, o->gpus, me, NULL,
+                return mgg_launch_pass(o, &h, NULL, &dr, o->gpus, me, NULL,
                                        dc.cache, dc.slot, MGG_PASS_REMOTE,
                                        out, err, s);
             });
