@@ -12,6 +12,8 @@
  *    mover delivered them.
  * Nothing here blocks: a full ring leaves a cursor and the thread moves on,
  * so the send and receive sides of one endpoint never wait on each other.
+ * A message this endpoint relays and cannot pass on yet is parked (below)
+ * rather than left in its lane.
  */
 #include "mgi_int.h"
 
@@ -19,6 +21,17 @@
 #include <string.h>
 
 #define MGI_SORTER_MAX_PENDING  16
+/* Bytes of relayed messages a sorter parks at most (see
+ * mgi_sorter_relay_or_park) */
+#define MGI_SORTER_PARK_MAX     (64ull << 20)
+
+/* A relayed message waiting for room in its next hop's sort ring */
+typedef struct mgi_parked {
+    struct mgi_parked *next;
+    size_t            size;       /* header and payload */
+    /* the message (mgi_msg_hdr_t, payload), 8-byte aligned */
+    uint64_t          msg[];
+} mgi_parked_t;
 
 typedef struct mgi_flush_pending {
     mgi_ring_t   *stage;    /* the stage ring the EOF came from */
@@ -46,6 +59,10 @@ typedef struct mgi_sorter {
     /* sort rings that took relayed messages, closed likewise */
     mgi_ring_t          **relay_touched;
     unsigned            nrelay_touched;
+    /* relayed messages parked, FIFO, and their bytes */
+    mgi_parked_t        *park_head, *park_tail;
+    size_t              park_bytes;
+    int                 park_full_said;
     /* stats */
     uint64_t            sorted, dispatched, loopback;
     uint64_t            last_log_ns, last_sorted, last_dispatched;
@@ -333,6 +350,83 @@ static int mgi_sorter_relay(mgi_sorter_t *s, mgi_channel_t *ch,
     return 1;
 }
 
+/* Relay a message from a lane, or park it. A relay whose next hop's sort
+ * ring is full would stop draining its lanes; where the channel's walks
+ * form a cycle (relays that pass messages on to one another, as where a
+ * destination's tuples spread over two next hops that also reach each
+ * other) every relay on it can be waiting for the next one's lanes: a
+ * deadlock. So the message is copied aside and the lane drains on. Parked
+ * messages are passed on first, in the order they came, so a later one
+ * never overtakes them (and the EOF after a source's tuples stays after
+ * them). Returns 0 (retry, the lane waits) only once the parked bytes
+ * reach MGI_SORTER_PARK_MAX, or no memory is left. */
+static int mgi_sorter_relay_or_park(mgi_sorter_t *s, mgi_channel_t *ch,
+                                    mgi_msg_hdr_t *h)
+{
+    size_t size = mgi_msg_size(h->len);
+    mgi_parked_t *m;
+
+    if ((s->park_head == NULL) && mgi_sorter_relay(s, ch, h)) {
+        return 1;
+    }
+    /* (an EOF passed on to some of its next hops already: relay_next says
+     * where it goes on, as the head of the park) */
+    if (s->park_bytes + size > MGI_SORTER_PARK_MAX) {
+        if (!s->park_full_said) {
+            ucs_warn("mgi ep %u: %zu bytes of relayed messages wait for "
+                     "their next hops; its lanes wait too", s->ep->id,
+                     s->park_bytes);
+            s->park_full_said = 1;
+        }
+        return 0;
+    }
+    m = malloc(sizeof(*m) + size);
+    if (m == NULL) {
+        return 0;
+    }
+    m->next = NULL;
+    m->size = size;
+    memcpy(m->msg, h, size);
+    if (s->park_tail != NULL) {
+        s->park_tail->next = m;
+    } else {
+        s->park_head = m;
+    }
+    s->park_tail   = m;
+    s->park_bytes += size;
+    return 1;
+}
+
+/* Pass parked messages on, oldest first, while their next hops take them */
+static int mgi_sorter_unpark(mgi_sorter_t *s)
+{
+    mgi_context_t *ctx = s->ep->ctx;
+    mgi_msg_hdr_t *h;
+    mgi_channel_t *ch;
+    mgi_parked_t *m;
+    int progress = 0;
+
+    while ((m = s->park_head) != NULL) {
+        h  = (mgi_msg_hdr_t*)m->msg;
+        ch = mgi_ch_lookup(ctx, h->ch);
+        if (ch == NULL) {
+            ucs_error("mgi ep %u: a relayed message of channel %u, which is "
+                      "gone; dropped", s->ep->id, h->ch);
+        } else if (!mgi_sorter_relay(s, ch, h)) {
+            break;
+        }
+        s->park_head   = m->next;
+        s->park_tail   = (m->next == NULL) ? NULL : s->park_tail;
+        s->park_bytes -= m->size;
+        free(m);
+        progress = 1;
+    }
+    if (s->park_head == NULL) {
+        s->park_full_said = 0;
+    }
+    return progress;
+}
+
 /* Lane control words (MGI_SORT_MIRROR=1, as a GPU endpoint's sorter
  * kernel does): RTail into the lane ring before it is read ... */
 static void mgi_sorter_lane_pull(mgi_ep_t *ep, unsigned lane)
@@ -383,7 +477,7 @@ static int mgi_sorter_lane(mgi_sorter_t *s, mgi_ring_t *lane, int *dry)
             ch = mgi_ch_lookup(ctx, h->ch);
             di = (ch != NULL) ? mgi_ch_dst_index(ch, h->dst) : -1;
             if ((di >= 0) && (ch->ldst[di].ep != s->ep)) {
-                if (!mgi_sorter_relay(s, ch, h)) {
+                if (!mgi_sorter_relay_or_park(s, ch, h)) {
                     lane->cons_off = off;
                     *dry           = 0;
                     return progress;
@@ -493,7 +587,7 @@ static void *mgi_sorter_thread(void *arg)
         }
         mgi_sorter_flush_check(s);
         dry           = 1;
-        lane_progress = 0;
+        lane_progress = mgi_sorter_unpark(s);
         for (lane = 0; lane < ep->nlanes; ++lane) {
             mgi_sorter_lane_pull(ep, lane);
             lane_progress |= mgi_sorter_lane(s, mgi_ep_lane(ep, lane), &dry);
@@ -526,7 +620,13 @@ static void *mgi_sorter_thread(void *arg)
 
 static void mgi_sorter_free(mgi_sorter_t *s)
 {
+    mgi_parked_t *m;
     unsigned i;
+
+    while ((m = s->park_head) != NULL) {
+        s->park_head = m->next;
+        free(m);
+    }
 
     for (i = 0; i < MGI_SORTER_MAX_PENDING; ++i) {
         free(s->pending[i].ring);
