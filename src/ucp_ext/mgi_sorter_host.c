@@ -552,11 +552,11 @@ static void mgi_sorter_log(mgi_sorter_t *s)
     }
     ucs_info("mgi ep %u sorter: %.0f tuples/s sorted, %.0f tuples/s "
              "dispatched, %lu loopback; segments used: stage %u/%u, "
-             "receive %u/%u, sort rings%s", ep->id,
-             (s->sorted - s->last_sorted) / dt,
+             "receive %u/%u, sort rings%s; %zu bytes relayed parked",
+             ep->id, (s->sorted - s->last_sorted) / dt,
              (s->dispatched - s->last_dispatched) / dt, s->loopback,
              mgi_ring_count(ep->stage[0]), ep->stage[0]->size, recv_used,
-             ep->nlanes * ep->ctx->params.recv_depth, usage);
+             ep->nlanes * ep->ctx->params.recv_depth, usage, s->park_bytes);
     s->last_sorted     = s->sorted;
     s->last_dispatched = s->dispatched;
 }
