@@ -15,29 +15,23 @@
  * operations (ucx_perftest's), 16 keeps the other half in flight while
  * half waits, where 32 would leave the engine idle until a window drained */
 #define UCT_CUDA_MGI_BATCH_PART  16
-/* Copies that wait are held while the interface has at least this many
- * posted and not done: the engine has work queued, and a later call
- * posts them with more (see uct_cuda_mgi_post_is_due) */
-#define UCT_CUDA_MGI_BATCH_LOW   2
 
 /* Whether WAITING copies are due to be posted while OUTSTANDING copies
  * (the waiting ones among them) are not done: once enough wait for a
- * batch, once the engine runs short of posted work, or once as many wait
- * as are posted. A caller that progresses after every operation
- * (ucx_perftest, UCP's rendezvous) would otherwise post them one by one,
- * and a copy posted alone costs the engine about 2.5 us besides its
- * bytes. The last rule is for small windows (4 operations in flight, an
- * MPI window of 4): never more copies wait than are posted, where the
- * second alone would hold 2 of a window of 4 until the 2 posted are done
- * and the engine idle */
+ * batch, or once as many wait as are posted (so whenever fewer than 2 are
+ * posted: the engine runs short of work). Otherwise they are held: a
+ * caller that progresses after every operation (ucx_perftest, UCP's
+ * rendezvous) would post them one by one, and a copy posted alone costs
+ * the engine about 2.5 us besides its bytes. Never more copies wait than
+ * are posted: a small window (4 operations in flight, an MPI window of 4)
+ * would otherwise hold 2 until the 2 posted are done and the engine idle */
 static inline int
 uct_cuda_mgi_post_is_due(unsigned waiting, unsigned outstanding)
 {
     unsigned posted = outstanding - waiting;
 
     return (waiting >= UCT_CUDA_MGI_BATCH_PART) ||
-           ((waiting > 0) &&
-            ((posted < UCT_CUDA_MGI_BATCH_LOW) || (waiting >= posted)));
+           ((waiting > 0) && (waiting >= posted));
 }
 
 #endif
