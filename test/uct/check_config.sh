@@ -28,7 +28,6 @@ taken() {  # VAR VALUE PRINTED
 
 refused MAX_POLL xyz "unsigned integer"
 refused MAX_STREAMS x4 "unsigned integer"
-refused PEER_STREAMS two "unsigned integer"
 refused MAX_OUTSTANDING many "unsigned integer"
 refused MAX_SHORT 12q "memory units"
 refused MAX_BCOPY lots "memory units"
@@ -44,7 +43,6 @@ refused BATCH often "<y|n>"
 taken MAX_SHORT 32k 32K
 taken MAX_BCOPY 1m 1M
 taken MAX_POLL 4 4
-taken PEER_STREAMS 4 4
 taken BATCH y y
 taken BW 100GBs 100.00GBps
 taken LAT 2us 2.00us

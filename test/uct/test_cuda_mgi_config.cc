@@ -32,7 +32,6 @@ struct config_check : public ::testing::Test {
         memset(&c, 0, sizeof(c));
         c.max_poll         = 16;
         c.max_streams      = 16;
-        c.peer_streams     = 1;
         c.max_outstanding  = 1024;
         c.max_short        = 16384;
         c.max_bcopy        = 65536;
@@ -97,7 +96,6 @@ TEST_F(config_check, integers_out_of_range_refused)
     unsigned uct_cuda_mgi_iface_config_t::*fields[] = {
         &uct_cuda_mgi_iface_config_t::max_poll,
         &uct_cuda_mgi_iface_config_t::max_streams,
-        &uct_cuda_mgi_iface_config_t::peer_streams,
         &uct_cuda_mgi_iface_config_t::max_outstanding,
         &uct_cuda_mgi_iface_config_t::stage_bufs,
     };
@@ -107,7 +105,6 @@ TEST_F(config_check, integers_out_of_range_refused)
         EXPECT_EQ(UCS_ERR_INVALID_PARAM, check());
     }
     SetUp(); c.max_streams = 33;          EXPECT_NE(UCS_OK, check());
-    SetUp(); c.peer_streams = 17;         EXPECT_NE(UCS_OK, check());
     SetUp(); c.stage_bufs = 65;           EXPECT_NE(UCS_OK, check());
     SetUp(); c.max_bcopy = 0;             EXPECT_NE(UCS_OK, check());
     SetUp(); c.max_short = 1ull << 32;    EXPECT_NE(UCS_OK, check());

@@ -21,7 +21,7 @@
  * ("4294967297" reads as 1) and from a minus sign ("-1" reads as
  * 4294967295): their text is checked where the environment gives it */
 static const char *uct_cuda_mgi_uint_settings[] = {
-    "MAX_POLL", "MAX_STREAMS", "PEER_STREAMS", "MAX_OUTSTANDING",
+    "MAX_POLL", "MAX_STREAMS", "MAX_OUTSTANDING",
     "STAGE_BUFS", NULL
 };
 
@@ -87,16 +87,6 @@ uct_cuda_mgi_iface_config_check(const uct_cuda_mgi_iface_config_t *config)
         (config->max_streams > UCT_CUDA_MGI_MAX_STREAMS)) {
         ucs_error("cuda_mgi: UCX_CUDA_MGI_MAX_STREAMS=%u is out of range "
                   "1..%d", config->max_streams, UCT_CUDA_MGI_MAX_STREAMS);
-        return UCS_ERR_INVALID_PARAM;
-    }
-
-    if ((config->peer_streams == 0) ||
-        (config->peer_streams > config->max_streams)) {
-        ucs_error("cuda_mgi: UCX_CUDA_MGI_PEER_STREAMS=%u is out of range "
-                  "1..%u: a peer's streams come from UCX_CUDA_MGI_MAX_STREAMS "
-                  "(%u); lower the one or raise the other (up to %d)",
-                  config->peer_streams, config->max_streams,
-                  config->max_streams, UCT_CUDA_MGI_MAX_STREAMS);
         return UCS_ERR_INVALID_PARAM;
     }
 

@@ -39,16 +39,6 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      ucs_offsetof(uct_cuda_mgi_iface_config_t, max_streams),
      UCS_CONFIG_TYPE_UINT},
 
-    {"PEER_STREAMS", "1",
-     "CUDA streams the copies to or from one peer GPU rotate over (taken\n"
-     "from the MAX_STREAMS streams). With more than one, consecutive copies\n"
-     "to a peer may run side by side on its copy engines instead of one\n"
-     "after the other; copies are then unordered, as UCT allows: a fence\n"
-     "(uct_ep_fence / uct_iface_fence) holds later operations until the\n"
-     "copies before it completed.",
-     ucs_offsetof(uct_cuda_mgi_iface_config_t, peer_streams),
-     UCS_CONFIG_TYPE_UINT},
-
     {"MAX_OUTSTANDING", "1024",
      "Most copies in flight on one interface. Further operations return\n"
      "UCS_ERR_NO_RESOURCE and may be queued as pending requests.",
@@ -813,17 +803,14 @@ static unsigned uct_cuda_mgi_iface_peer_slot(uct_cuda_mgi_iface_t *iface,
 }
 
 
-/* The index in streams[] of the next copy to or from a peer GPU: peer i
- * owns streams i * PEER_STREAMS ... (i + 1) * PEER_STREAMS - 1 (modulo
- * MAX_STREAMS) and its copies take them in turn */
+/* The index in streams[] of the copies to or from a peer GPU: each peer
+ * has one stream (peers beyond MAX_STREAMS share), so a peer's direct
+ * copies run in the order they were posted */
 unsigned uct_cuda_mgi_iface_peer_stream(uct_cuda_mgi_iface_t *iface,
                                         const CUuuid *peer_uuid)
 {
-    unsigned slot = uct_cuda_mgi_iface_peer_slot(iface, peer_uuid);
-    unsigned k    = iface->config.peer_streams;
-    unsigned n    = (k > 1) ? (iface->peer_next[slot]++ % k) : 0;
-
-    return (slot * k + n) % iface->config.max_streams;
+    return uct_cuda_mgi_iface_peer_slot(iface, peer_uuid) %
+           iface->config.max_streams;
 }
 
 
@@ -870,7 +857,6 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
 
     self->config.max_poll        = config->max_poll;
     self->config.max_streams     = config->max_streams;
-    self->config.peer_streams    = config->peer_streams;
     self->config.max_outstanding = config->max_outstanding;
     self->config.max_short       = config->max_short;
     self->config.max_bcopy       = config->max_bcopy;
@@ -905,7 +891,6 @@ static UCS_CLASS_INIT_FUNC(uct_cuda_mgi_iface_t, uct_md_h md,
     self->bounce              = NULL;
     self->num_peers           = 0;
     self->fenced              = 0;
-    memset(self->peer_next, 0, sizeof(self->peer_next));
     memset(&self->post, 0, sizeof(self->post));
     ucs_queue_head_init(&self->outstanding_q);
     ucs_queue_head_init(&self->pending_q);

@@ -35,7 +35,6 @@ typedef struct uct_cuda_mgi_iface_config {
     uct_iface_config_t super;
     unsigned           max_poll;
     unsigned           max_streams;
-    unsigned           peer_streams;
     unsigned           max_outstanding;
     size_t             max_short;
     size_t             max_bcopy;
@@ -100,8 +99,6 @@ struct uct_cuda_mgi_iface {
     void             *bounce;        /* pinned host buffer for bcopy */
     CUuuid           peer_uuid[UCT_CUDA_MGI_MAX_STREAMS];
     unsigned         num_peers;      /* known peer GPUs: streams per peer */
-    unsigned         peer_next[UCT_CUDA_MGI_MAX_STREAMS]; /* a peer's next
-                                                           * of its streams */
     int              fenced;         /* an iface fence waits for the copies
                                       * in flight before it */
     struct {                         /* copies not posted yet (in order) */
@@ -118,7 +115,6 @@ struct uct_cuda_mgi_iface {
     struct {
         unsigned     max_poll;
         unsigned     max_streams;
-        unsigned     peer_streams;
         unsigned     max_outstanding;
         size_t       max_short;
         size_t       max_bcopy;
