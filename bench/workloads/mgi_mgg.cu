@@ -184,6 +184,21 @@ __device__ static inline void mgg_sum(float *acc, uint32_t cnt, int dim,
     }
 }
 
+/* out[0..3] += a[0..3]; a vertex's neighbour partitions add into its row
+ * from several warps: one 16-byte atomic where the GPU has them (compute
+ * capability 9.0), four otherwise */
+__device__ static inline void mgg_add_out(float *out, const float *a)
+{
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+    atomicAdd((float4*)out, make_float4(a[0], a[1], a[2], a[3]));
+#else
+    atomicAdd(&out[0], a[0]);
+    atomicAdd(&out[1], a[1]);
+    atomicAdd(&out[2], a[2]);
+    atomicAdd(&out[3], a[3]);
+#endif
+}
+
 /* Which partitions a launch of mgg_aggregate takes */
 enum {
     MGG_PASS_ALL    = 0,
@@ -277,11 +292,7 @@ __global__ void mgg_aggregate(mgi_dev_region_t h, const float *full,
         for (int j = 0; j < MGG_LANE_F4; ++j) {
             const int d = 4 * (lane + 32 * j);
             if (d < dim) {
-                float *o = &out[(size_t)(p.v - v0) * dim + d];
-                atomicAdd(&o[0], acc[4 * j]);
-                atomicAdd(&o[1], acc[4 * j + 1]);
-                atomicAdd(&o[2], acc[4 * j + 2]);
-                atomicAdd(&o[3], acc[4 * j + 3]);
+                mgg_add_out(&out[(size_t)(p.v - v0) * dim + d], &acc[4 * j]);
             }
         }
     }
