@@ -10,7 +10,11 @@
  * Warp- and block-level calls (here): every thread of the warp (all 32
  * lanes, converged) or of the block calls with the same arguments; the
  * bytes are split over the threads, one request goes to the proxy, and
- * every thread gets the same status.
+ * every thread gets the same status. A get, put or put_signal of a warp
+ * or block begins with a barrier of its threads: what any of them wrote
+ * to src before the call is what is sent, and none still reads dst from
+ * before when the call writes it; it ends with one too (a get's dst is
+ * then whole for every thread, where it is mapped).
  *
  * Every call returns a ucs_status_t: UCS_OK; UCS_INPROGRESS (test_signal:
  * not yet); UCS_ERR_INVALID_PARAM (rank, range, signal word or comparison
@@ -102,6 +106,7 @@ mgi_dev_region_get_warp(const mgi_dev_region_t *h, void *dst, uint32_t peer,
     if ((st != UCS_OK) || (len == 0)) {
         return st;
     }
+    __syncwarp();       /* the lanes' earlier reads of dst, before it */
     if (h->ptrs[peer] != NULL) {
         mgi_region_copy_coop(dst, h->ptrs[peer] + off, len,
                              mgi_region_lane(), 32);
@@ -124,13 +129,13 @@ mgi_dev_region_put_warp(const mgi_dev_region_t *h, uint32_t peer,
     if ((st != UCS_OK) || (len == 0)) {
         return st;
     }
+    __syncwarp();       /* the lanes' writes of src, before it is read */
     if (h->ptrs[peer] != NULL) {
         mgi_region_copy_coop(h->ptrs[peer] + off, src, len,
                              mgi_region_lane(), 32);
         __syncwarp();
         return UCS_OK;
     }
-    __syncwarp();       /* the lanes' writes of src, before the proxy */
     if (mgi_region_lane() == 0) {
         st = mgi_region_proxy_post(h, MGI_REGION_OP_PUT, peer, off,
                                    (uint64_t)(uintptr_t)src, len, 0, 0);
@@ -154,6 +159,7 @@ mgi_dev_region_put_signal_warp(const mgi_dev_region_t *h, uint32_t peer,
     if (st != UCS_OK) {
         return st;
     }
+    __syncwarp();       /* the lanes' writes of src, before it is read */
     if (h->ptrs[peer] != NULL) {
         mgi_region_copy_coop(h->ptrs[peer] + off, src, len,
                              mgi_region_lane(), 32);
@@ -163,7 +169,6 @@ mgi_dev_region_put_signal_warp(const mgi_dev_region_t *h, uint32_t peer,
         }
         return mgi_region_warp_bcast(st);
     }
-    __syncwarp();
     if (mgi_region_lane() == 0) {
         st = mgi_region_proxy_post(h, MGI_REGION_OP_PUT_SIGNAL, peer, off,
                                    (uint64_t)(uintptr_t)src, len, sig_off,
@@ -235,6 +240,7 @@ mgi_dev_region_get_block(const mgi_dev_region_t *h, void *dst, uint32_t peer,
     if ((st != UCS_OK) || (len == 0)) {
         return st;
     }
+    __syncthreads();    /* the threads' earlier reads of dst, before it */
     if (h->ptrs[peer] != NULL) {
         mgi_region_copy_coop(dst, h->ptrs[peer] + off, len, mgi_region_tid(),
                              mgi_region_nthreads());
@@ -257,13 +263,13 @@ mgi_dev_region_put_block(const mgi_dev_region_t *h, uint32_t peer,
     if ((st != UCS_OK) || (len == 0)) {
         return st;
     }
+    __syncthreads();    /* the threads' writes of src, before it is read */
     if (h->ptrs[peer] != NULL) {
         mgi_region_copy_coop(h->ptrs[peer] + off, src, len, mgi_region_tid(),
                              mgi_region_nthreads());
         __syncthreads();
         return UCS_OK;
     }
-    __syncthreads();
     if (mgi_region_tid() == 0) {
         st = mgi_region_proxy_post(h, MGI_REGION_OP_PUT, peer, off,
                                    (uint64_t)(uintptr_t)src, len, 0, 0);
@@ -287,6 +293,7 @@ mgi_dev_region_put_signal_block(const mgi_dev_region_t *h, uint32_t peer,
     if (st != UCS_OK) {
         return st;
     }
+    __syncthreads();    /* the threads' writes of src, before it is read */
     if (h->ptrs[peer] != NULL) {
         mgi_region_copy_coop(h->ptrs[peer] + off, src, len, mgi_region_tid(),
                              mgi_region_nthreads());
