@@ -43,6 +43,11 @@
 
 #define PRO_THREADS  256
 #define PRO_MAX_TILES 16
+/* The producer's blocks an SM: with 4, a block that pushes its finished
+ * tile (loads here, stores over NVLink) leaves the SM to others that
+ * compute; with 2 the pushes held the compute back (every variant runs
+ * the same producer, and its compute alone takes as long with 2 or 4) */
+#define PRO_PRODUCER_PER_SM 4
 
 enum { PRO_LOCAL = 0, PRO_PUSH = 1, PRO_STORES = 2 };
 
@@ -371,10 +376,9 @@ static int pro_rank_gpu(mgi_wl_boot_t *boot, pro_opts_t *o,
                "not mapped (the proxy, UCP)");
         /* alone: the producer's compute, then the bulk copy */
         RWL_CUDA(cudaEventRecord(e0, s));
-        pro_produce<<<sms * 2, PRO_THREADS, 0, s>>>(h, 1, doff, o->bytes,
-                                                    o->tiles[0], o->work,
-                                                    o->seed, 0, PRO_LOCAL,
-                                                    err);
+        pro_produce<<<sms * PRO_PRODUCER_PER_SM, PRO_THREADS, 0, s>>>(
+            h, 1, doff, o->bytes, o->tiles[0], o->work, o->seed, 0,
+            PRO_LOCAL, err);
         RWL_CUDA(cudaEventRecord(e1, s));
         RWL_CUDA(cudaEventSynchronize(e1));
         RWL_CUDA(cudaEventElapsedTime(&fms, e0, e1));
@@ -424,7 +428,8 @@ static int pro_rank_gpu(mgi_wl_boot_t *boot, pro_opts_t *o,
                 mgi_wl_barrier(boot);
                 t0 = rwl_now_ms();
                 if (me == 0) {
-                    pro_produce<<<sms * 2, PRO_THREADS, 0, s>>>(
+                    pro_produce<<<sms * PRO_PRODUCER_PER_SM, PRO_THREADS, 0,
+                                  s>>>(
                         h, 1, doff, o->bytes, tile, o->work, o->seed, epoch,
                         (v == 0) ? PRO_PUSH : (v == 2) ? PRO_STORES :
                         PRO_LOCAL, err);
