@@ -145,7 +145,7 @@ cp "$top/test/mgi/gpu-suite.sh" "$out/run/mgi-gpu-suite.sh"
 mkdir -p "$out/run/topo"
 cp "$top/test/mgi/topo/"*.topo "$out/run/topo/"
 cp "$top/bench/workloads/run.sh" "$out/run/workloads.sh"
-cp "$top/bench/workloads/plot.py" "$out/run/"
+cp "$top/bench/workloads/plot.py" "$top/bench/workloads/plot_regions.py" "$out/run/"
 cp "$top/contrib/gpu-suite.sh" "$top/contrib/gpu-sanitize.sh" \
    "$top/bench/perftest_compare.sh" "$top/bench/multipath_sweep.sh" \
    "$out/run/"

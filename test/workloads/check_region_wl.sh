@@ -5,7 +5,9 @@
 # aggregation over 2 and 3 ranks, a get a row and the distinct remote rows
 # fetched once (cpu-cache), and PROACT's push and bulk, every answer
 # checked against the CPU reference ("checked=yes"); then the command
-# lines' refusals (status 2, a line naming the option and the value).
+# lines' refusals (status 2, a line naming the option and the value);
+# and bench/workloads/plot_regions.py's charts of those runs' lines
+# (skipped, with the reason, where python3 has no matplotlib).
 # The programs are those built in bench/workloads ($MGI_WL_BUILD, which
 # make check sets).
 #
@@ -17,11 +19,14 @@ mgg=$wl/mgi_mgg proact=$wl/mgi_proact
 for p in "$mgg" "$proact"; do
     [ -x "$p" ] || { echo "SKIP: no $p"; exit 77; }
 done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mgi_region_wl.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 run() {  # the name, the transports, the lines, then the command; every
          # line checked
     name=$1; tls=$2; lines=$3; shift 3
     out=$(UCX_TLS=$tls timeout 300 "$@" 2>&1)
     st=$?
+    printf '%s\n' "$out" >> "$tmp/runs.txt"
     if [ $st -eq 0 ] &&
        [ "$(printf '%s\n' "$out" | grep -c "checked=yes")" -eq "$lines" ] &&
        ! printf '%s\n' "$out" | grep -q "checked=NO"; then
@@ -38,6 +43,18 @@ run "mgg --cpu 3 ranks tcp" tcp,self 2 "$mgg" --cpu --gpus 3 --scale 9 \
 run "proact --cpu sm" sm,self 4 "$proact" --cpu --mib 2 --tiles 16K,512K
 run "proact --cpu tcp" tcp,self 2 "$proact" --cpu --mib 1 --tiles 64K \
     --work 1
+plot=$wl/plot_regions.py
+[ -f "$plot" ] || plot=$(dirname "$0")/../../bench/workloads/plot_regions.py
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+    echo "SKIP: plot_regions.py (no matplotlib for python3)"
+elif python3 "$plot" "$tmp/charts" "$tmp/runs.txt" > "$tmp/plot.txt" 2>&1 &&
+     [ -s "$tmp/charts/mgg_2gpu.png" ] && [ -s "$tmp/charts/mgg_3gpu.png" ] &&
+     [ -s "$tmp/charts/proact_work8.png" ] &&
+     [ -s "$tmp/charts/proact_work1.png" ]; then
+    echo "PASS: plot_regions.py: $(tr '\n' ' ' < "$tmp/plot.txt")"
+else
+    echo "FAIL: plot_regions.py"; cat "$tmp/plot.txt"; ls "$tmp/charts"; rc=1
+fi
 bad() {  # what the error must say, the program, then the arguments
     want=$1; shift
     out=$(timeout 30 "$@" 2>&1)
