@@ -120,11 +120,9 @@ def plot_proact(plt, proact, alone, out_dir):
         for v in ([v for v in PROACT_ORDER if v in seen] +
                   sorted(seen - set(PROACT_ORDER))):
             tiles = sorted(k[2] for k in proact if k[:2] == (work, v))
-            if not tiles:
-                continue
             pts = [med(proact[(work, v, t)]) for t in tiles]
-            line, = ax.plot([t / 1024 for t in tiles], [p[0] for p in pts],
-                            marker="o", label=v)
+            ax.plot([t / 1024 for t in tiles], [p[0] for p in pts],
+                    marker="o", label=v)
             for t, (ms, ok) in zip(tiles, pts):
                 if not ok:
                     ax.annotate("WRONG", (t / 1024, ms), color="red")

@@ -98,7 +98,7 @@ struct uct_cuda_mgi_iface {
     CUstream         sync_stream;    /* short/bcopy, waited for at once */
     void             *bounce;        /* pinned host buffer for bcopy */
     CUuuid           peer_uuid[UCT_CUDA_MGI_MAX_STREAMS];
-    unsigned         num_peers;      /* known peer GPUs: streams per peer */
+    unsigned         num_peers;      /* known peer GPUs, a stream each */
     int              fenced;         /* an iface fence waits for the copies
                                       * in flight before it */
     struct {                         /* copies not posted yet (in order) */
