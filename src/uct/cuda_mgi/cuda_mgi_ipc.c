@@ -18,7 +18,12 @@
  *    stale entry is closed when the last reference goes, a valid one stays
  *    cached until its peer is forgotten (its endpoints are destroyed) or
  *    the process ends.
- *  - One lock guards the cache: UCX may call from several threads.
+ *  - One lock guards the cache: UCX may call from several threads.  The
+ *    references are atomic, so an operation takes and drops its own
+ *    without the lock; a count can reach 0 only after the entry left the
+ *    cache (the cache holds one while it has the entry).
+ *  - A hit of a legacy or own handle makes no driver call: its entry is
+ *    named by the context the caller passes, and needs no device.
  *
  * See file LICENSE for terms.
  */
@@ -82,6 +87,7 @@ static struct {
     pthread_mutex_t          lock;
     khash_t(uct_cuda_mgi_map) hash;
     uint64_t                 own_start;   /* this process's start time */
+    pid_t                    own_pid;     /* a CUDA process cannot fork */
     int                      initialized;
 } uct_cuda_mgi_ipc = {
     .lock = PTHREAD_MUTEX_INITIALIZER
@@ -136,28 +142,45 @@ static void uct_cuda_mgi_ipc_init(void)
 {
     if (!uct_cuda_mgi_ipc.initialized) {
         kh_init_inplace(uct_cuda_mgi_map, &uct_cuda_mgi_ipc.hash);
-        uct_cuda_mgi_ipc.own_start   = ucs_sys_get_proc_create_time(getpid());
-        uct_cuda_mgi_ipc.initialized = 1;
+        uct_cuda_mgi_ipc.own_pid   = getpid();
+        uct_cuda_mgi_ipc.own_start =
+                ucs_sys_get_proc_create_time(uct_cuda_mgi_ipc.own_pid);
+        __atomic_store_n(&uct_cuda_mgi_ipc.initialized, 1, __ATOMIC_RELEASE);
     }
+}
+
+
+/* This process's pid and start time, set once: read without the lock and
+ * without a system call, since every remote key unpacked asks */
+static void uct_cuda_mgi_ipc_own(pid_t *pid_p, uint64_t *start_p)
+{
+    if (!__atomic_load_n(&uct_cuda_mgi_ipc.initialized, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&uct_cuda_mgi_ipc.lock);
+        uct_cuda_mgi_ipc_init();
+        pthread_mutex_unlock(&uct_cuda_mgi_ipc.lock);
+    }
+    *pid_p   = uct_cuda_mgi_ipc.own_pid;
+    *start_p = uct_cuda_mgi_ipc.own_start;
 }
 
 
 static uint64_t uct_cuda_mgi_ipc_own_start(void)
 {
     uint64_t start;
+    pid_t pid;
 
-    pthread_mutex_lock(&uct_cuda_mgi_ipc.lock);
-    uct_cuda_mgi_ipc_init();
-    start = uct_cuda_mgi_ipc.own_start;
-    pthread_mutex_unlock(&uct_cuda_mgi_ipc.lock);
+    uct_cuda_mgi_ipc_own(&pid, &start);
     return start;
 }
 
 
 int uct_cuda_mgi_ipc_key_is_own(const uct_cuda_mgi_rkey_t *key)
 {
-    return (key->pid == getpid()) &&
-           (key->proc_start == uct_cuda_mgi_ipc_own_start());
+    uint64_t start;
+    pid_t pid;
+
+    uct_cuda_mgi_ipc_own(&pid, &start);
+    return (key->pid == pid) && (key->proc_start == start);
 }
 
 
@@ -518,12 +541,21 @@ static void uct_cuda_mgi_ipc_destroy(uct_cuda_mgi_mapping_t *map)
 }
 
 
-/* Drop one reference; called with the lock held */
+/* Drop one reference; with or without the lock.  The last one is dropped
+ * only after the entry left the cache (marked stale there, under the lock,
+ * before the cache's reference went) */
 static void uct_cuda_mgi_ipc_put(uct_cuda_mgi_mapping_t *map)
 {
-    if ((--map->refcount == 0) && map->stale) {
+    if (__atomic_sub_fetch(&map->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+        ucs_assert(map->stale);
         uct_cuda_mgi_ipc_destroy(map);
     }
+}
+
+
+static void uct_cuda_mgi_ipc_get(uct_cuda_mgi_mapping_t *map)
+{
+    __atomic_add_fetch(&map->refcount, 1, __ATOMIC_RELAXED);
 }
 
 
@@ -536,6 +568,28 @@ static void uct_cuda_mgi_ipc_evict(khiter_t iter)
     kh_del(uct_cuda_mgi_map, &uct_cuda_mgi_ipc.hash, iter);
     map->stale = 1;
     uct_cuda_mgi_ipc_put(map);  /* the cache's reference */
+}
+
+
+/* The cached mapping of mkey if it is key's, with a reference taken;
+ * called with the lock held */
+static uct_cuda_mgi_mapping_t *
+uct_cuda_mgi_ipc_lookup(uct_cuda_mgi_map_key_t mkey,
+                        const uct_cuda_mgi_rkey_t *key)
+{
+    khiter_t iter = kh_get(uct_cuda_mgi_map, &uct_cuda_mgi_ipc.hash, mkey);
+    uct_cuda_mgi_mapping_t *map;
+
+    if (iter == kh_end(&uct_cuda_mgi_ipc.hash)) {
+        return NULL;
+    }
+    map = kh_val(&uct_cuda_mgi_ipc.hash, iter);
+    if ((map->length != key->length) || (map->buffer_id != key->buffer_id)) {
+        uct_cuda_mgi_ipc_evict(iter);
+        return NULL;
+    }
+    uct_cuda_mgi_ipc_get(map);
+    return map;
 }
 
 
@@ -621,6 +675,23 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
         return UCS_ERR_UNREACHABLE;
     }
 
+    mkey.ctx        = (is_vmm || is_own) ? NULL : ctx;
+    mkey.pid        = key->pid;
+    mkey.proc_start = key->proc_start;
+    mkey.base       = key->base;
+
+    if (!is_vmm) {
+        /* the common case, a hit, needs neither the device nor ctx */
+        pthread_mutex_lock(&uct_cuda_mgi_ipc.lock);
+        uct_cuda_mgi_ipc_init();
+        map = uct_cuda_mgi_ipc_lookup(mkey, key);
+        pthread_mutex_unlock(&uct_cuda_mgi_ipc.lock);
+        if (map != NULL) {
+            *map_p = map;
+            return UCS_OK;
+        }
+    }
+
     if ((cuCtxGetCurrent(&cur) == CUDA_SUCCESS) && (cur != ctx)) {
         if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) {
             ucs_error("cuda_mgi: cannot make CUDA context %p current to map "
@@ -634,23 +705,9 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
         goto out_pop;
     }
 
-    mkey.ctx        = (is_vmm || is_own) ? NULL : ctx;
-    mkey.pid        = key->pid;
-    mkey.proc_start = key->proc_start;
-    mkey.base       = key->base;
-
     pthread_mutex_lock(&uct_cuda_mgi_ipc.lock);
     uct_cuda_mgi_ipc_init();
-    iter = kh_get(uct_cuda_mgi_map, &uct_cuda_mgi_ipc.hash, mkey);
-    if (iter != kh_end(&uct_cuda_mgi_ipc.hash)) {
-        map = kh_val(&uct_cuda_mgi_ipc.hash, iter);
-        if ((map->length != key->length) ||
-            (map->buffer_id != key->buffer_id)) {
-            uct_cuda_mgi_ipc_evict(iter);
-            map = NULL;
-        }
-    }
-
+    map = uct_cuda_mgi_ipc_lookup(mkey, key);
     if (map == NULL) {
         uct_cuda_mgi_ipc_evict_overlaps(key, mkey.ctx);
         if (is_own) {
@@ -689,6 +746,7 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
             goto out_unlock;
         }
         kh_val(&uct_cuda_mgi_ipc.hash, iter) = map;
+        uct_cuda_mgi_ipc_get(map);
         ucs_debug("cuda_mgi: mapped %s handle of pid %d GPU memory 0x%llx "
                   "(%zu bytes) at 0x%llx on CUDA device %d",
                   uct_cuda_mgi_handle_type_name(key->handle_type), key->pid,
@@ -697,11 +755,11 @@ ucs_status_t uct_cuda_mgi_ipc_map(const uct_cuda_mgi_rkey_t *key,
     } else if (is_vmm) {
         status = uct_cuda_mgi_ipc_vmm_access(map, device);
         if (status != UCS_OK) {
+            uct_cuda_mgi_ipc_put(map);
             goto out_unlock;
         }
     }
 
-    ++map->refcount;
     *map_p = map;
     status = UCS_OK;
 
@@ -715,19 +773,16 @@ out_pop:
 }
 
 
+/* Another reference to a mapping the caller holds one of */
 void uct_cuda_mgi_ipc_map_ref(uct_cuda_mgi_mapping_t *map)
 {
-    pthread_mutex_lock(&uct_cuda_mgi_ipc.lock);
-    ++map->refcount;
-    pthread_mutex_unlock(&uct_cuda_mgi_ipc.lock);
+    uct_cuda_mgi_ipc_get(map);
 }
 
 
 void uct_cuda_mgi_ipc_unmap(uct_cuda_mgi_mapping_t *map)
 {
-    pthread_mutex_lock(&uct_cuda_mgi_ipc.lock);
     uct_cuda_mgi_ipc_put(map);
-    pthread_mutex_unlock(&uct_cuda_mgi_ipc.lock);
 }
 
 
@@ -744,7 +799,7 @@ void uct_cuda_mgi_ipc_forget_peer(pid_t pid)
             continue;
         }
         map = kh_val(hash, iter);
-        if ((map->pid == pid) && (map->refcount == 1)) {
+        if ((map->pid == pid) && (__atomic_load_n(&map->refcount, __ATOMIC_ACQUIRE) == 1)) {
             uct_cuda_mgi_ipc_evict(iter);
         }
     }
