@@ -20,7 +20,10 @@
  * after it is taken then). A relay is the channel's endpoint at that vertex
  * (a CPU one first): a CPU endpoint's sorter thread forwards, a GPU
  * endpoint's sorter kernel does (the lanes it walks), each in the order
- * its lanes brought the messages. A pair whose
+ * its lanes brought the messages. A GPU relay's lane waits for room in
+ * its next hop's ring, so the waits of GPU relays are kept free of
+ * cycles (mgi_route_deps.h): a destination on a cycle is reached
+ * directly. A pair whose
  * hops do not reach the destination within as many hops as the channel has
  * endpoints is sent directly, for every source of that destination.
  *
@@ -39,6 +42,7 @@
 #define _GNU_SOURCE   /* sched_getcpu */
 #endif
 #include "mgi_int.h"
+#include "mgi_route_deps.h"
 #include "gig.h"
 
 #include <ucs/sys/math.h>
@@ -763,6 +767,206 @@ static int mgi_route_ch_walks(const mgi_channel_t *ch,
     return 1;
 }
 
+/* The waits of a channel's GPU relays (mgi_route_deps.h) between the
+ * lanes they hold: endpoint r's lane that rank R's mover fills (lane R of
+ * its receive ring, shared by every endpoint of rank R that sends to r),
+ * named R * neps + r until renumbered */
+typedef struct {
+    uint64_t from;
+    uint64_t to;
+    uint32_t dst;
+} mgi_route_wait_t;
+
+typedef struct {
+    mgi_route_wait_t *w;
+    unsigned         n;
+    unsigned         cap;
+} mgi_route_waits_t;
+
+/* The most waits looked at in one channel: beyond, its GPU relays are
+ * left as planned, with a warning */
+#define MGI_ROUTE_MAX_WAITS (1u << 22)
+
+/* The waits along every walk from endpoint number e (reached from prev,
+ * -1 at the source) to destination j: where e is a GPU relay, its lane
+ * from prev's rank waits on each next hop's lane from e's rank (through
+ * e's sort ring towards it). 0 where there are too many. */
+static int mgi_route_ch_waits(const mgi_channel_t *ch,
+                              const mgi_route_ch_t *rt, int e, unsigned j,
+                              int prev, unsigned depth,
+                              mgi_route_waits_t *ws)
+{
+    mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
+    float share[MGI_ROUTE_MAX_SPLIT];
+    mgi_route_wait_t *w;
+    unsigned nh, k;
+    int h;
+
+    if ((e < 0) || (rt->ids[e] == ch->dst[j]) || (depth > rt->neps)) {
+        return 1;
+    }
+    nh = mgi_route_ch_hops(ch, rt, (unsigned)e, j, hop, share);
+    for (k = 0; k < nh; ++k) {
+        h = mgi_route_ch_index(rt, hop[k]);
+        if (h < 0) {
+            continue;
+        }
+        if ((prev >= 0) && !rt->cpu[e]) {
+            if (ws->n == ws->cap) {
+                if (ws->cap >= MGI_ROUTE_MAX_WAITS) {
+                    return 0;
+                }
+                ws->cap = ucs_max(1024u, 2 * ws->cap);
+                w       = realloc(ws->w, ws->cap * sizeof(*w));
+                if (w == NULL) {
+                    return 0;
+                }
+                ws->w = w;
+            }
+            w       = &ws->w[ws->n++];
+            w->from = (uint64_t)MGI_EP_RANK(rt->ids[prev]) * rt->neps +
+                      (unsigned)e;
+            w->to   = (uint64_t)MGI_EP_RANK(rt->ids[e]) * rt->neps +
+                      (unsigned)h;
+            w->dst  = j;
+        }
+        if (!mgi_route_ch_waits(ch, rt, h, j, e, depth + 1, ws)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int mgi_route_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+
+    return (x > y) - (x < y);
+}
+
+static uint32_t mgi_route_link_id(const uint64_t *links, uint32_t n,
+                                  uint64_t key)
+{
+    const uint64_t *p = bsearch(&key, links, n, sizeof(*links),
+                                mgi_route_u64_cmp);
+
+    return (uint32_t)(p - links);
+}
+
+/* The destination to reach directly so that a cycle among the
+ * channel's GPU relays' waits goes (*dst, -1 where they have none): of
+ * the cycle's waits, the one whose destination has the fewest waits in
+ * all, so that the least relaying is lost. The links renumbered densely,
+ * the wait that names it in *wait. */
+static ucs_status_t mgi_route_ch_cycle(const mgi_route_waits_t *ws,
+                                       unsigned ndst, int *dst,
+                                       unsigned *wait)
+{
+    uint64_t *links = malloc(2 * (size_t)ws->n * sizeof(*links));
+    mgi_route_dep_t *deps = malloc((size_t)ws->n * sizeof(*deps));
+    unsigned *count = calloc(ndst, sizeof(*count));
+    unsigned *cycle = malloc(2 * (size_t)ws->n * sizeof(*cycle));
+    ucs_status_t status = UCS_OK;
+    uint32_t nl = 0, d;
+    unsigned i;
+    int len;
+
+    *dst = -1;
+    if ((links == NULL) || (deps == NULL) || (count == NULL) ||
+        (cycle == NULL)) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (i = 0; i < ws->n; ++i) {
+        links[2 * i]     = ws->w[i].from;
+        links[2 * i + 1] = ws->w[i].to;
+        ++count[ws->w[i].dst];
+    }
+    qsort(links, 2 * (size_t)ws->n, sizeof(*links), mgi_route_u64_cmp);
+    for (i = 0; i < 2 * ws->n; ++i) {
+        if ((nl == 0) || (links[nl - 1] != links[i])) {
+            links[nl++] = links[i];
+        }
+    }
+    for (i = 0; i < ws->n; ++i) {
+        deps[i].from = mgi_route_link_id(links, nl, ws->w[i].from);
+        deps[i].to   = mgi_route_link_id(links, nl, ws->w[i].to);
+        deps[i].dst  = ws->w[i].dst;
+    }
+    len = mgi_route_deps_cycle(deps, ws->n, nl, cycle);
+    if (len < 0) {
+        status = UCS_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (i = 0; i < (unsigned)len; ++i) {
+        d = deps[cycle[i]].dst;
+        if ((*dst < 0) || (count[d] < count[*dst]) ||
+            ((count[d] == count[*dst]) && ((int)d < *dst))) {
+            *dst  = (int)d;
+            *wait = cycle[i];
+        }
+    }
+out:
+    free(links);
+    free(deps);
+    free(count);
+    free(cycle);
+    return status;
+}
+
+/* Keep the waits of the channel's GPU relays free of cycles
+ * (mgi_route_deps.h): while they have one, a destination of a wait on
+ * it is reached directly by every source, as a destination the walks do
+ * not reach is. The same at every rank. */
+static ucs_status_t mgi_route_ch_acyclic(const mgi_channel_t *ch,
+                                         mgi_route_ch_t *rt)
+{
+    mgi_route_waits_t ws = {NULL, 0, 0};
+    ucs_status_t status = UCS_OK;
+    const mgi_route_wait_t *w;
+    unsigned i, j, round, wait = 0;
+    int dst, ok = 1;
+
+    for (i = 0; (i < rt->neps) && rt->cpu[i]; ++i) {
+    }
+    if (i == rt->neps) {
+        return UCS_OK;      /* CPU relays only: they park */
+    }
+    for (round = 0; round < ch->ndst; ++round) {
+        ws.n = 0;
+        for (j = 0; (j < ch->ndst) && ok; ++j) {
+            for (i = 0; (i < ch->nsrc) && !rt->direct[j] && ok; ++i) {
+                ok = mgi_route_ch_waits(ch, rt,
+                                        mgi_route_ch_index(rt, ch->src[i]),
+                                        j, -1, 0, &ws);
+            }
+        }
+        if (!ok) {
+            ucs_warn("mgi channel %u: more than %u waits between GPU relays "
+                     "to check for cycles; if their rings fill they may wait "
+                     "on each other", ch->id, MGI_ROUTE_MAX_WAITS);
+            break;
+        }
+        if (ws.n == 0) {
+            break;
+        }
+        status = mgi_route_ch_cycle(&ws, ch->ndst, &dst, &wait);
+        if ((status != UCS_OK) || (dst < 0)) {
+            break;
+        }
+        w = &ws.w[wait];
+        ucs_diag("mgi channel %u: GPU relays would wait on each other in a "
+                 "cycle (endpoint %u's lane from rank %u waits on its next "
+                 "hop %u towards endpoint %u, and so on back to it): tuples "
+                 "for endpoint %u go directly", ch->id,
+                 rt->ids[w->from % rt->neps], (unsigned)(w->from / rt->neps),
+                 rt->ids[w->to % rt->neps], ch->dst[dst], ch->dst[dst]);
+        rt->direct[dst] = 1;
+    }
+    free(ws.w);
+    return status;
+}
+
 static void mgi_route_ch_free(mgi_route_ch_t *rt)
 {
     if (rt == NULL) {
@@ -934,6 +1138,10 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                 rt->direct[j] = 1;
             }
         }
+    }
+    status = mgi_route_ch_acyclic(ch, rt);
+    if (status != UCS_OK) {
+        goto out;
     }
     /* the rows of the local endpoints: the one next hop of each pair
      * (mgi_route_next_hop: a source's in an ordered channel, a broadcast's),

@@ -21,7 +21,8 @@ import sys
 # own layer or below.
 LAYERS = {
     "libmgi (src/ucp_ext)": [
-        ["mgi_util", "mgi_config"],    # the settings: read by the context
+        ["mgi_util", "mgi_config",     # the settings: read by the context
+         "mgi_route_deps"],             # cycles of relays' waits
         ["mgi_bootstrap"],
         ["mgi_peers"],
         ["mgi_gpu_rt"],                 # CUDA memory, pools, IPC, peer access

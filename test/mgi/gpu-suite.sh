@@ -84,6 +84,8 @@
 #                 (the default channel), every tuple checked
 #   *_fan         five endpoints at a declared fan of GPUs: the relay
 #                 next to the source spreads what it forwards over two
+#   *_split_tiny_rings  the square with two-segment sort and receive
+#                 rings: the plan keeps its relays' waits free of cycles
 #   *_tile        tile sends (mgi_dev_send_block_tile, -K): a block sends
 #                 K x blockDim tuples from memory with one reservation
 #   *_tuned       send_bw and sorter again, 1 GiB, with the settings
@@ -408,6 +410,13 @@ UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpusplit4.topo \
 UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpufan5.topo MGI_SORTER_BLOCKS=8 \
     step shuffle_16B_5ep_fan 100 mgi_gpu_test shuffle -l 5 -s 16 \
         -n $relay_n -b 4 -V gpu%d -T $T
+# the square with two-segment sort and receive rings: its relays pass
+# tuples to each other through lanes they hold, a cycle of waits that
+# stalled every endpoint; the plan reaches a destination on it directly
+UCX_CUDA_MGI_TOPO_FILE=$here/topo/gpusplit4.topo MGI_SORTER_BLOCKS=8 \
+MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
+    step shuffle_24B_4ep_split_tiny_rings 100 mgi_gpu_test shuffle -l 4 \
+        -s 24 -n 200000 -b 4 -t 32 -V gpu%d -T $T
 step shuffle_16B_3ep 100 mgi_gpu_test shuffle -l 3 -s 16 -n $n -b 8 -T $T
 MGI_SEG_SIZE=2048 MGI_STAGE_DEPTH=2 MGI_SORT_DEPTH=2 MGI_RECV_DEPTH=2 \
 MGI_FINAL_DEPTH=2 MGI_MOVER_BATCH=3 \
