@@ -263,7 +263,11 @@ uct_cuda_mgi_ep_copy_sync(uct_cuda_mgi_ep_t *ep, CUdeviceptr dst,
 
 /* The route to stripe over, or NULL for a single direct copy: striping
  * needs GPU memory on both sides and a size above the threshold (any size
- * when the direct path is switched off) */
+ * when the direct path is switched off). An operation with nothing else
+ * in flight goes direct below UCT_CUDA_MGI_LONE_STRIPE thresholds: alone,
+ * the staged paths' pipeline fill costs it more than their bandwidth
+ * brings, where beside other operations they take bytes the direct path
+ * would queue. */
 static UCS_F_ALWAYS_INLINE uct_cuda_mgi_route_t *
 uct_cuda_mgi_ep_route(uct_cuda_mgi_iface_t *iface, int local_cuda,
                       const uct_cuda_mgi_rkey_t *rkey, size_t length)
@@ -274,6 +278,10 @@ uct_cuda_mgi_ep_route(uct_cuda_mgi_iface_t *iface, int local_cuda,
 
     if ((direct_ok && (length < iface->config.multipath_thresh)) ||
         !local_cuda) {
+        return NULL;
+    }
+    if (direct_ok && (iface->outstanding == 0) &&
+        (length < UCT_CUDA_MGI_LONE_STRIPE * iface->config.multipath_thresh)) {
         return NULL;
     }
 

@@ -77,9 +77,10 @@ static ucs_config_field_t uct_cuda_mgi_iface_config_table[] = {
      UCS_CONFIG_TYPE_BITMAP(uct_cuda_mgi_path_kind_names)},
 
     {"MULTIPATH_THRESH", "16m",
-     "Smallest put/get that is striped over more than the direct path.\n"
-     "Below it the staging overhead costs more than the extra bandwidth\n"
-     "brings (measured with bench/perftest_compare.sh on H200).",
+     "Smallest put/get that is striped over more than the direct path; one\n"
+     "with nothing else in flight is striped from 4 times it. Below that\n"
+     "the staging overhead costs more than the extra bandwidth brings\n"
+     "(measured with bench/perftest_compare.sh and Open MPI on H200).",
      ucs_offsetof(uct_cuda_mgi_iface_config_t, multipath_thresh),
      UCS_CONFIG_TYPE_MEMUNITS},
 
