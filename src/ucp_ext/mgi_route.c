@@ -729,21 +729,76 @@ static unsigned mgi_route_ch_hops(const mgi_channel_t *ch,
  * a destination where some source has more is reached directly */
 #define MGI_ROUTE_MAX_PATHS 1024
 
-/* The walks of a tuple from endpoint number e to destination j over every
- * next hop each endpoint on the way spreads over: how many reach j (each
- * brings one copy of the source's EOF there), into *paths; each relay it
- * passes counted in expect[] (by endpoint number, nprod for each walk
- * that reaches it) when expect != NULL. Returns 0 where a walk does not
- * reach j within as many steps as the channel has endpoints, or the
- * walks are more than MGI_ROUTE_MAX_PATHS. */
+/* The most waits of GPU relays looked at in one channel: beyond, its GPU
+ * relays are left as planned, with a warning */
+#define MGI_ROUTE_MAX_WAITS (1u << 22)
+
+/* The waits of a channel's GPU relays (mgi_route_deps.h) between the
+ * lanes they hold: endpoint r's lane that rank R's mover fills (lane R of
+ * its receive ring, shared by every endpoint of rank R that sends to r),
+ * named R * neps + r */
+typedef struct {
+    mgi_route_dep_t *w;
+    unsigned        n;
+    unsigned        cap;
+} mgi_route_waits_t;
+
+/* What mgi_route_ch_walks notes at each relay a walk passes, where not
+ * NULL: nprod EOF records in expect[] (by endpoint number), and a GPU
+ * relay's waits in waits */
+typedef struct {
+    uint32_t          *expect;
+    uint32_t          nprod;
+    mgi_route_waits_t *waits;
+} mgi_route_walk_note_t;
+
+/* Relay e (reached from prev) passes a walk towards destination j on to
+ * next hop h: where e is a GPU endpoint, its lane from prev's rank waits
+ * on h's lane from e's rank (through e's sort ring towards h). 0 where
+ * there are too many waits. */
+static int mgi_route_ch_wait(const mgi_route_ch_t *rt, int prev, int e,
+                             int h, unsigned j, mgi_route_waits_t *ws)
+{
+    mgi_route_dep_t *w;
+
+    if (rt->cpu[e]) {
+        return 1;           /* a CPU relay parks: its lane does not wait */
+    }
+    if (ws->n == ws->cap) {
+        if (ws->cap >= MGI_ROUTE_MAX_WAITS) {
+            return 0;
+        }
+        ws->cap = ucs_max(1024u, 2 * ws->cap);
+        w       = realloc(ws->w, ws->cap * sizeof(*w));
+        if (w == NULL) {
+            return 0;
+        }
+        ws->w = w;
+    }
+    w       = &ws->w[ws->n++];
+    w->from = (uint64_t)MGI_EP_RANK(rt->ids[prev]) * rt->neps + (unsigned)e;
+    w->to   = (uint64_t)MGI_EP_RANK(rt->ids[e]) * rt->neps + (unsigned)h;
+    w->dst  = j;
+    return 1;
+}
+
+/* The walks of a tuple from endpoint number e (reached from prev, -1 at
+ * the source) to destination j over every next hop each endpoint on the
+ * way spreads over: how many reach j (each brings one copy of the
+ * source's EOF there), into *paths; each relay it passes noted in
+ * *note where not NULL. Returns 0 where a walk does not reach j within as
+ * many steps as the channel has endpoints, the walks are more than
+ * MGI_ROUTE_MAX_PATHS, or the waits too many. */
 static int mgi_route_ch_walks(const mgi_channel_t *ch,
                               const mgi_route_ch_t *rt, int e, unsigned j,
-                              unsigned depth, uint32_t *expect,
-                              uint32_t nprod, uint32_t *paths)
+                              int prev, unsigned depth,
+                              const mgi_route_walk_note_t *note,
+                              uint32_t *paths)
 {
     mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
     float share[MGI_ROUTE_MAX_SPLIT];
     unsigned n, k;
+    int h;
 
     if (e < 0) {
         return 0;
@@ -754,152 +809,54 @@ static int mgi_route_ch_walks(const mgi_channel_t *ch,
     if (depth > rt->neps) {
         return 0;
     }
-    if ((depth > 0) && (expect != NULL)) {
-        expect[e] += nprod;
+    if ((prev >= 0) && (note != NULL) && (note->expect != NULL)) {
+        note->expect[e] += note->nprod;
     }
     n = mgi_route_ch_hops(ch, rt, (unsigned)e, j, hop, share);
     for (k = 0; k < n; ++k) {
-        if (!mgi_route_ch_walks(ch, rt, mgi_route_ch_index(rt, hop[k]), j,
-                                depth + 1, expect, nprod, paths)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The waits of a channel's GPU relays (mgi_route_deps.h) between the
- * lanes they hold: endpoint r's lane that rank R's mover fills (lane R of
- * its receive ring, shared by every endpoint of rank R that sends to r),
- * named R * neps + r until renumbered */
-typedef struct {
-    uint64_t from;
-    uint64_t to;
-    uint32_t dst;
-} mgi_route_wait_t;
-
-typedef struct {
-    mgi_route_wait_t *w;
-    unsigned         n;
-    unsigned         cap;
-} mgi_route_waits_t;
-
-/* The most waits looked at in one channel: beyond, its GPU relays are
- * left as planned, with a warning */
-#define MGI_ROUTE_MAX_WAITS (1u << 22)
-
-/* The waits along every walk from endpoint number e (reached from prev,
- * -1 at the source) to destination j: where e is a GPU relay, its lane
- * from prev's rank waits on each next hop's lane from e's rank (through
- * e's sort ring towards it). 0 where there are too many. */
-static int mgi_route_ch_waits(const mgi_channel_t *ch,
-                              const mgi_route_ch_t *rt, int e, unsigned j,
-                              int prev, unsigned depth,
-                              mgi_route_waits_t *ws)
-{
-    mgi_ep_id_t hop[MGI_ROUTE_MAX_SPLIT];
-    float share[MGI_ROUTE_MAX_SPLIT];
-    mgi_route_wait_t *w;
-    unsigned nh, k;
-    int h;
-
-    if ((e < 0) || (rt->ids[e] == ch->dst[j]) || (depth > rt->neps)) {
-        return 1;
-    }
-    nh = mgi_route_ch_hops(ch, rt, (unsigned)e, j, hop, share);
-    for (k = 0; k < nh; ++k) {
         h = mgi_route_ch_index(rt, hop[k]);
-        if (h < 0) {
-            continue;
+        if ((h >= 0) && (prev >= 0) && (note != NULL) &&
+            (note->waits != NULL) &&
+            !mgi_route_ch_wait(rt, prev, e, h, j, note->waits)) {
+            return 0;
         }
-        if ((prev >= 0) && !rt->cpu[e]) {
-            if (ws->n == ws->cap) {
-                if (ws->cap >= MGI_ROUTE_MAX_WAITS) {
-                    return 0;
-                }
-                ws->cap = ucs_max(1024u, 2 * ws->cap);
-                w       = realloc(ws->w, ws->cap * sizeof(*w));
-                if (w == NULL) {
-                    return 0;
-                }
-                ws->w = w;
-            }
-            w       = &ws->w[ws->n++];
-            w->from = (uint64_t)MGI_EP_RANK(rt->ids[prev]) * rt->neps +
-                      (unsigned)e;
-            w->to   = (uint64_t)MGI_EP_RANK(rt->ids[e]) * rt->neps +
-                      (unsigned)h;
-            w->dst  = j;
-        }
-        if (!mgi_route_ch_waits(ch, rt, h, j, e, depth + 1, ws)) {
+        if (!mgi_route_ch_walks(ch, rt, h, j, e, depth + 1, note, paths)) {
             return 0;
         }
     }
     return 1;
-}
-
-static int mgi_route_u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-
-    return (x > y) - (x < y);
-}
-
-static uint32_t mgi_route_link_id(const uint64_t *links, uint32_t n,
-                                  uint64_t key)
-{
-    const uint64_t *p = bsearch(&key, links, n, sizeof(*links),
-                                mgi_route_u64_cmp);
-
-    return (uint32_t)(p - links);
 }
 
 /* The destination to reach directly so that a cycle among the
  * channel's GPU relays' waits goes (*dst, -1 where they have none): of
  * the cycle's waits, the one whose destination has the fewest waits in
- * all, so that the least relaying is lost. The links renumbered densely,
- * the wait that names it in *wait. */
+ * all, so that the least relaying is lost; the wait that names it in
+ * *wait */
 static ucs_status_t mgi_route_ch_cycle(const mgi_route_waits_t *ws,
                                        unsigned ndst, int *dst,
                                        unsigned *wait)
 {
-    uint64_t *links = malloc(2 * (size_t)ws->n * sizeof(*links));
-    mgi_route_dep_t *deps = malloc((size_t)ws->n * sizeof(*deps));
     unsigned *count = calloc(ndst, sizeof(*count));
-    unsigned *cycle = malloc(2 * (size_t)ws->n * sizeof(*cycle));
+    unsigned *cycle = malloc((size_t)ws->n * sizeof(*cycle));
     ucs_status_t status = UCS_OK;
-    uint32_t nl = 0, d;
-    unsigned i;
+    unsigned i, d;
     int len;
 
     *dst = -1;
-    if ((links == NULL) || (deps == NULL) || (count == NULL) ||
-        (cycle == NULL)) {
+    if ((count == NULL) || (cycle == NULL)) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
     for (i = 0; i < ws->n; ++i) {
-        links[2 * i]     = ws->w[i].from;
-        links[2 * i + 1] = ws->w[i].to;
         ++count[ws->w[i].dst];
     }
-    qsort(links, 2 * (size_t)ws->n, sizeof(*links), mgi_route_u64_cmp);
-    for (i = 0; i < 2 * ws->n; ++i) {
-        if ((nl == 0) || (links[nl - 1] != links[i])) {
-            links[nl++] = links[i];
-        }
-    }
-    for (i = 0; i < ws->n; ++i) {
-        deps[i].from = mgi_route_link_id(links, nl, ws->w[i].from);
-        deps[i].to   = mgi_route_link_id(links, nl, ws->w[i].to);
-        deps[i].dst  = ws->w[i].dst;
-    }
-    len = mgi_route_deps_cycle(deps, ws->n, nl, cycle);
+    len = mgi_route_deps_cycle(ws->w, ws->n, cycle);
     if (len < 0) {
         status = UCS_ERR_NO_MEMORY;
         goto out;
     }
     for (i = 0; i < (unsigned)len; ++i) {
-        d = deps[cycle[i]].dst;
+        d = ws->w[cycle[i]].dst;
         if ((*dst < 0) || (count[d] < count[*dst]) ||
             ((count[d] == count[*dst]) && ((int)d < *dst))) {
             *dst  = (int)d;
@@ -907,8 +864,6 @@ static ucs_status_t mgi_route_ch_cycle(const mgi_route_waits_t *ws,
         }
     }
 out:
-    free(links);
-    free(deps);
     free(count);
     free(cycle);
     return status;
@@ -921,10 +876,12 @@ out:
 static ucs_status_t mgi_route_ch_acyclic(const mgi_channel_t *ch,
                                          mgi_route_ch_t *rt)
 {
-    mgi_route_waits_t ws = {NULL, 0, 0};
-    ucs_status_t status = UCS_OK;
-    const mgi_route_wait_t *w;
+    mgi_route_waits_t ws         = {NULL, 0, 0};
+    const mgi_route_walk_note_t note = {NULL, 0, &ws};
+    ucs_status_t status          = UCS_OK;
+    const mgi_route_dep_t *w;
     unsigned i, j, round, wait = 0;
+    uint32_t paths;
     int dst, ok = 1;
 
     for (i = 0; (i < rt->neps) && rt->cpu[i]; ++i) {
@@ -936,9 +893,10 @@ static ucs_status_t mgi_route_ch_acyclic(const mgi_channel_t *ch,
         ws.n = 0;
         for (j = 0; (j < ch->ndst) && ok; ++j) {
             for (i = 0; (i < ch->nsrc) && !rt->direct[j] && ok; ++i) {
-                ok = mgi_route_ch_waits(ch, rt,
-                                        mgi_route_ch_index(rt, ch->src[i]),
-                                        j, -1, 0, &ws);
+                paths = 0;
+                ok    = mgi_route_ch_walks(ch, rt,
+                                           mgi_route_ch_index(rt, ch->src[i]),
+                                           j, -1, 0, &note, &paths);
             }
         }
         if (!ok) {
@@ -1045,6 +1003,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     mgi_ep_id_t id, hop, hrow[MGI_ROUTE_MAX_SPLIT];
     float srow[MGI_ROUTE_MAX_SPLIT];
     uint32_t *expect = NULL, paths;
+    mgi_route_walk_note_t note = {NULL, 0, NULL};
     unsigned relayed = 0;
 
     if ((rc == NULL) || (rc->plan == NULL)) {
@@ -1071,6 +1030,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
     dstv       = calloc(ch->ndst, sizeof(int));
     vcount     = calloc(rc->graph->nv, sizeof(*vcount));
     expect     = calloc(ch->nsrc + ch->ndst, sizeof(*expect));
+    note.expect = expect;
     if ((rt->ids == NULL) || (rt->vert == NULL) || (rt->cpu == NULL) ||
         (rt->vrank == NULL) || (rt->nprod == NULL) || (rt->direct == NULL) ||
         (rt->slot == NULL) || (srcv == NULL) || (dstv == NULL) ||
@@ -1130,7 +1090,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
             paths = 0;
             if (!mgi_route_ch_walks(ch, rt, mgi_route_ch_index(rt,
                                                                ch->src[i]),
-                                    j, 0, NULL, 0, &paths)) {
+                                    j, -1, 0, NULL, &paths)) {
                 ucs_warn("mgi channel %u: the next hops towards endpoint %u "
                          "do not reach it within %u hops and %u paths; its "
                          "sources send directly", ch->id, ch->dst[j],
@@ -1172,7 +1132,7 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
             n     = mgi_route_ch_hops(ch, rt, e, j, hrow, srow);
             paths = 0;
             if (mgi_ch_src_index(ch, rt->ids[e]) >= 0) {
-                mgi_route_ch_walks(ch, rt, (int)e, j, 0, NULL, 0, &paths);
+                mgi_route_ch_walks(ch, rt, (int)e, j, -1, 0, NULL, &paths);
             }
             if ((n < 2) && (paths < 2)) {
                 continue;
@@ -1200,11 +1160,11 @@ ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
      * source one per producer, each through every next hop it spreads
      * over, a relay's on through every one it spreads over) */
     for (i = 0; i < ch->nsrc; ++i) {
-        e = mgi_route_ch_index(rt, ch->src[i]);
+        e          = mgi_route_ch_index(rt, ch->src[i]);
+        note.nprod = rt->nprod[e];
         for (j = 0; j < ch->ndst; ++j) {
             paths = 0;
-            mgi_route_ch_walks(ch, rt, (int)e, j, 0, expect, rt->nprod[e],
-                               &paths);
+            mgi_route_ch_walks(ch, rt, (int)e, j, -1, 0, &note, &paths);
             relayed += (paths > 1) ||
                        (mgi_route_ch_next(ch, rt, e, j) != ch->dst[j]);
         }

@@ -8,9 +8,11 @@
  * that one rank sends an endpoint: the endpoints of one process share
  * it). A cycle of such waits can fill every ring on it and stop them all
  * (Dally and Seitz's channel dependency graph: routing is free of this
- * deadlock where the graph has no cycle). A CPU endpoint's sorter parks what its next hop cannot take
- * (its lane drains on), a GPU endpoint's sorter kernel does not, so the
- * plan of a channel keeps the waits of its GPU relays free of cycles.
+ * deadlock where the graph has no cycle). A CPU endpoint's sorter parks
+ * what its next hop cannot take (its lane drains on), a GPU endpoint's
+ * sorter kernel does not, so the plan of a channel keeps the waits of its
+ * GPU relays free of cycles. The lanes are named by the caller; this file
+ * numbers them densely to look.
  *
  * See file LICENSE for terms.
  */
@@ -20,18 +22,18 @@
 #include <stdint.h>
 
 /* Lane `from` waits on lane `to` for walks towards destination `dst`
- * (lanes numbered by the caller, below nlanes) */
+ * (lanes named by the caller) */
 typedef struct mgi_route_dep {
-    uint32_t from;
-    uint32_t to;
+    uint64_t from;
+    uint64_t to;
     uint32_t dst;
 } mgi_route_dep_t;
 
 /* A cycle of the waits deps[n]: the indices of its waits into cycle[]
- * (room for nlanes) and their number returned; 0 where the waits have
- * none, -1 where there is no memory to look. The same answer for the
- * same deps in the same order (every rank plans alike). */
+ * (room for n) and their number returned; 0 where the waits have none,
+ * -1 where there is no memory to look. The same answer for the same deps
+ * in the same order (every rank plans alike). */
 int mgi_route_deps_cycle(const mgi_route_dep_t *deps, unsigned n,
-                         uint32_t nlanes, unsigned *cycle);
+                         unsigned *cycle);
 
 #endif

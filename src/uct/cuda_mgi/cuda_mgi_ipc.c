@@ -799,7 +799,8 @@ void uct_cuda_mgi_ipc_forget_peer(pid_t pid)
             continue;
         }
         map = kh_val(hash, iter);
-        if ((map->pid == pid) && (__atomic_load_n(&map->refcount, __ATOMIC_ACQUIRE) == 1)) {
+        if ((map->pid == pid) &&
+            (__atomic_load_n(&map->refcount, __ATOMIC_ACQUIRE) == 1)) {
             uct_cuda_mgi_ipc_evict(iter);
         }
     }
