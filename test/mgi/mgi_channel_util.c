@@ -51,7 +51,7 @@ void env_restore(const char *name, char *kept)
 
 /* The error messages libmgi logs while a check runs (log_catch ..
  * log_said), to see that they name the setting at fault. */
-char log_text[4096];
+char log_text[16384];
 
 static ucs_log_func_rc_t log_catch_handler(const char *file, unsigned line,
                                            const char *function,

@@ -77,22 +77,43 @@ run_hosts() {
             first=$1; per=$2; shift 2
             rp=
             for r in $(seq "$first" $(( first + per - 1 ))); do
-                MGI_RANK=$r "$@" > "$OUTDIR/rank$r.log" 2>&1 &
+                (MGI_RANK=$r "$@" > "$OUTDIR/rank$r.log" 2>&1
+                 echo $? > "$OUTDIR/rank$r.rc") &
                 rp="$rp $!"
             done
-            rc=0
-            for p in $rp; do wait $p || rc=1; done
-            exit $rc' "mgi-host$h" "$first" "$per" \
+            for p in $rp; do wait $p; done' "mgi-host$h" "$first" "$per" \
             timeout -k 5 "$limit" "$prog" "$@" &
         pids="$pids $!"
     done
     rc=0
     for p in $pids; do wait "$p" || rc=1; done
+    # each rank's result line and first notice; a rank that failed: its
+    # exit status (124: past the time limit) and every FAIL it printed
     for r in $(seq 0 $(( nranks - 1 ))); do
-        grep "^rank \|FAIL\|the endpoint to rank" "$out/rank$r.log" | \
-            sed 's/^.*\(mgi context\)/\1/' | head -4
+        rrc=$(cat "$out/rank$r.rc" 2>/dev/null || echo "none")
+        grep "^rank [0-9]*: [a-z_]*:\|the endpoint to rank" \
+            "$out/rank$r.log" | sed 's/^.*\(mgi context\)/\1/' | head -3
+        if [ "$rrc" != 0 ]; then
+            rc=1
+            echo "rank $r: exit status $rrc; its FAIL lines and last lines:"
+            { grep "FAIL" "$out/rank$r.log"; tail -5 "$out/rank$r.log"; } |
+                cut -c1-400 | sed 's/^/    /'
+        fi
     done
     return $rc
+}
+
+# why a run failed, in one line: the first FAIL a rank printed, else the
+# first rank that did not exit 0
+why() {
+    for r in $(seq 0 $(( nranks - 1 ))); do
+        line=$(grep -m1 "FAIL" "$out/rank$r.log" 2>/dev/null | cut -c1-300)
+        [ -n "$line" ] && { echo "$line"; return; }
+    done
+    for r in $(seq 0 $(( nranks - 1 ))); do
+        rrc=$(cat "$out/rank$r.rc" 2>/dev/null || echo "none")
+        [ "$rrc" != 0 ] && { echo "rank $r: exit status $rrc"; return; }
+    done
 }
 
 export OUTDIR="$out" MGI_BOOTSTRAP="10.$sub.0.1:$port" MGI_NRANKS=$nranks
@@ -104,7 +125,7 @@ failed=0
 for args in "shuffle -t 50000" "broadcast -t 20000"; do
     echo "== $args"
     if ! run_hosts 120 $args; then
-        echo "FAIL: $args"; failed=1; continue
+        echo "FAIL: $args ($(why))"; failed=1; continue
     fi
     # the plan: one server per host, cross-host pairs through the network
     if ! grep -q "GIG plan of $hosts host(s)" "$out/rank0.log" ||
@@ -129,5 +150,7 @@ for args in "shuffle -t 50000" "broadcast -t 20000"; do
 done
 
 echo "== peer_dies --victims $per (every rank of host $hosts)"
-run_hosts 90 peer_dies --victims "$per" || { echo "FAIL: peer_dies"; failed=1; }
+if ! run_hosts 90 peer_dies --victims "$per"; then
+    echo "FAIL: peer_dies ($(why))"; failed=1
+fi
 exit $failed
