@@ -22,7 +22,7 @@
 # to PTX for one architecture, not to machine code for two: most of the
 # build's time.
 #
-# Beside this tree's check, contrib/sanitize.sh builds the planner and
+# Beside the checks, contrib/sanitize.sh builds the planner and
 # libmgi with ASan + UBSan in $MGI_DEPS/tree-asan and runs their make check
 # there (against UCX 1.13.1 only).
 #
@@ -118,7 +118,7 @@ check() {  # LABEL TREE
     total_skip=$((total_skip + nskip))
 }
 
-# --- this tree's CPU parts under ASan + UBSan, beside its check ------------
+# --- this tree's CPU parts under ASan + UBSan, beside the checks -----------
 san_log=$deps/test-sanitize.log
 san_tree=$deps/tree-asan
 rm -rf "$san_tree/test"
@@ -128,6 +128,24 @@ san_pid=$!
 
 check "UCX $main_v" "$top"
 
+# --- the copies --------------------------------------------------------------
+if [ -n "${copies_pid:-}" ]; then
+    say "waiting for the copies' build"
+    wait "$copies_pid"
+    say "copies built"
+    sed 's/^/    /' "$copies_log"
+fi
+for k in "${!trees[@]}"; do
+    v=${labels[$k]#UCX }
+    if [ "$(cat "$deps/test-copy-$v.status" 2>/dev/null)" != 0 ]; then
+        echo "FAILED: ${labels[$k]}: set-up or build (log: $copies_log)"
+        total_fail=$((total_fail + 1))
+        continue
+    fi
+    check "${labels[$k]}" "${trees[$k]}"
+done
+
+# the sanitizer stage ran beside both checks: its result last
 say "waiting for the sanitizer stage"
 wait "$san_pid"
 san_rc=$?
@@ -147,23 +165,6 @@ say "== UCX $main_v ASan + UBSan: $npass passed, $nfail failed, $nskip skipped"
 total_pass=$((total_pass + npass))
 total_fail=$((total_fail + nfail))
 total_skip=$((total_skip + nskip))
-
-# --- the copies --------------------------------------------------------------
-if [ -n "${copies_pid:-}" ]; then
-    say "waiting for the copies' build"
-    wait "$copies_pid"
-    say "copies built"
-    sed 's/^/    /' "$copies_log"
-fi
-for k in "${!trees[@]}"; do
-    v=${labels[$k]#UCX }
-    if [ "$(cat "$deps/test-copy-$v.status" 2>/dev/null)" != 0 ]; then
-        echo "FAILED: ${labels[$k]}: set-up or build (log: $copies_log)"
-        total_fail=$((total_fail + 1))
-        continue
-    fi
-    check "${labels[$k]}" "${trees[$k]}"
-done
 
 for n in "${notes[@]}"; do
     echo "$n"

@@ -18,12 +18,12 @@
 
 unsigned mgi_emu_bid = 0, mgi_emu_nblk = 1, mgi_emu_nth = 1;
 thread_local unsigned mgi_emu_tid = 0;
-pthread_barrier_t mgi_emu_barrier;
+emu_barrier mgi_emu_barrier;
 
 void mgi_emu_sync(void)
 {
     if (mgi_emu_nth > 1) {
-        pthread_barrier_wait(&mgi_emu_barrier);
+        mgi_emu_barrier.wait();
     }
 }
 #if defined(MGI_SORTER_SELFCHECK)
