@@ -121,7 +121,7 @@ typedef struct src_state {
 } src_state_t;
 
 /* mgi_channel_util.c: time, random numbers, environment, caught log */
-extern char log_text[16384];
+extern char log_text[];   /* its size where defined */
 double now_s(void);
 uint64_t mix64(uint64_t x);
 uint64_t rng_next(uint64_t *s);

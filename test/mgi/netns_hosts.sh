@@ -64,10 +64,15 @@ done
 echo "$hosts hosts (network namespaces ${tag}h1..$hosts on 10.$sub.0.0/24)," \
      "$per ranks each, UCX_TLS=$UCX_TLS"
 
+# rank_rc R: rank R's exit status in the last run_hosts ("none": it did
+# not end by itself, its host's shell was killed)
+rank_rc() { cat "$out/rank$1.rc" 2>/dev/null || echo "none"; }
+
 # run_hosts TIMEOUT ARGS...: every host's ranks, host h in namespace h;
 # 0 when every rank exited 0
 run_hosts() {
     limit=$1; shift
+    rm -f "$out"/rank*.rc
     pids=
     for h in $(seq 1 "$hosts"); do
         first=$(( (h - 1) * per ))
@@ -90,7 +95,7 @@ run_hosts() {
     # each rank's result line and first notice; a rank that failed: its
     # exit status (124: past the time limit) and every FAIL it printed
     for r in $(seq 0 $(( nranks - 1 ))); do
-        rrc=$(cat "$out/rank$r.rc" 2>/dev/null || echo "none")
+        rrc=$(rank_rc "$r")
         grep "^rank [0-9]*: [a-z_]*:\|the endpoint to rank" \
             "$out/rank$r.log" | sed 's/^.*\(mgi context\)/\1/' | head -3
         if [ "$rrc" != 0 ]; then
@@ -106,12 +111,10 @@ run_hosts() {
 # why a run failed, in one line: the first FAIL a rank printed, else the
 # first rank that did not exit 0
 why() {
+    line=$(cat "$out"/rank*.log 2>/dev/null | grep -m1 "FAIL" | cut -c1-300)
+    [ -n "$line" ] && { echo "$line"; return; }
     for r in $(seq 0 $(( nranks - 1 ))); do
-        line=$(grep -m1 "FAIL" "$out/rank$r.log" 2>/dev/null | cut -c1-300)
-        [ -n "$line" ] && { echo "$line"; return; }
-    done
-    for r in $(seq 0 $(( nranks - 1 ))); do
-        rrc=$(cat "$out/rank$r.rc" 2>/dev/null || echo "none")
+        rrc=$(rank_rc "$r")
         [ "$rrc" != 0 ] && { echo "rank $r: exit status $rrc"; return; }
     done
 }

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <atomic>
 #include <thread>
-#include <pthread.h>
 #include <sched.h>
 #include <map>
 #include <memory>
