@@ -78,6 +78,44 @@ TEST(gig_topofile, valid_file_parses)
     gig_graph_destroy(g);
 }
 
+/* A NIC's declared UCX devices (dev=): taken as they are, whatever sysfs
+ * holds, and written back */
+TEST(gig_topofile, nic_dev_declared)
+{
+    const std::string text = "gig-topology 1\n"
+        "vertex cpu0 cpu server=0 numa=0\n"
+        "vertex nic0 nic server=0 pci=0000:18:00.0 dev=mgi0\n"
+        "vertex nic1 nic server=0 dev=mlx5_0:1,mlx5_1:1\n"
+        "vertex nic2 nic server=0\n"
+        "vertex net net\n"
+        "link nic0 cpu0 pcie 1 26\nlink nic1 cpu0 pcie 1 26\n"
+        "link nic2 cpu0 pcie 1 26\nlink nic0 net net 1 50\n"
+        "link nic1 net net 1 50\nlink nic2 net net 1 50\n";
+    gig_graph_t *g, *g2;
+    std::string err;
+    char buf[64];
+
+    ASSERT_EQ(UCS_OK, parse(text, &g, &err)) << err;
+    int n0 = gig_graph_find_name(g, "nic0"), n1 = gig_graph_find_name(g,
+        "nic1"), n2 = gig_graph_find_name(g, "nic2");
+    EXPECT_EQ(1, gig_nic_ucx_devices(g, n0, "/nonexistent-sysfs", buf,
+                                     sizeof(buf)));
+    EXPECT_STREQ("mgi0", buf) << "dev= before the PCI function's devices";
+    EXPECT_EQ(2, gig_nic_ucx_devices(g, n1, NULL, buf, sizeof(buf)));
+    EXPECT_STREQ("mlx5_0:1,mlx5_1:1", buf);
+    EXPECT_EQ(0, gig_nic_ucx_devices(g, n1, NULL, buf, 8))
+        << "a buffer too short for the declaration takes none of it";
+    EXPECT_EQ(0, gig_nic_ucx_devices(g, n2, "/nonexistent-sysfs", buf,
+                                     sizeof(buf)));
+    std::string out = to_text(g);
+    EXPECT_NE(std::string::npos, out.find("pci=0000:18:00.0 dev=mgi0\n"))
+        << out;
+    ASSERT_EQ(UCS_OK, parse(out, &g2, &err)) << err;
+    EXPECT_EQ(out, to_text(g2));
+    gig_graph_destroy(g2);
+    gig_graph_destroy(g);
+}
+
 class gig_topofile_roundtrip : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(gig_topofile_roundtrip, write_parse_same_graph_same_plan)
@@ -215,6 +253,13 @@ static std::vector<bad_case> bad_cases()
          4, "servers meet only through the network"},
         {"net to a gpu", VV + "vertex n net\nlink a n net 1 5\n", 5,
          "links only to NICs"},
+        {"dev on a gpu", H + "vertex a gpu server=0 dev=eth0\n", 2,
+         "dev= on a gpu (NICs only)"},
+        {"empty dev", H + "vertex n nic server=0 dev=\n", 2, "bad dev ''"},
+        {"dev with a slash", H + "vertex n nic server=0 dev=../eth0\n", 2,
+         "bad dev '../eth0'"},
+        {"dev too long", H + "vertex n nic server=0 dev=" +
+         std::string(64, 'e') + "\n", 2, "under 64 characters"},
         {"binary garbage", H + std::string("vertex \x01\x02\xff", 10) + "\n",
          2, "binary byte"},
         {"NUL byte", H + std::string("vertex a\0 gpu", 13) + "\n", 2,

@@ -49,6 +49,7 @@ extern "C" {
 
 #define GIG_NAME_MAX        32
 #define GIG_PCI_BUS_ID_MAX  20    /* "0000:18:00.0" + room */
+#define GIG_UCX_DEV_MAX     64    /* a NIC's UCX device names, as declared */
 #define GIG_NONE            (-1)
 
 /* ------------------------------------------------------------------ graph */
@@ -80,6 +81,9 @@ typedef struct gig_vertex {
     int               cuda_dev;            /* CUDA ordinal or GIG_NONE */
     char              pci_bus_id[GIG_PCI_BUS_ID_MAX]; /* "" if unknown */
     char              model[GIG_NAME_MAX]; /* free text, e.g. "H200" */
+    /* a NIC's UCX device names as a topology file declares them (dev=,
+     * e.g. "mlx5_0:1" or "eth1"), "" where sysfs finds them by pci_bus_id */
+    char              ucx_dev[GIG_UCX_DEV_MAX];
 } gig_vertex_t;
 
 /* One directed edge; parallel links with the same ends are merged into it */
@@ -273,6 +277,11 @@ ucs_status_t gig_plan_paths(gig_plan_t *plan, int src, int dst,
  * capacity).  GIG_NONE without a network vertex or a path to it. */
 int          gig_plan_nic(gig_plan_t *plan, int v);
 
+/* The NIC nearest (gig_plan_nic) vertex v of the finalized graph g, which
+ * plans on its own: GIG_NONE without a NIC on a path to the network
+ * vertex (or v GIG_NONE). */
+int          gig_nic_of(const gig_graph_t *g, int v);
+
 /* The NIC that carries a process's traffic to other servers: the one
  * nearest (gig_plan_nic) the process's vertex on server `server` of the
  * finalized graph g, which is its GPU (by PCI bus id gpu_bus_id where
@@ -284,7 +293,8 @@ int          gig_nic_nearest(const gig_graph_t *g, int server,
                              const char *gpu_bus_id, int cuda_dev, int numa,
                              int *from_p);
 
-/* UCX's names of NIC vertex nic's devices: the ports of the InfiniBand
+/* UCX's names of NIC vertex nic's devices: those its topology file
+ * declares (dev=) as they are, else the ports of the InfiniBand
  * devices ("mlx5_0:1") and the network interfaces ("eth0") whose PCI
  * function (<sysfs>/class/{infiniband,net}/<name>/device) is the vertex's
  * pci_bus_id, comma-separated into buf (IB ports first, each class by

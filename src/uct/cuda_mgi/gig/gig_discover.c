@@ -807,8 +807,20 @@ int gig_nic_ucx_devices(const gig_graph_t *g, int nic, const char *sysfs,
         return 0;
     }
     buf[0] = '\0';
-    if ((nic < 0) || (nic >= g->nv) || (g->v[nic].type != GIG_VTX_NIC) ||
-        (g->v[nic].pci_bus_id[0] == '\0')) {
+    if ((nic < 0) || (nic >= g->nv) || (g->v[nic].type != GIG_VTX_NIC)) {
+        return 0;
+    }
+    if (g->v[nic].ucx_dev[0] != '\0') {
+        /* declared: taken as it is, one name a comma */
+        if (!gig_devs_add(buf, len, &off, g->v[nic].ucx_dev, "")) {
+            return 0;
+        }
+        for (i = 0, count = 1; buf[i] != '\0'; ++i) {
+            count += (buf[i] == ',');
+        }
+        return count;
+    }
+    if (g->v[nic].pci_bus_id[0] == '\0') {
         return 0;
     }
     bus_id = g->v[nic].pci_bus_id;

@@ -42,6 +42,9 @@ void gig_vertex_fprint_attrs(FILE *f, const gig_vertex_t *v)
     if (v->pci_bus_id[0] != '\0') {
         fprintf(f, " pci=%s", v->pci_bus_id);
     }
+    if (v->ucx_dev[0] != '\0') {
+        fprintf(f, " dev=%s", v->ucx_dev);
+    }
 }
 
 const char *gig_vertex_type_str(gig_vertex_type_t type)

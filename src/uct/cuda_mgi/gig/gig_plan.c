@@ -600,22 +600,28 @@ static int gig_nic_from(const gig_graph_t *g, int server,
     return cpu;
 }
 
+int gig_nic_of(const gig_graph_t *g, int v)
+{
+    int nic = GIG_NONE;
+    gig_plan_t *plan;
+
+    if ((v != GIG_NONE) && (g->net != GIG_NONE) &&
+        (gig_plan_create(g, &plan) == UCS_OK)) {
+        nic = gig_plan_nic(plan, v);
+        gig_plan_destroy(plan);
+    }
+    return nic;
+}
+
 int gig_nic_nearest(const gig_graph_t *g, int server, const char *gpu_bus_id,
                     int cuda_dev, int numa, int *from_p)
 {
     int from = gig_nic_from(g, server, gpu_bus_id, cuda_dev, numa);
-    int nic  = GIG_NONE;
-    gig_plan_t *plan;
 
     if (from_p != NULL) {
         *from_p = from;
     }
-    if ((from != GIG_NONE) && (g->net != GIG_NONE) &&
-        (gig_plan_create(g, &plan) == UCS_OK)) {
-        nic = gig_plan_nic(plan, from);
-        gig_plan_destroy(plan);
-    }
-    return nic;
+    return gig_nic_of(g, from);
 }
 
 int gig_pathset_shares(const gig_pathset_t *ps, double *shares, int max)

@@ -7,6 +7,10 @@
  *   origin <free text>
  *   vertex <name> <gpu|cpu|nvswitch|pcie|nic|net> server=<n>
  *          [numa=<n>] [cuda=<n>] [pci=<bus id>] [model=<word>]
+ *          [dev=<UCX devices>]   (a NIC: its UCX device names as
+ *                                 UCX_NET_DEVICES takes them, e.g.
+ *                                 mlx5_0:1 or eth1,eth2; an interface
+ *                                 without a PCI function, as a veth)
  *   link <a> <b> <nvlink|pcie|xpi|net|gpudirect> <count> <GB/s a->b>
  *        [<GB/s b->a>]            (default: the same both ways; 0: none)
  *
@@ -159,7 +163,7 @@ static ucs_status_t gig_topo_vertex(gig_topo_ctx_t *c, gig_graph_t *g,
                                     char **tok, int ntok)
 {
     long server = -1, numa = -1, cuda = -1, v;
-    const char *pci = NULL, *model = NULL, *val;
+    const char *pci = NULL, *model = NULL, *dev = NULL, *val;
     ucs_status_t status;
     int type, i, id;
 
@@ -213,6 +217,16 @@ static ucs_status_t gig_topo_vertex(gig_topo_ctx_t *c, gig_graph_t *g,
                                     tok[1], GIG_NAME_MAX - 1);
             }
             model = val;
+        } else if (strncmp(tok[i], "dev=", 4) == 0) {
+            if ((strlen(val) == 0) || (strlen(val) >= GIG_UCX_DEV_MAX) ||
+                (strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+                        "VWXYZ0123456789_.:,-") != strlen(val))) {
+                return gig_topo_err(c, "vertex '%s': bad dev '%.80s' (UCX "
+                                    "device names, comma-separated, under "
+                                    "%d characters)", tok[1], val,
+                                    GIG_UCX_DEV_MAX);
+            }
+            dev = val;
         } else {
             return gig_topo_err(c, "vertex '%s': unknown attribute '%s'",
                                 tok[1], tok[i]);
@@ -228,6 +242,10 @@ static ucs_status_t gig_topo_vertex(gig_topo_ctx_t *c, gig_graph_t *g,
     }
     if ((type != GIG_VTX_NET) && (server < 0)) {
         return gig_topo_err(c, "vertex '%s': missing server=<n>", tok[1]);
+    }
+    if ((dev != NULL) && (type != GIG_VTX_NIC)) {
+        return gig_topo_err(c, "vertex '%s': dev= on a %s (NICs only)",
+                            tok[1], tok[2]);
     }
     if ((cuda >= 0) && (type != GIG_VTX_GPU)) {
         return gig_topo_err(c, "vertex '%s': cuda= on a %s", tok[1], tok[2]);
@@ -257,6 +275,9 @@ static ucs_status_t gig_topo_vertex(gig_topo_ctx_t *c, gig_graph_t *g,
     }
     if (model != NULL) {
         snprintf(g->v[id].model, sizeof(g->v[id].model), "%s", model);
+    }
+    if (dev != NULL) {
+        snprintf(g->v[id].ucx_dev, sizeof(g->v[id].ucx_dev), "%s", dev);
     }
     return UCS_OK;
 }
