@@ -33,6 +33,12 @@ typedef struct mgi_ch_wire_ep {
     uint8_t  ctl_rkey[MGI_RKEY_MAX];
     char     ctl_shm[MGI_SHM_NAME_MAX]; /* the same words in POSIX shared
                                          * memory, for movers on this host */
+    /* the number of the NIC nearest it (-1: none named) and, where that is
+     * not its context's NIC, its receive ring's rkey in the rail there
+     * (mgi_rail.c; rail_rkey_len 0: none) */
+    int32_t  nic;
+    uint32_t rail_rkey_len;
+    uint8_t  rail_rkey[MGI_RKEY_MAX];
 } mgi_ch_wire_ep_t;
 
 #define MGI_WIRE_EP_GPU     1u  /* a GPU endpoint */
@@ -49,7 +55,7 @@ typedef struct mgi_ch_wire {
     int32_t          status;
     uint64_t         sig;
     uint32_t         nep;
-    uint32_t         reserved;
+    uint32_t         nrails;   /* this rank's rails (mgi_rail.c) */
     uint64_t         free_ids[MGI_CH_ID_WINDOW / 64]; /* bit k: next_ch + k */
     mgi_ch_wire_ep_t eps[MGI_MAX_LOCAL_EPS];
 } mgi_ch_wire_t;
@@ -341,6 +347,40 @@ static void mgi_ch_map_ctl(mgi_context_t *ctx, mgi_peer_ep_t *peer,
     peer->ctl_map_len = len;
 }
 
+/* The link to peer endpoint w on the NIC of its number (mgi_rail.c) */
+static ucs_status_t mgi_ch_learn_nic(mgi_context_t *ctx, mgi_peer_ep_t *peer,
+                                     const mgi_ch_wire_ep_t *w)
+{
+    int on_rail = (w->rail_rkey_len > 0) &&
+                  (w->rail_rkey_len <= MGI_RKEY_MAX);
+
+    return mgi_rail_peer_learn(ctx, peer, w->nic, on_rail,
+                               on_rail ? w->rail_rkey : w->rkey);
+}
+
+static ucs_status_t mgi_ch_learn_rails(mgi_context_t *ctx,
+                                       const mgi_ch_wire_t *all,
+                                       unsigned mine)
+{
+    uint32_t *nrails;
+    ucs_status_t status;
+    int r;
+
+    if (ctx->links == NULL) {
+        return UCS_OK;   /* one host: no rails */
+    }
+    nrails = calloc(ctx->size, sizeof(*nrails));
+    if (nrails == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    for (r = 0; r < ctx->size; ++r) {
+        nrails[r] = all[r].nrails;
+    }
+    status = mgi_rails_exchange(ctx, nrails, mine);
+    free(nrails);
+    return status;
+}
+
 static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
                                        const mgi_ch_wire_t *all)
 {
@@ -356,6 +396,11 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
             w    = &all[r].eps[i];
             peer = &ctx->peer_eps[w->id];
             if (peer->valid && (peer->rbase == w->rbase)) {
+                /* a link this process's rails made possible since */
+                status = mgi_ch_learn_nic(ctx, peer, w);
+                if (status != UCS_OK) {
+                    return status;
+                }
                 continue;
             }
             status = ucp_ep_rkey_unpack(ctx->peers[r], w->rkey, &rkey);
@@ -388,6 +433,12 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
             peer->has_ctl   = (ctl_rkey != NULL);
             peer->ctl_rbase = w->ctl_rbase;
             peer->ctl_rkey  = ctl_rkey;
+            peer->nic       = -1;
+            peer->nic_rkey  = NULL;   /* a moved one's stays alive */
+            status = mgi_ch_learn_nic(ctx, peer, w);
+            if (status != UCS_OK) {
+                return status;
+            }
             if (peer->has_ctl && (r != ctx->rank) && !ctx->ctl_ucp &&
                 (peer->ctl_map == NULL)) {
                 mgi_ch_map_ctl(ctx, peer, w);
@@ -900,6 +951,12 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         mine->eps[mine->nep].flags    =
                 mgi_ep_is_gpu(ep) ? MGI_WIRE_EP_GPU : 0;
         memcpy(mine->eps[mine->nep].rkey, ep->rkey_buf, ep->rkey_len);
+        mine->eps[mine->nep].nic = ep->nic;
+        if (ep->rail != NULL) {
+            mine->eps[mine->nep].rail_rkey_len = ep->rail_rkey_len;
+            memcpy(mine->eps[mine->nep].rail_rkey, ep->rail_rkey_buf,
+                   ep->rail_rkey_len);
+        }
         if (ep->lane_ctl != NULL) {
             mine->eps[mine->nep].ctl_rkey_len = ep->ctl_rkey_len;
             mine->eps[mine->nep].ctl_rbase    = (uintptr_t)ep->lane_ctl;
@@ -911,6 +968,7 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         ++mine->nep;
     }
     mine->status = local_status;
+    mine->nrails = __atomic_load_n(&ctx->nrails, __ATOMIC_ACQUIRE);
     pthread_mutex_unlock(&ctx->lock);
 
     t[2]   = mgi_time_ns();
@@ -942,6 +1000,11 @@ ucs_status_t mgi_ch_create(mgi_context_h ctx, const mgi_ch_params_t *params,
         if (status != UCS_OK) {
             goto err_unpublish;
         }
+    }
+    /* rails' addresses not known yet (collective: all saw the counts) */
+    status = mgi_ch_learn_rails(ctx, all, mine->nrails);
+    if (status != UCS_OK) {
+        goto err_unpublish;
     }
 
     pthread_mutex_lock(&ctx->lock);

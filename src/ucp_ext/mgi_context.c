@@ -95,10 +95,11 @@ static void mgi_ucp_config_tl(mgi_context_t *ctx, ucp_config_t *config,
  *   which it reads at ucp_init only, names that NIC's UCX devices; a NIC
  *   without UCX devices (no PCI function in sysfs, as a veth) leaves UCX's
  *   choice. */
-static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config)
+static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config,
+                                 const char *rail_devs)
 {
-    char devs[256], why[256], bus_id[32] = "";
-    int dev = -1;
+    char devs[MGI_NET_DEVS_MAX], why[256], bus_id[32] = "";
+    int dev = -1, nic = -1;
     ucs_status_t status;
 
     if (ctx->host_peers >= ctx->size - 1) {
@@ -108,6 +109,10 @@ static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config)
                            "KEEPALIVE_INTERVAL", "2s",
                            "a rank of another host that ends is noticed at "
                            "UCP's own keepalive round");
+    if (rail_devs != NULL) {
+        (void)ucp_config_modify(config, "NET_DEVICES", rail_devs);
+        return;   /* the rail's NIC, whose devices the context's took */
+    }
     if (getenv("UCX_NET_DEVICES") != NULL) {
         ucs_debug("mgi context %p: cross-host traffic through "
                   "UCX_NET_DEVICES=%s as set", ctx, getenv("UCX_NET_DEVICES"));
@@ -123,7 +128,7 @@ static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config)
     }
     if (mgi_route_net_devices((bus_id[0] != '\0') ? bus_id : NULL, dev,
                               NULL, devs, sizeof(devs), why,
-                              sizeof(why), &ctx->host_graph) == 0) {
+                              sizeof(why), &ctx->host_graph, &nic) == 0) {
         ucs_info("mgi context %p: cross-host traffic through UCX's own "
                  "choice of devices: %s", ctx, why);
         return;
@@ -135,6 +140,8 @@ static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config)
                  ucs_status_string(status));
         return;
     }
+    ctx->nic = nic;
+    snprintf(ctx->net_devs, sizeof(ctx->net_devs), "%s", devs);
     ucs_info("mgi context %p: cross-host traffic through %s: "
              "NET_DEVICES=%s", ctx, why, devs);
 }
@@ -260,6 +267,8 @@ static ucs_status_t mgi_context_connect(mgi_context_t *ctx)
             goto out_free_addrs;
         }
     }
+    /* kept where ranks span hosts: rails connect to them (mgi_rail.c) */
+    status = mgi_rails_init(ctx, addrs, lens, max_len);
 
 out_free_addrs:
     free(addrs);
@@ -429,14 +438,79 @@ static const char *mgi_context_tls(mgi_context_t *ctx,
     return buf;
 }
 
-ucs_status_t mgi_context_create(const mgi_context_params_t *params,
-                                mgi_context_h *ctx_p)
+/* A UCP context and worker with the context's transports and settings:
+ * the context's own (net_devs NULL: its NIC choice), or a rail's
+ * (mgi_rail.c: net_devs its NIC's devices) */
+ucs_status_t mgi_context_ucp_open(mgi_context_t *ctx, const char *net_devs,
+                                  ucp_context_h *ucp_p, ucp_worker_h *worker_p)
 {
     ucp_params_t ucp_params;
     ucp_worker_params_t wparams;
     ucp_config_t *config;
     char tls_buf[512];
     const char *tls, *tls_in;
+    ucs_status_t status;
+
+    tls = mgi_context_tls(ctx, &ctx->params, tls_buf, sizeof(tls_buf));
+    status = ucp_config_read(NULL, NULL, &config);
+    if (status != UCS_OK) {
+        return status;
+    }
+    if (tls != NULL) {
+        status = ucp_config_modify(config, "TLS", tls);
+        if (status != UCS_OK) {
+            ucs_error("mgi context %p: transports \"%s\" (ucx_tls, "
+                      "MGI_UCX_TLS, else UCX_TLS) refused by UCP: %s", ctx,
+                      tls, ucs_status_string(status));
+            ucp_config_release(config);
+            return status;
+        }
+    }
+    /* Shared memory offers peer failure handling only when asked: without
+     * it UCP cannot create endpoints that survive a rank that ends (it
+     * aborts the process when a transfer from that rank fails). Asked only
+     * where shared memory may be used: UCP warns about a setting no
+     * transport took. */
+    tls_in = (tls != NULL) ? tls : getenv("UCX_TLS");
+    if ((tls_in == NULL) || (tls_in[0] == '\0') || (tls_in[0] == '^') ||
+        mgi_tls_names(tls_in, "all") || mgi_tls_names(tls_in, "sm") ||
+        mgi_tls_names(tls_in, "shm") || mgi_tls_names(tls_in, "mm") ||
+        mgi_tls_names(tls_in, "posix") || mgi_tls_names(tls_in, "sysv")) {
+        mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", 0, "y",
+                          "a rank that ends may abort the others");
+    }
+    mgi_ucp_config_hosts(ctx, config, net_devs);
+    memset(&ucp_params, 0, sizeof(ucp_params));
+    ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |
+                                   UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    ucp_params.features          = UCP_FEATURE_RMA;
+    ucp_params.mt_workers_shared = 1;
+    status = ucp_init(&ucp_params, config, ucp_p);
+    ucp_config_release(config);
+    if (status != UCS_OK) {
+        ucs_error("mgi context %p: ucp_init: %s", ctx,
+                  ucs_status_string(status));
+        return status;
+    }
+
+    /* the mover progresses the worker; channel creation unpacks rkeys on
+     * the application's thread at the same time */
+    memset(&wparams, 0, sizeof(wparams));
+    wparams.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wparams.thread_mode = UCS_THREAD_MODE_MULTI;
+    status = ucp_worker_create(*ucp_p, &wparams, worker_p);
+    if (status != UCS_OK) {
+        ucs_error("mgi context %p: ucp_worker_create: %s", ctx,
+                  ucs_status_string(status));
+        ucp_cleanup(*ucp_p);
+        return status;
+    }
+    return UCS_OK;
+}
+
+ucs_status_t mgi_context_create(const mgi_context_params_t *params,
+                                mgi_context_h *ctx_p)
+{
     mgi_context_t *ctx;
     ucs_status_t status;
     int dummy = 0, *all;
@@ -447,6 +521,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
         return UCS_ERR_NO_MEMORY;
     }
     ctx->mover_device = MGI_EP_HOST;
+    ctx->nic          = -1;
     status      = mgi_context_check_params(params, &ctx->params,
                                            &ctx->seg_size);
     if (status != UCS_OK) {
@@ -499,58 +574,9 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
     if (status != UCS_OK) {
         goto err_arrays;
     }
-    tls = mgi_context_tls(ctx, params, tls_buf, sizeof(tls_buf));
-    status = ucp_config_read(NULL, NULL, &config);
+    status = mgi_context_ucp_open(ctx, NULL, &ctx->ucp, &ctx->worker);
     if (status != UCS_OK) {
         goto err_arrays;
-    }
-    if (tls != NULL) {
-        status = ucp_config_modify(config, "TLS", tls);
-        if (status != UCS_OK) {
-            ucs_error("mgi context %p: transports \"%s\" (ucx_tls, "
-                      "MGI_UCX_TLS, else UCX_TLS) refused by UCP: %s", ctx,
-                      tls, ucs_status_string(status));
-            ucp_config_release(config);
-            goto err_arrays;
-        }
-    }
-    /* Shared memory offers peer failure handling only when asked: without
-     * it UCP cannot create endpoints that survive a rank that ends (it
-     * aborts the process when a transfer from that rank fails). Asked only
-     * where shared memory may be used: UCP warns about a setting no
-     * transport took. */
-    tls_in = (tls != NULL) ? tls : getenv("UCX_TLS");
-    if ((tls_in == NULL) || (tls_in[0] == '\0') || (tls_in[0] == '^') ||
-        mgi_tls_names(tls_in, "all") || mgi_tls_names(tls_in, "sm") ||
-        mgi_tls_names(tls_in, "shm") || mgi_tls_names(tls_in, "mm") ||
-        mgi_tls_names(tls_in, "posix") || mgi_tls_names(tls_in, "sysv")) {
-        mgi_ucp_config_tl(ctx, config, "MM", "ERROR_HANDLING", 0, "y",
-                          "a rank that ends may abort the others");
-    }
-    mgi_ucp_config_hosts(ctx, config);
-    memset(&ucp_params, 0, sizeof(ucp_params));
-    ucp_params.field_mask        = UCP_PARAM_FIELD_FEATURES |
-                                   UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-    ucp_params.features          = UCP_FEATURE_RMA;
-    ucp_params.mt_workers_shared = 1;
-    status = ucp_init(&ucp_params, config, &ctx->ucp);
-    ucp_config_release(config);
-    if (status != UCS_OK) {
-        ucs_error("mgi context %p: ucp_init: %s", ctx,
-                  ucs_status_string(status));
-        goto err_arrays;
-    }
-
-    /* the mover progresses the worker; channel creation unpacks rkeys on
-     * the application's thread at the same time */
-    memset(&wparams, 0, sizeof(wparams));
-    wparams.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wparams.thread_mode = UCS_THREAD_MODE_MULTI;
-    status = ucp_worker_create(ctx->ucp, &wparams, &ctx->worker);
-    if (status != UCS_OK) {
-        ucs_error("mgi context %p: ucp_worker_create: %s", ctx,
-                  ucs_status_string(status));
-        goto err_ucp;
     }
 
     ctx->has_cuda_mgi = mgi_context_has_tl(ctx, "cuda_mgi");
@@ -595,8 +621,8 @@ err_mover:
 err_disconnect:
     mgi_context_disconnect(ctx, 0);
 err_worker:
+    mgi_rails_fini(ctx);
     ucp_worker_destroy(ctx->worker);
-err_ucp:
     ucp_cleanup(ctx->ucp);
 err_arrays:
     mgi_route_fini(ctx);   /* the host graph the NIC choice loaded */
@@ -663,12 +689,17 @@ void mgi_context_destroy(mgi_context_h ctx)
             if (ctx->peer_eps[i].has_ctl) {
                 ucp_rkey_destroy(ctx->peer_eps[i].ctl_rkey);
             }
+            if (ctx->peer_eps[i].nic_rkey != NULL) {
+                ucp_rkey_destroy(ctx->peer_eps[i].nic_rkey);
+                ctx->peer_eps[i].nic_rkey = NULL;
+            }
             ctx->peer_eps[i].valid = 0;
         }
     }
     /* the mover, idle now, keeps progressing the worker until every peer
      * closed too: a TCP close completes only with the peer's progress */
     mgi_context_disconnect(ctx, apart);
+    mgi_rails_disconnect(ctx, apart);
     all = calloc(ctx->size, sizeof(int));
     if ((all != NULL) && !apart) {
         mgi_bootstrap_allgather(&ctx->bs, &dummy, all, sizeof(int));
@@ -683,6 +714,7 @@ void mgi_context_destroy(mgi_context_h ctx)
     /* after the sorter kernels: its pinned memory is freed here */
     mgi_mover_cuda_fini(ctx);
     mgi_gpu_host_free(ctx->fail_word);
+    mgi_rails_fini(ctx);   /* after the endpoints' registrations there */
     ucp_worker_destroy(ctx->worker);
     ucp_cleanup(ctx->ucp);
     mgi_bootstrap_fini(&ctx->bs);

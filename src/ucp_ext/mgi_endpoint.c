@@ -141,12 +141,11 @@ void mgi_ep_final_nomem(mgi_ep_t *ep, unsigned ch, unsigned i, unsigned n)
 /* Register a region movers of other processes reach with UCP RMA and pack
  * its rkey (at most MGI_RKEY_MAX bytes: it travels in the channel-creation
  * allgather). `what` names the region in errors. */
-static ucs_status_t mgi_ep_mem_publish(mgi_ep_t *ep, void *addr, size_t len,
-                                       ucs_memory_type_t mtype,
-                                       const char *what, ucp_mem_h *memh_p,
-                                       void **rkey_buf_p, size_t *rkey_len_p)
+ucs_status_t mgi_ep_mem_publish(mgi_ep_t *ep, ucp_context_h ucp, void *addr,
+                                size_t len, ucs_memory_type_t mtype,
+                                const char *what, ucp_mem_h *memh_p,
+                                void **rkey_buf_p, size_t *rkey_len_p)
 {
-    ucp_context_h ucp = ep->ctx->ucp;
     ucp_mem_map_params_t mparams;
     ucs_status_t status;
 
@@ -223,13 +222,21 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
 
     /* movers of other GPUs put into a GPU endpoint's ring: UCX's CUDA
      * transports (cuda_mgi) pack IPC handles of this region into the rkey */
-    status = mgi_ep_mem_publish(ep, ep->recv_mem,
+    status = mgi_ep_mem_publish(ep, ctx->ucp, ep->recv_mem,
                                 ep->lane_bytes * ep->nlanes,
                                 mgi_ep_is_gpu(ep) ? UCS_MEMORY_TYPE_CUDA :
                                                     UCS_MEMORY_TYPE_HOST,
                                 "receive ring", &ep->recv_memh,
                                 &ep->rkey_buf, &ep->rkey_len);
     if (status != UCS_OK) {
+        mgi_ep_ring_free(ep, ep->recv_mem);
+        return status;
+    }
+    /* and in its rail's, where its NIC is not the context's */
+    status = mgi_rail_ep_init(ep, mgi_ep_is_gpu(ep) ? UCS_MEMORY_TYPE_CUDA :
+                                                      UCS_MEMORY_TYPE_HOST);
+    if (status != UCS_OK) {
+        mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
         mgi_ep_ring_free(ep, ep->recv_mem);
     }
     return status;
@@ -403,7 +410,8 @@ static ucs_status_t mgi_ep_lane_ctl_create(mgi_ep_t *ep)
 
     /* host memory even for a GPU endpoint: UCP reaches it with its
      * host-memory transports (sm, self), not CUDA ones */
-    status = mgi_ep_mem_publish(ep, ep->lane_ctl, len, UCS_MEMORY_TYPE_HOST,
+    status = mgi_ep_mem_publish(ep, ep->ctx->ucp, ep->lane_ctl, len,
+                                UCS_MEMORY_TYPE_HOST,
                                 "lane control words", &ep->ctl_memh,
                                 &ep->ctl_rkey_buf, &ep->ctl_rkey_len);
     if (status != UCS_OK) {
@@ -558,6 +566,7 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
 err_lane_ctl:
     mgi_ep_lane_ctl_destroy(ep);
 err_recv_ring:
+    mgi_rail_ep_fini(ep);
     mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
     mgi_ep_ring_free(ep, ep->recv_mem);
 err_free:
@@ -694,6 +703,7 @@ void mgi_ep_destroy(mgi_ep_t *ep)
     for (i = 0; i < ep->nstage; ++i) {
         mgi_ep_ring_free(ep, ep->stage[i]);
     }
+    mgi_rail_ep_fini(ep);
     mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
     mgi_ep_ring_free(ep, ep->recv_mem);
     mgi_ep_lane_ctl_destroy(ep);

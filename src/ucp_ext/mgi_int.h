@@ -36,6 +36,8 @@ extern "C" {   /* mgi_sorter.cu is C++ */
 #define MGI_GPU_MAX_TARGETS 64     /* destinations of a GPU channel */
 #define MGI_SHM_NAME_MAX    48     /* POSIX shared-memory object names */
 #define MGI_HOST_NAME_MAX   64     /* host names compared at context create */
+#define MGI_NICS_MAX        16     /* NICs of a host that rails number */
+#define MGI_NET_DEVS_MAX    128    /* UCX_NET_DEVICES of one NIC */
 /* Host sorter epochs after which it no longer looks at what was
  * unpublished before the first (a round in progress may still hold it):
  * mgi_ch_reap waits that long (a GPU sorter answers a quiesce request
@@ -46,6 +48,16 @@ typedef struct mgi_context  mgi_context_t;
 typedef struct mgi_ep       mgi_ep_t;
 typedef struct mgi_channel  mgi_channel_t;
 typedef struct mgi_route_ctx mgi_route_ctx_t;
+
+/* A rail (mgi_rail.c): a UCP context and worker of its own whose network
+ * devices are one NIC's, for the cross-host traffic of this process's
+ * endpoints nearest that NIC where it is not the context's own */
+typedef struct mgi_rail {
+    int           nic;                    /* its NIC's number on this host */
+    char          devs[MGI_NET_DEVS_MAX]; /* its UCX_NET_DEVICES */
+    ucp_context_h ucp;
+    ucp_worker_h  worker;
+} mgi_rail_t;
 
 /* ------------------------------------------------------------- settings */
 
@@ -131,6 +143,11 @@ typedef struct mgi_peer_ep {
     mgi_lane_ctl_t *ctl_map;
     size_t     ctl_map_len;
     int        gpu;             /* a GPU endpoint */
+    /* of another host: the number of the NIC nearest it (-1: none named)
+     * and, where this process has a worker on the NIC of that number, its
+     * ring's rkey on the link there (mgi_rail.c; NULL: through peers[]) */
+    int        nic;
+    ucp_rkey_h nic_rkey;
 } mgi_peer_ep_t;
 
 /* Our lane in a next hop's receive ring: the mover is its only producer,
@@ -226,6 +243,14 @@ struct mgi_ep {
     uint32_t      sorter_epoch;
     unsigned      refcount;     /* channels using this endpoint */
     char          vertex[32];   /* mgi_ep_params_t.vertex, "" if none */
+    /* the number of the NIC nearest it, which carries its cross-host
+     * puts (-1: the context's choice); a rail where that is not the
+     * context's own NIC, its receive ring registered there too */
+    int           nic;
+    mgi_rail_t    *rail;
+    ucp_mem_h     rail_memh;
+    void          *rail_rkey_buf;
+    size_t        rail_rkey_len;
     void          *gpu;         /* GPU endpoint state (mgi_sorter.cu) */
 };
 
@@ -388,6 +413,21 @@ struct mgi_context {
                                       still read: freed by mgi_ch_reap */
     pthread_mutex_t  lock;
     int              host_peers;   /* other processes on this host */
+    /* rails (mgi_rail.c): the number of the context's own NIC (-1: UCX's
+     * choice) and its devices; the rails of this process's endpoints,
+     * nrails published with release (the mover progresses them); every
+     * rank's worker addresses (its own at r * (MGI_NICS_MAX + 1), its
+     * rail of NIC n at r * (MGI_NICS_MAX + 1) + n + 1) and how many rails
+     * of each are known; the links to rank r through NIC n at
+     * n * size + r, with peer error handling */
+    int              nic;
+    char             net_devs[MGI_NET_DEVS_MAX];
+    mgi_rail_t       rails[MGI_NICS_MAX];
+    unsigned         nrails;
+    void             **addrs;
+    size_t           *addr_lens;
+    uint32_t         *rank_nrails;
+    ucp_ep_h         *links;
     /* other processes' direct rings mapped here (CUDA IPC), by handle:
      * their endpoints pool them for the next channel of the same size,
      * whose sources here find them mapped; closed at mgi_context_destroy
@@ -423,6 +463,7 @@ struct mgi_context {
         int32_t  ended;                /* seen gone: its endpoint is closed
                                           without waiting for it */
         uint64_t start;                /* its start time, in clock ticks */
+        int32_t  other_host;           /* runs on another host */
     }                *peer_procs;
     uint64_t         peers_seen_ns;    /* the mover's last look at them */
     volatile int     leaving;          /* mgi_context_destroy has begun */
@@ -473,6 +514,46 @@ void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
 ucs_status_t mgi_context_hosts(mgi_context_t *ctx);
 /* UCP's error callback of the endpoints to other ranks (arg: the context) */
 void         mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status);
+/* A UCP context and worker with the context's transports and settings,
+ * its own NIC choice (net_devs NULL) or a rail's devices */
+ucs_status_t mgi_context_ucp_open(mgi_context_t *ctx, const char *net_devs,
+                                  ucp_context_h *ucp_p,
+                                  ucp_worker_h *worker_p);
+/* Register a region that movers of other processes reach with RMA in UCP
+ * context ucp and pack its rkey (at most MGI_RKEY_MAX bytes) */
+ucs_status_t mgi_ep_mem_publish(mgi_ep_t *ep, ucp_context_h ucp, void *addr,
+                                size_t len, ucs_memory_type_t mtype,
+                                const char *what, ucp_mem_h *memh_p,
+                                void **rkey_buf_p, size_t *rkey_len_p);
+
+/* Rails (mgi_rail.c): the NIC of each endpoint's cross-host traffic.
+ * init keeps the ranks' worker addresses where they span hosts (at
+ * connect); ep_init gives a new local endpoint its NIC and, where that is
+ * not the context's, a rail with its receive ring registered; exchange
+ * (collective, at a channel create: every rank's rail count as the wire
+ * said it, `mine` this one's) learns the rails not known yet;
+ * peer_learn makes the link to a peer endpoint of another host on the
+ * NIC of its number, where this process has a worker there; put_ep is the
+ * UCP endpoint and rkey of a put from ep to peer and the number of what
+ * the flush must flush (flush_ep's argument); progress progresses the
+ * rails' workers; link_rank is the rank of a link (size: none);
+ * disconnect closes the links, fini the rails. */
+ucs_status_t mgi_rails_init(mgi_context_t *ctx, const char *addrs,
+                            const uint64_t *lens, size_t stride);
+ucs_status_t mgi_rail_ep_init(mgi_ep_t *ep, ucs_memory_type_t mtype);
+void         mgi_rail_ep_fini(mgi_ep_t *ep);
+ucs_status_t mgi_rails_exchange(mgi_context_t *ctx, const uint32_t *nrails,
+                                unsigned mine);
+ucs_status_t mgi_rail_peer_learn(mgi_context_t *ctx, mgi_peer_ep_t *peer,
+                                 int nic, int on_rail, const void *rkey_buf);
+ucp_ep_h     mgi_rail_put_ep(mgi_context_t *ctx, const mgi_ep_t *ep,
+                             const mgi_peer_ep_t *peer, ucp_rkey_h *rkey_p,
+                             int *flush_p);
+ucp_ep_h     mgi_rail_flush_ep(mgi_context_t *ctx, int flush);
+int          mgi_rail_link_rank(mgi_context_t *ctx, ucp_ep_h ep);
+unsigned     mgi_rails_progress(mgi_context_t *ctx);
+void         mgi_rails_disconnect(mgi_context_t *ctx, int apart);
+void         mgi_rails_fini(mgi_context_t *ctx);
 /* The mover, every MGI_PEER_WATCH_MS: UCS_ERR_CONNECTION_RESET, said,
  * once the process of another rank on this host has ended (before the
  * context's destroy began) */
@@ -527,12 +608,20 @@ void         mgi_route_fini(mgi_context_t *ctx);
  * buf; the choice, or why there is none, into why. Returns how many
  * devices were named (0: leave UCX's choice). The graph it loaded goes to
  * *graph_p where given (the caller destroys it), so that the plan does not
- * load it again. */
+ * load it again. The NIC's number among this host's NICs (its rail,
+ * mgi_rail.c) goes to *nic_p where given, -1 where none is named. */
 int          mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
                                    const char *sysfs, char *buf, size_t len,
                                    char *why, size_t wlen,
-                                   struct gig_graph **graph_p);
+                                   struct gig_graph **graph_p, int *nic_p);
 int32_t      mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep);
+/* The same for local endpoint ep: the UCX devices of the NIC nearest its
+ * vertex in the host graph the context's NIC choice loaded, the NIC's
+ * number among this host's NICs (its rail) in *nic_p, -1 where none is
+ * named (one host, UCX_NET_DEVICES set, no NIC with devices) */
+int          mgi_route_ep_net_devices(mgi_context_t *ctx, const mgi_ep_t *ep,
+                                      char *buf, size_t len, char *why,
+                                      size_t wlen, int *nic_p);
 ucs_status_t mgi_route_ch_plan(mgi_context_t *ctx, mgi_channel_t *ch,
                                const int32_t *hvert, const uint8_t *gpu,
                                const uint32_t *nprod);

@@ -387,7 +387,10 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
     ucp_request_param_t param;
     ucs_status_ptr_t req;
     ucs_status_t status;
+    ucp_rkey_h rkey;
+    ucp_ep_h uep;
     uint64_t t0;
+    int flush;
 
     if (!lane->local) {
         /* mtype: of the local buffer, said explicitly (UCP's detection
@@ -397,10 +400,13 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
         param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
         param.memory_type  = mgi_ep_is_gpu(route->ep) ? UCS_MEMORY_TYPE_CUDA :
                              UCS_MEMORY_TYPE_HOST;
+        /* through the NIC of the endpoint's and the peer's number where
+         * both have one (a rail, mgi_rail.c), else the contexts' own */
+        uep = mgi_rail_put_ep(ctx, route->ep, peer, &rkey, &flush);
         t0  = mgi_time_ns();
-        req = ucp_put_nbx(ctx->peers[peer->rank], src, len,
+        req = ucp_put_nbx(uep, src, len,
                           mgi_mover_lane_addr(m, lane->next_hop) + roff,
-                          peer->rkey, &param);
+                          rkey, &param);
         m->put_ns    += mgi_time_ns() - t0;
         m->puts      += 1;
         m->put_bytes += len;
@@ -411,7 +417,7 @@ static ucs_status_t mgi_mover_copy(mgi_mover_t *m, mgi_mover_epoch_t *e,
                       ucs_status_string(UCS_PTR_STATUS(req)));
             return UCS_PTR_STATUS(req);
         }
-        status = mgi_mover_add_rank(m, e, peer->rank);
+        status = mgi_mover_add_rank(m, e, flush);
         if (status != UCS_OK) {
             mgi_ucp_wait(ctx, req, "mover put", ctx);
             return status;
@@ -803,10 +809,10 @@ static ucs_status_t mgi_mover_close(mgi_mover_t *m, mgi_mover_epoch_t *e)
      * reading credits may never give it */
     memset(&param, 0, sizeof(param));
     for (i = 0; i < e->nranks; ++i) {
-        req = ucp_ep_flush_nbx(ctx->peers[e->ranks[i]], &param);
+        req = ucp_ep_flush_nbx(mgi_rail_flush_ep(ctx, e->ranks[i]), &param);
         if (UCS_PTR_IS_ERR(req)) {
             ucs_error("mgi context %p mover: flush of %u segments to rank "
-                      "%d: %s", ctx, e->segs, e->ranks[i],
+                      "%d: %s", ctx, e->segs, e->ranks[i] % ctx->size,
                       ucs_status_string(UCS_PTR_STATUS(req)));
             return UCS_PTR_STATUS(req);
         }
@@ -1035,7 +1041,7 @@ static ucs_status_t mgi_mover_drain(mgi_mover_t *m, const char *why)
     int ret;
 
     while (mgi_mover_pending(m)) {
-        nprog = ucp_worker_progress(ctx->worker);
+        nprog = ucp_worker_progress(ctx->worker) + mgi_rails_progress(ctx);
         ret   = mgi_mover_round(m, 0);
         if (ret < 0) {
             return (ucs_status_t)ret;
@@ -1127,7 +1133,7 @@ static void *mgi_mover_thread(void *arg)
             break;
         }
         t0    = mgi_time_ns();
-        nprog = ucp_worker_progress(ctx->worker);
+        nprog = ucp_worker_progress(ctx->worker) + mgi_rails_progress(ctx);
         t1    = mgi_time_ns();
         if (ctx->mover_quiet) {
             if (!ctx->mover_quiet_ack) {
@@ -1238,7 +1244,9 @@ ucs_status_t mgi_mover_start(mgi_context_t *ctx)
     m->cand       = calloc(n, sizeof(*m->cand));
     m->refresh    = calloc(MGI_MAX_EPS, sizeof(*m->refresh));
     m->lanes      = calloc(MGI_MAX_EPS, sizeof(*m->lanes));
-    m->rank_seq   = calloc(ctx->size, sizeof(*m->rank_seq));
+    /* a rank through the contexts' own endpoint, or a link (mgi_rail.c) */
+    m->rank_seq   = calloc((size_t)ctx->size * (MGI_NICS_MAX + 1),
+                           sizeof(*m->rank_seq));
     if ((m->cand == NULL) || (m->refresh == NULL) || (m->lanes == NULL) ||
         (m->rank_seq == NULL)) {
         goto err_free;

@@ -44,7 +44,9 @@ typedef struct mgi_mover_mark {
 typedef struct mgi_mover_epoch {
     void             **reqs;    /* puts and flushes not complete yet */
     unsigned         nreqs, reqs_cap;
-    int              *ranks;    /* processes put to: flushed each */
+    int              *ranks;    /* processes put to, flushed each: rank r
+                                   through the contexts' own endpoint r, a
+                                   link to r on NIC n (n + 1) * size + r */
     unsigned         nranks, ranks_cap;
     mgi_mover_rel_t  *rel;
     unsigned         nrel, rel_cap;

@@ -19,6 +19,9 @@ void mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 
     for (r = 0; (r < ctx->size) && (ctx->peers[r] != ep); ++r) {
     }
+    if (r == ctx->size) {
+        r = mgi_rail_link_rank(ctx, ep);   /* a link through a rail */
+    }
     if (ctx->leaving) {
         ucs_debug("mgi context %p: endpoint to rank %d failed during the "
                   "destroy: %s", ctx, r, ucs_status_string(status));
@@ -100,8 +103,11 @@ ucs_status_t mgi_context_hosts(mgi_context_t *ctx)
     if (status == UCS_OK) {
         ctx->host_peers = 0;
         for (r = 0; r < ctx->size; ++r) {
-            if ((r == ctx->rank) ||
-                strncmp(all[r].host, mine.host, sizeof(mine.host))) {
+            if (r == ctx->rank) {
+                continue;
+            }
+            if (strncmp(all[r].host, mine.host, sizeof(mine.host))) {
+                ctx->peer_procs[r].other_host = 1;
                 continue;
             }
             ++ctx->host_peers;

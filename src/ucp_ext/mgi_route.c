@@ -148,32 +148,44 @@ static int mgi_route_numa_here(void)
     return node;
 }
 
-int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
-                          const char *sysfs, char *buf, size_t len,
-                          char *why, size_t wlen, gig_graph_t **graph_p)
+/* NIC vertex nic's number among the NICs of its server, in the graph's
+ * order: the same NIC of every host of one topology file has the same
+ * number (a rail) */
+static int mgi_route_nic_number(const gig_graph_t *g, int nic)
 {
-    int numa = ((gpu_bus_id == NULL) && (cuda_dev < 0)) ?
-               mgi_route_numa_here() : -1;
-    int from, nic, n = 0;
-    gig_graph_t *g;
+    int i, n = 0;
+
+    for (i = 0; i < nic; ++i) {
+        n += (g->v[i].type == GIG_VTX_NIC) &&
+             (g->v[i].server == g->v[nic].server);
+    }
+    return n;
+}
+
+/* The UCX devices of NIC vertex nic (GIG_NONE: none) nearest vertex from
+ * of g into buf, the choice or why there is none into why, the NIC's
+ * number into *nic_p (-1: none named); returns how many were named */
+static int mgi_route_nic_devices(const gig_graph_t *g, int from, int nic,
+                                 const char *sysfs, char *buf, size_t len,
+                                 char *why, size_t wlen, int *nic_p)
+{
+    int n = 0;
 
     buf[0] = '\0';
-    if (mgi_route_host_graph(&g) != UCS_OK) {
-        snprintf(why, wlen, "this host's graph did not load");
-        return 0;
-    }
-    nic = gig_nic_nearest(g, 0, gpu_bus_id, cuda_dev, numa, &from);
+    *nic_p = -1;
     if (from == GIG_NONE) {
         snprintf(why, wlen, "no GPU or CPU of this process in this host's "
                  "graph (%s)", g->origin);
     } else if (nic == GIG_NONE) {
         snprintf(why, wlen, "no NIC on a path from %s to the network in "
                  "this host's graph (%s; an interface without a PCI "
-                 "function, as a veth, is no NIC there)", g->v[from].name,
+                 "function, as a veth, is no NIC there unless a topology "
+                 "file names its device, dev=)", g->v[from].name,
                  g->origin);
     } else {
         n = gig_nic_ucx_devices(g, nic, sysfs, buf, len);
         if (n > 0) {
+            *nic_p = mgi_route_nic_number(g, nic);
             snprintf(why, wlen, "NIC %s (nearest %s %s)", g->v[nic].name,
                      (g->v[from].type == GIG_VTX_GPU) ? "GPU" : "CPU",
                      g->v[from].name);
@@ -183,6 +195,33 @@ int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
                      (g->v[nic].pci_bus_id[0] == '\0') ? "no PCI bus id" :
                      "no device of its PCI function in sysfs that is not down");
         }
+    }
+    return n;
+}
+
+int mgi_route_net_devices(const char *gpu_bus_id, int cuda_dev,
+                          const char *sysfs, char *buf, size_t len,
+                          char *why, size_t wlen, gig_graph_t **graph_p,
+                          int *nic_p)
+{
+    int numa = ((gpu_bus_id == NULL) && (cuda_dev < 0)) ?
+               mgi_route_numa_here() : -1;
+    int from, nic, n, number;
+    gig_graph_t *g;
+
+    buf[0] = '\0';
+    if (nic_p != NULL) {
+        *nic_p = -1;
+    }
+    if (mgi_route_host_graph(&g) != UCS_OK) {
+        snprintf(why, wlen, "this host's graph did not load");
+        return 0;
+    }
+    nic = gig_nic_nearest(g, 0, gpu_bus_id, cuda_dev, numa, &from);
+    n   = mgi_route_nic_devices(g, from, nic, sysfs, buf, len, why, wlen,
+                                &number);
+    if (nic_p != NULL) {
+        *nic_p = number;
     }
     if (graph_p != NULL) {
         *graph_p = g;
@@ -505,19 +544,17 @@ void mgi_route_fini(mgi_context_t *ctx)
     ctx->route = NULL;
 }
 
-/* The vertex of a local endpoint in this host's graph, for the channel
- * allgather; -1 where there is none (a name not in the graph is said). */
-int32_t mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep)
+/* The vertex of local endpoint ep in host graph hg: its named vertex
+ * (one not in the graph is said, where `say`), its GPU's, else the host's
+ * first CPU; -1 where there is none */
+static int mgi_route_graph_ep_vertex(const gig_graph_t *hg,
+                                     const mgi_ep_t *ep, int say)
 {
-    const gig_graph_t *hg = (ctx->route != NULL) ? ctx->route->host : NULL;
     int i;
 
-    if (hg == NULL) {
-        return -1;
-    }
     if (ep->vertex[0] != '\0') {
         i = gig_graph_find_name(hg, ep->vertex);
-        if (i == GIG_NONE) {
+        if ((i == GIG_NONE) && say) {
             ucs_error("mgi ep %u: vertex '%s' is not in the topology of this "
                       "host (%s); the endpoint is routed directly", ep->id,
                       ep->vertex, hg->origin);
@@ -534,6 +571,38 @@ int32_t mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep)
         }
     }
     return -1;
+}
+
+/* The vertex of a local endpoint in this host's graph, for the channel
+ * allgather; -1 where there is none (a name not in the graph is said). */
+int32_t mgi_route_ep_vertex(mgi_context_t *ctx, const mgi_ep_t *ep)
+{
+    const gig_graph_t *hg = (ctx->route != NULL) ? ctx->route->host : NULL;
+
+    return (hg == NULL) ? -1 : mgi_route_graph_ep_vertex(hg, ep, 1);
+}
+
+int mgi_route_ep_net_devices(mgi_context_t *ctx, const mgi_ep_t *ep,
+                             char *buf, size_t len, char *why, size_t wlen,
+                             int *nic_p)
+{
+    const gig_graph_t *g = ctx->host_graph;
+    int from;
+
+    buf[0] = '\0';
+    *nic_p = -1;
+    if (g == NULL) {
+        snprintf(why, wlen, "no host graph (one host, or UCX_NET_DEVICES "
+                 "set)");
+        return 0;
+    }
+    from = mgi_route_graph_ep_vertex(g, ep, 0);
+    if ((from >= 0) && (g->v[from].server != 0)) {
+        from = GIG_NONE;
+    }
+    return mgi_route_nic_devices(g, (from < 0) ? GIG_NONE : from,
+                                 (from < 0) ? GIG_NONE : gig_nic_of(g, from),
+                                 NULL, buf, len, why, wlen, nic_p);
 }
 
 /* ---------------------------------------------------------- per channel */

@@ -52,7 +52,9 @@ ucs_status_t mgi_ucp_wait(mgi_context_t *ctx, ucs_status_ptr_t req,
      * that the peer's mover serves. Spinning here would keep the core from
      * that peer on a loaded machine, a time slice per round trip. */
     while ((status = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(ctx->worker) == 0) {
+        /* a rail's request needs its worker's progress (mgi_rail.c) */
+        if ((ucp_worker_progress(ctx->worker) +
+             mgi_rails_progress(ctx)) == 0) {
             mgi_idle(ctx, &idle);
         } else {
             idle = 0;

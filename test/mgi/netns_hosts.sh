@@ -1,15 +1,25 @@
 #!/bin/sh
 # Channels across hosts, on one machine: each "host" is a network namespace
-# with a host name and /dev/shm of its own (so UCX's shared memory and the
-# lane control words stay inside it), joined to the others by a veth pair
-# into a switch namespace (a bridge). Its ranks use sm inside the host and
-# tcp between hosts; the TCP bootstrap spans the namespaces.
+# with a host name, an IPC namespace and /dev/shm of its own (UCX's shared
+# memory reaches only processes of the same IPC namespace, and the lane
+# control words stay inside it), joined to the others by veth pairs into
+# a switch namespace (bridges). Its ranks use sm inside the host and tcp
+# between hosts; the TCP bootstrap spans the namespaces.
 #   1. shuffle and broadcast, every tuple checked; the GIG plan has one
 #      server per host and their pairs go through the network vertex
-#   2. every rank of the last host ends without a word: the others fail
+#   2. rails: each host has a second link (mgi1, on a second switch) and
+#      a topology file of two CPUs, each with its NIC naming its
+#      interface (dev=mgi0, dev=mgi1); each rank's two endpoints sit at
+#      cpu0 and cpu1. The context takes mgi0 (the NIC nearest the CPU it
+#      runs on), the endpoint at cpu1 a rail on mgi1; a shuffle, every
+#      tuple checked, must send at least MIN_RAIL_BYTES out of mgi1 at
+#      every host, and the same run with both endpoints at cpu0 less than
+#      a tenth of that (the interfaces' byte counters)
+#   3. every rank of the last host ends without a word: the others fail
 #      within peer_dies' bound (UCP's endpoint error, no /proc)
 # Every rank says which NIC carries its cross-host traffic, or why UCX's
-# choice stays (a veth has no PCI function: no UCX device to name).
+# choice stays (a veth has no PCI function: no UCX device to name unless
+# a topology file names it).
 # The namespaces go on every exit path (trap). Needs root and ip(8).
 #
 #   netns_hosts.sh [HOSTS (2..3)] [RANKS_PER_HOST]
@@ -49,20 +59,26 @@ if ! ip netns add "${tag}sw" 2>"$out/err"; then
     echo "SKIP: cannot create a network namespace: $(cat "$out/err")"
     exit 77
 fi
-ip -n "${tag}sw" link add br0 type bridge || exit 1
-ip -n "${tag}sw" link set br0 up || exit 1
+# two switches (bridges), each host on both: mgi0 on 10.$sub.0.0/24, mgi1
+# on 10.$sub.1.0/24
+for b in 0 1; do
+    ip -n "${tag}sw" link add br$b type bridge &&
+    ip -n "${tag}sw" link set br$b up || exit 1
+done
 for h in $(seq 1 "$hosts"); do
     ns="${tag}h$h"
-    ip netns add "$ns" &&
-    ip link add mgi0 netns "$ns" type veth peer name "p$h" \
-        netns "${tag}sw" &&
-    ip -n "${tag}sw" link set "p$h" master br0 up &&
-    ip -n "$ns" addr add "10.$sub.0.$h/24" dev mgi0 &&
-    ip -n "$ns" link set mgi0 up &&
+    ip netns add "$ns" || { echo "FAIL: namespace $ns"; exit 1; }
+    for b in 0 1; do
+        ip link add mgi$b netns "$ns" type veth peer name "p$h-$b" \
+            netns "${tag}sw" &&
+        ip -n "${tag}sw" link set "p$h-$b" master br$b up &&
+        ip -n "$ns" addr add "10.$sub.$b.$h/24" dev mgi$b &&
+        ip -n "$ns" link set mgi$b up || { echo "FAIL: namespace $ns"; exit 1; }
+    done
     ip -n "$ns" link set lo up || { echo "FAIL: namespace $ns"; exit 1; }
 done
-echo "$hosts hosts (network namespaces ${tag}h1..$hosts on 10.$sub.0.0/24)," \
-     "$per ranks each, UCX_TLS=$UCX_TLS"
+echo "$hosts hosts (network namespaces ${tag}h1..$hosts on 10.$sub.0.0/24" \
+     "and 10.$sub.1.0/24), $per ranks each, UCX_TLS=$UCX_TLS"
 
 # rank_rc R: rank R's exit status in the last run_hosts ("none": it did
 # not end by itself, its host's shell was killed)
@@ -76,7 +92,7 @@ run_hosts() {
     pids=
     for h in $(seq 1 "$hosts"); do
         first=$(( (h - 1) * per ))
-        ip netns exec "${tag}h$h" unshare --uts --mount --propagation private \
+        ip netns exec "${tag}h$h" unshare --uts --ipc --mount --propagation private \
             sh -c '
             mount -t tmpfs mgishm /dev/shm && hostname "$0" || exit 1
             first=$1; per=$2; shift 2
@@ -150,6 +166,72 @@ for args in "shuffle -t 50000" "broadcast -t 20000"; do
     done
     grep -h "cross-host traffic through" "$out/rank0.log" | \
         sed 's/^.*mgi /  mgi /' | head -1
+done
+
+# tx_bytes of interface mgi1 of every host, one line
+tx1() {
+    for h in $(seq 1 "$hosts"); do
+        ip netns exec "${tag}h$h" cat /sys/class/net/mgi1/statistics/tx_bytes
+    done | tr '\n' ' '
+}
+cat > "$out/rails.topo" <<'EOT'
+gig-topology 1
+origin two CPUs, each with a NIC of its own
+vertex cpu0 cpu server=0 numa=0
+vertex cpu1 cpu server=0 numa=1
+vertex nic0 nic server=0 dev=mgi0
+vertex nic1 nic server=0 dev=mgi1
+vertex net net
+link cpu0 cpu1 xpi 1 20
+link nic0 cpu0 pcie 1 12
+link nic1 cpu1 pcie 1 12
+link nic0 net net 1 1.25
+link nic1 net net 1 1.25
+EOT
+# a tuple is 16 bytes: what a host's cpu1 endpoints send other hosts'
+# cpu1 endpoints is per * (hosts - 1) * per / (hosts * per * 2) of theirs;
+# a quarter of it is the bar
+rail_tuples=200000
+MIN_RAIL_BYTES=$(( per * rail_tuples * 16 * (hosts - 1) / (hosts * 2) / 4 ))
+vlist=$(for n in $(seq 1 "$nranks"); do printf "cpu0,cpu1,"; done)
+for place in "cpu0,cpu1" "cpu0"; do
+    V=$vlist; [ "$place" = cpu0 ] && V=cpu0
+    echo "== rails: shuffle -e 2 -t $rail_tuples, endpoints at $place," \
+         "UCX_CUDA_MGI_TOPO_FILE=rails.topo"
+    before=$(tx1)
+    if ! UCX_CUDA_MGI_TOPO_FILE="$out/rails.topo" run_hosts 120 shuffle \
+            -e 2 -t $rail_tuples -V "${V%,}"; then
+        echo "FAIL: rails at $place ($(why))"; failed=1; continue
+    fi
+    after=$(tx1)
+    set -- $before
+    for a in $after; do
+        d=$(( a - $1 )); shift
+        echo "  mgi1 sent $d bytes (bar: $MIN_RAIL_BYTES with an endpoint" \
+             "at cpu1, under $(( MIN_RAIL_BYTES / 10 )) without)"
+        if [ "$place" = cpu0 ] && [ "$d" -ge $(( MIN_RAIL_BYTES / 10 )) ]
+        then
+            echo "FAIL: rails: mgi1 carried $d bytes with no endpoint at cpu1"
+            failed=1
+        elif [ "$place" != cpu0 ] && [ "$d" -lt "$MIN_RAIL_BYTES" ]; then
+            echo "FAIL: rails: mgi1 carried $d bytes, under $MIN_RAIL_BYTES"
+            failed=1
+        fi
+    done
+    for r in $(seq 0 $(( nranks - 1 ))); do
+        if ! grep -q "cross-host traffic through NIC nic0 .*NET_DEVICES=mgi0" \
+                "$out/rank$r.log"; then
+            echo "FAIL: rails: rank $r's context did not take nic0 (mgi0)"
+            failed=1
+        fi
+        n=$(grep -c "a rail of its own, NET_DEVICES=mgi1" "$out/rank$r.log")
+        if [ "$n" != "$([ "$place" = cpu0 ] && echo 0 || echo 1)" ]; then
+            echo "FAIL: rails: rank $r has $n endpoint(s) on a rail"
+            failed=1
+        fi
+    done
+    grep -h "a rail of its own" "$out/rank0.log" | sed 's/^.*mgi /  mgi /' |
+        head -1
 done
 
 echo "== peer_dies --victims $per (every rank of host $hosts)"
