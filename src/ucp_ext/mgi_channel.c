@@ -433,8 +433,9 @@ static ucs_status_t mgi_ch_learn_peers(mgi_context_t *ctx,
             peer->has_ctl   = (ctl_rkey != NULL);
             peer->ctl_rbase = w->ctl_rbase;
             peer->ctl_rkey  = ctl_rkey;
+            /* a moved one's rkey stays alive, as its ring's above */
+            __atomic_store_n(&peer->nic_rkey, NULL, __ATOMIC_RELEASE);
             peer->nic       = -1;
-            peer->nic_rkey  = NULL;   /* a moved one's stays alive */
             status = mgi_ch_learn_nic(ctx, peer, w);
             if (status != UCS_OK) {
                 return status;

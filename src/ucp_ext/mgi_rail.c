@@ -35,6 +35,8 @@
 /* a rank's packed rail addresses at most: a UCP worker address over a few
  * network devices takes hundreds of bytes */
 #define MGI_RAILS_BLOB_MAX  (MGI_NICS_MAX * 65536)
+/* a link that could not be made: not tried again, nor said again */
+#define MGI_LINK_NONE       ((ucp_ep_h)(uintptr_t)1)
 
 static int mgi_rails_multi_host(const mgi_context_t *ctx)
 {
@@ -324,7 +326,7 @@ static ucp_ep_h mgi_rail_link(mgi_context_t *ctx, int r, int nic,
     ucs_status_t status;
 
     if (*link != NULL) {
-        return *link;
+        return (*link == MGI_LINK_NONE) ? NULL : *link;
     }
     worker = mgi_rail_worker(ctx, nic);
     if ((worker == NULL) || (ctx->addrs[k] == NULL)) {
@@ -340,7 +342,7 @@ static ucp_ep_h mgi_rail_link(mgi_context_t *ctx, int r, int nic,
     ep_params.err_handler.arg = ctx;
     status = ucp_ep_create(worker, &ep_params, link);
     if (status != UCS_OK) {
-        *link = NULL;
+        *link = MGI_LINK_NONE;
         ucs_warn("mgi context %p: no link to rank %d through NIC %d (%s): "
                  "through the contexts' own NICs", ctx, r, nic,
                  ucs_status_string(status));
@@ -436,7 +438,8 @@ void mgi_rails_disconnect(mgi_context_t *ctx, int apart)
 
     for (i = 0; (ctx->links != NULL) &&
                 (i < (size_t)ctx->size * MGI_NICS_MAX); ++i) {
-        if (ctx->links[i] == NULL) {
+        if ((ctx->links[i] == NULL) || (ctx->links[i] == MGI_LINK_NONE)) {
+            ctx->links[i] = NULL;
             continue;
         }
         r    = (int)(i % ctx->size);

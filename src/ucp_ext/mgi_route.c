@@ -34,9 +34,11 @@
  * on) in this host's graph (server 0 of the same topology file or
  * discovery as above), by gig_nic_nearest; the context hands that NIC's
  * UCX device names (gig_nic_ucx_devices: IB ports, netdevs of its PCI
- * function) to UCP as NET_DEVICES unless UCX_NET_DEVICES is set. A NIC
- * without a PCI function in sysfs (a topology file's NIC without pci=, a
- * veth) leaves UCX's choice.
+ * function, or those a topology file declares, dev=) to UCP as
+ * NET_DEVICES unless UCX_NET_DEVICES is set. A NIC without a device
+ * (a topology file's NIC without pci= or dev=, a veth) leaves UCX's
+ * choice. An endpoint whose own nearest NIC (mgi_route_ep_net_devices,
+ * from its vertex) is another sends through a rail there (mgi_rail.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* sched_getcpu */
