@@ -184,15 +184,27 @@ err_unmap:
     return status;
 }
 
-static void mgi_ep_mem_unpublish(mgi_ep_t *ep, ucp_mem_h memh, void *rkey_buf)
+static void mgi_ep_mem_unpublish(ucp_context_h ucp, ucp_mem_h memh,
+                                 void *rkey_buf)
 {
     ucp_rkey_buffer_release(rkey_buf);
-    ucp_mem_unmap(ep->ctx->ucp, memh);
+    ucp_mem_unmap(ucp, memh);
+}
+
+/* The receive ring's registrations: the context's and its rail's */
+static void mgi_ep_recv_unpublish(mgi_ep_t *ep)
+{
+    if (ep->rail != NULL) {
+        mgi_ep_mem_unpublish(ep->rail->ucp, ep->rail_memh, ep->rail_rkey_buf);
+        ep->rail = NULL;
+    }
+    mgi_ep_mem_unpublish(ep->ctx->ucp, ep->recv_memh, ep->rkey_buf);
 }
 
 static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
 {
     mgi_context_t *ctx = ep->ctx;
+    mgi_rail_t *rail;
     ucs_status_t status;
     unsigned lane;
     void *image;
@@ -232,11 +244,20 @@ static ucs_status_t mgi_ep_recv_ring_create(mgi_ep_t *ep)
         mgi_ep_ring_free(ep, ep->recv_mem);
         return status;
     }
-    /* and in its rail's, where its NIC is not the context's */
-    status = mgi_rail_ep_init(ep, mgi_ep_is_gpu(ep) ? UCS_MEMORY_TYPE_CUDA :
-                                                      UCS_MEMORY_TYPE_HOST);
+    /* and in its rail's, where its NIC is not the context's (mgi_rail.c) */
+    status = mgi_rail_ep_nic(ep, &rail);
+    if ((status == UCS_OK) && (rail != NULL)) {
+        status = mgi_ep_mem_publish(ep, rail->ucp, ep->recv_mem,
+                                    ep->lane_bytes * ep->nlanes,
+                                    mgi_ep_is_gpu(ep) ? UCS_MEMORY_TYPE_CUDA :
+                                                        UCS_MEMORY_TYPE_HOST,
+                                    "receive ring (its rail's)",
+                                    &ep->rail_memh, &ep->rail_rkey_buf,
+                                    &ep->rail_rkey_len);
+        ep->rail = (status == UCS_OK) ? rail : NULL;
+    }
     if (status != UCS_OK) {
-        mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
+        mgi_ep_mem_unpublish(ep->ctx->ucp, ep->recv_memh, ep->rkey_buf);
         mgi_ep_ring_free(ep, ep->recv_mem);
     }
     return status;
@@ -430,7 +451,7 @@ static void mgi_ep_lane_ctl_destroy(mgi_ep_t *ep)
     if (ep->lane_ctl == NULL) {
         return;
     }
-    mgi_ep_mem_unpublish(ep, ep->ctl_memh, ep->ctl_rkey_buf);
+    mgi_ep_mem_unpublish(ep->ctx->ucp, ep->ctl_memh, ep->ctl_rkey_buf);
     mgi_ep_lane_ctl_free(ep);
 }
 
@@ -566,8 +587,7 @@ ucs_status_t mgi_ep_create(mgi_context_h ctx, const mgi_ep_params_t *params,
 err_lane_ctl:
     mgi_ep_lane_ctl_destroy(ep);
 err_recv_ring:
-    mgi_rail_ep_fini(ep);
-    mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
+    mgi_ep_recv_unpublish(ep);
     mgi_ep_ring_free(ep, ep->recv_mem);
 err_free:
     if (ep->stage != NULL) {
@@ -703,8 +723,7 @@ void mgi_ep_destroy(mgi_ep_t *ep)
     for (i = 0; i < ep->nstage; ++i) {
         mgi_ep_ring_free(ep, ep->stage[i]);
     }
-    mgi_rail_ep_fini(ep);
-    mgi_ep_mem_unpublish(ep, ep->recv_memh, ep->rkey_buf);
+    mgi_ep_recv_unpublish(ep);
     mgi_ep_ring_free(ep, ep->recv_mem);
     mgi_ep_lane_ctl_destroy(ep);
     ctx->eps[ep->index] = NULL;

@@ -489,6 +489,19 @@ struct mgi_context {
                                           the plan takes it */
 };
 
+/* Progress of the rails' workers (mgi_rail.c), beside the context's: the
+ * mover's and every wait's */
+static inline unsigned mgi_rails_progress(mgi_context_t *ctx)
+{
+    unsigned i, n = __atomic_load_n(&ctx->nrails, __ATOMIC_ACQUIRE);
+    unsigned count = 0;
+
+    for (i = 0; i < n; ++i) {
+        count += ucp_worker_progress(ctx->rails[i].worker);
+    }
+    return count;
+}
+
 /* helpers for every layer (mgi_util.c) */
 uint64_t     mgi_time_ns(void);
 /* Now plus the context's bound on every wait (MGI_TIMEOUT_MS), in ns */
@@ -514,11 +527,13 @@ void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
 ucs_status_t mgi_context_hosts(mgi_context_t *ctx);
 /* UCP's error callback of the endpoints to other ranks (arg: the context) */
 void         mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status);
-/* A UCP context and worker with the context's transports and settings,
- * its own NIC choice (net_devs NULL) or a rail's devices */
-ucs_status_t mgi_context_ucp_open(mgi_context_t *ctx, const char *net_devs,
-                                  ucp_context_h *ucp_p,
-                                  ucp_worker_h *worker_p);
+/* UCP's notice that a rank's endpoint failed, once the rank is known */
+void         mgi_context_rank_failed(mgi_context_t *ctx, int r,
+                                     ucs_status_t status);
+/* A UCP context and worker with the context's transports and settings
+ * (mgi_ucp.c), its own NIC choice (net_devs NULL) or a rail's devices */
+ucs_status_t mgi_ucp_open(mgi_context_t *ctx, const char *net_devs,
+                          ucp_context_h *ucp_p, ucp_worker_h *worker_p);
 /* Register a region that movers of other processes reach with RMA in UCP
  * context ucp and pack its rkey (at most MGI_RKEY_MAX bytes) */
 ucs_status_t mgi_ep_mem_publish(mgi_ep_t *ep, ucp_context_h ucp, void *addr,
@@ -528,20 +543,19 @@ ucs_status_t mgi_ep_mem_publish(mgi_ep_t *ep, ucp_context_h ucp, void *addr,
 
 /* Rails (mgi_rail.c): the NIC of each endpoint's cross-host traffic.
  * init keeps the ranks' worker addresses where they span hosts (at
- * connect); ep_init gives a new local endpoint its NIC and, where that is
- * not the context's, a rail with its receive ring registered; exchange
+ * connect); ep_nic gives a new local endpoint its NIC and, where that is
+ * not the context's, the rail there (*rail_p, else NULL), where the
+ * endpoint registers its receive ring too; exchange
  * (collective, at a channel create: every rank's rail count as the wire
  * said it, `mine` this one's) learns the rails not known yet;
  * peer_learn makes the link to a peer endpoint of another host on the
  * NIC of its number, where this process has a worker there; put_ep is the
  * UCP endpoint and rkey of a put from ep to peer and the number of what
- * the flush must flush (flush_ep's argument); progress progresses the
- * rails' workers; link_rank is the rank of a link (size: none);
- * disconnect closes the links, fini the rails. */
+ * the flush must flush (flush_ep's argument); disconnect closes the
+ * links, fini the rails. */
 ucs_status_t mgi_rails_init(mgi_context_t *ctx, const char *addrs,
                             const uint64_t *lens, size_t stride);
-ucs_status_t mgi_rail_ep_init(mgi_ep_t *ep, ucs_memory_type_t mtype);
-void         mgi_rail_ep_fini(mgi_ep_t *ep);
+ucs_status_t mgi_rail_ep_nic(mgi_ep_t *ep, mgi_rail_t **rail_p);
 ucs_status_t mgi_rails_exchange(mgi_context_t *ctx, const uint32_t *nrails,
                                 unsigned mine);
 ucs_status_t mgi_rail_peer_learn(mgi_context_t *ctx, mgi_peer_ep_t *peer,
@@ -550,8 +564,6 @@ ucp_ep_h     mgi_rail_put_ep(mgi_context_t *ctx, const mgi_ep_t *ep,
                              const mgi_peer_ep_t *peer, ucp_rkey_h *rkey_p,
                              int *flush_p);
 ucp_ep_h     mgi_rail_flush_ep(mgi_context_t *ctx, int flush);
-int          mgi_rail_link_rank(mgi_context_t *ctx, ucp_ep_h ep);
-unsigned     mgi_rails_progress(mgi_context_t *ctx);
 void         mgi_rails_disconnect(mgi_context_t *ctx, int apart);
 void         mgi_rails_fini(mgi_context_t *ctx);
 /* The mover, every MGI_PEER_WATCH_MS: UCS_ERR_CONNECTION_RESET, said,

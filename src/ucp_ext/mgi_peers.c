@@ -19,9 +19,11 @@ void mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 
     for (r = 0; (r < ctx->size) && (ctx->peers[r] != ep); ++r) {
     }
-    if (r == ctx->size) {
-        r = mgi_rail_link_rank(ctx, ep);   /* a link through a rail */
-    }
+    mgi_context_rank_failed(ctx, r, status);
+}
+
+void mgi_context_rank_failed(mgi_context_t *ctx, int r, ucs_status_t status)
+{
     if (ctx->leaving) {
         ucs_debug("mgi context %p: endpoint to rank %d failed during the "
                   "destroy: %s", ctx, r, ucs_status_string(status));

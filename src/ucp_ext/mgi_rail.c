@@ -112,8 +112,7 @@ static ucs_status_t mgi_rail_create(mgi_context_t *ctx, int nic,
     rail      = &ctx->rails[ctx->nrails];
     rail->nic = nic;
     snprintf(rail->devs, sizeof(rail->devs), "%s", devs);
-    status = mgi_context_ucp_open(ctx, rail->devs, &rail->ucp,
-                                  &rail->worker);
+    status = mgi_ucp_open(ctx, rail->devs, &rail->ucp, &rail->worker);
     if (status != UCS_OK) {
         return status;
     }
@@ -123,7 +122,7 @@ static ucs_status_t mgi_rail_create(mgi_context_t *ctx, int nic,
     return UCS_OK;
 }
 
-ucs_status_t mgi_rail_ep_init(mgi_ep_t *ep, ucs_memory_type_t mtype)
+ucs_status_t mgi_rail_ep_nic(mgi_ep_t *ep, mgi_rail_t **rail_p)
 {
     mgi_context_t *ctx = ep->ctx;
     char devs[MGI_NET_DEVS_MAX], why[256];
@@ -132,6 +131,7 @@ ucs_status_t mgi_rail_ep_init(mgi_ep_t *ep, ucs_memory_type_t mtype)
     int nic;
 
     ep->nic = ctx->nic;
+    *rail_p = NULL;
     if ((ctx->links == NULL) || (ctx->host_graph == NULL) ||
         (mgi_route_ep_net_devices(ctx, ep, devs, sizeof(devs), why,
                                   sizeof(why), &nic) == 0) ||
@@ -148,28 +148,12 @@ ucs_status_t mgi_rail_ep_init(mgi_ep_t *ep, ucs_memory_type_t mtype)
             return UCS_OK;
         }
     }
-    status = mgi_ep_mem_publish(ep, rail->ucp, ep->recv_mem,
-                                ep->lane_bytes * ep->nlanes, mtype,
-                                "receive ring (rail)", &ep->rail_memh,
-                                &ep->rail_rkey_buf, &ep->rail_rkey_len);
-    if (status != UCS_OK) {
-        return status;
-    }
-    ep->nic  = nic;
-    ep->rail = rail;
+    ep->nic = nic;
+    *rail_p = rail;
     ucs_info("mgi ep %u: cross-host traffic through %s: a rail of its own, "
              "NET_DEVICES=%s (the context's: %s)", ep->id, why, rail->devs,
              (ctx->net_devs[0] != '\0') ? ctx->net_devs : "UCX's choice");
     return UCS_OK;
-}
-
-void mgi_rail_ep_fini(mgi_ep_t *ep)
-{
-    if (ep->rail != NULL) {
-        ucp_rkey_buffer_release(ep->rail_rkey_buf);
-        ucp_mem_unmap(ep->rail->ucp, ep->rail_memh);
-        ep->rail = NULL;
-    }
 }
 
 /* ------------------------------------------------------------ exchange */
@@ -313,6 +297,19 @@ out:
 
 /* ---------------------------------------------------------------- links */
 
+/* UCP's notice that a link failed: its rank's, as the context's own
+ * endpoint's */
+static void mgi_rail_link_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    mgi_context_t *ctx = arg;
+    size_t i, n = (size_t)ctx->size * MGI_NICS_MAX;
+
+    for (i = 0; (i < n) && (ctx->links[i] != ep); ++i) {
+    }
+    mgi_context_rank_failed(ctx, (i < n) ? (int)(i % ctx->size) : ctx->size,
+                            status);
+}
+
 /* The link to rank r through NIC number nic (created from this process's
  * worker there to rank r's there), or NULL where either has none or it
  * cannot be made (said once) */
@@ -338,7 +335,7 @@ static ucp_ep_h mgi_rail_link(mgi_context_t *ctx, int r, int nic,
                                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
     ep_params.address         = (const ucp_address_t*)ctx->addrs[k];
     ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
-    ep_params.err_handler.cb  = mgi_context_ep_failed;
+    ep_params.err_handler.cb  = mgi_rail_link_failed;
     ep_params.err_handler.arg = ctx;
     status = ucp_ep_create(worker, &ep_params, link);
     if (status != UCS_OK) {
@@ -404,30 +401,6 @@ ucp_ep_h mgi_rail_flush_ep(mgi_context_t *ctx, int flush)
 {
     return (flush < ctx->size) ? ctx->peers[flush] :
            ctx->links[flush - ctx->size];
-}
-
-int mgi_rail_link_rank(mgi_context_t *ctx, ucp_ep_h ep)
-{
-    size_t i;
-
-    for (i = 0; (ctx->links != NULL) &&
-                (i < (size_t)ctx->size * MGI_NICS_MAX); ++i) {
-        if ((ep != NULL) && (ctx->links[i] == ep)) {
-            return (int)(i % ctx->size);
-        }
-    }
-    return ctx->size;
-}
-
-unsigned mgi_rails_progress(mgi_context_t *ctx)
-{
-    unsigned i, n = __atomic_load_n(&ctx->nrails, __ATOMIC_ACQUIRE);
-    unsigned count = 0;
-
-    for (i = 0; i < n; ++i) {
-        count += ucp_worker_progress(ctx->rails[i].worker);
-    }
-    return count;
 }
 
 void mgi_rails_disconnect(mgi_context_t *ctx, int apart)

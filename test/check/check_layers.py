@@ -27,6 +27,8 @@ LAYERS = {
         ["mgi_peers"],
         ["mgi_gpu_rt"],                 # CUDA memory, pools, IPC, peer access
         ["mgi_route"],
+        ["mgi_ucp"],                    # the UCP contexts' settings
+        ["mgi_rail"],                   # an endpoint's own NIC
         ["mgi_gpu_direct"],             # direct rings, landing buffers
         ["mgi_sorter"],                 # the GPU sorter and its tables
         ["mgi_sorter_host"],
