@@ -152,27 +152,6 @@ out_release:
     return status;
 }
 
-/* Whether the context's UCP has transport `tl`: its resource lines name
- * each one as "tl/device" (UCP has no query for them). */
-static int mgi_context_has_tl(mgi_context_t *ctx, const char *tl)
-{
-    char *info = NULL, pat[64];
-    size_t info_len = 0;
-    FILE *f;
-    int found;
-
-    f = open_memstream(&info, &info_len);
-    if (f == NULL) {
-        return 1;   /* cannot tell: assume it is there */
-    }
-    ucp_context_print_info(ctx->ucp, f);
-    fclose(f);
-    snprintf(pat, sizeof(pat), " %s/", tl);
-    found = (info != NULL) && (strstr(info, pat) != NULL);
-    free(info);
-    return found;
-}
-
 /* The ring geometry every rank must share: movers address other ranks'
  * receive lanes by offset, and every rank makes the same direct rings. */
 typedef struct {
@@ -340,7 +319,7 @@ ucs_status_t mgi_context_create(const mgi_context_params_t *params,
         goto err_arrays;
     }
 
-    ctx->has_cuda_mgi = mgi_context_has_tl(ctx, "cuda_mgi");
+    ctx->has_cuda_mgi = mgi_ucp_has(ctx->ucp, "cuda_mgi", NULL);
     status = mgi_context_agree(ctx);
     if (status != UCS_OK) {
         goto err_worker;

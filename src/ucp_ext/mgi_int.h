@@ -534,6 +534,9 @@ void         mgi_context_rank_failed(mgi_context_t *ctx, int r,
  * (mgi_ucp.c), its own NIC choice (net_devs NULL) or a rail's devices */
 ucs_status_t mgi_ucp_open(mgi_context_t *ctx, const char *net_devs,
                           ucp_context_h *ucp_p, ucp_worker_h *worker_p);
+/* Whether UCP context ucp has transport tl (tl not NULL), else device dev,
+ * among its resources (UCP has no query for them: its printed info) */
+int          mgi_ucp_has(ucp_context_h ucp, const char *tl, const char *dev);
 /* Register a region that movers of other processes reach with RMA in UCP
  * context ucp and pack its rkey (at most MGI_RKEY_MAX bytes) */
 ucs_status_t mgi_ep_mem_publish(mgi_ep_t *ep, ucp_context_h ucp, void *addr,

@@ -99,6 +99,21 @@ static ucp_worker_h mgi_rail_worker(mgi_context_t *ctx, int nic)
     return (rail != NULL) ? rail->worker : NULL;
 }
 
+/* Whether the rail's UCP has one of its devices (a topology file's dev=
+ * may name one this host lacks, or one of no transport of UCX_TLS) */
+static int mgi_rail_has_devs(const mgi_rail_t *rail)
+{
+    char devs[MGI_NET_DEVS_MAX], *dev, *save = NULL;
+    int found = 0;
+
+    snprintf(devs, sizeof(devs), "%s", rail->devs);
+    for (dev = strtok_r(devs, ",", &save); (dev != NULL) && !found;
+         dev = strtok_r(NULL, ",", &save)) {
+        found = mgi_ucp_has(rail->ucp, NULL, dev);
+    }
+    return found;
+}
+
 static ucs_status_t mgi_rail_create(mgi_context_t *ctx, int nic,
                                     const char *devs, mgi_rail_t **rail_p)
 {
@@ -115,6 +130,14 @@ static ucs_status_t mgi_rail_create(mgi_context_t *ctx, int nic,
     status = mgi_ucp_open(ctx, rail->devs, &rail->ucp, &rail->worker);
     if (status != UCS_OK) {
         return status;
+    }
+    if (!mgi_rail_has_devs(rail)) {
+        ucs_warn("mgi context %p: NIC %d's devices %s are none of UCX's "
+                 "network devices here (UCX_TLS and the host's): no rail "
+                 "there", ctx, nic, rail->devs);
+        ucp_worker_destroy(rail->worker);
+        ucp_cleanup(rail->ucp);
+        return UCS_ERR_NO_DEVICE;
     }
     /* the mover progresses it from now on */
     __atomic_store_n(&ctx->nrails, ctx->nrails + 1, __ATOMIC_RELEASE);

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* characters of a UCX device name (a NUL ends one too) */
+#define MGI_DEV_NAME_CHARS \
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
+
 /* Does a UCX_TLS list name transport `tl` to use (not in a list that
  * starts with '^', which names the ones to leave out)? */
 static int mgi_tls_names(const char *tls, const char *tl)
@@ -247,4 +251,34 @@ ucs_status_t mgi_ucp_open(mgi_context_t *ctx, const char *net_devs,
         return status;
     }
     return UCS_OK;
+}
+
+int mgi_ucp_has(ucp_context_h ucp, const char *tl, const char *dev)
+{
+    char *info = NULL, pat[MGI_NET_DEVS_MAX + 8], *p;
+    size_t info_len = 0, plen;
+    FILE *f;
+    int found = 0;
+
+    f = open_memstream(&info, &info_len);
+    if (f == NULL) {
+        return 1;   /* cannot tell: assume it is there */
+    }
+    ucp_context_print_info(ucp, f);
+    fclose(f);
+    /* resource lines name each one as " tl/device" */
+    if (tl != NULL) {
+        snprintf(pat, sizeof(pat), " %s/", tl);
+    } else {
+        snprintf(pat, sizeof(pat), "/%s", dev);
+    }
+    plen = strlen(pat);
+    for (p = info; !found && (p != NULL) && ((p = strstr(p, pat)) != NULL);
+         p += plen) {
+        /* a device's whole name: "/eth1" is not "/eth10" */
+        found = (tl != NULL) || (p[plen] == '\0') ||
+                (strchr(MGI_DEV_NAME_CHARS, p[plen]) == NULL);
+    }
+    free(info);
+    return found;
 }

@@ -14,7 +14,9 @@
 #      runs on), the endpoint at cpu1 a rail on mgi1; a shuffle, every
 #      tuple checked, must send at least MIN_RAIL_BYTES out of mgi1 at
 #      every host, and the same run with both endpoints at cpu0 less than
-#      a tenth of that (the interfaces' byte counters)
+#      a tenth of that (the interfaces' byte counters); a topology file
+#      naming a device the host lacks (dev=nosuch1) gets a warning naming
+#      it at every rank, no rail, every tuple still checked
 #   3. every rank of the last host ends without a word: the others fail
 #      within peer_dies' bound (UCP's endpoint error, no /proc)
 # Every rank says which NIC carries its cross-host traffic, or why UCX's
@@ -174,13 +176,15 @@ tx1() {
         ip netns exec "${tag}h$h" cat /sys/class/net/mgi1/statistics/tx_bytes
     done | tr '\n' ' '
 }
-cat > "$out/rails.topo" <<'EOT'
+# topo_file DEV1: two CPUs, each with a NIC, the second's devices DEV1
+topo_file() {
+    cat <<EOT
 gig-topology 1
 origin two CPUs, each with a NIC of its own
 vertex cpu0 cpu server=0 numa=0
 vertex cpu1 cpu server=0 numa=1
 vertex nic0 nic server=0 dev=mgi0
-vertex nic1 nic server=0 dev=mgi1
+vertex nic1 nic server=0 dev=$1
 vertex net net
 link cpu0 cpu1 xpi 1 20
 link nic0 cpu0 pcie 1 12
@@ -188,32 +192,41 @@ link nic1 cpu1 pcie 1 12
 link nic0 net net 1 1.25
 link nic1 net net 1 1.25
 EOT
+}
+topo_file mgi1 > "$out/rails.topo"
+topo_file nosuch1 > "$out/rails-nosuch.topo"
 # a tuple is 16 bytes: what a host's cpu1 endpoints send other hosts'
 # cpu1 endpoints is per * (hosts - 1) * per / (hosts * per * 2) of theirs;
 # a quarter of it is the bar
 rail_tuples=200000
 MIN_RAIL_BYTES=$(( per * rail_tuples * 16 * (hosts - 1) / (hosts * 2) / 4 ))
 vlist=$(for n in $(seq 1 "$nranks"); do printf "cpu0,cpu1,"; done)
-for place in "cpu0,cpu1" "cpu0"; do
+# each case: where the endpoints sit, the topology file, and whether the
+# endpoints at cpu1 take a rail on mgi1 (the third names a device this
+# host lacks: refused with a warning naming it, the endpoint stays on the
+# context's NIC)
+for case in "cpu0,cpu1 rails.topo 1" "cpu0 rails.topo 0" \
+            "cpu0,cpu1 rails-nosuch.topo 0"; do
+    set -- $case
+    place=$1 topo=$2 rail=$3
     V=$vlist; [ "$place" = cpu0 ] && V=cpu0
     echo "== rails: shuffle -e 2 -t $rail_tuples, endpoints at $place," \
-         "UCX_CUDA_MGI_TOPO_FILE=rails.topo"
+         "UCX_CUDA_MGI_TOPO_FILE=$topo"
     before=$(tx1)
-    if ! UCX_CUDA_MGI_TOPO_FILE="$out/rails.topo" run_hosts 120 shuffle \
+    if ! UCX_CUDA_MGI_TOPO_FILE="$out/$topo" run_hosts 120 shuffle \
             -e 2 -t $rail_tuples -V "${V%,}"; then
-        echo "FAIL: rails at $place ($(why))"; failed=1; continue
+        echo "FAIL: rails at $place, $topo ($(why))"; failed=1; continue
     fi
     after=$(tx1)
     set -- $before
     for a in $after; do
         d=$(( a - $1 )); shift
-        echo "  mgi1 sent $d bytes (bar: $MIN_RAIL_BYTES with an endpoint" \
-             "at cpu1, under $(( MIN_RAIL_BYTES / 10 )) without)"
-        if [ "$place" = cpu0 ] && [ "$d" -ge $(( MIN_RAIL_BYTES / 10 )) ]
-        then
-            echo "FAIL: rails: mgi1 carried $d bytes with no endpoint at cpu1"
+        echo "  mgi1 sent $d bytes (bar: $MIN_RAIL_BYTES on a rail, under" \
+             "$(( MIN_RAIL_BYTES / 10 )) without)"
+        if [ "$rail" = 0 ] && [ "$d" -ge $(( MIN_RAIL_BYTES / 10 )) ]; then
+            echo "FAIL: rails: mgi1 carried $d bytes with no rail on it"
             failed=1
-        elif [ "$place" != cpu0 ] && [ "$d" -lt "$MIN_RAIL_BYTES" ]; then
+        elif [ "$rail" = 1 ] && [ "$d" -lt "$MIN_RAIL_BYTES" ]; then
             echo "FAIL: rails: mgi1 carried $d bytes, under $MIN_RAIL_BYTES"
             failed=1
         fi
@@ -225,13 +238,19 @@ for place in "cpu0,cpu1" "cpu0"; do
             failed=1
         fi
         n=$(grep -c "a rail of its own, NET_DEVICES=mgi1" "$out/rank$r.log")
-        if [ "$n" != "$([ "$place" = cpu0 ] && echo 0 || echo 1)" ]; then
+        if [ "$n" != "$rail" ]; then
             echo "FAIL: rails: rank $r has $n endpoint(s) on a rail"
             failed=1
         fi
+        if [ "$topo" = rails-nosuch.topo ] &&
+           ! grep -q "devices nosuch1 are none of UCX's" "$out/rank$r.log"
+        then
+            echo "FAIL: rails: rank $r did not say nosuch1 is no device"
+            failed=1
+        fi
     done
-    grep -h "a rail of its own" "$out/rank0.log" | sed 's/^.*mgi /  mgi /' |
-        head -1
+    grep -h "a rail of its own\|none of UCX's" "$out/rank0.log" |
+        sed 's/^.*mgi /  mgi /' | head -1
 done
 
 echo "== peer_dies --victims $per (every rank of host $hosts)"
