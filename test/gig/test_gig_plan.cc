@@ -684,6 +684,46 @@ TEST(gig_plan, nic_nearest_each_gpu_2x8x4_file)
     EXPECT_EQ(GIG_NONE, from);
 }
 
+/* The NIC of each GPU endpoint's own cross-host traffic (libmgi's rails:
+ * an endpoint whose NIC is not its process's): gig_nic_of from the GPU's
+ * vertex, NIC k/2 for GPU k, with the UCX devices the file names for it */
+TEST(gig_plan, nic_of_each_gpu_2x8x4_file_with_devices)
+{
+    std::string text = read_topo("2x8x4.topo");
+    gig_graph_t *gr  = NULL;
+    char err[256], name[32], devs[64], want[32];
+
+    for (int s = 0; s < 2; ++s) {
+        for (int n = 0; n < 4; ++n) {
+            snprintf(name, sizeof(name), "vertex s%dnic%d nic server=%d", s,
+                     n, s);
+            size_t at = text.find(name);
+            ASSERT_NE(std::string::npos, at) << name;
+            snprintf(devs, sizeof(devs), " dev=mlx5_%d:1", n);
+            text.insert(at + strlen(name), devs);
+        }
+    }
+    ASSERT_EQ(UCS_OK, gig_topofile_parse(text.c_str(), text.size(),
+                                         "2x8x4-dev", &gr, err, sizeof(err)))
+        << err;
+    graph_ptr g(gr);
+    for (int s = 0; s < 2; ++s) {
+        for (int k = 0; k < 8; ++k) {
+            snprintf(name, sizeof(name), "s%dgpu%d", s, k);
+            int v   = gig_graph_find_name(g.get(), name);
+            int nic = gig_nic_of(g.get(), v);
+            ASSERT_NE(GIG_NONE, nic) << name;
+            snprintf(want, sizeof(want), "s%dnic%d", s, k / 2);
+            EXPECT_STREQ(want, g->v[nic].name) << name;
+            EXPECT_EQ(1, gig_nic_ucx_devices(g.get(), nic, "/nonexistent",
+                                             devs, sizeof(devs)));
+            snprintf(want, sizeof(want), "mlx5_%d:1", k / 2);
+            EXPECT_STREQ(want, devs) << name;
+        }
+    }
+    EXPECT_EQ(GIG_NONE, gig_nic_of(g.get(), GIG_NONE));
+}
+
 /* A GPU is found by its PCI bus id before its CUDA ordinal (another
  * process may number the GPUs otherwise) */
 TEST(gig_plan, nic_nearest_by_pci_bus_id)
