@@ -424,6 +424,7 @@ struct mgi_context {
     char             net_devs[MGI_NET_DEVS_MAX];
     mgi_rail_t       rails[MGI_NICS_MAX];
     unsigned         nrails;
+    uint32_t         nics_refused;     /* bit n: NIC n got no rail */
     void             **addrs;
     size_t           *addr_lens;
     uint32_t         *rank_nrails;

@@ -161,10 +161,19 @@ ucs_status_t mgi_rail_ep_nic(mgi_ep_t *ep, mgi_rail_t **rail_p)
         (nic == ctx->nic)) {
         return UCS_OK;   /* the context's own NIC */
     }
+    if ((nic >= MGI_NICS_MAX) || (ctx->nics_refused & (1u << nic))) {
+        ucs_info("mgi ep %u: %s: no rail there (%s %d), cross-host "
+                 "traffic through the context's NIC", ep->id, why,
+                 (nic >= MGI_NICS_MAX) ? "rails are kept for NICs below" :
+                 "refused before: NIC", (nic >= MGI_NICS_MAX) ?
+                 MGI_NICS_MAX : nic);
+        return UCS_OK;
+    }
     rail = mgi_rail_find(ctx, nic);
     if (rail == NULL) {
         status = mgi_rail_create(ctx, nic, devs, &rail);
         if (status != UCS_OK) {
+            ctx->nics_refused |= 1u << nic;
             ucs_warn("mgi ep %u: no rail of its own on %s: cross-host "
                      "traffic through the context's NET_DEVICES=%s", ep->id,
                      why, ctx->net_devs);

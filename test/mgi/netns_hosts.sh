@@ -18,7 +18,8 @@
 #      naming a device the host lacks (dev=nosuch1) gets a warning naming
 #      it at every rank, no rail, every tuple still checked
 #   3. every rank of the last host ends without a word: the others fail
-#      within peer_dies' bound (UCP's endpoint error, no /proc)
+#      within peer_dies' bound (UCP's endpoint error, no /proc); the hosts
+#      share an IPC namespace for it (see there)
 # Every rank says which NIC carries its cross-host traffic, or why UCX's
 # choice stays (a veth has no PCI function: no UCX device to name unless
 # a topology file names it).
@@ -86,15 +87,16 @@ echo "$hosts hosts (network namespaces ${tag}h1..$hosts on 10.$sub.0.0/24" \
 # not end by itself, its host's shell was killed)
 rank_rc() { cat "$out/rank$1.rc" 2>/dev/null || echo "none"; }
 
-# run_hosts TIMEOUT ARGS...: every host's ranks, host h in namespace h;
-# 0 when every rank exited 0
+# run_hosts TIMEOUT ARGS...: every host's ranks, host h in namespace h
+# (and an IPC namespace of its own unless ipc_ns is empty); 0 when every
+# rank exited 0
 run_hosts() {
     limit=$1; shift
     rm -f "$out"/rank*.rc
     pids=
     for h in $(seq 1 "$hosts"); do
         first=$(( (h - 1) * per ))
-        ip netns exec "${tag}h$h" unshare --uts --ipc --mount --propagation private \
+        ip netns exec "${tag}h$h" unshare --uts $ipc_ns --mount --propagation private \
             sh -c '
             mount -t tmpfs mgishm /dev/shm && hostname "$0" || exit 1
             first=$1; per=$2; shift 2
@@ -137,6 +139,7 @@ why() {
     done
 }
 
+ipc_ns=--ipc
 export OUTDIR="$out" MGI_BOOTSTRAP="10.$sub.0.1:$port" MGI_NRANKS=$nranks
 # the job's secret for the TCP bootstrap, as mgi_launch makes one
 MGI_JOB_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
@@ -253,7 +256,15 @@ for case in "cpu0,cpu1 rails.topo 1" "cpu0 rails.topo 0" \
         sed 's/^.*mgi /  mgi /' | head -1
 done
 
-echo "== peer_dies --victims $per (every rank of host $hosts)"
+# The hosts share one IPC namespace here, so that UCX's shared memory
+# carries their RMA: over TCP UCP emulates RMA with active messages, and a
+# put that arrives from a rank just ended makes UCX 1.22 abort the
+# receiver as it acknowledges it (rma_sw.c: the completion's send error is
+# fatal in ucp_request_try_send), in 4 of 12 runs. A rank of another host
+# is still noticed through UCP only (its host name differs: no /proc).
+echo "== peer_dies --victims $per (every rank of host $hosts; one IPC" \
+     "namespace)"
+ipc_ns=
 if ! run_hosts 90 peer_dies --victims "$per"; then
     echo "FAIL: peer_dies ($(why))"; failed=1
 fi
