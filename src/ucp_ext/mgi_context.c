@@ -223,28 +223,14 @@ static ucs_status_t mgi_context_agree(mgi_context_t *ctx)
  * error handling); ucp_worker_destroy releases those endpoints. */
 static void mgi_context_disconnect(mgi_context_t *ctx, int apart)
 {
-    ucp_request_param_t param;
-    int r, lost;
+    int r;
 
     for (r = 0; r < ctx->size; ++r) {
-        if (ctx->peers[r] == NULL) {
-            continue;
+        if (ctx->peers[r] != NULL) {
+            mgi_context_ep_close(ctx, &ctx->peers[r], r, apart,
+                                 (ctx->peer_err_mode != NULL) &&
+                                 ctx->peer_err_mode[r]);
         }
-        lost = apart || (ctx->mover_status != UCS_OK) ||
-               ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended);
-        param.op_attr_mask = 0;
-        if (lost && (ctx->peer_err_mode != NULL) && ctx->peer_err_mode[r]) {
-            /* a forced close discards the transfers still queued to it */
-            param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-            param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
-        } else if (lost && (r != ctx->rank)) {
-            /* no confirmation can come: ucp_worker_destroy releases it */
-            ctx->peers[r] = NULL;
-            continue;
-        }
-        mgi_ucp_wait(ctx, ucp_ep_close_nbx(ctx->peers[r], &param),
-                     "ep close", ctx->peers[r]);
-        ctx->peers[r] = NULL;
     }
 }
 

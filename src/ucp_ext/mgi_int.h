@@ -426,7 +426,6 @@ struct mgi_context {
     unsigned         nrails;
     uint32_t         nics_refused;     /* bit n: NIC n got no rail */
     void             **addrs;
-    size_t           *addr_lens;
     uint32_t         *rank_nrails;
     ucp_ep_h         *links;
     /* other processes' direct rings mapped here (CUDA IPC), by handle:
@@ -490,6 +489,13 @@ struct mgi_context {
                                           the plan takes it */
 };
 
+/* Whether the job's ranks span hosts (not every other rank shares this
+ * one): the NIC choice and the rails apply */
+static inline int mgi_context_spans_hosts(const mgi_context_t *ctx)
+{
+    return ctx->host_peers < ctx->size - 1;
+}
+
 /* Progress of the rails' workers (mgi_rail.c), beside the context's: the
  * mover's and every wait's */
 static inline unsigned mgi_rails_progress(mgi_context_t *ctx)
@@ -528,6 +534,13 @@ void         mgi_idle(mgi_context_t *ctx, unsigned *idle_rounds);
 ucs_status_t mgi_context_hosts(mgi_context_t *ctx);
 /* UCP's error callback of the endpoints to other ranks (arg: the context) */
 void         mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status);
+/* Close UCP endpoint *ep_p to rank r and clear it: waited for (a bounded
+ * wait), forced where the rank is lost (apart: the ranks did not meet at
+ * the destroy; the mover stopped on an error; its process ended) and the
+ * endpoint has peer error handling (err_mode), left to ucp_worker_destroy
+ * where lost without it */
+void         mgi_context_ep_close(mgi_context_t *ctx, ucp_ep_h *ep_p, int r,
+                                  int apart, int err_mode);
 /* UCP's notice that a rank's endpoint failed, once the rank is known */
 void         mgi_context_rank_failed(mgi_context_t *ctx, int r,
                                      ucs_status_t status);

@@ -22,6 +22,27 @@ void mgi_context_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
     mgi_context_rank_failed(ctx, r, status);
 }
 
+void mgi_context_ep_close(mgi_context_t *ctx, ucp_ep_h *ep_p, int r,
+                          int apart, int err_mode)
+{
+    ucp_request_param_t param;
+    int lost = apart || (ctx->mover_status != UCS_OK) ||
+               ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended);
+
+    param.op_attr_mask = 0;
+    if (lost && err_mode) {
+        /* a forced close discards the transfers still queued to it */
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
+    } else if (lost && (r != ctx->rank)) {
+        /* no confirmation can come: ucp_worker_destroy releases it */
+        *ep_p = NULL;
+        return;
+    }
+    mgi_ucp_wait(ctx, ucp_ep_close_nbx(*ep_p, &param), "ep close", *ep_p);
+    *ep_p = NULL;
+}
+
 void mgi_context_rank_failed(mgi_context_t *ctx, int r, ucs_status_t status)
 {
     if (ctx->leaving) {

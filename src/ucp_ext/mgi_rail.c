@@ -38,27 +38,20 @@
 /* a link that could not be made: not tried again, nor said again */
 #define MGI_LINK_NONE       ((ucp_ep_h)(uintptr_t)1)
 
-static int mgi_rails_multi_host(const mgi_context_t *ctx)
-{
-    return ctx->host_peers < ctx->size - 1;
-}
-
 ucs_status_t mgi_rails_init(mgi_context_t *ctx, const char *addrs,
                             const uint64_t *lens, size_t stride)
 {
     int r;
 
-    if (!mgi_rails_multi_host(ctx)) {
+    if (!mgi_context_spans_hosts(ctx)) {
         return UCS_OK;
     }
     ctx->addrs       = calloc((size_t)ctx->size * MGI_RAIL_ADDRS,
                               sizeof(*ctx->addrs));
-    ctx->addr_lens   = calloc((size_t)ctx->size * MGI_RAIL_ADDRS,
-                              sizeof(*ctx->addr_lens));
     ctx->rank_nrails = calloc(ctx->size, sizeof(*ctx->rank_nrails));
     ctx->links       = calloc((size_t)ctx->size * MGI_NICS_MAX,
                               sizeof(*ctx->links));
-    if ((ctx->addrs == NULL) || (ctx->addr_lens == NULL) ||
+    if ((ctx->addrs == NULL) ||
         (ctx->rank_nrails == NULL) || (ctx->links == NULL)) {
         return UCS_ERR_NO_MEMORY;
     }
@@ -68,7 +61,6 @@ ucs_status_t mgi_rails_init(mgi_context_t *ctx, const char *addrs,
             return UCS_ERR_NO_MEMORY;
         }
         memcpy(ctx->addrs[r * MGI_RAIL_ADDRS], addrs + r * stride, lens[r]);
-        ctx->addr_lens[r * MGI_RAIL_ADDRS] = lens[r];
     }
     return UCS_OK;
 }
@@ -120,10 +112,7 @@ static ucs_status_t mgi_rail_create(mgi_context_t *ctx, int nic,
     mgi_rail_t *rail;
     ucs_status_t status;
 
-    if (ctx->nrails >= MGI_NICS_MAX) {
-        ucs_error("mgi context %p: already %d rails", ctx, MGI_NICS_MAX);
-        return UCS_ERR_EXCEEDS_LIMIT;
-    }
+    /* room: one rail a NIC, and only NICs below MGI_NICS_MAX get one */
     rail      = &ctx->rails[ctx->nrails];
     rail->nic = nic;
     snprintf(rail->devs, sizeof(rail->devs), "%s", devs);
@@ -254,7 +243,6 @@ static ucs_status_t mgi_rails_unpack(mgi_context_t *ctx, int r,
                 return UCS_ERR_NO_MEMORY;
             }
             memcpy(ctx->addrs[k], buf + off, hdr[1]);
-            ctx->addr_lens[k] = hdr[1];
         }
         off += hdr[1];
     }
@@ -437,28 +425,17 @@ ucp_ep_h mgi_rail_flush_ep(mgi_context_t *ctx, int flush)
 
 void mgi_rails_disconnect(mgi_context_t *ctx, int apart)
 {
-    ucp_request_param_t param;
     size_t i;
-    int r, lost;
 
     for (i = 0; (ctx->links != NULL) &&
                 (i < (size_t)ctx->size * MGI_NICS_MAX); ++i) {
-        if ((ctx->links[i] == NULL) || (ctx->links[i] == MGI_LINK_NONE)) {
+        if (ctx->links[i] == MGI_LINK_NONE) {
             ctx->links[i] = NULL;
-            continue;
+        } else if (ctx->links[i] != NULL) {
+            /* links have peer error handling */
+            mgi_context_ep_close(ctx, &ctx->links[i], (int)(i % ctx->size),
+                                 apart, 1);
         }
-        r    = (int)(i % ctx->size);
-        lost = apart || (ctx->mover_status != UCS_OK) ||
-               ((ctx->peer_procs != NULL) && ctx->peer_procs[r].ended);
-        param.op_attr_mask = 0;
-        if (lost) {
-            /* a forced close discards what is still queued to it */
-            param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-            param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
-        }
-        mgi_ucp_wait(ctx, ucp_ep_close_nbx(ctx->links[i], &param),
-                     "link close", ctx->links[i]);
-        ctx->links[i] = NULL;
     }
 }
 
@@ -476,11 +453,9 @@ void mgi_rails_fini(mgi_context_t *ctx)
         free(ctx->addrs[i]);
     }
     free(ctx->addrs);
-    free(ctx->addr_lens);
     free(ctx->rank_nrails);
     free(ctx->links);
     ctx->addrs       = NULL;
-    ctx->addr_lens   = NULL;
     ctx->rank_nrails = NULL;
     ctx->links       = NULL;
 }

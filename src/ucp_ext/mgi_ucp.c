@@ -97,7 +97,7 @@ static void mgi_ucp_config_hosts(mgi_context_t *ctx, ucp_config_t *config,
     int dev = -1, nic = -1;
     ucs_status_t status;
 
-    if (ctx->host_peers >= ctx->size - 1) {
+    if (!mgi_context_spans_hosts(ctx)) {
         return;   /* one host: no cross-host traffic */
     }
     mgi_ucp_config_default(ctx, config, "KEEPALIVE_INTERVAL",
